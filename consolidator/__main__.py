@@ -1,0 +1,3 @@
+from consolidator.cli import main
+
+main()

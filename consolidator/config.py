@@ -1,0 +1,191 @@
+"""Configuration: config.toml parsed with tomllib and validated with pydantic.
+
+Lookup order: --config PATH, $CONSOLIDATOR_CONFIG, ./config.toml, /etc/consolidator/config.toml,
+else the built-in defaults (which equal the repository's config.toml).
+$CONSOLIDATOR_STATE_DIR overrides state_dir wherever the config came from.
+Any unknown key, wrong type or unknown time zone raises ConfigError naming the key and the
+file; the CLI turns it into exit code 2.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import tomllib
+from datetime import timedelta
+from pathlib import Path
+from typing import Annotated, Any, Literal
+from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
+
+from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, ValidationError, field_validator
+
+from consolidator.model.settings import ModelSettings
+from stores.scopes import InvalidScope, validate_scope
+
+SYSTEM_CONFIG = Path("/etc/consolidator/config.toml")
+_DURATION = re.compile(r"(\d+(?:\.\d+)?)\s*(ms|s|m|h|d|w)")
+_UNITS = {"ms": 0.001, "s": 1, "m": 60, "h": 3600, "d": 86400, "w": 604800}
+
+
+class ConfigError(ValueError):
+    """The configuration is invalid; the message names the file and the key."""
+
+
+def parse_duration(value: Any) -> timedelta:
+    """Seconds as a number, or a string such as "30m", "1h30m", "45s", "2d"."""
+    if isinstance(value, timedelta):
+        return value
+    if isinstance(value, bool):
+        raise ValueError("expected a duration such as \"30m\" or a number of seconds")
+    if isinstance(value, (int, float)):
+        if value < 0:
+            raise ValueError("a duration cannot be negative")
+        return timedelta(seconds=value)
+    if isinstance(value, str):
+        text = value.strip().replace(" ", "")
+        parts = _DURATION.findall(text)
+        if parts and "".join(n + u for n, u in parts) == text:
+            return timedelta(seconds=sum(float(n) * _UNITS[u] for n, u in parts))
+    raise ValueError(f"expected a duration such as \"30m\" or a number of seconds, got {value!r}")
+
+
+Duration = Annotated[timedelta, BeforeValidator(parse_duration)]
+
+
+def _check_timezone(name: str) -> str:
+    try:
+        ZoneInfo(name)
+    except (ZoneInfoNotFoundError, ValueError):
+        raise ValueError(f"unknown time zone {name!r}") from None
+    return name
+
+
+class _Section(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class ScopeSettings(_Section):
+    timezone: str | None = None
+
+    _tz = field_validator("timezone")(lambda cls, v: v if v is None else _check_timezone(v))
+
+
+class RetrySettings(_Section):
+    base_delay: Duration = timedelta(seconds=30)
+    max_delay: Duration = timedelta(hours=1)
+    max_attempts: int = Field(default=8, ge=1)
+
+
+class DaemonSettings(_Section):
+    tick_interval: Duration = timedelta(seconds=5)
+    lease_ttl: Duration = timedelta(seconds=60)
+    step_workers: int = Field(default=3, ge=1, le=32)
+
+
+class LadderSettings(_Section):
+    time: list[str] = ["day", "week", "4w", "12w", "52w"]
+    count: list[int] = [1, 10, 40, 120, 520]
+    day_grace: Duration = timedelta(minutes=10)
+    budget_tokens: int = Field(default=400, ge=16)
+
+
+class Settings(_Section):
+    state_dir: Path = Path("~/.local/state/consolidator")
+    database_url: str = ""
+    timezone: str = "UTC"
+    batch_size: int = Field(default=50, ge=1, le=10_000)
+    flush_idle: Duration = timedelta(minutes=30)
+    interaction_gap: Duration = timedelta(minutes=30)
+    plugins: list[str] = []
+    scopes: dict[str, ScopeSettings] = {}
+    retry: RetrySettings = RetrySettings()
+    daemon: DaemonSettings = DaemonSettings()
+    ladders: LadderSettings = LadderSettings()
+    model: ModelSettings = ModelSettings()
+    source: str = Field(default="<built-in defaults>", exclude=True)
+
+    _tz = field_validator("timezone")(lambda cls, v: _check_timezone(v))
+
+    @field_validator("scopes")
+    @classmethod
+    def _scope_names(cls, value: dict[str, ScopeSettings]) -> dict[str, ScopeSettings]:
+        for name in value:
+            try:
+                validate_scope(name)
+            except InvalidScope as exc:
+                raise ValueError(str(exc)) from None
+        return value
+
+    @property
+    def db_url(self) -> str:
+        return self.database_url or f"sqlite:///{self.state_dir / 'consolidator.db'}"
+
+    @property
+    def snapshot_dir(self) -> Path:
+        return self.state_dir / "snapshots"
+
+    def timezone_of(self, scope: str) -> ZoneInfo:
+        override = self.scopes.get(scope)
+        return ZoneInfo(override.timezone if override and override.timezone else self.timezone)
+
+
+def find_config(explicit: Path | None, env: dict[str, str] | None = None, cwd: Path | None = None) -> Path | None:
+    env = os.environ if env is None else env
+    if explicit is not None:
+        return explicit
+    if env.get("CONSOLIDATOR_CONFIG"):
+        return Path(env["CONSOLIDATOR_CONFIG"])
+    local = (cwd or Path.cwd()) / "config.toml"
+    if local.is_file():
+        return local
+    if SYSTEM_CONFIG.is_file():
+        return SYSTEM_CONFIG
+    return None
+
+
+def load_settings(explicit: Path | None = None, env: dict[str, str] | None = None, cwd: Path | None = None) -> Settings:
+    """Find, parse and validate the configuration; apply $CONSOLIDATOR_STATE_DIR."""
+    env = os.environ if env is None else env
+    path = find_config(explicit, env, cwd)
+    data: dict[str, Any] = {}
+    source = "<built-in defaults>"
+    if path is not None:
+        source = str(path)
+        try:
+            data = tomllib.loads(path.read_text(encoding="utf-8"))
+        except FileNotFoundError:
+            raise ConfigError(f"{path}: config file not found") from None
+        except tomllib.TOMLDecodeError as exc:
+            raise ConfigError(f"{path}: invalid TOML: {exc}") from None
+        except OSError as exc:
+            raise ConfigError(f"{path}: cannot read: {exc.strerror}") from None
+    if env.get("CONSOLIDATOR_STATE_DIR"):
+        data["state_dir"] = env["CONSOLIDATOR_STATE_DIR"]
+    try:
+        settings = Settings.model_validate({**data, "source": source})
+    except ValidationError as exc:
+        raise ConfigError(_describe(source, exc)) from None
+    state_dir = settings.state_dir.expanduser()
+    if not state_dir.is_absolute() and path is not None and "state_dir" in data and not env.get("CONSOLIDATOR_STATE_DIR"):
+        state_dir = path.parent / state_dir
+    return settings.model_copy(update={"state_dir": state_dir})
+
+
+def _describe(source: str, exc: ValidationError) -> str:
+    problems = []
+    for error in exc.errors():
+        key = ".".join(str(part) for part in error["loc"])
+        if error["type"] == "extra_forbidden":
+            problems.append(f"unknown key '{key}'")
+        else:
+            message = error["msg"].removeprefix("Value error, ")
+            problems.append(f"key '{key}': {message}")
+    return f"{source}: " + "; ".join(problems)
+
+
+def to_toml_defaults() -> dict[str, Any]:
+    """The built-in defaults as plain data (used by a test that compares them to config.toml)."""
+    return Settings().model_dump(mode="json")
+
+
+ProviderName = Literal["auto", "offline", "anthropic"]

@@ -1,0 +1,121 @@
+"""The daemon: a lease, an APScheduler interval job calling the tick, and clean signals.
+
+Only one daemon works a database at a time (stores.lease); a second one waits as a
+standby and takes over when the first one's lease expires or its process is gone.
+SIGTERM/SIGINT set a stop flag: the tick in flight finishes the step it is applying (which
+commits or rolls back as a whole) and starts nothing new; then the lease is released.
+"""
+
+from __future__ import annotations
+
+import signal
+import threading
+from datetime import datetime, timezone
+from typing import Callable
+
+import structlog
+from apscheduler.schedulers.background import BackgroundScheduler
+
+from consolidator.sdnotify import Notifier
+from consolidator.tick import Consolidator
+from stores import lease
+
+log = structlog.get_logger()
+
+
+def utcnow() -> datetime:
+    return datetime.now(timezone.utc)
+
+
+class Daemon:
+    def __init__(self, consolidator: Consolidator, notifier: Notifier | None = None, clock: Callable[[], datetime] = utcnow):
+        self.consolidator = consolidator
+        self.app = consolidator.app
+        self.notifier = notifier or Notifier()
+        self.clock = clock
+        self.stop = threading.Event()
+        self.me = lease.Holder.this_process()
+        self._has_lease = False
+        self._lock = threading.Lock()
+
+    # --- one-shot -------------------------------------------------------------------------
+
+    def run_once(self) -> bool:
+        """Do all work due now; False when another live daemon holds the lease."""
+        now = self.clock()
+        if not lease.acquire(self.app.engine, self.me, now, self.app.settings.daemon.lease_ttl):
+            return False
+        try:
+            self.consolidator.drain(now, self.stop)
+        finally:
+            lease.release(self.app.engine, self.me)
+        return True
+
+    # --- foreground service ---------------------------------------------------------------
+
+    def serve(self) -> int:
+        settings = self.app.settings.daemon
+        self._install_signals()
+        scheduler = BackgroundScheduler(timezone=timezone.utc)
+        scheduler.add_job(self._tick, "interval", seconds=settings.tick_interval.total_seconds(),
+                          id="tick", max_instances=1, coalesce=True, next_run_time=self.clock())
+        heartbeat = settings.lease_ttl.total_seconds() / 4
+        watchdog = self.notifier.watchdog_interval()
+        if watchdog:
+            heartbeat = min(heartbeat, watchdog)
+        scheduler.add_job(self._heartbeat, "interval", seconds=max(0.5, heartbeat), id="heartbeat",
+                          max_instances=1, coalesce=True)
+        scheduler.start()
+        log.info("daemon.started", holder=self.me.holder, database=_redact(self.app.settings.db_url),
+                 tick_s=settings.tick_interval.total_seconds())
+        self.notifier.ready("serving")
+        try:
+            self.stop.wait()
+        finally:
+            self.notifier.stopping()
+            scheduler.shutdown(wait=True)
+            if self._has_lease:
+                lease.release(self.app.engine, self.me)
+            log.info("daemon.stopped", holder=self.me.holder)
+        return 0
+
+    def _install_signals(self) -> None:
+        def handler(signum, _frame) -> None:
+            log.info("daemon.signal", signal=signal.Signals(signum).name)
+            self.stop.set()
+
+        signal.signal(signal.SIGTERM, handler)
+        signal.signal(signal.SIGINT, handler)
+
+    def _tick(self) -> None:
+        if self.stop.is_set():
+            return
+        with self._lock:
+            now = self.clock()
+            try:
+                self._has_lease = lease.acquire(self.app.engine, self.me, now, self.app.settings.daemon.lease_ttl)
+                if not self._has_lease:
+                    log.debug("daemon.standby")
+                    return
+                self.consolidator.tick(now, self.stop)
+            except Exception:  # a tick must never kill the scheduler; the next one retries
+                log.exception("daemon.tick_failed")
+
+    def _heartbeat(self) -> None:
+        """Keep the lease alive during long ticks and tell systemd's watchdog we are alive."""
+        if self.stop.is_set():
+            return
+        if self._has_lease:
+            try:
+                self._has_lease = lease.acquire(self.app.engine, self.me, self.clock(), self.app.settings.daemon.lease_ttl)
+            except Exception:
+                log.exception("daemon.heartbeat_failed")
+        self.notifier.watchdog()
+
+
+def _redact(url: str) -> str:
+    """Drop credentials from a database URL before it is logged."""
+    if "@" in url and "://" in url:
+        scheme, rest = url.split("://", 1)
+        return f"{scheme}://***@{rest.split('@', 1)[1]}"
+    return url

@@ -1,0 +1,173 @@
+"""Ingestion: validating messages and importing JSON-lines files.
+
+The import format is one JSON object per line:
+    {"id": "optional", "scope": "maya", "at": "2025-03-02T09:14:00+01:00", "role": "user",
+     "text": "...", "session": "optional", "speaker": "optional"}
+Validation is hand-written rather than pydantic because it runs on every line of large
+imports; every error names the field (and, for files, the file and line).
+
+Policy for a file with bad lines: by default the whole file is rejected (nothing of it is
+added, everything logged before stays); with skip_invalid the good lines are added and the
+bad ones reported. Either way the caller learns every bad line.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any, Callable, Iterable, Iterator, Mapping, TextIO
+
+from sqlalchemy.engine import Engine
+
+from stores.engine import transaction
+from stores.messages import ROLES, AppendResult, NewMessage, insert_new
+from stores.scopes import InvalidScope, validate_scope
+
+FIELDS = ("id", "scope", "at", "role", "text", "session", "speaker")
+_MAX_ID = 128
+IMPORT_CHUNK = 5_000
+
+
+class InvalidMessage(ValueError):
+    """A message that cannot be logged; `field` names the offending field."""
+
+    def __init__(self, field_name: str, problem: str) -> None:
+        super().__init__(f"field '{field_name}': {problem}")
+        self.field = field_name
+        self.problem = problem
+
+
+@dataclass(frozen=True)
+class LineError:
+    source: str
+    line: int
+    field: str
+    problem: str
+
+    def __str__(self) -> str:
+        return f"{self.source}:{self.line}: field '{self.field}': {self.problem}"
+
+
+class ImportRejected(ValueError):
+    """The file had invalid lines and was rejected whole (nothing of it was added)."""
+
+    def __init__(self, errors: list[LineError]) -> None:
+        self.errors = errors
+        more = f" (and {len(errors) - 1} more)" if len(errors) > 1 else ""
+        super().__init__(f"{errors[0]}{more}")
+
+
+def parse_time(value: Any, field_name: str = "at") -> datetime:
+    if isinstance(value, datetime):
+        parsed = value
+    elif isinstance(value, str):
+        try:
+            parsed = datetime.fromisoformat(value)
+        except ValueError:
+            raise InvalidMessage(field_name, f"not an ISO 8601 time: {value!r}") from None
+    else:
+        raise InvalidMessage(field_name, "must be an ISO 8601 time string")
+    if parsed.tzinfo is None or parsed.utcoffset() is None:
+        raise InvalidMessage(field_name, f"time {parsed.isoformat()} has no time zone (add e.g. +00:00)")
+    return parsed
+
+
+def _optional_text(record: Mapping[str, Any], name: str, limit: int = 256) -> str | None:
+    value = record.get(name)
+    if value is None:
+        return None
+    if not isinstance(value, str) or not value:
+        raise InvalidMessage(name, "must be a non-empty string or null")
+    if len(value) > limit:
+        raise InvalidMessage(name, f"longer than {limit} characters")
+    return value
+
+
+def validate(record: Mapping[str, Any], now: Callable[[], datetime] | None = None) -> NewMessage:
+    """Turn a mapping into a NewMessage, or raise InvalidMessage naming the field."""
+    if not isinstance(record, Mapping):
+        raise InvalidMessage("<line>", "must be a JSON object")
+    for key in record:
+        if key not in FIELDS:
+            raise InvalidMessage(str(key), f"unknown field (allowed: {', '.join(FIELDS)})")
+    for required in ("scope", "role", "text"):
+        if required not in record:
+            raise InvalidMessage(required, "missing")
+    try:
+        scope = validate_scope(record["scope"])
+    except InvalidScope as exc:
+        raise InvalidMessage("scope", str(exc)) from None
+    role = record["role"]
+    if role not in ROLES:
+        raise InvalidMessage("role", f"must be one of {', '.join(ROLES)}, got {role!r}")
+    text = record["text"]
+    if not isinstance(text, str) or not text.strip():
+        raise InvalidMessage("text", "must be a non-empty string")
+    if "at" in record and record["at"] is not None:
+        at = parse_time(record["at"])
+    elif now is not None:
+        at = now()
+    else:
+        raise InvalidMessage("at", "missing")
+    return NewMessage(
+        scope=scope,
+        at=at,
+        role=role,
+        text=text,
+        speaker=_optional_text(record, "speaker"),
+        session=_optional_text(record, "session"),
+        id=_optional_text(record, "id", _MAX_ID),
+    )
+
+
+def parse_lines(lines: Iterable[str], source: str) -> Iterator[NewMessage | LineError]:
+    """Validate a JSON-lines stream, yielding a message or an error per non-blank line."""
+    for number, line in enumerate(lines, start=1):
+        if not line.strip():
+            continue
+        try:
+            record = json.loads(line)
+        except json.JSONDecodeError as exc:
+            yield LineError(source, number, "<json>", f"invalid JSON: {exc.msg} at column {exc.colno}")
+            continue
+        try:
+            yield validate(record)
+        except InvalidMessage as exc:
+            yield LineError(source, number, exc.field, exc.problem)
+
+
+@dataclass
+class ImportReport:
+    added: int = 0
+    duplicates: int = 0
+    errors: list[LineError] = field(default_factory=list)
+
+
+def import_stream(
+    engine: Engine,
+    stream: TextIO,
+    source: str,
+    received_at: datetime,
+    skip_invalid: bool = False,
+    progress: Callable[[int], None] | None = None,
+) -> ImportReport:
+    """Import a JSON-lines stream in one transaction (see the module docstring for the policy)."""
+    report = ImportReport()
+    valid: list[NewMessage] = []
+    for item in parse_lines(stream, source):
+        if isinstance(item, LineError):
+            report.errors.append(item)
+        else:
+            valid.append(item)
+    if report.errors and not skip_invalid:
+        raise ImportRejected(report.errors)
+    with transaction(engine) as session:
+        for start in range(0, len(valid), IMPORT_CHUNK):
+            chunk = valid[start : start + IMPORT_CHUNK]
+            result: AppendResult = insert_new(session, chunk, received_at)
+            report.added += result.added
+            report.duplicates += result.duplicates
+            if progress is not None:
+                progress(len(chunk))
+    return report

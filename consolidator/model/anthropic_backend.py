@@ -1,0 +1,481 @@
+"""`AnthropicModel`: the model port over the Anthropic Messages API (the only `anthropic` import).
+
+Each operation is one `messages.create` call with one forced tool whose input schema is the
+reply model's JSON schema; the tool input is validated with that model. A reply that fails
+validation, or stops at max_tokens, is answered once with an error tool_result and asked
+again; a second failure raises `InvalidReplyError`. Nothing invalid is returned.
+
+Exceptions (all `ModelError`)::
+
+    ModelError
+     +-- TransientModelError   429, 408/409, 5xx/529, timeouts, connection errors, deadline:
+     |                         the caller may reschedule the step
+     +-- InvalidReplyError     two invalid replies in a row
+     +-- RejectedRequestError  4xx the request itself caused (400, 401, 403, 404, 413)
+
+Messages are built from the operation, status, error type and request id; the API key is
+never part of them, and exceptions are raised `from None` so no SDK object (which holds
+the request headers) hangs off them.
+
+Time bound: the SDK retries 429/5xx itself and sleeps for whatever `retry-after` says, with
+no cap. A client middleware (`_DeadlineMiddleware`, run by the SDK once per HTTP attempt)
+enforces `settings.max_call_s` for the whole operation, repair request included:
+
+- before an attempt, it gives the attempt `timeout = min(timeout_s, time left)`, or raises
+  if no time is left;
+- after a retryable failure, if the SDK's next wait (the server's `retry-after`, else the
+  upper bound of its backoff) would not end before the deadline, it raises instead of
+  letting the SDK sleep. The error is not an SDK error type, so the SDK does not retry it.
+
+httpx timeouts are per phase (connect, write, read), each capped at the time left, so an
+operation ends within `max_call_s` plus, at worst, one connect phase; with normal bodies
+it ends within `max_call_s`. The SDK's retries (and their `retry-after`) are used whenever
+they fit in the budget.
+
+Accounting: every `messages.create` that returned a message is recorded with the reply's
+usage (outcome "ok" or "invalid"); one that raised is recorded as "error" with zero tokens.
+"""
+
+from __future__ import annotations
+
+import email.utils
+import json
+import os
+import time
+from collections.abc import Callable
+from contextvars import ContextVar
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from typing import Any, Generic, TypeVar
+
+import anthropic
+import structlog
+from pydantic import BaseModel, ValidationError
+
+from consolidator.model.base import ModelError
+from consolidator.model.recording import CallRecord, CallRecorder, Outcome
+from consolidator.model.schemas import (
+    ClusterReply,
+    ClusterRequest,
+    ContactsReply,
+    ContactsRequest,
+    FactExtractionReply,
+    FactExtractionRequest,
+    Line,
+    SummarizeRequest,
+    SummaryReply,
+    TasksReply,
+    TasksRequest,
+)
+from consolidator.model.settings import ModelSettings, Operation
+
+log = structlog.get_logger(__name__)
+
+R = TypeVar("R", bound=BaseModel)
+
+
+class _CallError(ModelError):
+    """A request that got no message; the message is built from ids, never from SDK objects."""
+
+    def __init__(
+        self,
+        operation: str,
+        what: str,
+        *,
+        status: int | None = None,
+        error_type: str | None = None,
+        request_id: str | None = None,
+    ) -> None:
+        super().__init__(f"anthropic {operation}: {what}" + (f" (request-id {request_id})" if request_id else ""))
+        self.operation = operation
+        self.status = status
+        self.error_type = error_type
+        self.request_id = request_id
+
+
+class TransientModelError(_CallError):
+    """No reply now (rate limit, overload, server error, timeout, deadline); try again later."""
+
+
+class RejectedRequestError(_CallError):
+    """The API refused the request itself (400, 401, 403, 404, 413...): retrying will not help."""
+
+
+class InvalidReplyError(ModelError):
+    """The model answered twice without a valid tool input."""
+
+
+# --- operations --------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class _Spec(Generic[R]):
+    tool: str
+    description: str
+    reply: type[R]
+    system: str
+
+    def tool_param(self) -> dict[str, Any]:
+        return {"name": self.tool, "description": self.description, "input_schema": self.reply.model_json_schema()}
+
+
+_SPECS: dict[Operation, _Spec[Any]] = {
+    "summarize": _Spec(
+        tool="record_summary",
+        description="Record the summary of the inputs.",
+        reply=SummaryReply,
+        system=(
+            "You condense an AI agent's memory log. Summarise the inputs of the given window "
+            "within the token budget. Use only what the inputs say and invent nothing; keep "
+            "names, dates, decisions, commitments and open questions; drop small talk. "
+            "Answer only by calling record_summary."
+        ),
+    ),
+    "extract_facts": _Spec(
+        tool="record_facts",
+        description="Record the fact operations for this batch of messages.",
+        reply=FactExtractionReply,
+        system=(
+            "You keep the long-term facts an AI agent knows about people. Take facts only from "
+            "what people state themselves (user lines or named speakers), never from tool or "
+            "action output, system lines or the assistant's guesses. Give one entry per "
+            "candidate fact, checked against the known facts shown: ADD a new fact; UPDATE "
+            "(target_id) when it changes a known fact, writing the full new statement, which "
+            "supersedes the old; NOOP (target_id) when a known fact already says it; DELETE "
+            "(target_id) only when a person retracts a known fact: prefer UPDATE. Cite "
+            "source_ids. Mark critical only what must never be forgotten (allergies, medical "
+            "conditions). An empty list is fine. Answer only by calling record_facts."
+        ),
+    ),
+    "judge_cluster": _Spec(
+        tool="record_cluster_verdict",
+        description="Record whether the facts may be merged, and the merged fact.",
+        reply=ClusterReply,
+        system=(
+            "You tidy an AI agent's fact store. Decide whether these near-duplicate facts may be "
+            "merged into one. Merge only when they agree and no detail is lost; then give the "
+            "merged statement. Give a short reason. Answer only by calling record_cluster_verdict."
+        ),
+    ),
+    "update_contacts": _Spec(
+        tool="record_contacts",
+        description="Record what the messages say that is new about people.",
+        reply=ContactsReply,
+        system=(
+            "You keep an AI agent's contact book. For each person the messages say something new "
+            "about, give their name (matching known names and aliases), new aliases, new or "
+            "changed details only, a refreshed biography only when it changes (else null), a "
+            "one-line summary of what this batch says about them, and source_ids. Use what "
+            "people state, never tool or action output. Leave out people with nothing new. "
+            "Answer only by calling record_contacts."
+        ),
+    ),
+    "update_tasks": _Spec(
+        tool="record_tasks",
+        description="Record task changes stated in the messages.",
+        reply=TasksReply,
+        system=(
+            "You track an AI agent's open tasks. Open a task for each new commitment or request "
+            "(with the due date if one is stated); mark an open task done or cancelled, by its "
+            "task_id, when the messages say so. Only what the messages state; an empty list is "
+            "fine. Answer only by calling record_tasks."
+        ),
+    ),
+}
+
+
+def _compact(value: Any) -> str:
+    return json.dumps(value, ensure_ascii=False, separators=(",", ":"), default=str)
+
+
+def _render_lines(lines: list[Line]) -> str:
+    out = []
+    for line in lines:
+        who = f"{line.role}/{line.speaker}" if line.speaker else line.role
+        out.append(f"[{line.id}] {line.at.isoformat(timespec='minutes')} {who}: {_compact(line.text)}")
+    return "\n".join(out) or "(none)"
+
+
+def _render_items(items: list[BaseModel]) -> str:
+    return "\n".join(_compact(i.model_dump(mode="json", exclude_defaults=True)) for i in items) or "(none)"
+
+
+def _render(request: BaseModel) -> str:
+    match request:
+        case SummarizeRequest():
+            inputs = "\n".join(f"[{i.id}] {i.label}: {_compact(i.text)}" for i in request.inputs)
+            return (
+                f"window: {request.window_label} ({request.ladder} ladder, rung {request.rung})\n"
+                f"budget: at most {request.budget_tokens} tokens\ninputs:\n{inputs or '(none)'}"
+            )
+        case FactExtractionRequest():
+            return f"known facts:\n{_render_items(request.neighbours)}\nmessages:\n{_render_lines(request.messages)}"
+        case ClusterRequest():
+            return f"facts:\n{_render_items(request.facts)}"
+        case ContactsRequest():
+            return f"known contacts:\n{_render_items(request.known)}\nmessages:\n{_render_lines(request.messages)}"
+        case TasksRequest():
+            return f"open tasks:\n{_render_items(request.open_tasks)}\nmessages:\n{_render_lines(request.messages)}"
+    raise TypeError(f"no rendering for {type(request).__name__}")
+
+
+def _describe(error: ValidationError) -> str:
+    parts = [f"{'.'.join(map(str, e['loc'])) or '(root)'}: {e['msg']}" for e in error.errors(include_url=False)]
+    return f"{error.error_count()} validation error(s): " + "; ".join(parts)
+
+
+# --- the per-operation deadline ------------------------------------------------------------
+
+# Absolute deadline (in the model's clock) of the operation running in this thread/context.
+_DEADLINE: ContextVar[float | None] = ContextVar("consolidator_model_deadline", default=None)
+
+# The SDK's backoff without retry-after: min(0.5 * 2**retries_taken, 8) s, jittered down.
+_BACKOFF_INITIAL_S = 0.5
+_BACKOFF_MAX_S = 8.0
+# An attempt with less time than this left is not worth starting.
+_MIN_ATTEMPT_S = 0.05
+
+
+class _DeadlineExceeded(Exception):
+    """Raised inside the SDK's retry loop; deliberately not an SDK error so it is not retried."""
+
+    def __init__(self, reason: str, *, status: int | None = None, request_id: str | None = None) -> None:
+        super().__init__(reason)
+        self.reason = reason
+        self.status = status
+        self.request_id = request_id
+
+
+def _retry_after_s(headers: Any) -> float | None:
+    """The wait the server asks for, read as the SDK reads it (retry-after-ms, seconds, date)."""
+    for name, scale in (("retry-after-ms", 0.001), ("retry-after", 1.0)):
+        raw = headers.get(name)
+        if raw is None:
+            continue
+        try:
+            return float(raw) * scale
+        except ValueError:
+            parsed = email.utils.parsedate_tz(raw)
+            if parsed is not None:
+                return email.utils.mktime_tz(parsed) - time.time()
+    return None
+
+
+def _sdk_would_retry(status: int, headers: Any) -> bool:
+    flag = headers.get("x-should-retry")
+    if flag in ("true", "false"):
+        return flag == "true"
+    return status in (408, 409, 429) or status >= 500
+
+
+class _DeadlineMiddleware(anthropic.Middleware):
+    def __init__(self, *, clock: Callable[[], float], timeout_s: float, max_retries: int) -> None:
+        self._clock = clock
+        self._timeout_s = timeout_s
+        self._max_retries = max_retries
+
+    def _wait_fits(self, wait_s: float, deadline: float) -> bool:
+        return self._clock() + max(wait_s, 0.0) + _MIN_ATTEMPT_S < deadline
+
+    def handle(self, request: anthropic.APIRequest, call_next: Any) -> Any:
+        deadline = _DEADLINE.get()
+        if deadline is None:
+            return call_next(request)
+        remaining = deadline - self._clock()
+        if remaining < _MIN_ATTEMPT_S:
+            raise _DeadlineExceeded(f"no time left for attempt {request.retries_taken + 1}")
+        retries_left = request.retries_taken < self._max_retries
+        backoff_s = min(_BACKOFF_INITIAL_S * 2**request.retries_taken, _BACKOFF_MAX_S)
+        try:
+            response = call_next(request.copy(timeout=min(self._timeout_s, remaining)))
+        except anthropic.APIConnectionError as err:
+            if retries_left and not self._wait_fits(backoff_s, deadline):
+                kind = "timed out" if isinstance(err, anthropic.APITimeoutError) else "connection failed"
+                raise _DeadlineExceeded(f"attempt {request.retries_taken + 1} {kind}; no time to retry") from None
+            raise
+        status, headers = response.status_code, response.headers
+        if status >= 400 and retries_left and _sdk_would_retry(status, headers):
+            wait_s = _retry_after_s(headers)
+            wait_s = backoff_s if wait_s is None or wait_s <= 0 else wait_s
+            if not self._wait_fits(wait_s, deadline):
+                request_id = headers.get("request-id")
+                response.close()
+                raise _DeadlineExceeded(
+                    f"HTTP {status}; retry in {wait_s:.1f}s would pass the deadline", status=status, request_id=request_id
+                )
+        return response
+
+
+# --- the backend ---------------------------------------------------------------------------
+
+
+class AnthropicModel:
+    """The model port over the Messages API. Thread-safe; `close()` releases the connection pool."""
+
+    name = "anthropic"
+
+    def __init__(
+        self,
+        settings: ModelSettings,
+        recorder: CallRecorder,
+        api_key: str | None = None,
+        clock: Callable[[], float] = time.monotonic,
+        now: Callable[[], datetime] = lambda: datetime.now(UTC),
+    ) -> None:
+        key = api_key if api_key is not None else os.environ.get("ANTHROPIC_API_KEY", "")
+        if not key.strip():
+            raise ModelError("no Anthropic API key: set ANTHROPIC_API_KEY")
+        self._settings = settings
+        self._recorder = recorder
+        self._clock = clock
+        self._now = now
+        self._secret = key
+        self._client = anthropic.Anthropic(
+            api_key=key,
+            base_url=settings.base_url,
+            max_retries=settings.max_retries,
+            timeout=settings.timeout_s,
+            middleware=[
+                _DeadlineMiddleware(clock=clock, timeout_s=settings.timeout_s, max_retries=settings.max_retries)
+            ],
+        )
+
+    def __repr__(self) -> str:
+        return f"AnthropicModel(base_url={self._client.base_url!s})"
+
+    def close(self) -> None:
+        self._client.close()
+
+    def __enter__(self) -> AnthropicModel:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    # --- the port ---
+
+    def summarize(self, request: SummarizeRequest) -> SummaryReply:
+        # A summary may use its whole budget: leave room for the tool call around it.
+        max_tokens = max(self._settings.max_tokens_for("summarize"), 2 * request.budget_tokens)
+        return self._run("summarize", request, max_tokens)
+
+    def extract_facts(self, request: FactExtractionRequest) -> FactExtractionReply:
+        return self._run("extract_facts", request)
+
+    def judge_cluster(self, request: ClusterRequest) -> ClusterReply:
+        return self._run("judge_cluster", request)
+
+    def update_contacts(self, request: ContactsRequest) -> ContactsReply:
+        return self._run("update_contacts", request)
+
+    def update_tasks(self, request: TasksRequest) -> TasksReply:
+        return self._run("update_tasks", request)
+
+    # --- one operation ---
+
+    def _run(self, op: Operation, request: Any, max_tokens: int | None = None) -> Any:
+        spec = _SPECS[op]
+        model = self._settings.model_for(op)
+        params: dict[str, Any] = {
+            "model": model,
+            "max_tokens": max_tokens or self._settings.max_tokens_for(op),
+            "system": [{"type": "text", "text": spec.system, "cache_control": {"type": "ephemeral"}}],
+            "tools": [spec.tool_param()],
+            "tool_choice": {"type": "tool", "name": spec.tool},
+        }
+        messages: list[dict[str, Any]] = [{"role": "user", "content": _render(request)}]
+        token = _DEADLINE.set(self._clock() + self._settings.max_call_s)
+        try:
+            for attempt in (1, 2):
+                message, latency_s = self._create(op, request, model, params, messages)
+                block = next((b for b in message.content if b.type == "tool_use" and b.name == spec.tool), None)
+                reply, problem = self._check(spec, message, block)
+                self._record(op, request, model, latency_s, "ok" if problem is None else "invalid", message.usage)
+                if problem is None:
+                    return reply
+                log.warning("model.reply_invalid", operation=op, scope=request.scope, ref=request.ref,
+                            attempt=attempt, problem=problem[:300])
+                if attempt == 2:
+                    raise InvalidReplyError(f"{op}: invalid reply twice ({problem[:300]})")
+                messages += self._repair(spec, message, block, problem)
+        finally:
+            _DEADLINE.reset(token)
+        raise AssertionError("unreachable")
+
+    def _check(self, spec: _Spec[Any], message: Any, block: Any) -> tuple[Any, str | None]:
+        if message.stop_reason == "max_tokens":
+            return None, "The reply was cut off at max_tokens before the tool input was complete; answer more briefly."
+        if block is None:
+            return None, f"No {spec.tool} call in the reply; answer by calling {spec.tool}."
+        try:
+            return spec.reply.model_validate(block.input), None
+        except ValidationError as err:
+            return None, f"The {spec.tool} input is invalid: {_describe(err)}. Call {spec.tool} again with valid input."
+
+    @staticmethod
+    def _repair(spec: _Spec[Any], message: Any, block: Any, problem: str) -> list[dict[str, Any]]:
+        if block is None:
+            texts = [{"type": "text", "text": b.text} for b in message.content if b.type == "text" and b.text]
+            turn = [{"role": "assistant", "content": texts}] if texts else []
+            return [*turn, {"role": "user", "content": problem}]
+        tool_input = block.input if isinstance(block.input, dict) else {}
+        return [
+            {"role": "assistant", "content": [{"type": "tool_use", "id": block.id, "name": block.name, "input": tool_input}]},
+            {"role": "user", "content": [
+                {"type": "tool_result", "tool_use_id": block.id, "is_error": True, "content": problem}
+            ]},
+        ]
+
+    def _create(
+        self, op: Operation, request: Any, model: str, params: dict[str, Any], messages: list[Any]
+    ) -> tuple[Any, float]:
+        """One messages.create (SDK retries included) and its latency; a failure is recorded and mapped."""
+        started = self._clock()
+        try:
+            message = self._client.messages.create(messages=messages, **params)
+        except (_DeadlineExceeded, anthropic.AnthropicError) as err:
+            self._record(op, request, model, self._clock() - started, "error")
+            failure = self._translate(op, err)
+            log.warning("model.call_failed", operation=op, scope=request.scope, ref=request.ref,
+                        error=type(failure).__name__, status=failure.status, request_id=failure.request_id)
+            raise failure from None
+        return message, self._clock() - started
+
+    def _translate(self, op: str, err: Exception) -> TransientModelError | RejectedRequestError:
+        match err:
+            case _DeadlineExceeded():
+                what = f"no reply within max_call_s={self._settings.max_call_s:g}s: {err.reason}"
+                return TransientModelError(op, what, status=err.status, request_id=err.request_id)
+            case anthropic.APITimeoutError():
+                return TransientModelError(op, "request timed out")
+            case anthropic.APIConnectionError():
+                return TransientModelError(op, "connection failed")
+            case anthropic.APIStatusError():
+                status = err.status_code
+                what = f"HTTP {status} {err.type or 'error'}: {self._scrub(str(err.api_message or ''))[:200]}"
+                transient = status in (408, 409, 429) or status >= 500
+                cls = TransientModelError if transient else RejectedRequestError
+                return cls(op, what, status=status, error_type=err.type, request_id=err.request_id)
+        return RejectedRequestError(op, f"client error {type(err).__name__}")
+
+    def _scrub(self, text: str) -> str:
+        return text.replace(self._secret, "[redacted]")
+
+    def _record(self, op: str, request: Any, model: str, latency_s: float, outcome: Outcome, usage: Any = None) -> None:
+        tokens = {
+            "input_tokens": (usage.input_tokens or 0) if usage else 0,
+            "output_tokens": (usage.output_tokens or 0) if usage else 0,
+            "cache_read_tokens": (usage.cache_read_input_tokens or 0) if usage else 0,
+            "cache_write_tokens": (usage.cache_creation_input_tokens or 0) if usage else 0,
+        }
+        price = self._settings.price_for(model)
+        if usage is not None and price is None:
+            log.warning("model.price_unknown", model=model)
+        rec = CallRecord(
+            operation=op, scope=request.scope, ref=request.ref, model=model, **tokens,
+            latency_s=latency_s, outcome=outcome,
+            cost_usd=price.cost(**tokens) if price else 0.0, at=self._now(),
+        )
+        self._recorder.record(rec)
+        log.info("model.call", operation=op, scope=rec.scope, ref=rec.ref, model=model, outcome=outcome,
+                 latency_s=round(rec.latency_s, 3), cost_usd=rec.cost_usd, **tokens)

@@ -1,0 +1,54 @@
+"""The model port: every operation the consolidation steps may ask of a language model.
+
+Only `consolidator.model.anthropic_backend` imports `anthropic`; everything else sees this
+protocol. Implementations: `OfflineModel` (deterministic, the default when no API key is set)
+and `AnthropicModel`. Tests may pass any object with these methods.
+
+Errors: a backend raises `ModelError` (or a subclass) when it cannot produce a valid reply;
+the caller treats that as a failed step and lets the ledger retry it later.
+"""
+
+from __future__ import annotations
+
+from typing import Protocol, runtime_checkable
+
+from consolidator.model.schemas import (
+    ClusterReply,
+    ClusterRequest,
+    ContactsReply,
+    ContactsRequest,
+    FactExtractionReply,
+    FactExtractionRequest,
+    SummarizeRequest,
+    SummaryReply,
+    TasksReply,
+    TasksRequest,
+)
+
+
+class ModelError(RuntimeError):
+    """The model could not give a valid reply (after the backend's own retries)."""
+
+
+class BudgetExceeded(ModelError):
+    """Today's model budget is spent; the work is deferred, not failed."""
+
+
+@runtime_checkable
+class Model(Protocol):
+    name: str
+
+    def summarize(self, request: SummarizeRequest) -> SummaryReply: ...
+
+    def extract_facts(self, request: FactExtractionRequest) -> FactExtractionReply: ...
+
+    def judge_cluster(self, request: ClusterRequest) -> ClusterReply: ...
+
+    def update_contacts(self, request: ContactsRequest) -> ContactsReply: ...
+
+    def update_tasks(self, request: TasksRequest) -> TasksReply: ...
+
+
+def estimate_tokens(text: str) -> int:
+    """A cheap, deterministic token estimate (about four characters a token)."""
+    return max(1, (len(text) + 3) // 4) if text else 0

@@ -1,0 +1,170 @@
+"""Requests and replies of every model operation, as pydantic models.
+
+Why one module: these classes are the contract between the consolidation steps and any
+model backend. The offline backend builds replies in Python; the Anthropic backend sends
+the reply classes' JSON schemas as forced tools and validates what comes back with the
+same classes, so nothing a model says reaches a store without passing through here.
+
+Requests carry `scope` and `ref` (a batch id or a rung window) so a backend can account
+for each call; replies carry only what the stores need.
+"""
+
+from __future__ import annotations
+
+from datetime import date, datetime
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+
+class _Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+# --- shared pieces -----------------------------------------------------------------------
+
+
+class Line(_Strict):
+    """One logged message as a model sees it."""
+
+    id: str
+    at: datetime
+    role: Literal["user", "assistant", "action", "tool", "system"]
+    speaker: str | None = None
+    text: str
+
+
+# --- summaries (ladders) -----------------------------------------------------------------
+
+
+class SummaryInput(_Strict):
+    """One input of a summary: a raw line rendered as text, or a lower rung's summary."""
+
+    id: str
+    label: str  # e.g. "2025-03-02" or "interactions 11-20"
+    text: str
+
+
+class SummarizeRequest(_Strict):
+    scope: str
+    ladder: Literal["time", "count"]
+    rung: str
+    window_label: str
+    inputs: list[SummaryInput]
+    budget_tokens: int = Field(gt=0)
+    ref: str = ""
+
+
+class SummaryReply(_Strict):
+    text: str = Field(description="The summary, within the token budget, inventing nothing.")
+
+
+# --- facts -------------------------------------------------------------------------------
+
+
+class KnownFact(_Strict):
+    """A stored fact shown to the model as a neighbour of the batch."""
+
+    id: str
+    text: str
+    similarity: float = 0.0
+
+
+FactOp = Literal["ADD", "UPDATE", "DELETE", "NOOP"]
+
+
+class FactCandidate(_Strict):
+    text: str = Field(description="Short, self-contained statement about a person or the world.")
+    importance: int = Field(ge=1, le=10)
+    topic: str = Field(default="general", description="e.g. home, work, diet, health, pets, plans")
+    op: FactOp = "ADD"
+    target_id: str | None = Field(
+        default=None, description="For UPDATE, DELETE and NOOP: the id of the known fact concerned."
+    )
+    source_ids: list[str] = Field(default_factory=list, description="Ids of the messages it comes from.")
+    critical: bool = Field(default=False, description="True for facts that must never be forgotten (allergies).")
+
+
+class FactExtractionRequest(_Strict):
+    scope: str
+    messages: list[Line]
+    neighbours: list[KnownFact]
+    ref: str = ""
+
+
+class FactExtractionReply(_Strict):
+    facts: list[FactCandidate]
+
+
+class ClusterRequest(_Strict):
+    """Offline pass: may these near-duplicate facts be merged into one?"""
+
+    scope: str
+    facts: list[KnownFact]
+    ref: str = ""
+
+
+class ClusterReply(_Strict):
+    merge: bool
+    text: str | None = Field(default=None, description="The merged fact when merge is true.")
+    reason: str = ""
+
+
+# --- contacts ----------------------------------------------------------------------------
+
+
+class KnownContact(_Strict):
+    name: str
+    aliases: list[str] = Field(default_factory=list)
+    details: dict[str, str] = Field(default_factory=dict)
+    biography: str = ""
+
+
+class ContactUpdate(_Strict):
+    name: str
+    aliases: list[str] = Field(default_factory=list)
+    details: dict[str, str] = Field(
+        default_factory=dict, description="New or changed details only (key -> current value)."
+    )
+    biography: str | None = Field(default=None, description="Refreshed biography, or null to keep it.")
+    summary: str = Field(default="", description="What this batch says about the person.")
+    source_ids: list[str] = Field(default_factory=list)
+
+
+class ContactsRequest(_Strict):
+    scope: str
+    messages: list[Line]
+    known: list[KnownContact]
+    ref: str = ""
+
+
+class ContactsReply(_Strict):
+    contacts: list[ContactUpdate]
+
+
+# --- tasks -------------------------------------------------------------------------------
+
+
+class KnownTask(_Strict):
+    id: str
+    title: str
+    due: date | None = None
+
+
+class TaskChange(_Strict):
+    op: Literal["open", "done", "cancelled"]
+    title: str
+    task_id: str | None = Field(default=None, description="For done/cancelled: the open task's id.")
+    due: date | None = None
+    source_ids: list[str] = Field(default_factory=list)
+
+
+class TasksRequest(_Strict):
+    scope: str
+    messages: list[Line]
+    open_tasks: list[KnownTask]
+    ref: str = ""
+
+
+class TasksReply(_Strict):
+    changes: list[TaskChange]

@@ -1,0 +1,107 @@
+"""The `[model]` table of config.toml: which backend, which model per operation, limits, prices.
+
+`resolve_provider` turns `provider = "auto"` into a concrete backend from the environment;
+nothing here imports `anthropic` or reads the environment by itself.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Literal, get_args
+
+from pydantic import BaseModel, ConfigDict, Field, PositiveInt, field_validator, model_validator
+
+Operation = Literal["summarize", "extract_facts", "judge_cluster", "update_contacts", "update_tasks"]
+OPERATIONS: tuple[Operation, ...] = get_args(Operation)
+
+DEFAULT_MODEL = "claude-haiku-4-5"
+
+DEFAULT_MAX_TOKENS: dict[Operation, int] = {
+    "summarize": 2048,
+    "extract_facts": 2048,
+    "judge_cluster": 512,
+    "update_contacts": 2048,
+    "update_tasks": 1024,
+}
+
+
+class Price(BaseModel):
+    """USD per million tokens, one rate per kind of token the API reports."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    input_per_mtok: float = Field(ge=0)
+    output_per_mtok: float = Field(ge=0)
+    cache_read_per_mtok: float = Field(ge=0)
+    cache_write_per_mtok: float = Field(ge=0)
+
+    def cost(self, *, input_tokens: int, output_tokens: int, cache_read_tokens: int, cache_write_tokens: int) -> float:
+        """Cost of one reply; `input_tokens` excludes cached tokens, as the API reports it."""
+        return (
+            input_tokens * self.input_per_mtok
+            + output_tokens * self.output_per_mtok
+            + cache_read_tokens * self.cache_read_per_mtok
+            + cache_write_tokens * self.cache_write_per_mtok
+        ) / 1_000_000
+
+
+# Claude Haiku 4.5 list prices; cache writes are the 5-minute (ephemeral) rate.
+DEFAULT_PRICES: dict[str, Price] = {
+    DEFAULT_MODEL: Price(input_per_mtok=1.0, output_per_mtok=5.0, cache_read_per_mtok=0.10, cache_write_per_mtok=1.25),
+}
+
+
+class ModelSettings(BaseModel):
+    """Settings of the model port. Partial `max_tokens` and `prices` tables extend the defaults."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    provider: Literal["auto", "offline", "anthropic"] = "auto"
+    default_model: str = DEFAULT_MODEL
+    models: dict[Operation, str] = Field(default_factory=dict, description="Per-operation model override.")
+    max_tokens: dict[Operation, PositiveInt] = Field(default_factory=lambda: dict(DEFAULT_MAX_TOKENS))
+    base_url: str | None = None
+    max_retries: int = Field(default=2, ge=0, le=10)
+    timeout_s: float = Field(default=60.0, gt=0, description="Limit of one HTTP attempt.")
+    max_call_s: float = Field(
+        default=120.0,
+        gt=0,
+        description="Limit of one operation: every HTTP attempt, SDK retry wait and the repair request.",
+    )
+    prices: dict[str, Price] = Field(default_factory=lambda: dict(DEFAULT_PRICES))
+    daily_budget_usd: float | None = Field(default=None, ge=0)
+    daily_budget_tokens: int | None = Field(default=None, ge=0)
+
+    @field_validator("max_tokens", mode="after")
+    @classmethod
+    def _complete_max_tokens(cls, value: dict[Operation, int]) -> dict[Operation, int]:
+        return {**DEFAULT_MAX_TOKENS, **value}
+
+    @field_validator("prices", mode="after")
+    @classmethod
+    def _complete_prices(cls, value: dict[str, Price]) -> dict[str, Price]:
+        return {**DEFAULT_PRICES, **value}
+
+    @model_validator(mode="after")
+    def _priced_when_budgeted(self) -> ModelSettings:
+        if self.daily_budget_usd is not None:
+            unpriced = sorted({self.model_for(op) for op in OPERATIONS} - self.prices.keys())
+            if unpriced:
+                raise ValueError(f"daily_budget_usd needs prices for: {', '.join(unpriced)}")
+        return self
+
+    def model_for(self, operation: Operation) -> str:
+        return self.models.get(operation, self.default_model)
+
+    def max_tokens_for(self, operation: Operation) -> int:
+        return self.max_tokens[operation]
+
+    def price_for(self, model: str) -> Price | None:
+        return self.prices.get(model)
+
+
+def resolve_provider(settings: ModelSettings, env: Mapping[str, str]) -> Literal["offline", "anthropic"]:
+    """`auto` means anthropic iff ANTHROPIC_API_KEY is set and non-blank; explicit choices stand."""
+    if settings.provider != "auto":
+        return settings.provider
+    return "anthropic" if env.get("ANTHROPIC_API_KEY", "").strip() else "offline"

@@ -1,0 +1,51 @@
+"""What `consolidator status` reports, gathered with read-only transactions."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any
+
+from sqlalchemy import func, select
+
+from consolidator.app import App
+from stores import lease
+from stores.engine import reading
+from stores.interactions import Interaction
+from stores.ledger import ScopeCursor, batch_counts
+from stores.messages import Message
+
+
+def gather(app: App, now: datetime) -> dict[str, Any]:
+    with reading(app.engine) as session:
+        per_scope = session.execute(
+            select(Message.scope, func.count(), func.max(Message.seq), func.max(Message.at)).group_by(Message.scope)
+        ).all()
+        interactions = dict(
+            session.execute(select(Interaction.scope, func.count()).group_by(Interaction.scope)).all()
+        )
+        cursors = {c.scope: c for c in session.execute(select(ScopeCursor)).scalars()}
+        batches = batch_counts(session)
+    scopes: dict[str, Any] = {}
+    for scope, count, newest_seq, last_at in per_scope:
+        cursor = cursors.get(scope)
+        batched = cursor.batched_seq if cursor else 0
+        pending = session_pending(count, newest_seq, batched)
+        scopes[scope] = {
+            "messages": count,
+            "interactions": interactions.get(scope, 0),
+            "pending": pending,
+            "batches": batches.get(scope, {"done": 0, "pending": 0, "retrying": 0, "failed": 0}),
+            "last_message_at": last_at.isoformat() if last_at else None,
+        }
+    info = lease.current(app.engine)
+    daemon = {
+        "running": bool(info and info.alive(now)),
+        "holder": info.holder if info else None,
+        "last_heartbeat": info.heartbeat_at.isoformat() if info else None,
+    }
+    return {"scopes": scopes, "daemon": daemon, "state_dir": str(app.settings.state_dir)}
+
+
+def session_pending(count: int, newest_seq: int, batched_seq: int) -> int:
+    """Messages not yet in a batch (seq numbers are dense per scope)."""
+    return max(0, newest_seq - batched_seq) if count else 0

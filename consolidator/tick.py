@@ -1,0 +1,120 @@
+"""One tick of the daemon: everything due at `now`, as a function of `now` and the database.
+
+The scheduler calls `Consolidator.tick(now)` on an interval; tests and `run --once` call it
+directly with chosen times, so time-driven behaviour needs no sleeps and no real clock.
+Order within a tick: assign new messages to interactions, cut batches, run due batch
+steps, then the later stages (ladders, snapshots) which read what the earlier ones wrote.
+"""
+
+from __future__ import annotations
+
+import threading
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Protocol, Sequence
+
+import structlog
+from sqlalchemy import func, select
+
+from consolidator.app import App
+from consolidator.assign import assign_interactions
+from consolidator.batching import cut_batches, ensure_step_runs
+from consolidator.runner import StepRunner
+from consolidator.steps import BatchStep, check_unique
+from stores.engine import reading
+from stores.ledger import ScopeCursor
+from stores.messages import Message
+
+log = structlog.get_logger()
+
+
+class Stage(Protocol):
+    """Work after the batch steps (e.g. the ladders); returns how many things it did."""
+
+    name: str
+
+    def run(self, now: datetime, stop: threading.Event | None) -> int: ...
+
+
+@dataclass
+class TickReport:
+    interactions: int = 0
+    batches: int = 0
+    steps_done: int = 0
+    steps_failed: int = 0
+    stages: dict[str, int] = field(default_factory=dict)
+
+    @property
+    def busy(self) -> bool:
+        return bool(self.interactions or self.batches or self.steps_done or self.steps_failed or any(self.stages.values()))
+
+    def add(self, other: "TickReport") -> None:
+        self.interactions += other.interactions
+        self.batches += other.batches
+        self.steps_done += other.steps_done
+        self.steps_failed += other.steps_failed
+        for name, count in other.stages.items():
+            self.stages[name] = self.stages.get(name, 0) + count
+
+
+class Consolidator:
+    def __init__(self, app: App, steps: Sequence[BatchStep], stages: Sequence[Stage] = ()):
+        self.app = app
+        self.steps = check_unique(list(steps))
+        self.stages = list(stages)
+        settings = app.settings
+        self._runner = StepRunner(app.engine, self.steps, settings.retry, settings.daemon.step_workers)
+        ensure_step_runs(app.engine, [s.name for s in self.steps])
+
+    def tick(self, now: datetime, stop: threading.Event | None = None) -> TickReport:
+        settings = self.app.settings
+        report = TickReport()
+        for scope, assigned, batched, newest in self._scope_positions():
+            if stop is not None and stop.is_set():
+                return report
+            if newest > assigned:
+                report.interactions += len(assign_interactions(self.app.engine, scope, settings.interaction_gap))
+            if newest > batched:
+                names = [s.name for s in self.steps]
+                report.batches += len(
+                    cut_batches(self.app.engine, scope, names, settings.batch_size, settings.flush_idle, now)
+                )
+        run = self._runner.run_due(now, stop)
+        report.steps_done, report.steps_failed = run.done, run.failed
+        for stage in self.stages:
+            if stop is not None and stop.is_set():
+                break
+            report.stages[stage.name] = stage.run(now, stop)
+        if report.busy:
+            log.info("daemon.tick", **_report_fields(report))
+        return report
+
+    def drain(self, now: datetime, stop: threading.Event | None = None, max_ticks: int = 10_000) -> TickReport:
+        """Tick until nothing more is due at `now` (what `run --once` does)."""
+        total = TickReport()
+        for _ in range(max_ticks):
+            report = self.tick(now, stop)
+            total.add(report)
+            if not report.busy or (stop is not None and stop.is_set()):
+                break
+        return total
+
+    def _scope_positions(self) -> list[tuple[str, int, int, int]]:
+        with reading(self.app.engine) as session:
+            newest = dict(session.execute(select(Message.scope, func.max(Message.seq)).group_by(Message.scope)).all())
+            cursors = {c.scope: c for c in session.execute(select(ScopeCursor)).scalars()}
+        out = []
+        for scope, top in sorted(newest.items()):
+            cursor = cursors.get(scope)
+            out.append((scope, cursor.assigned_seq if cursor else 0, cursor.batched_seq if cursor else 0, top))
+        return out
+
+
+def _report_fields(report: TickReport) -> dict:
+    return {
+        "interactions": report.interactions,
+        "batches": report.batches,
+        "steps_done": report.steps_done,
+        "steps_failed": report.steps_failed,
+        **{f"stage_{k}": v for k, v in report.stages.items()},
+    }

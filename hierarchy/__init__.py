@@ -1,0 +1,1 @@
+"""Pure window mathematics of the summary ladders (tiling of rungs, calendar mapping)."""

@@ -1,0 +1,74 @@
+"""Engines and transactions: the one module that knows SQLite's quirks.
+
+SQLite (the embedded default) runs in WAL mode so readers never block the writer, with
+`BEGIN IMMEDIATE` for every transaction so that two processes that read then write never
+fail with SQLITE_BUSY_SNAPSHOT (a deferred transaction cannot be upgraded once another
+writer committed; busy_timeout cannot help). Everything else in the project talks plain
+SQLAlchemy, so PostgreSQL only needs a URL.
+"""
+
+from __future__ import annotations
+
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Iterator
+
+from sqlalchemy import event
+from sqlalchemy.engine import Engine
+from sqlmodel import Session, SQLModel, create_engine
+
+BUSY_TIMEOUT_MS = 30_000
+READONLY = "consolidator_readonly"
+
+
+def sqlite_url(path: Path) -> str:
+    return f"sqlite:///{path}"
+
+
+def make_engine(url: str) -> Engine:
+    """Create an engine for `url`, configuring SQLite for several processes at once."""
+    if url.startswith("sqlite"):
+        engine = create_engine(url, connect_args={"timeout": BUSY_TIMEOUT_MS / 1000, "check_same_thread": False})
+        _configure_sqlite(engine)
+    else:
+        engine = create_engine(url, pool_pre_ping=True)
+    return engine
+
+
+def _configure_sqlite(engine: Engine) -> None:
+    @event.listens_for(engine, "connect")
+    def _on_connect(dbapi_connection, _record) -> None:
+        dbapi_connection.isolation_level = None  # we emit BEGIN ourselves
+        cursor = dbapi_connection.cursor()
+        cursor.execute("PRAGMA journal_mode=WAL")
+        cursor.execute(f"PRAGMA busy_timeout={BUSY_TIMEOUT_MS}")
+        cursor.execute("PRAGMA synchronous=NORMAL")
+        cursor.execute("PRAGMA foreign_keys=ON")
+        cursor.close()
+
+    @event.listens_for(engine, "begin")
+    def _on_begin(connection) -> None:
+        readonly = connection.get_execution_options().get(READONLY, False)
+        connection.exec_driver_sql("BEGIN" if readonly else "BEGIN IMMEDIATE")
+
+
+def create_schema(engine: Engine) -> None:
+    """Create every table that is not there yet (idempotent, safe from several processes)."""
+    import stores.tables  # noqa: F401  (registers all tables on SQLModel.metadata)
+
+    SQLModel.metadata.create_all(engine)
+
+
+@contextmanager
+def transaction(engine: Engine) -> Iterator[Session]:
+    """One write transaction: commit on success, roll back on any exception."""
+    with Session(engine, expire_on_commit=False) as session:
+        with session.begin():
+            yield session
+
+
+@contextmanager
+def reading(engine: Engine) -> Iterator[Session]:
+    """A session for reads: a deferred transaction that never takes the write lock."""
+    with Session(engine.execution_options(**{READONLY: True}), expire_on_commit=False) as session:
+        yield session

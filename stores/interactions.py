@@ -1,0 +1,55 @@
+"""Interactions: the conversations a scope's messages fall into, numbered in arrival order.
+
+The daemon assigns each new message to an interaction (see hierarchy.interactions for the
+rule); this module only stores the result. `message_count` and `max_seq` change whenever a
+message joins, which is how a late message re-opens an interaction's summary.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime, timedelta
+
+from sqlalchemy import Column, Index, String, func, or_, select, and_
+from sqlmodel import Field, Session, SQLModel
+
+from stores.types import UTCDateTime
+
+
+class Interaction(SQLModel, table=True):
+    __tablename__ = "interaction"
+    __table_args__ = (
+        Index("ix_interaction_scope_number", "scope", "number", unique=True),
+        Index("ix_interaction_scope_session", "scope", "session"),
+        Index("ix_interaction_scope_last", "scope", "last_at"),
+    )
+
+    id: int | None = Field(default=None, primary_key=True)
+    scope: str = Field(sa_column=Column(String(128), nullable=False))
+    number: int
+    session: str | None = Field(default=None, sa_column=Column(String(256)))
+    first_at: datetime = Field(sa_column=Column(UTCDateTime(), nullable=False))
+    last_at: datetime = Field(sa_column=Column(UTCDateTime(), nullable=False))
+    message_count: int = 0
+    max_seq: int = 0
+
+
+def max_number(session: Session, scope: str) -> int:
+    return session.execute(
+        select(func.coalesce(func.max(Interaction.number), 0)).where(Interaction.scope == scope)
+    ).scalar_one()
+
+
+def nearby(session: Session, scope: str, sessions: set[str], lo: datetime, hi: datetime, gap: timedelta) -> list[Interaction]:
+    """Interactions a batch of new messages could join: same session key, or sessionless and
+    within `gap` of the time range [lo, hi]."""
+    conditions = [
+        and_(Interaction.session.is_(None), Interaction.last_at >= lo - gap, Interaction.first_at <= hi + gap)
+    ]
+    if sessions:
+        conditions.append(Interaction.session.in_(sorted(sessions)))
+    stmt = select(Interaction).where(Interaction.scope == scope, or_(*conditions))
+    return list(session.execute(stmt).scalars())
+
+
+def count(session: Session, scope: str) -> int:
+    return session.execute(select(func.count()).select_from(Interaction).where(Interaction.scope == scope)).scalar_one()

@@ -1,0 +1,106 @@
+"""The daemon lease: at most one daemon works a database at a time.
+
+A row per lease name holds the holder, its heartbeat and an expiry. A daemon takes the lease
+when it is free, expired, or held by a dead process on the same host (so a restart after
+SIGKILL does not wait for the expiry); it renews the lease on every heartbeat and releases
+it on a clean stop. Acquisition runs in one write transaction, so two daemons racing for
+it cannot both win. `status` reads the row to say whether a daemon is running.
+"""
+
+from __future__ import annotations
+
+import os
+import socket
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+
+from sqlalchemy import Column, String
+from sqlalchemy.engine import Engine
+from sqlmodel import Field, SQLModel
+
+from stores.engine import reading, transaction
+from stores.types import UTCDateTime
+
+DAEMON = "daemon"
+
+
+class Lease(SQLModel, table=True):
+    __tablename__ = "lease"
+
+    name: str = Field(sa_column=Column(String(64), primary_key=True))
+    holder: str = Field(sa_column=Column(String(256), nullable=False))
+    host: str = Field(sa_column=Column(String(256), nullable=False))
+    pid: int
+    acquired_at: datetime = Field(sa_column=Column(UTCDateTime(), nullable=False))
+    heartbeat_at: datetime = Field(sa_column=Column(UTCDateTime(), nullable=False))
+    expires_at: datetime = Field(sa_column=Column(UTCDateTime(), nullable=False))
+
+
+@dataclass(frozen=True)
+class Holder:
+    holder: str
+    host: str
+    pid: int
+
+    @classmethod
+    def this_process(cls, tag: str = "") -> "Holder":
+        host = socket.gethostname()
+        pid = os.getpid()
+        return cls(holder=f"{host}:{pid}{':' + tag if tag else ''}", host=host, pid=pid)
+
+
+@dataclass(frozen=True)
+class LeaseInfo:
+    holder: str
+    heartbeat_at: datetime
+    expires_at: datetime
+
+    def alive(self, now: datetime) -> bool:
+        return self.expires_at > now
+
+
+def _pid_alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
+def acquire(engine: Engine, me: Holder, now: datetime, ttl: timedelta, name: str = DAEMON) -> bool:
+    """Take or renew the lease; False when another live holder has it."""
+    with transaction(engine) as session:
+        lease = session.get(Lease, name)
+        if lease is not None and lease.holder != me.holder:
+            expired = lease.expires_at <= now
+            dead_here = lease.host == me.host and not _pid_alive(lease.pid)
+            if not (expired or dead_here):
+                return False
+        if lease is None or lease.holder != me.holder:
+            if lease is not None:
+                session.delete(lease)
+                session.flush()
+            lease = Lease(name=name, holder=me.holder, host=me.host, pid=me.pid, acquired_at=now,
+                          heartbeat_at=now, expires_at=now + ttl)
+            session.add(lease)
+        else:
+            lease.heartbeat_at = now
+            lease.expires_at = now + ttl
+    return True
+
+
+def release(engine: Engine, me: Holder, name: str = DAEMON) -> None:
+    with transaction(engine) as session:
+        lease = session.get(Lease, name)
+        if lease is not None and lease.holder == me.holder:
+            session.delete(lease)
+
+
+def current(engine: Engine, name: str = DAEMON) -> LeaseInfo | None:
+    with reading(engine) as session:
+        lease = session.get(Lease, name)
+        if lease is None:
+            return None
+        return LeaseInfo(holder=lease.holder, heartbeat_at=lease.heartbeat_at, expires_at=lease.expires_at)

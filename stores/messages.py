@@ -1,0 +1,151 @@
+"""The message log: every message and action an agent logged, append-only.
+
+Appends are idempotent: a message's id is the caller's idempotency key, or a hash of
+(scope, at, role, speaker, text), so importing the same history twice adds nothing. Each
+new message gets the next per-scope arrival number (`seq`) inside the same write
+transaction, which is what batches and interactions are cut from.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Sequence
+
+from sqlalchemy import Column, Index, String, func, select
+from sqlalchemy.engine import Engine
+from sqlmodel import Field, Session, SQLModel
+
+from stores.engine import transaction
+from stores.types import UTCDateTime, utc
+
+ROLES = ("user", "assistant", "action", "tool", "system")
+PEOPLE_ROLES = ("user",)
+
+
+class Message(SQLModel, table=True):
+    __tablename__ = "message"
+    __table_args__ = (
+        Index("ix_message_scope_seq", "scope", "seq", unique=True),
+        Index("ix_message_scope_at", "scope", "at"),
+        Index("ix_message_scope_interaction", "scope", "interaction"),
+    )
+
+    id: str = Field(sa_column=Column(String(128), primary_key=True))
+    scope: str = Field(sa_column=Column(String(128), nullable=False))
+    seq: int
+    at: datetime = Field(sa_column=Column(UTCDateTime(), nullable=False))
+    role: str = Field(sa_column=Column(String(16), nullable=False))
+    speaker: str | None = Field(default=None, sa_column=Column(String(256)))
+    text: str
+    session: str | None = Field(default=None, sa_column=Column(String(256)))
+    received_at: datetime = Field(sa_column=Column(UTCDateTime(), nullable=False))
+    interaction: int | None = None  # assigned by the daemon, in arrival order
+
+
+@dataclass(frozen=True)
+class NewMessage:
+    """A validated message on its way into the log (times are aware)."""
+
+    scope: str
+    at: datetime
+    role: str
+    text: str
+    speaker: str | None = None
+    session: str | None = None
+    id: str | None = None
+
+    def key(self) -> str:
+        return self.id if self.id else message_hash(self.scope, self.at, self.role, self.speaker, self.text)
+
+
+def message_hash(scope: str, at: datetime, role: str, speaker: str | None, text: str) -> str:
+    """The default idempotency key: the same message logged twice hashes the same."""
+    h = hashlib.sha256()
+    for part in (scope, utc(at).isoformat(), role, speaker or "", text):
+        h.update(part.encode())
+        h.update(b"\x1f")
+    return "h:" + h.hexdigest()[:40]
+
+
+@dataclass(frozen=True)
+class AppendResult:
+    added: int
+    duplicates: int
+    ids: list[str]
+
+
+_EXISTING_CHUNK = 500
+
+
+def append_messages(engine: Engine, messages: Sequence[NewMessage], received_at: datetime) -> AppendResult:
+    """Append messages in one transaction, skipping ids already logged (or repeated in the input)."""
+    with transaction(engine) as session:
+        return insert_new(session, messages, received_at)
+
+
+def insert_new(session: Session, messages: Sequence[NewMessage], received_at: datetime) -> AppendResult:
+    """Insert the messages whose ids are new, inside the caller's write transaction."""
+    keys = [m.key() for m in messages]
+    received = utc(received_at)
+    existing = _existing_ids(session, set(keys))
+    next_seq: dict[str, int] = {}
+    rows: list[dict] = []
+    for message, key in zip(messages, keys):
+        if key in existing:
+            continue
+        existing.add(key)
+        if message.scope not in next_seq:
+            next_seq[message.scope] = _max_seq(session, message.scope)
+        next_seq[message.scope] += 1
+        rows.append(
+            {
+                "id": key,
+                "scope": message.scope,
+                "seq": next_seq[message.scope],
+                "at": message.at,
+                "role": message.role,
+                "speaker": message.speaker,
+                "text": message.text,
+                "session": message.session,
+                "received_at": received,
+                "interaction": None,
+            }
+        )
+    if rows:
+        session.execute(Message.__table__.insert(), rows)
+    return AppendResult(added=len(rows), duplicates=len(messages) - len(rows), ids=keys)
+
+
+def _existing_ids(session: Session, keys: set[str]) -> set[str]:
+    found: set[str] = set()
+    ordered = list(keys)
+    for start in range(0, len(ordered), _EXISTING_CHUNK):
+        chunk = ordered[start : start + _EXISTING_CHUNK]
+        found.update(session.execute(select(Message.id).where(Message.id.in_(chunk))).scalars())
+    return found
+
+
+def _max_seq(session: Session, scope: str) -> int:
+    return session.execute(select(func.coalesce(func.max(Message.seq), 0)).where(Message.scope == scope)).scalar_one()
+
+
+def messages_between(session: Session, scope: str, first_seq: int, last_seq: int) -> list[Message]:
+    """The scope's messages with first_seq <= seq <= last_seq, in arrival order."""
+    stmt = (
+        select(Message)
+        .where(Message.scope == scope, Message.seq >= first_seq, Message.seq <= last_seq)
+        .order_by(Message.seq)
+    )
+    return list(session.execute(stmt).scalars())
+
+
+def messages_after(session: Session, scope: str, after_seq: int, limit: int) -> list[Message]:
+    stmt = select(Message).where(Message.scope == scope, Message.seq > after_seq).order_by(Message.seq).limit(limit)
+    return list(session.execute(stmt).scalars())
+
+
+def scopes(session: Session) -> list[str]:
+    return list(session.execute(select(Message.scope).distinct().order_by(Message.scope)).scalars())
+
