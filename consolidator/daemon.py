@@ -60,7 +60,7 @@ class Daemon:
         scheduler.add_job(self._tick, "interval", seconds=settings.tick_interval.total_seconds(),
                           id="tick", max_instances=1, coalesce=True, next_run_time=self.clock())
         heartbeat = settings.lease_ttl.total_seconds() / 4
-        watchdog = self.notifier.watchdog_interval()
+        watchdog = self.notifier.watchdog_interval
         if watchdog:
             heartbeat = min(heartbeat, watchdog)
         scheduler.add_job(self._heartbeat, "interval", seconds=max(0.5, heartbeat), id="heartbeat",

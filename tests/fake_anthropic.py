@@ -125,7 +125,7 @@ class FakeAnthropic:
     def __enter__(self) -> FakeAnthropic:
         self._server = ThreadingHTTPServer(("127.0.0.1", 0), _handler_for(self))
         self._server.daemon_threads = True
-        self._thread = threading.Thread(target=self._server.serve_forever, name="fake-anthropic", daemon=True)
+        self._thread = threading.Thread(target=self._server.serve_forever, args=(0.05,), name="fake-anthropic", daemon=True)
         self._thread.start()
         return self
 
@@ -223,6 +223,7 @@ def _problem(body: dict[str, Any]) -> str | None:
 def _handler_for(fake: FakeAnthropic) -> type[BaseHTTPRequestHandler]:
     class Handler(BaseHTTPRequestHandler):
         protocol_version = "HTTP/1.1"
+        disable_nagle_algorithm = True  # headers and body go out in two writes
 
         def log_message(self, format: str, *args: Any) -> None:  # noqa: A002 - keep test output quiet
             pass

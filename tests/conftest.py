@@ -1,0 +1,67 @@
+"""Shared fixtures: a hermetic environment, settings on a temporary state dir, the CLI runner."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+import pytest
+import structlog
+from click.testing import CliRunner, Result
+
+import consolidator.config
+from consolidator.app import App, open_app
+from consolidator.cli import cli
+from consolidator.config import Settings
+
+_CLEARED_ENV = ("CONSOLIDATOR_CONFIG", "CONSOLIDATOR_STATE_DIR", "ANTHROPIC_API_KEY")
+
+
+@pytest.fixture(autouse=True)
+def _hermetic(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Iterator[None]:
+    """No config or key leaks in from the caller's environment, the repo or /etc."""
+    for name in _CLEARED_ENV:
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setattr(consolidator.config, "SYSTEM_CONFIG", tmp_path / "etc-consolidator" / "config.toml")
+    yield
+    structlog.reset_defaults()  # the CLI configures structlog onto CliRunner's captured stderr
+
+
+@pytest.fixture
+def state_dir(tmp_path: Path) -> Path:
+    return tmp_path / "state"
+
+
+@pytest.fixture
+def settings(state_dir: Path) -> Settings:
+    return Settings(state_dir=state_dir)
+
+
+@pytest.fixture
+def app(settings: Settings) -> Iterator[App]:
+    opened = open_app(settings)
+    try:
+        yield opened
+    finally:
+        opened.close()
+
+
+@pytest.fixture
+def cli_env(state_dir: Path) -> dict[str, str]:
+    """Environment for CliRunner or a subprocess: the same state dir as `settings`."""
+    env = {k: v for k, v in os.environ.items() if k not in _CLEARED_ENV}
+    env["CONSOLIDATOR_STATE_DIR"] = str(state_dir)
+    return env
+
+
+@pytest.fixture
+def run_cli(cli_env: dict[str, str]) -> Callable[..., Result]:
+    """run_cli("import", "f.jsonl", input=None) -> click Result (stdout and stderr apart)."""
+    runner = CliRunner()
+
+    def run(*args: str, input: str | bytes | None = None) -> Result:
+        return runner.invoke(cli, list(args), input=input, env=cli_env, catch_exceptions=False)
+
+    return run
