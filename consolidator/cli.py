@@ -92,7 +92,7 @@ def import_command(ctx, file, skip_invalid: bool, as_json: bool) -> None:
     source = "<stdin>" if file.name in ("<stdin>", "-") else file.name
     show = sys.stderr.isatty() and not as_json
     try:
-        with _Progress("importing", show) as progress:
+        with Progress("importing", show) as progress:
             report = import_stream(app.engine, file, source, utcnow(), skip_invalid=skip_invalid, progress=progress)
     except ImportRejected as exc:
         for error in exc.errors[:50]:
@@ -111,13 +111,13 @@ def import_command(ctx, file, skip_invalid: bool, as_json: bool) -> None:
         raise UserError(f"{source}: {len(report.errors)} invalid lines skipped; the {report.added} valid new ones were added")
 
 
-class _Progress:
-    """A progress bar on a terminal (messages written so far); silent otherwise."""
+class Progress:
+    """A progress bar on a terminal; silent otherwise. Call it with the amount done."""
 
-    def __init__(self, label: str, show: bool) -> None:
-        self._bar = click.progressbar(length=1, label=label, file=sys.stderr, show_pos=True) if show else None
+    def __init__(self, label: str, show: bool, length: int = 1) -> None:
+        self._bar = click.progressbar(length=max(1, length), label=label, file=sys.stderr, show_pos=True) if show else None
 
-    def __enter__(self) -> "_Progress":
+    def __enter__(self) -> "Progress":
         if self._bar is not None:
             self._bar.__enter__()
         return self
@@ -199,3 +199,6 @@ def retry_command(ctx, scope: str | None) -> None:
 
 def main() -> None:
     cli(prog_name="consolidator")
+
+
+from consolidator import cli_ladders  # noqa: E402,F401  (registers its commands on `cli`)

@@ -8,9 +8,16 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+import structlog
+
 from consolidator.app import App
+from consolidator.ladders import LadderStage
+from consolidator.model.base import Model
+from consolidator.model.factory import build_model
 from consolidator.steps import BatchStep, load_plugins
 from consolidator.tick import Consolidator, Stage
+
+log = structlog.get_logger()
 
 
 @dataclass(frozen=True)
@@ -18,10 +25,13 @@ class PluginContext:
     """What a plugin factory receives."""
 
     app: App
+    model: Model
 
 
-def build_consolidator(app: App) -> Consolidator:
+def build_consolidator(app: App, model: Model | None = None) -> Consolidator:
+    model = model or build_model(app.settings)
+    log.info("model.backend", provider=model.name)
     steps: list[BatchStep] = []
-    stages: list[Stage] = []
-    steps.extend(load_plugins(app.settings.plugins, PluginContext(app)))
+    steps.extend(load_plugins(app.settings.plugins, PluginContext(app, model)))
+    stages: list[Stage] = [LadderStage(app, model)]
     return Consolidator(app, steps, stages)

@@ -28,7 +28,9 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any, Literal
 
 Responder = Callable[[str, dict[str, Any]], dict[str, Any]]
-FaultKind = Literal["rate_limit", "server_error", "overloaded", "bad_request", "timeout", "malformed", "max_tokens"]
+FaultKind = Literal[
+    "rate_limit", "server_error", "overloaded", "bad_request", "timeout", "malformed", "max_tokens"
+]
 
 _ERRORS: dict[str, tuple[int, str]] = {
     "rate_limit": (429, "rate_limit_error"),
@@ -125,7 +127,9 @@ class FakeAnthropic:
     def __enter__(self) -> FakeAnthropic:
         self._server = ThreadingHTTPServer(("127.0.0.1", 0), _handler_for(self))
         self._server.daemon_threads = True
-        self._thread = threading.Thread(target=self._server.serve_forever, args=(0.05,), name="fake-anthropic", daemon=True)
+        self._thread = threading.Thread(
+            target=self._server.serve_forever, args=(0.05,), name="fake-anthropic", daemon=True
+        )
         self._thread.start()
         return self
 
@@ -216,7 +220,8 @@ def _problem(body: dict[str, Any]) -> str | None:
             for block in content:
                 if block.get("type") == "tool_result" and block.get("tool_use_id") not in previous_tool_ids:
                     return "messages: tool_result without a matching tool_use in the previous turn"
-        previous_tool_ids = {b["id"] for b in content if b.get("type") == "tool_use"} if turn["role"] == "assistant" else set()
+        is_assistant = turn["role"] == "assistant"
+        previous_tool_ids = {b["id"] for b in content if b.get("type") == "tool_use"} if is_assistant else set()
     return None
 
 

@@ -221,7 +221,7 @@ class TestCli:
 
     def test_bad_config_from_env_exits_2(self, run_cli, cli_env: dict[str, str], tmp_path: Path) -> None:
         """A bad file found through $CONSOLIDATOR_CONFIG fails the same way."""
-        cfg = write(tmp_path / "bad.toml", "batch_size = true\n")
+        cfg = write(tmp_path / "bad.toml", "batch_size = [50]\n")
         cli_env["CONSOLIDATOR_CONFIG"] = str(cfg)
         result = run_cli("status")
         assert result.exit_code == 2

@@ -1,0 +1,185 @@
+"""Ingestion benchmark: the real import path and MessageLog.append beside raw sqlite3.
+
+    python bench/ingest.py [--messages 100000] [--appends 2000] [--profile]
+
+1. Import: N generated messages (a JSON-lines file, several scopes, realistic text lengths)
+   through consolidator.ingest.import_stream on a fresh state dir -> messages/s; beside it raw
+   sqlite3 on an identical schema (DDL copied from the real database's sqlite_master) doing
+   executemany of the same rows, pre-built as tuples, in one transaction -> rows/s.
+2. Append: p50/p99 of one MessageLog.append into the database that holds the N messages;
+   beside it raw sqlite3 single INSERT + commit on the same schema (WAL, synchronous=NORMAL).
+
+Targets: import >= 50% of raw throughput; p99 append < 2 ms.
+"""
+
+from __future__ import annotations
+
+import argparse
+import cProfile
+import io
+import json
+import pstats
+import random
+import sqlite3
+import statistics
+import tempfile
+import time
+from datetime import datetime, timedelta, timezone
+from pathlib import Path
+
+from consolidator import MessageLog
+from consolidator.app import open_app
+from consolidator.config import Settings
+from consolidator.ingest import import_stream
+
+WORDS = ("the a to and of I you it is that for on with we was this meeting tomorrow call "
+         "Maya Tom project deadline budget review send draft please thanks sure remind "
+         "Friday morning report invoice doctor flight hotel Paris Berlin order pizza").split()
+ROLES = ("user", "user", "assistant", "assistant", "action", "tool")
+SCOPES = [f"user-{i:02d}" for i in range(8)]
+T0 = datetime(2025, 1, 6, 8, 0, tzinfo=timezone(timedelta(hours=1)))
+
+
+def text_of(rng: random.Random) -> str:
+    """A message of a chat-like length: mostly short, a long tail up to ~2,000 characters."""
+    words = max(1, min(400, int(rng.lognormvariate(2.8, 0.9))))
+    return " ".join(rng.choice(WORDS) for _ in range(words))
+
+
+def generate(path: Path, count: int, seed: int = 7) -> None:
+    rng = random.Random(seed)
+    clock = {scope: T0 for scope in SCOPES}
+    with path.open("w", encoding="utf-8") as out:
+        for i in range(count):
+            scope = rng.choice(SCOPES)
+            clock[scope] += timedelta(seconds=rng.randint(5, 900))
+            record = {"scope": scope, "at": clock[scope].isoformat(), "role": rng.choice(ROLES), "text": text_of(rng)}
+            if rng.random() < 0.5:
+                record["session"] = f"s-{scope}-{i // 40}"
+            if record["role"] == "user" and rng.random() < 0.3:
+                record["speaker"] = rng.choice(("Maya", "Tom", "Lea"))
+            if rng.random() < 0.2:
+                record["id"] = f"turn-{i}"
+            out.write(json.dumps(record) + "\n")
+
+
+def percentile(samples: list[float], q: float) -> float:
+    ordered = sorted(samples)
+    return ordered[min(len(ordered) - 1, int(round(q * (len(ordered) - 1))))]
+
+
+def raw_connection(path: Path) -> sqlite3.Connection:
+    conn = sqlite3.connect(path)
+    conn.execute("PRAGMA journal_mode=WAL")
+    conn.execute("PRAGMA synchronous=NORMAL")
+    return conn
+
+
+def schema_of(db: Path) -> list[str]:
+    """DDL of every table and index of the real database, tables first."""
+    with sqlite3.connect(db) as conn:
+        rows = conn.execute("SELECT sql FROM sqlite_master WHERE sql IS NOT NULL "
+                            "ORDER BY CASE type WHEN 'table' THEN 0 ELSE 1 END, name").fetchall()
+    return [sql for (sql,) in rows]
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--messages", type=int, default=100_000)
+    parser.add_argument("--appends", type=int, default=2_000)
+    parser.add_argument("--profile", action="store_true", help="Also profile the import (cProfile, top 25).")
+    args = parser.parse_args()
+
+    with tempfile.TemporaryDirectory(prefix="consolidator-bench-") as tmp:
+        tmp_path = Path(tmp)
+        source = tmp_path / "history.jsonl"
+        generate(source, args.messages)
+        size_mb = source.stat().st_size / 1e6
+
+        # -- import through the real path -------------------------------------------------------
+        app = open_app(Settings(state_dir=tmp_path / "state"))
+        db = tmp_path / "state" / "consolidator.db"
+        received = datetime.now(timezone.utc)
+        with source.open(encoding="utf-8") as stream:
+            started = time.perf_counter()
+            report = import_stream(app.engine, stream, str(source), received)
+            import_s = time.perf_counter() - started
+        assert report.added == args.messages and not report.errors, report
+        import_rate = args.messages / import_s
+
+        # -- raw sqlite3 executemany of the same rows, same schema ---------------------------------
+        with sqlite3.connect(db) as conn:
+            columns = [row[1] for row in conn.execute("PRAGMA table_info(message)")]
+            rows = conn.execute(f"SELECT {', '.join(columns)} FROM message ORDER BY rowid").fetchall()
+        raw_db = tmp_path / "raw.db"
+        raw = raw_connection(raw_db)
+        for ddl in schema_of(db):
+            raw.execute(ddl)
+        raw.commit()
+        insert = f"INSERT INTO message ({', '.join(columns)}) VALUES ({', '.join('?' * len(columns))})"
+        started = time.perf_counter()
+        raw.execute("BEGIN")
+        raw.executemany(insert, rows)
+        raw.commit()
+        raw_s = time.perf_counter() - started
+        raw_rate = len(rows) / raw_s
+
+        # -- one append at a time, on top of the N messages -----------------------------------------
+        log = MessageLog(app=app)
+        rng = random.Random(11)
+        texts = [text_of(rng) for _ in range(args.appends)]
+        at = datetime.now(timezone.utc)
+        append_ms = []
+        for i, text in enumerate(texts):
+            started = time.perf_counter()
+            log.append(scope=SCOPES[i % len(SCOPES)], role="user", text=text, at=at + timedelta(seconds=i))
+            append_ms.append((time.perf_counter() - started) * 1000)
+
+        seq_of = {scope: n for scope, n in raw.execute("SELECT scope, max(seq) FROM message GROUP BY scope")}
+        at_text = at.astimezone(timezone.utc).replace(tzinfo=None).isoformat(sep=" ")
+        single_rows = []
+        for i, text in enumerate(texts):
+            scope = SCOPES[i % len(SCOPES)]
+            seq_of[scope] += 1
+            values = {"id": f"raw-{i}", "scope": scope, "seq": seq_of[scope], "at": at_text, "role": "user",
+                      "speaker": None, "text": text, "session": None, "received_at": at_text, "interaction": None}
+            single_rows.append(tuple(values[c] for c in columns))
+        raw_ms = []
+        for row in single_rows:
+            started = time.perf_counter()
+            raw.execute(insert, row)
+            raw.commit()
+            raw_ms.append((time.perf_counter() - started) * 1000)
+        raw.close()
+
+        print(f"import: {args.messages:,} messages ({size_mb:.1f} MB JSON lines, {len(SCOPES)} scopes)")
+        print(f"  consolidator import_stream  {import_rate:10,.0f} messages/s  ({import_s:.2f} s)")
+        print(f"  raw sqlite3 executemany     {raw_rate:10,.0f} rows/s      ({raw_s:.2f} s)")
+        ratio = import_rate / raw_rate
+        print(f"  ratio {ratio:.0%}   target >= 50%   {'OK' if ratio >= 0.5 else 'MISSED'}")
+        p50, p99 = percentile(append_ms, 0.5), percentile(append_ms, 0.99)
+        r50, r99 = percentile(raw_ms, 0.5), percentile(raw_ms, 0.99)
+        print(f"append: {args.appends:,} single appends into a log of {args.messages:,}")
+        print(f"  MessageLog.append           p50 {p50:6.3f} ms  p99 {p99:6.3f} ms  mean {statistics.mean(append_ms):6.3f} ms")
+        print(f"  raw INSERT + commit         p50 {r50:6.3f} ms  p99 {r99:6.3f} ms  mean {statistics.mean(raw_ms):6.3f} ms")
+        print(f"  ratio p50 {p50 / r50:.1f}x  p99 {p99 / r99:.1f}x   target p99 < 2 ms   {'OK' if p99 < 2 else 'MISSED'}")
+
+        if args.profile:
+            profiled = open_app(Settings(state_dir=tmp_path / "profiled"))
+            profiler = cProfile.Profile()
+            with source.open(encoding="utf-8") as stream:
+                profiler.enable()
+                import_stream(profiled.engine, stream, str(source), received)
+                profiler.disable()
+            out = io.StringIO()
+            pstats.Stats(profiler, stream=out).sort_stats("cumulative").print_stats(25)
+            print(out.getvalue())
+            out = io.StringIO()
+            pstats.Stats(profiler, stream=out).sort_stats("tottime").print_stats(15)
+            print(out.getvalue())
+            profiled.close()
+        app.close()
+
+
+if __name__ == "__main__":
+    main()

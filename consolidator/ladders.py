@@ -1,0 +1,384 @@
+"""The ladder stage: writes both summary ladders of every scope, driven by announcements.
+
+Per scope and ladder, each tick:
+1. new messages mark their base window dirty (a local day; an interaction);
+2. base windows that are closed (a day past midnight plus grace; a complete interaction)
+   are written from the raw log (only here is the log read), silent days are announced
+   empty for free;
+3. every announcement not yet seen wakes the blocks that read it (hierarchy.tiling.readers_of);
+   each decides from the latest announcements of its inputs (hierarchy.planning) to wait,
+   skip, be empty, pass its inputs through, or summarise, and announces itself in turn.
+A summary and its announcement share a transaction; the cursors only say how far the
+stage has looked, and redoing a step finds the work done (SKIP), so a crash anywhere
+leaves no duplicate and no gap.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import threading
+from collections import Counter
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Callable
+from zoneinfo import ZoneInfo
+
+import structlog
+from sqlalchemy import delete, select
+
+from consolidator.app import App
+from consolidator.model.base import Model, estimate_tokens
+from consolidator.model.schemas import SummarizeRequest, SummaryInput
+from consolidator.snapshots_ladder import publish_ladder
+from hierarchy.calendar import block_key, block_label, count_window, local_day, parse_block_key, time_window
+from hierarchy.planning import Action, Known, closed_through, complete_interactions, decide_block, plan_days
+from hierarchy.tiling import Block, LadderSpec, count_ladder, inputs_of, readers_of, time_ladder
+from stores.engine import reading, transaction
+from stores.interactions import Interaction
+from stores.interactions import max_number as newest_interaction
+from stores.messages import Message
+from stores.summaries import (
+    Announcement,
+    DirtyWindow,
+    LadderState,
+    Summary,
+    latest,
+    next_version,
+    reusable,
+    summary_id,
+    write_summary,
+)
+
+log = structlog.get_logger()
+
+PROMPT_VERSION = "summary-v1"
+
+
+@dataclass(frozen=True)
+class Draft:
+    kind: str
+    text: str
+    input_hash: str | None = None
+    input_tokens: int = 0
+    calls: int = 0
+
+
+def ladder_specs(app: App) -> dict[str, LadderSpec]:
+    cfg = app.settings.ladders
+    return {"time": time_ladder(tuple(cfg.time)), "count": count_ladder(tuple(cfg.count))}
+
+
+class LadderStage:
+    name = "ladders"
+
+    def __init__(self, app: App, model: Model, publish: bool = True):
+        self.app = app
+        self.model = model
+        self.specs = ladder_specs(app)
+        self.budget = app.settings.ladders.budget_tokens
+        self.grace = app.settings.ladders.day_grace
+        self.publish = publish
+        self.stats: Counter[tuple[str, str, str]] = Counter()  # (ladder, rung, kind) -> summaries
+        self.largest_input = 0  # tokens of the largest summary call made
+        self.reuse = True
+
+    # --- the stage ------------------------------------------------------------------------
+
+    def run(self, now: datetime, stop: threading.Event | None = None) -> int:
+        total = 0
+        for scope in self._scopes():
+            if stop is not None and stop.is_set():
+                break
+            total += self.run_scope(scope, now, stop)
+        return total
+
+    def run_scope(self, scope: str, now: datetime, stop: threading.Event | None = None,
+                  progress: Callable[[int], None] | None = None, ladders: tuple[str, ...] = ("time", "count")) -> int:
+        tz = self.app.settings.timezone_of(scope)
+        written = 0
+        for kind in ladders:
+            spec = self.specs[kind]
+            self._mark_dirty(scope, kind, tz)
+            if kind == "time":
+                written += self._time_base(scope, spec, tz, now, stop, progress)
+            else:
+                written += self._count_base(scope, spec, tz, now, stop, progress)
+            written += self._propagate(scope, kind, spec, tz, now, stop)
+        if written and self.publish:
+            publish_ladder(self.app, scope, self.specs)
+        return written
+
+    def _scopes(self) -> list[str]:
+        with reading(self.app.engine) as session:
+            return list(session.execute(select(Message.scope).distinct().order_by(Message.scope)).scalars())
+
+    # --- 1. dirty base windows ------------------------------------------------------------
+
+    def _mark_dirty(self, scope: str, kind: str, tz: ZoneInfo) -> None:
+        with transaction(self.app.engine) as session:
+            state = session.get(LadderState, (scope, kind)) or LadderState(scope=scope, ladder=kind)
+            session.add(state)
+            rows = session.execute(
+                select(Message.seq, Message.at, Message.interaction)
+                .where(Message.scope == scope, Message.seq > state.seen_seq)
+                .order_by(Message.seq)
+            ).all()
+            units: dict[int, datetime] = {}
+            for seq, at, interaction in rows:
+                if interaction is None:
+                    break  # not placed yet: pick it up next tick
+                unit = local_day(at, tz) if kind == "time" else interaction
+                units[unit] = max(units.get(unit, at), at)
+                state.seen_seq = seq
+            if not units:
+                return
+            existing = {
+                d.unit: d
+                for d in session.execute(
+                    select(DirtyWindow).where(
+                        DirtyWindow.scope == scope, DirtyWindow.ladder == kind, DirtyWindow.unit.in_(list(units))
+                    )
+                ).scalars()
+            }
+            for unit, last_at in units.items():
+                row = existing.get(unit)
+                if row is None:
+                    session.add(DirtyWindow(scope=scope, ladder=kind, unit=unit, last_at=last_at))
+                else:
+                    row.last_at = max(row.last_at, last_at)
+
+    def mark_all_dirty(self, scope: str, kind: str, since: datetime | None) -> int:
+        """For rebuild: every base window with messages (from `since`) is dirty again."""
+        tz = self.app.settings.timezone_of(scope)
+        with transaction(self.app.engine) as session:
+            state = session.get(LadderState, (scope, kind)) or LadderState(scope=scope, ladder=kind)
+            session.add(state)
+            stmt = select(Message.at, Message.interaction).where(Message.scope == scope, Message.seq <= state.seen_seq)
+            if since is not None:
+                stmt = stmt.where(Message.at >= since)
+            units: dict[int, datetime] = {}
+            for at, interaction in session.execute(stmt):
+                unit = local_day(at, tz) if kind == "time" else interaction
+                units[unit] = max(units.get(unit, at), at)
+            session.execute(delete(DirtyWindow).where(DirtyWindow.scope == scope, DirtyWindow.ladder == kind))
+            for unit, last_at in units.items():
+                session.add(DirtyWindow(scope=scope, ladder=kind, unit=unit, last_at=last_at))
+            state.seen_announcement = 0  # every block re-decides (cheap: up-to-date ones skip)
+        return len(units)
+
+    def _dirty(self, scope: str, kind: str) -> dict[int, datetime]:
+        with reading(self.app.engine) as session:
+            rows = session.execute(
+                select(DirtyWindow.unit, DirtyWindow.last_at).where(DirtyWindow.scope == scope, DirtyWindow.ladder == kind)
+            ).all()
+        return dict(rows)
+
+    # --- 2. base windows ------------------------------------------------------------------
+
+    def _time_base(self, scope, spec: LadderSpec, tz: ZoneInfo, now, stop, progress) -> int:
+        with reading(self.app.engine) as session:
+            state = session.get(LadderState, (scope, "time"))
+            seen_seq = state.seen_seq if state else 0
+            first, through = (state.first_unit, state.through_unit) if state else (None, None)
+        plan = plan_days(first, through, self._dirty(scope, "time"), closed_through(tz, self.grace, now))
+        written = 0
+        if plan.empty or (plan.first, plan.through) != (first, through):
+            with transaction(self.app.engine) as session:
+                for unit in plan.empty:
+                    self._write(session, scope, spec, Block(0, unit), tz, Draft("empty", ""), [], (0, None), now)
+                state = session.get(LadderState, (scope, "time"))
+                state.first_unit, state.through_unit = plan.first, plan.through
+            written += len(plan.empty)
+        for unit in plan.summarize:
+            if stop is not None and stop.is_set():
+                break
+            start, end = time_window(spec, Block(0, unit), tz)
+            messages = self._messages(scope, seen_seq, Message.at >= start, Message.at < end)
+            written += self._write_base(scope, "time", spec, Block(0, unit), tz, messages, now)
+            if progress:
+                progress(1)
+        return written
+
+    def _count_base(self, scope, spec: LadderSpec, tz: ZoneInfo, now, stop, progress) -> int:
+        dirty = self._dirty(scope, "count")
+        if not dirty:
+            return 0
+        with reading(self.app.engine) as session:
+            state = session.get(LadderState, (scope, "count"))
+            seen_seq = state.seen_seq if state else 0
+            newest = newest_interaction(session, scope)
+            last_at = dict(
+                session.execute(
+                    select(Interaction.number, Interaction.last_at).where(
+                        Interaction.scope == scope, Interaction.number.in_(list(dirty))
+                    )
+                ).all()
+            )
+        written = 0
+        for number in complete_interactions(last_at, newest, self.app.settings.interaction_gap, now):
+            if stop is not None and stop.is_set():
+                break
+            messages = self._messages(scope, seen_seq, Message.interaction == number)
+            written += self._write_base(scope, "count", spec, Block(0, number - 1), tz, messages, now)
+            if progress:
+                progress(1)
+        return written
+
+    def _messages(self, scope: str, seen_seq: int, *where) -> list[Message]:
+        with reading(self.app.engine) as session:
+            stmt = (
+                select(Message)
+                .where(Message.scope == scope, Message.seq <= seen_seq, *where)
+                .order_by(Message.at, Message.seq)
+            )
+            return list(session.execute(stmt).scalars())
+
+    def _write_base(self, scope, kind, spec, block: Block, tz, messages: list[Message], now) -> int:
+        inputs = [SummaryInput(id=m.id, label="", text=render(m, tz)) for m in messages]
+        draft = self._draft(scope, kind, spec, block, inputs, join=lambda: "\n".join(i.text for i in inputs))
+        watermark = (max((m.seq for m in messages), default=0), max((m.at for m in messages), default=None))
+        key = block_key(spec, block)
+        sources = [m.id for m in messages]
+        with transaction(self.app.engine) as session:
+            current = latest(session, scope, kind, spec.rungs[0].name, [key]).get(key)
+            same = (
+                current is not None
+                and list(current.sources) == sources
+                and session.get(Summary, current.id).text == draft.text
+            )
+            if not same:
+                self._write(session, scope, spec, block, tz, draft, sources, watermark, now)
+            session.execute(
+                delete(DirtyWindow).where(
+                    DirtyWindow.scope == scope, DirtyWindow.ladder == kind, DirtyWindow.unit == _unit(kind, block)
+                )
+            )
+        return 0 if same else 1
+
+    # --- 3. higher rungs, woken by announcements ------------------------------------------
+
+    def _propagate(self, scope: str, kind: str, spec: LadderSpec, tz, now, stop) -> int:
+        with reading(self.app.engine) as session:
+            state = session.get(LadderState, (scope, kind))
+            seen = state.seen_announcement if state else 0
+            anns = session.execute(
+                select(Announcement.id, Announcement.rung, Announcement.key)
+                .where(Announcement.scope == scope, Announcement.ladder == kind, Announcement.id > seen)
+                .order_by(Announcement.id)
+            ).all()
+        if not anns:
+            return 0
+        top = anns[-1][0]
+        work: set[Block] = set()
+        for _, rung, key in anns:
+            work.update(readers_of(spec, parse_block_key(spec, spec.rung_index(rung), key)))
+        written = 0
+        while work and not (stop is not None and stop.is_set()):
+            block = min(work, key=lambda b: (b.rung, b.index))
+            work.discard(block)
+            announcement_id = self._decide_and_write(scope, kind, spec, block, tz, now)
+            if announcement_id is not None:
+                written += 1
+                top = max(top, announcement_id)
+                work.update(readers_of(spec, block))
+        if not (stop is not None and stop.is_set()):
+            with transaction(self.app.engine) as session:
+                state = session.get(LadderState, (scope, kind))
+                state.seen_announcement = max(state.seen_announcement, top)
+        return written
+
+    def _decide_and_write(self, scope, kind, spec: LadderSpec, block: Block, tz, now) -> int | None:
+        blocks = (*inputs_of(spec, block), block)
+        rows: dict[Block, Summary] = {}
+        with reading(self.app.engine) as session:
+            for b in blocks:
+                rung = spec.rungs[b.rung].name
+                found = latest(session, scope, kind, rung, [block_key(spec, b)]).get(block_key(spec, b))
+                if found is not None:
+                    rows[b] = session.get(Summary, found.id)
+        known = {
+            b: Known(s.id, s.version, s.kind == "empty", s.tokens + estimate_tokens(s.label) + 1, tuple(s.sources))
+            for b, s in rows.items()
+        }
+        decision = decide_block(spec, block, known, self.budget)
+        if decision.action in (Action.WAIT, Action.SKIP):
+            return None
+        present = [rows[b] for b in decision.inputs if rows[b].kind != "empty"]
+        inputs = [SummaryInput(id=s.id, label=s.label, text=s.text) for s in present]
+        if decision.action is Action.EMPTY:
+            draft = Draft("empty", "")
+        elif decision.action is Action.PASS and len(inputs) == 1:
+            draft = Draft("passed", inputs[0].text)
+        elif decision.action is Action.PASS:
+            draft = Draft("passed", "\n".join(f"{i.label}: {i.text}" for i in inputs))
+        else:
+            draft = self._call(scope, kind, spec, block, inputs)
+        watermark = max(((s.watermark_seq, s.watermark_at) for s in rows.values() if s.watermark_at), default=(0, None))
+        with transaction(self.app.engine) as session:
+            announcement = self._write(session, scope, spec, block, tz, draft, list(decision.input_ids), watermark, now)
+            session.flush()
+            return announcement.id
+
+    # --- drafting and writing -------------------------------------------------------------
+
+    def _draft(self, scope, kind, spec, block, inputs: list[SummaryInput], join: Callable[[], str]) -> Draft:
+        if not inputs:
+            return Draft("empty", "")
+        if sum(estimate_tokens(i.text) for i in inputs) <= self.budget:
+            return Draft("passed", join())
+        return self._call(scope, kind, spec, block, inputs)
+
+    def _call(self, scope, kind, spec: LadderSpec, block: Block, inputs: list[SummaryInput]) -> Draft:
+        digest = content_hash(self.model.name, self.budget, inputs)
+        if self.reuse:
+            with reading(self.app.engine) as session:
+                earlier = reusable(session, scope, digest)
+            if earlier is not None:
+                return Draft("reused", earlier.text, digest, 0, 0)
+        size = sum(estimate_tokens(i.text) for i in inputs)
+        request = SummarizeRequest(
+            scope=scope, ladder=kind, rung=spec.rungs[block.rung].name, window_label=block_label(spec, block),
+            inputs=inputs, budget_tokens=self.budget, ref=f"{kind}/{spec.rungs[block.rung].name}/{block_key(spec, block)}",
+        )
+        reply = self.model.summarize(request)
+        self.largest_input = max(self.largest_input, size)
+        return Draft("summarized", reply.text, digest, size, 1)
+
+    def _write(self, session, scope, spec: LadderSpec, block: Block, tz, draft: Draft, sources, watermark, now):
+        kind = spec.kind
+        rung = spec.rungs[block.rung].name
+        key = block_key(spec, block)
+        version = next_version(session, scope, kind, rung, key)
+        summary = Summary(
+            id=summary_id(scope, kind, rung, key, version), scope=scope, ladder=kind, rung=rung, key=key,
+            version=version, kind=draft.kind, label=block_label(spec, block), text=draft.text,
+            tokens=estimate_tokens(draft.text), sources=list(sources), input_hash=draft.input_hash,
+            input_tokens=draft.input_tokens, calls=draft.calls, watermark_seq=watermark[0],
+            watermark_at=watermark[1], created_at=now,
+        )
+        if kind == "time":
+            summary.window_start, summary.window_end = time_window(spec, block, tz)
+        else:
+            summary.first_number, summary.last_number = count_window(spec, block)
+        self.stats[(kind, rung, draft.kind)] += 1
+        log.debug("ladder.rung_written", scope=scope, ladder=kind, rung=rung, window=key, version=version, kind=draft.kind)
+        return write_summary(session, summary)
+
+
+def render(message: Message, tz: ZoneInfo) -> str:
+    """One raw line as summary input: local time, who, what (the same for both ladders)."""
+    who = message.speaker or message.role
+    if message.role in ("action", "tool") and message.speaker is None:
+        who = f"[{message.role}]"
+    return f"{message.at.astimezone(tz):%H:%M} {who}: {message.text}"
+
+
+def content_hash(model: str, budget: int, inputs: list[SummaryInput]) -> str:
+    """Same model, prompt, budget and inputs: the same summary, so it is reused, not bought twice."""
+    payload = json.dumps([PROMPT_VERSION, model, budget, [(i.label, i.text) for i in inputs]], ensure_ascii=False)
+    return hashlib.sha256(payload.encode()).hexdigest()
+
+
+def _unit(kind: str, block: Block) -> int:
+    return block.index if kind == "time" else block.index + 1

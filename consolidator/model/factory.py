@@ -1,0 +1,22 @@
+"""Choosing the model backend from settings: offline by default, Anthropic when asked or keyed."""
+
+from __future__ import annotations
+
+import os
+from typing import Mapping
+
+from consolidator.config import Settings
+from consolidator.model.base import Model
+from consolidator.model.recording import CallRecorder, MemoryRecorder
+from consolidator.model.settings import resolve_provider
+
+
+def build_model(settings: Settings, recorder: CallRecorder | None = None, env: Mapping[str, str] | None = None) -> Model:
+    env = os.environ if env is None else env
+    if resolve_provider(settings.model, env) == "anthropic":
+        from consolidator.model.anthropic_backend import AnthropicModel
+
+        return AnthropicModel(settings.model, recorder or MemoryRecorder(), api_key=env.get("ANTHROPIC_API_KEY"))
+    from consolidator.model.offline import OfflineModel
+
+    return OfflineModel()

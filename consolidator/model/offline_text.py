@@ -1,0 +1,167 @@
+"""Plain-English text helpers for the offline backend: sentences, words, stems, agreement.
+
+Everything here is a pure function of its input; sets are only used for membership, never
+iterated, so results do not depend on Python's hash seed.
+"""
+
+from __future__ import annotations
+
+import re
+
+_QUOTES = str.maketrans({"\u2019": "'", "\u2018": "'", "\u201c": '"', "\u201d": '"'})
+_CONTRACTIONS = [
+    (re.compile(r"\bi'm\b", re.I), "I am"),
+    (re.compile(r"\bi've\b", re.I), "I have"),
+    (re.compile(r"\bi'd\b", re.I), "I would"),
+    (re.compile(r"\bi'll\b", re.I), "I will"),
+    (re.compile(r"\b(do|does|did|is|are|was|were|has|have|had|could|would|should)n't\b", re.I), r"\1 not"),
+    (re.compile(r"\bcan't\b", re.I), "cannot"),
+    (re.compile(r"\bwon't\b", re.I), "will not"),
+    (re.compile(r"\b(she|he|it|that|there)'s\b", re.I), r"\1 is"),
+    (re.compile(r"\b(they|we|you)'re\b", re.I), r"\1 are"),
+]
+_SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[\"'(@A-Z0-9])|\n+")
+_WORD = re.compile(r"[A-Za-z0-9]+(?:['-][A-Za-z0-9]+)*")
+
+STOPWORDS = frozenset(
+    """a an the and or but if so of to in on at for from by with about as into onto than then
+    there here this that these those it its is am are was were be been being do does did has
+    have had having not no nor i me my mine myself you your yours he him his she her hers they
+    them their theirs we us our ours who whom which what when where why how all any some each
+    very really just also still now too quite rather can could will would shall should may might
+    must let lets get got yes ok okay oh well please thanks thank hi hello hey""".split()
+)
+
+# Capitalised words that start sentences or name times, never people.
+NAME_STOPWORDS = frozenset(
+    """i the a an this that these those it its we you he she they my our your his her their
+    me us them what when where why how who which there here then so and but or if yes no not
+    ok okay sure thanks thank please hi hello hey dear also just maybe today tomorrow yesterday
+    tonight last next this every monday tuesday wednesday thursday friday saturday sunday
+    january february march april may june july august september october november december
+    christmas easter can could would should will do does did is are was were have has had
+    let remind todo done cancel never great good nice oh well anyway btw still now mom mum dad
+    grandma grandpa everyone everybody someone somebody nobody user assistant agent""".split()
+)
+
+RELATIONS = (
+    "sister|brother|mother|mom|mum|father|dad|wife|husband|partner|boyfriend|girlfriend|fiance|"
+    "fiancee|son|daughter|friend|best friend|colleague|coworker|co-worker|boss|manager|cousin|"
+    "aunt|uncle|niece|nephew|grandmother|grandfather|grandma|grandpa|neighbour|neighbor|"
+    "roommate|flatmate|stepmother|stepfather|stepson|stepdaughter|child|kid|baby"
+)
+SPECIES = "cat|dog|kitten|puppy|rabbit|bunny|hamster|parrot|bird|horse|turtle|tortoise|snake|lizard|goldfish|fish|guinea pig|ferret"
+
+MONTHS = (
+    "january", "february", "march", "april", "may", "june",
+    "july", "august", "september", "october", "november", "december",
+)
+WEEKDAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
+
+_IRREGULAR = {
+    "sent": "send", "paid": "pay", "bought": "buy", "did": "do", "done": "do", "made": "make",
+    "wrote": "write", "written": "write", "went": "go", "gone": "go", "gave": "give", "took": "take",
+    "taken": "take", "got": "get", "met": "meet", "told": "tell", "said": "say", "left": "leave",
+    "ran": "run", "brought": "bring", "thought": "think", "found": "find", "kept": "keep",
+    "felt": "feel", "broke": "break", "broken": "break", "children": "child", "people": "person",
+}
+_THIRD_PERSON = {"am": "is", "are": "is", "have": "has", "do": "does", "go": "goes", "be": "is"}
+_NO_INFLECT = frozenset(
+    """is was were has had does did will would can could shall should may might must cannot
+    quit put set cut hurt let hit cost read""".split()
+)
+_PRONOUNS_3P = {"my": "their", "me": "them", "myself": "themselves", "mine": "theirs"}
+
+
+def normalise(text: str) -> str:
+    """Straight quotes, expanded contractions, single spaces."""
+    out = text.translate(_QUOTES)
+    for pattern, repl in _CONTRACTIONS:
+        out = pattern.sub(repl, out)
+    return " ".join(out.split())
+
+
+def sentences(text: str) -> list[str]:
+    """Split on sentence-final punctuation followed by a capital/digit, and on newlines."""
+    parts = _SENTENCE_END.split(text.translate(_QUOTES))
+    return [" ".join(p.split()) for p in parts if p and p.strip()]
+
+
+def words(text: str) -> list[str]:
+    """Lower-cased word tokens (letters, digits, inner apostrophes and hyphens)."""
+    return [w.lower() for w in _WORD.findall(text)]
+
+
+def stem(word: str) -> str:
+    """A crude, stable English stemmer: 'trained', 'training', 'trains' -> 'train'."""
+    w = word.lower().replace("'", "")
+    if w in _IRREGULAR:
+        return _IRREGULAR[w]
+    for suffix, repl in (("ies", "y"), ("ied", "y"), ("ing", ""), ("ed", ""), ("es", ""), ("s", "")):
+        if w.endswith(suffix) and len(w) - len(suffix) >= 3 and not (suffix == "s" and w.endswith("ss")):
+            w = w[: len(w) - len(suffix)] + repl
+            break
+    if w.endswith("e") and len(w) > 3:
+        w = w[:-1]
+    if w[-1:] == w[-2:-1] and w[-1] not in "aeious" and len(w) > (4 if w[-1] == "l" else 3):
+        w = w[:-1]
+    return w
+
+
+def content_stems(text: str) -> list[str]:
+    """Stems of the non-stopwords of `text`, first occurrence order, no repeats."""
+    seen: dict[str, None] = {}
+    for w in words(text):
+        if w not in STOPWORDS:
+            seen.setdefault(stem(w), None)
+    return list(seen)
+
+
+def third_person(verb: str) -> str:
+    """'live' -> 'lives', 'watch' -> 'watches', 'study' -> 'studies'; leaves inflected forms."""
+    low = verb.lower()
+    if low in _THIRD_PERSON:
+        return _THIRD_PERSON[low]
+    if low in _NO_INFLECT or low.endswith(("ed", "s")) or not low.isalpha():
+        return verb
+    if low.endswith(("ch", "sh", "x", "z", "o")):
+        return verb + "es"
+    if low.endswith("y") and len(low) > 2 and low[-2] not in "aeiou":
+        return verb[:-1] + "ies"
+    return verb + "s"
+
+
+_SKIP_BEFORE_VERB = frozenset("no longer never not also still now just really actually always often usually".split())
+
+
+def third_person_predicate(predicate: str) -> str:
+    """Rewrite a first-person predicate for a third-person subject.
+
+    'no longer live in my flat' -> 'no longer lives in their flat'. Only the first verb is
+    inflected; later verbs in the same predicate are left as they are.
+    """
+    tokens = predicate.split()
+    inflected = False
+    for i, tok in enumerate(tokens):
+        low = tok.lower()
+        if low in _PRONOUNS_3P:
+            tokens[i] = _PRONOUNS_3P[low]
+            continue
+        if not inflected and low not in _SKIP_BEFORE_VERB:
+            tokens[i] = third_person(tok)
+            inflected = True
+    return " ".join(tokens)
+
+
+def swap_first_person(text: str) -> str:
+    """'my' -> 'their', 'me' -> 'them' (for values said in the first person)."""
+    return " ".join(_PRONOUNS_3P.get(t.lower(), t) for t in text.split())
+
+
+def truncate_words(text: str, max_chars: int) -> str:
+    """The longest prefix of `text` ending at a word boundary with at most `max_chars` chars."""
+    if len(text) <= max_chars:
+        return text
+    cut = text[: max_chars + 1]
+    space = cut.rfind(" ")
+    return cut[:space].rstrip(" ,;:-") if space > 0 else ""

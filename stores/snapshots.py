@@ -1,0 +1,67 @@
+"""Snapshot files: ready-made views a planner reads every turn for the cost of a file read.
+
+Written atomically (temporary file in the same directory, fsync, rename, fsync of the
+directory), so a reader sees the old file or the new one, never half of one. Layout:
+<state_dir>/snapshots/<scope>/<view>, e.g. maya/time/week.json or maya/facts.json.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import tempfile
+from pathlib import Path
+from typing import Any
+
+from stores.scopes import validate_scope
+
+
+def snapshot_path(root: Path, scope: str, view: str) -> Path:
+    """The file of `view` (e.g. "time/week.json") for a validated scope, inside `root`."""
+    validate_scope(scope)
+    path = (root / scope / view).resolve()
+    if not path.is_relative_to((root / scope).resolve()):
+        raise ValueError(f"snapshot view {view!r} escapes the scope directory")
+    return path
+
+
+def write_atomic(path: Path, data: bytes) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    try:
+        with os.fdopen(fd, "wb") as handle:
+            handle.write(data)
+            handle.flush()
+            os.fsync(handle.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+    dir_fd = os.open(path.parent, os.O_RDONLY)
+    try:
+        os.fsync(dir_fd)
+    finally:
+        os.close(dir_fd)
+
+
+def publish_json(root: Path, scope: str, view: str, payload: dict[str, Any]) -> Path:
+    path = snapshot_path(root, scope, view)
+    write_atomic(path, json.dumps(payload, ensure_ascii=False, indent=1).encode())
+    return path
+
+
+def publish_text(root: Path, scope: str, view: str, text: str) -> Path:
+    path = snapshot_path(root, scope, view)
+    write_atomic(path, text.encode())
+    return path
+
+
+def read_snapshot(root: Path, scope: str, view: str) -> str:
+    return snapshot_path(root, scope, view).read_text(encoding="utf-8")
+
+
+def remove_scope(root: Path, scope: str) -> None:
+    """Erase every snapshot of a scope (for `forget`)."""
+    validate_scope(scope)
+    shutil.rmtree(root / scope, ignore_errors=True)

@@ -1,0 +1,170 @@
+"""Summary ladders: summaries, their announcements, and each ladder's progress per scope.
+
+A summary row is immutable: a late message produces a new version of the same window,
+and older versions stay with their sources. Writing a summary and its announcement happen
+in one transaction (`write_summary`), so an announcement always points at a committed
+summary and a summary is never left unannounced.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime
+
+from sqlalchemy import JSON, Column, Index, String, Text, UniqueConstraint, func, select
+from sqlmodel import Field, Session, SQLModel
+
+from stores.types import UTCDateTime
+
+
+class Summary(SQLModel, table=True):
+    __tablename__ = "summary"
+    __table_args__ = (
+        UniqueConstraint("scope", "ladder", "rung", "key", "version", name="uq_summary_version"),
+        Index("ix_summary_window", "scope", "ladder", "rung", "key"),
+        Index("ix_summary_hash", "scope", "input_hash"),
+    )
+
+    id: str = Field(sa_column=Column(String(256), primary_key=True))
+    scope: str = Field(sa_column=Column(String(128), nullable=False))
+    ladder: str = Field(sa_column=Column(String(8), nullable=False))
+    rung: str = Field(sa_column=Column(String(16), nullable=False))
+    key: str = Field(sa_column=Column(String(32), nullable=False))
+    version: int
+    kind: str = Field(sa_column=Column(String(16), nullable=False))  # summarized|reused|passed|empty
+    label: str = Field(sa_column=Column(String(64), nullable=False))
+    text: str = Field(sa_column=Column(Text, nullable=False))
+    tokens: int = 0
+    sources: list[str] = Field(default_factory=list, sa_column=Column(JSON, nullable=False))
+    input_hash: str | None = Field(default=None, sa_column=Column(String(64)))
+    input_tokens: int = 0  # size of what a model call would read (for the cost bench)
+    calls: int = 0  # model calls spent on this row (0 or 1)
+    window_start: datetime | None = Field(default=None, sa_column=Column(UTCDateTime()))
+    window_end: datetime | None = Field(default=None, sa_column=Column(UTCDateTime()))
+    first_number: int | None = None
+    last_number: int | None = None
+    watermark_seq: int = 0
+    watermark_at: datetime | None = Field(default=None, sa_column=Column(UTCDateTime()))
+    created_at: datetime = Field(sa_column=Column(UTCDateTime(), nullable=False))
+
+
+class Announcement(SQLModel, table=True):
+    """A durable completion event: 'this window's summary, version N, exists'."""
+
+    __tablename__ = "announcement"
+    __table_args__ = (Index("ix_announcement_scope", "scope", "ladder", "id"),)
+
+    id: int | None = Field(default=None, primary_key=True)
+    scope: str = Field(sa_column=Column(String(128), nullable=False))
+    ladder: str = Field(sa_column=Column(String(8), nullable=False))
+    rung: str = Field(sa_column=Column(String(16), nullable=False))
+    key: str = Field(sa_column=Column(String(32), nullable=False))
+    summary_id: str = Field(sa_column=Column(String(256), nullable=False))
+    version: int
+    announced_at: datetime = Field(sa_column=Column(UTCDateTime(), nullable=False))
+
+
+class LadderState(SQLModel, table=True):
+    """How far one ladder of one scope has got."""
+
+    __tablename__ = "ladder_state"
+
+    scope: str = Field(sa_column=Column(String(128), primary_key=True))
+    ladder: str = Field(sa_column=Column(String(8), primary_key=True))
+    seen_seq: int = 0  # messages up to here have marked their base windows dirty
+    seen_announcement: int = 0  # announcements up to here have triggered their readers
+    first_unit: int | None = None  # time ladder: first and newest day announced
+    through_unit: int | None = None
+
+
+class DirtyWindow(SQLModel, table=True):
+    """A base window (day unit or interaction number) that received messages since its summary."""
+
+    __tablename__ = "dirty_window"
+
+    scope: str = Field(sa_column=Column(String(128), primary_key=True))
+    ladder: str = Field(sa_column=Column(String(8), primary_key=True))
+    unit: int = Field(primary_key=True)
+    last_at: datetime = Field(sa_column=Column(UTCDateTime(), nullable=False))
+
+
+@dataclass(frozen=True)
+class Latest:
+    id: str
+    version: int
+    kind: str
+    tokens: int
+    sources: tuple[str, ...]
+
+
+def summary_id(scope: str, ladder: str, rung: str, key: str, version: int) -> str:
+    return f"{scope}/{ladder}/{rung}/{key}@{version}"
+
+
+def latest(session: Session, scope: str, ladder: str, rung: str, keys: list[str]) -> dict[str, Latest]:
+    """The newest version of each window in `keys` that exists."""
+    if not keys:
+        return {}
+    newest = (
+        select(Summary.key, func.max(Summary.version).label("v"))
+        .where(Summary.scope == scope, Summary.ladder == ladder, Summary.rung == rung, Summary.key.in_(keys))
+        .group_by(Summary.key)
+        .subquery()
+    )
+    stmt = select(Summary).join(newest, (Summary.key == newest.c.key) & (Summary.version == newest.c.v)).where(
+        Summary.scope == scope, Summary.ladder == ladder, Summary.rung == rung
+    )
+    return {
+        s.key: Latest(s.id, s.version, s.kind, s.tokens, tuple(s.sources)) for s in session.execute(stmt).scalars()
+    }
+
+
+def newest_versions(session: Session, scope: str, ladder: str, rung: str) -> list[Summary]:
+    """The newest version of every window of a rung, oldest window first."""
+    newest = (
+        select(Summary.key, func.max(Summary.version).label("v"))
+        .where(Summary.scope == scope, Summary.ladder == ladder, Summary.rung == rung)
+        .group_by(Summary.key)
+        .subquery()
+    )
+    stmt = (
+        select(Summary)
+        .join(newest, (Summary.key == newest.c.key) & (Summary.version == newest.c.v))
+        .where(Summary.scope == scope, Summary.ladder == ladder, Summary.rung == rung)
+    )
+    rows = list(session.execute(stmt).scalars())
+    rows.sort(key=lambda s: (s.first_number or 0, s.window_start or s.created_at))
+    return rows
+
+
+def reusable(session: Session, scope: str, input_hash: str) -> Summary | None:
+    """An earlier summary of this scope written by a model call from identical inputs."""
+    stmt = (
+        select(Summary)
+        .where(Summary.scope == scope, Summary.input_hash == input_hash, Summary.kind == "summarized")
+        .limit(1)
+    )
+    return session.execute(stmt).scalars().first()
+
+
+def write_summary(session: Session, summary: Summary) -> Announcement:
+    """Insert a summary and its announcement in the caller's transaction."""
+    session.add(summary)
+    announcement = Announcement(
+        scope=summary.scope,
+        ladder=summary.ladder,
+        rung=summary.rung,
+        key=summary.key,
+        summary_id=summary.id,
+        version=summary.version,
+        announced_at=summary.created_at,
+    )
+    session.add(announcement)
+    return announcement
+
+
+def next_version(session: Session, scope: str, ladder: str, rung: str, key: str) -> int:
+    stmt = select(func.coalesce(func.max(Summary.version), 0)).where(
+        Summary.scope == scope, Summary.ladder == ladder, Summary.rung == rung, Summary.key == key
+    )
+    return session.execute(stmt).scalar_one() + 1

@@ -1,0 +1,153 @@
+"""Ladder planning as pure functions of recorded state and `now` (no database, no clock)."""
+
+from __future__ import annotations
+
+from datetime import datetime, timedelta, timezone
+from zoneinfo import ZoneInfo
+
+import pytest
+
+from hierarchy.calendar import day_unit, local_day
+from hierarchy.planning import Action, Known, closed_through, complete_interactions, decide_block, plan_days
+from hierarchy.tiling import Block, count_ladder, inputs_of, time_ladder
+
+TIME = time_ladder()
+COUNT = count_ladder()
+PARIS = ZoneInfo("Europe/Paris")
+UTC = timezone.utc
+GRACE = timedelta(minutes=10)
+
+
+def known(block: Block, version: int = 1, empty: bool = False, tokens: int = 50, sources=()) -> Known:
+    return Known(f"{block.rung}/{block.index}@{version}", version, empty, tokens, tuple(sources))
+
+
+def week(d: str) -> Block:
+    return Block(1, day_unit(datetime.fromisoformat(d).date()) // 7)
+
+
+def days_of(block: Block) -> list[Block]:
+    return list(inputs_of(TIME, block))
+
+
+# --- deciding a higher block -----------------------------------------------------------------
+
+
+def test_block_with_a_missing_input_waits_and_names_it():
+    """A week whose Sunday is not announced waits, and says which input is missing."""
+    w = week("2025-03-03")
+    inputs = days_of(w)
+    state = {b: known(b) for b in inputs[:-1]}
+    decision = decide_block(TIME, w, state, 400)
+    assert decision.action is Action.WAIT and decision.missing == (inputs[-1],)
+
+
+@pytest.mark.parametrize(
+    "empties, tokens, action",
+    [
+        (7, 50, Action.EMPTY),  # all seven days silent: empty for free
+        (6, 350, Action.PASS),  # a single non-empty input is passed through as is
+        (5, 150, Action.PASS),  # two inputs that fit the budget together
+        (5, 250, Action.SUMMARIZE),  # two inputs over the budget: one call
+        (0, 50, Action.SUMMARIZE),  # seven inputs of 50 tokens = 350 + ... over 300
+    ],
+)
+def test_decide_week(empties, tokens, action):
+    """Empty, passed-through or summarised follows from the inputs' emptiness and size."""
+    w = week("2025-03-03")
+    state = {b: known(b, empty=i < empties, tokens=tokens) for i, b in enumerate(days_of(w))}
+    assert decide_block(TIME, w, state, 300).action is action
+
+
+def test_up_to_date_block_is_skipped_until_an_input_changes():
+    """A block written from exactly the inputs' latest versions is skipped; a new input version re-opens it."""
+    w = week("2025-03-03")
+    inputs = days_of(w)
+    state = {b: known(b) for b in inputs}
+    ids = tuple(state[b].summary_id for b in inputs)
+    state[w] = known(w, sources=ids)
+    assert decide_block(TIME, w, state, 400).action is Action.SKIP
+    state[inputs[2]] = known(inputs[2], version=2)
+    decision = decide_block(TIME, w, state, 400)
+    assert decision.action is not Action.SKIP and decision.input_ids[2].endswith("@2")
+
+
+def test_count_520_reads_remainder_blocks():
+    """A 520 block whose 120-blocks do not tile it waits on the 40-blocks of its remainder."""
+    block = Block(4, 1)  # interactions 521..1040
+    inputs = inputs_of(COUNT, block)
+    assert [COUNT.rungs[b.rung].name for b in inputs] == ["40", "40", "120", "120", "120", "40", "40"]
+    state = {b: known(b) for b in inputs if b.rung == 3}
+    assert set(decide_block(COUNT, block, state, 400).missing) == {b for b in inputs if b.rung == 2}
+
+
+def test_base_blocks_are_not_decided_here():
+    """Base windows come from the raw log; asking to decide one is a programming error."""
+    with pytest.raises(ValueError):
+        decide_block(TIME, Block(0, 10), {}, 400)
+
+
+# --- closing days ----------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "now_local, closed_day",
+    [
+        ("2025-03-04 00:09", "2025-03-02"),  # Monday not closed until 00:10 Tuesday
+        ("2025-03-04 00:10", "2025-03-03"),
+        ("2025-03-31 00:09", "2025-03-29"),  # the 23-hour day of 2025-03-30
+        ("2025-03-31 00:10", "2025-03-30"),
+        ("2025-10-27 00:10", "2025-10-26"),  # the 25-hour day of 2025-10-26
+        ("2026-01-01 00:10", "2025-12-31"),  # year end
+    ],
+)
+def test_closed_through_paris(now_local, closed_day):
+    """A day closes at local midnight plus grace, DST days and year ends included."""
+    now = datetime.fromisoformat(now_local).replace(tzinfo=PARIS).astimezone(UTC)
+    assert closed_through(PARIS, GRACE, now) == day_unit(datetime.fromisoformat(closed_day).date())
+
+
+@pytest.mark.parametrize(
+    "local, day",
+    [
+        (datetime(2025, 3, 30, 3, 0, tzinfo=PARIS), "2025-03-30"),  # just after the skipped hour
+        (datetime(2025, 10, 26, 2, 30, fold=0, tzinfo=PARIS), "2025-10-26"),  # first 02:30
+        (datetime(2025, 10, 26, 2, 30, fold=1, tzinfo=PARIS), "2025-10-26"),  # repeated 02:30
+        (datetime(2025, 10, 26, 23, 59, tzinfo=PARIS), "2025-10-26"),
+    ],
+)
+def test_dst_messages_land_in_their_local_day(local, day):
+    """Messages in the skipped and repeated hours belong to the local day they were said on."""
+    assert local_day(local.astimezone(UTC), PARIS) == day_unit(datetime.fromisoformat(day).date())
+
+
+# --- planning days ---------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "first, through, dirty, closed, summarize, empty, new_range",
+    [
+        (None, None, [], 100, [], [], (None, None)),  # nothing logged yet
+        (None, None, [101], 100, [], [], (None, None)),  # today's messages wait for the day to close
+        (None, None, [98], 100, [98], [99, 100], (98, 100)),  # silent days after it are announced empty
+        (98, 100, [], 103, [], [101, 102, 103], (98, 103)),  # a silent stretch costs nothing
+        (98, 103, [99], 103, [99], [], (98, 103)),  # late data re-opens one old day
+        (98, 103, [95], 103, [95], [96, 97], (95, 103)),  # older than the first day: fill the gap
+        (98, 103, [104], 103, [], [], (98, 103)),  # dirty but not closed: wait
+    ],
+)
+def test_plan_days(first, through, dirty, closed, summarize, empty, new_range):
+    """Which days are written from the log, announced empty, or left for later."""
+    plan = plan_days(first, through, dirty, closed)
+    assert list(plan.summarize) == summarize
+    assert list(plan.empty) == empty
+    assert (plan.first, plan.through) == new_range
+
+
+def test_complete_interactions():
+    """Only dirty interactions that a newer one followed, or that went quiet for the gap, are written."""
+    t = datetime(2025, 3, 3, 9, 0, tzinfo=UTC)
+    dirty = {1: t, 2: t + timedelta(minutes=50), 3: t + timedelta(minutes=55)}
+    gap = timedelta(minutes=30)
+    assert complete_interactions(dirty, 3, gap, t + timedelta(minutes=60)) == (1, 2)
+    assert complete_interactions(dirty, 3, gap, t + timedelta(minutes=85)) == (1, 2, 3)
