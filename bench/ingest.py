@@ -31,6 +31,7 @@ from consolidator import MessageLog
 from consolidator.app import open_app
 from consolidator.config import Settings
 from consolidator.ingest import import_stream
+from stores.messages import message_hash
 
 WORDS = ("the a to and of I you it is that for on with we was this meeting tomorrow call "
          "Maya Tom project deadline budget review send draft please thanks sure remind "
@@ -123,6 +124,7 @@ def main() -> None:
         raw.commit()
         raw_s = time.perf_counter() - started
         raw_rate = len(rows) / raw_s
+        del rows
 
         # -- one append at a time, on top of the N messages -----------------------------------------
         log = MessageLog(app=app)
@@ -136,13 +138,16 @@ def main() -> None:
             append_ms.append((time.perf_counter() - started) * 1000)
 
         seq_of = {scope: n for scope, n in raw.execute("SELECT scope, max(seq) FROM message GROUP BY scope")}
-        at_text = at.astimezone(timezone.utc).replace(tzinfo=None).isoformat(sep=" ")
         single_rows = []
         for i, text in enumerate(texts):
             scope = SCOPES[i % len(SCOPES)]
             seq_of[scope] += 1
-            values = {"id": f"raw-{i}", "scope": scope, "seq": seq_of[scope], "at": at_text, "role": "user",
-                      "speaker": None, "text": text, "session": None, "received_at": at_text, "interaction": None}
+            when = at + timedelta(seconds=i)
+            stamp = when.astimezone(timezone.utc).strftime("%Y-%m-%d %H:%M:%S.%f")
+            # The very id, seq and values the append above stored, so both B-trees see the same keys.
+            values = {"id": message_hash(scope, when, "user", None, text), "scope": scope, "seq": seq_of[scope],
+                      "at": stamp, "role": "user", "speaker": None, "text": text, "session": None,
+                      "received_at": stamp, "interaction": None}
             single_rows.append(tuple(values[c] for c in columns))
         raw_ms = []
         for row in single_rows:

@@ -301,10 +301,10 @@ class LadderStage:
             b: Known(s.id, s.version, s.kind == "empty", s.tokens + estimate_tokens(s.label) + 1, tuple(s.sources))
             for b, s in rows.items()
         }
-        decision = decide_block(spec, block, known, self.budget)
+        decision = decide_block(spec, block, known, self.budget, floor=self._floor(scope, kind))
         if decision.action in (Action.WAIT, Action.SKIP):
             return None
-        present = [rows[b] for b in decision.inputs if rows[b].kind != "empty"]
+        present = [rows[b] for b in decision.inputs if b in rows and rows[b].kind != "empty"]
         inputs = [SummaryInput(id=s.id, label=s.label, text=s.text) for s in present]
         if decision.action is Action.EMPTY:
             draft = Draft("empty", "")
@@ -319,6 +319,14 @@ class LadderStage:
             announcement = self._write(session, scope, spec, block, tz, draft, list(decision.input_ids), watermark, now)
             session.flush()
             return announcement.id
+
+    def _floor(self, scope: str, kind: str) -> int | None:
+        """The first day of a scope's time ladder; the count ladder starts at interaction 1."""
+        if kind != "time":
+            return 0
+        with reading(self.app.engine) as session:
+            state = session.get(LadderState, (scope, kind))
+            return state.first_unit if state else None
 
     # --- drafting and writing -------------------------------------------------------------
 

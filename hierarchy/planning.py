@@ -54,11 +54,23 @@ class Decision:
     missing: tuple[Block, ...] = ()
 
 
-def decide_block(spec: LadderSpec, block: Block, known: Mapping[Block, Known], budget_tokens: int) -> Decision:
-    """Decide a higher block (rung >= 1) from the latest announcements of its inputs."""
+BEFORE_HISTORY = Known(summary_id="", version=0, empty=True, tokens=0)
+
+
+def decide_block(
+    spec: LadderSpec, block: Block, known: Mapping[Block, Known], budget_tokens: int, floor: int | None = None
+) -> Decision:
+    """Decide a higher block (rung >= 1) from the latest announcements of its inputs.
+
+    `floor` is the scope's first unit: an input lying wholly before it is empty by
+    definition (nothing was logged then), so a block straddling the start of a scope's
+    history does not wait for windows that will never be announced.
+    """
     if block.rung == 0:
         raise ValueError("base windows are planned from the raw log, not from announcements")
     inputs = inputs_of(spec, block)
+    if floor is not None:
+        known = {**{b: BEFORE_HISTORY for b in inputs if b.units(spec).stop <= floor}, **known}
     missing = tuple(b for b in inputs if b not in known)
     if missing:
         return Decision(Action.WAIT, block, inputs, missing=missing)

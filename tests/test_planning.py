@@ -151,3 +151,14 @@ def test_complete_interactions():
     gap = timedelta(minutes=30)
     assert complete_interactions(dirty, 3, gap, t + timedelta(minutes=60)) == (1, 2)
     assert complete_interactions(dirty, 3, gap, t + timedelta(minutes=85)) == (1, 2, 3)
+
+
+def test_inputs_before_the_scope_history_count_as_empty():
+    """A 4-week block that starts before the scope's first day does not wait for days never logged."""
+    first = day_unit(datetime(2025, 3, 3).date())
+    block = Block(2, first // 28)
+    inputs = inputs_of(TIME, block)
+    state = {b: known(b) for b in inputs if b.units(TIME).stop > first}
+    assert decide_block(TIME, block, state, 400).action is Action.WAIT
+    decision = decide_block(TIME, block, state, 400, floor=first)
+    assert decision.action is not Action.WAIT and "" in decision.input_ids

@@ -30,6 +30,7 @@ from __future__ import annotations
 
 import math
 import re
+from dataclasses import replace
 
 from consolidator.model.base import estimate_tokens
 from consolidator.model.offline_contacts import contact_updates
@@ -85,14 +86,8 @@ def claims_of_lines(lines: list[Line]) -> list[Claim]:
             continue
         ctx = Context(me=(line.speaker or "").strip() or "The user")
         for sentence in sentences(line.text):
-            out += [_with_source(c, line.id) for c in parse_sentence(sentence, ctx)]
+            out += [replace(c, source_ids=(line.id,)) for c in parse_sentence(sentence, ctx)]
     return out
-
-
-def _with_source(claim: Claim, source_id: str) -> Claim:
-    from dataclasses import replace
-
-    return replace(claim, source_ids=(source_id,))
 
 
 class OfflineModel:
@@ -161,8 +156,6 @@ class OfflineModel:
 
 
 def _merge_duplicates(claims: list[Claim]) -> list[Claim]:
-    from dataclasses import replace
-
     merged: dict[tuple, Claim] = {}
     for c in claims:
         k = (c.subject.lower(), c.attribute, c.key, c.polarity)
@@ -178,18 +171,23 @@ def _merge_duplicates(claims: list[Claim]) -> list[Claim]:
 def _latest_per_single_attribute(claims: list[Claim]) -> list[Claim]:
     """For single-valued attributes keep the batch's last word; it inherits the ids of earlier
     changes it completes ("I quit Acme. I work at Globex" -> one claim, both ids)."""
-    from dataclasses import replace
-
+    names: list[str] = []  # one spelling per person: "Ana" and "Ana Lopez" share a slot
+    slots = []
+    for c in claims:
+        name = next((n for n in names if same_subject(n, c.subject)), None)
+        if name is None:
+            names.append(name := c.subject)
+        slots.append((name.lower(), c.attribute))
     last: dict[tuple[str, str], int] = {}
     for i, c in enumerate(claims):
         if spec_of(c.attribute).single:
-            last[(c.subject.lower(), c.attribute)] = i
+            last[slots[i]] = i
     out: list[Claim] = []
     for i, c in enumerate(claims):
-        slot = (c.subject.lower(), c.attribute)
+        slot = slots[i]
         if slot not in last or last[slot] == i:
             if slot in last and c.polarity is Polarity.ASSERTED:
-                earlier = [e for j, e in enumerate(claims[:i]) if (e.subject.lower(), e.attribute) == slot
+                earlier = [e for j, e in enumerate(claims[:i]) if slots[j] == slot
                            and e.polarity is not Polarity.ASSERTED]
                 ids = tuple(dict.fromkeys([s for e in earlier for s in e.source_ids] + list(c.source_ids)))
                 c = replace(c, source_ids=ids)
@@ -285,19 +283,22 @@ def extractive_summary(texts: list[str], budget_tokens: int) -> str:
         base = sum(freq[w] / top for w in stems) / math.sqrt(len(stems) + 1) if stems else 0.0
         base += 0.3 if first else 0.0
         base += 0.3 if any(w in _CUES for w in stems) else 0.0
-        return base * (0.5 if len(s.split()) < 4 else 1.0)
+        return base * (0.3 if len(s.split()) < 4 else 1.0)
 
     ranked = sorted(items, key=lambda it: (-score(it), it[0]))
     budget_chars = budget_tokens * 4  # estimate_tokens(t) <= budget  <=>  len(t) <= 4 * budget
+    first = ranked[0][1]
+    if len(first) > budget_chars:
+        cut = truncate_words(first, budget_chars)
+        return cut if cut and estimate_tokens(cut) <= budget_tokens else ""
+    floor = score(ranked[0]) * 0.5
     chosen: list[tuple[int, str]] = []
     used = -1  # joining n sentences costs n - 1 spaces
-    for pos, s, _, _ in ranked:
+    for item in ranked:
+        pos, s = item[0], item[1]
+        if chosen and score(item) < floor and used + 1 + len(s) > budget_chars // 2:
+            break
         if used + 1 + len(s) <= budget_chars:
             chosen.append((pos, s))
             used += 1 + len(s)
-    if not chosen:
-        cut = truncate_words(ranked[0][1], budget_chars)
-        return cut if cut and estimate_tokens(cut) <= budget_tokens else ""
-    text = " ".join(s for _, s in sorted(chosen))
-    assert estimate_tokens(text) <= budget_tokens
-    return text
+    return " ".join(s for _, s in sorted(chosen))

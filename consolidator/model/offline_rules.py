@@ -17,11 +17,12 @@ from dataclasses import dataclass, field, replace
 from enum import Enum
 
 from consolidator.model.offline_text import (
-    MONTHS,
     NAME_STOPWORDS,
     RELATIONS,
     SPECIES,
-    WEEKDAYS,
+    clean_general,
+    clean_org,
+    clean_place,
     content_stems,
     normalise,
     sentences,
@@ -103,41 +104,6 @@ def values_compatible(a: tuple[str, ...], b: tuple[str, ...]) -> bool:
     """One value's content words contain the other's (an empty value matches anything)."""
     sa, sb = set(a), set(b)
     return not sa or not sb or sa <= sb or sb <= sa
-
-
-# --- value cleaners ------------------------------------------------------------------------
-
-_MONTHS = "|".join(MONTHS)
-_DAYS = "|".join(WEEKDAYS)
-_TIME_TAIL = (
-    r"last|this|next|since|because|when|after|before|until|ago|yesterday|today|tonight|tomorrow|"
-    r"recently|now|again|any ?more|already|soon|a few|a couple|about|around|right now|with|"
-    rf"at the moment|for (?:work|a while|good|now|the time being)|in (?:(?:early|late|mid) )?(?:{_MONTHS}|\d{{4}})|"
-    rf"in the (?:spring|summer|autumn|fall|winter)|on (?:{_DAYS})"
-)
-_PLACE_CUT = re.compile(rf"(?:\s*[,;(].*|\s+(?:{_TIME_TAIL})\b.*)$", re.I)
-_ORG_CUT = re.compile(rf"(?:\s*[,;(].*|\s+(?:{_TIME_TAIL}|as|in|on|since|for|where)\b.*)$", re.I)
-_GENERAL_CUT = re.compile(
-    r"(?:\s*[,;(].*|\s+(?:because|since|but|although|though|so that|any ?more|at the moment|right now)\b.*)$", re.I
-)
-_TRAILING_FILLER = re.compile(r"\s+(?:too|as well|a lot|so much|very much|now|these days|lately)$", re.I)
-
-
-def _tidy(value: str) -> str:
-    return value.strip(" \t.!?;:,\"'")
-
-
-def clean_place(value: str) -> str:
-    return _tidy(_PLACE_CUT.sub("", _tidy(value)))
-
-
-def clean_org(value: str) -> str:
-    return _tidy(_ORG_CUT.sub("", _tidy(value)))
-
-
-def clean_general(value: str) -> str:
-    value = _GENERAL_CUT.sub("", _tidy(value))
-    return _tidy(_TRAILING_FILLER.sub("", value))
 
 
 # --- predicate rules -----------------------------------------------------------------------
@@ -256,6 +222,8 @@ def parse_predicate(subject: str, predicate: str, first_person: bool, me: str = 
         if attribute in _DENIED_FLIP and polarity is not Polarity.ASSERTED:
             return [Claim(subject, _DENIED_FLIP[attribute], value, plain)]
         detail = value
+        if attribute == "injury":
+            detail = f"{_INJURY_ADJ.get(g['verb'].lower(), '')} {value}".strip()
         if attribute == "pet":
             value = f"{g['sp']} {g['name']}".strip()
             detail = f"{g['name']} ({g['sp']})" if g["name"] else g["sp"]

@@ -58,14 +58,16 @@ _NOT_TASKS = frozenset(
     show clarify answer think guess say read admit agree confess go leave run know understand
     help be repeat translate define compare""".split()
 )
+_DONE_VERBS = (
+    r"finished|did|done|completed|sent|booked|paid|called|rang|emailed|bought|submitted|fixed|renewed|ordered|"
+    r"scheduled|returned|wrote|made|posted|mailed|filed|cleaned|signed|texted|messaged|visited|picked up|"
+    r"handed in|replied to|answered|wrapped up|took care of|sorted out|dealt with"
+)
 _DONE = [
     re.compile(r"^\s*(?:done|finished|completed)\s*[:\-]\s*(?P<p>.+)", re.I),
     re.compile(r"^(?P<p>.+?) (?:is|are|has been|have been) (?:now |finally |all )?(?P<v>done|finished|complete|completed|sorted|taken care of|sent|booked|paid|submitted|cancelled)\b", re.I),
-    re.compile(
-        r"\bI (?:have )?(?:(?:just|already|finally|now) )*(?P<v>finished|did|done|completed|sent|booked|paid|called|rang|"
-        r"emailed|bought|submitted|fixed|renewed|ordered|scheduled|returned|wrote|made|posted|mailed|filed|cleaned|"
-        r"signed|texted|messaged|visited|picked up|handed in|replied to|answered|wrapped up|took care of|sorted out|dealt with) (?P<p>.+)"
-    ),
+    re.compile(rf"\bI (?:have )?(?:(?:just|already|finally|now) )*(?P<v>{_DONE_VERBS}) (?P<p>.+)"),
+    re.compile(rf"^\s*(?:(?:just|already|finally) )*(?P<v>{_DONE_VERBS}) (?P<p>.+)", re.I),
 ]
 _GENERIC_DONE = frozenset("finished did done completed complete sorted wrapped took dealt".split())
 _CANCEL_REMINDER = re.compile(r"\b(?:cancel|scrap|drop|delete|remove) (?:the |my |that )?(?:task|reminder|todo|to-do)(?: (?:to|about|for))? (?P<p>.+)", re.I)

@@ -165,3 +165,38 @@ def truncate_words(text: str, max_chars: int) -> str:
     cut = text[: max_chars + 1]
     space = cut.rfind(" ")
     return cut[:space].rstrip(" ,;:-") if space > 0 else ""
+
+
+# --- value cleaners: where a captured value ends ---------------------------------------------
+
+_MONTHS = "|".join(MONTHS)
+_DAYS = "|".join(WEEKDAYS)
+_TIME_TAIL = (
+    r"last|this|next|since|because|when|after|before|until|ago|yesterday|today|tonight|tomorrow|"
+    r"recently|now|again|any ?more|already|soon|a few|a couple|about|around|right now|with|"
+    rf"at the moment|for (?:work|a while|good|now|the time being)|in (?:(?:early|late|mid) )?(?:{_MONTHS}|\d{{4}})|"
+    rf"in the (?:spring|summer|autumn|fall|winter)|on (?:{_DAYS})"
+)
+_PLACE_CUT = re.compile(rf"(?:\s*[,;(].*|\s+(?:{_TIME_TAIL})\b.*)$", re.I)
+_ORG_CUT = re.compile(rf"(?:\s*[,;(].*|\s+(?:{_TIME_TAIL}|as|in|on|since|for|where)\b.*)$", re.I)
+_GENERAL_CUT = re.compile(
+    r"(?:\s*[,;(].*|\s+(?:because|since|but|although|though|so that|any ?more|at the moment|right now)\b.*)$", re.I
+)
+_TRAILING_FILLER = re.compile(r"\s+(?:too|as well|a lot|so much|very much|now|these days|lately)$", re.I)
+
+
+def _tidy(value: str) -> str:
+    return value.strip(" \t.!?;:,\"'")
+
+
+def clean_place(value: str) -> str:
+    return _tidy(_PLACE_CUT.sub("", _tidy(value)))
+
+
+def clean_org(value: str) -> str:
+    return _tidy(_ORG_CUT.sub("", _tidy(value)))
+
+
+def clean_general(value: str) -> str:
+    value = _GENERAL_CUT.sub("", _tidy(value))
+    return _tidy(_TRAILING_FILLER.sub("", value))
