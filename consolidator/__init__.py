@@ -5,6 +5,7 @@ batches, consolidates each batch into contacts, facts and tasks, keeps two summa
 per scope, and publishes everything as snapshot files a planner reads every turn.
 """
 
+from consolidator.context import read_context
 from consolidator.message_log import MessageLog
 
-__all__ = ["MessageLog"]
+__all__ = ["MessageLog", "read_context"]

@@ -197,8 +197,28 @@ def retry_command(ctx, scope: str | None) -> None:
     click.echo(f"re-armed {count} failed steps")
 
 
+@cli.command("sample")
+@click.option("--scope", default="demo", show_default=True)
+@click.option("--days", default=90, show_default=True, type=click.IntRange(1, 36500))
+@click.option("--seed", default=1, show_default=True)
+@click.option("--start", default="2025-01-06", show_default=True, help="First day (UTC).")
+def sample_command(scope: str, days: int, seed: int, start: str) -> None:
+    """Print a generated conversation history as JSON lines (pipe it into `import -`)."""
+    from consolidator.sample import generate
+    from stores.scopes import InvalidScope, validate_scope
+
+    try:
+        validate_scope(scope)
+        first = datetime.fromisoformat(start).replace(tzinfo=timezone.utc)
+    except (InvalidScope, ValueError) as exc:
+        raise UserError(str(exc)) from None
+    for record in generate(scope=scope, start=first, days=days, seed=seed):
+        click.echo(json.dumps(record))
+
+
 def main() -> None:
     cli(prog_name="consolidator")
 
 
 from consolidator import cli_ladders  # noqa: E402,F401  (registers its commands on `cli`)
+from consolidator import cli_memory  # noqa: E402,F401  (registers its commands on `cli`)

@@ -8,6 +8,7 @@ from datetime import date, datetime, time
 
 import click
 
+from consolidator.assign import assign_interactions
 from consolidator.cli import Progress, UserError, _app, cli, utcnow
 from consolidator.ladders import LadderStage, ladder_specs
 from consolidator.snapshots_ladder import summary_payload
@@ -84,6 +85,7 @@ def rebuild_command(ctx, scope, ladder, since) -> None:
             targets = [scope] if scope else all_scopes(session)
         total = 0
         for name in targets:
+            assign_interactions(app.engine, name, app.settings.interaction_gap)
             start = None
             if since is not None:
                 start = datetime.combine(date(since.year, since.month, since.day), time(0), app.settings.timezone_of(name))

@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Annotated, Any, Literal
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
-from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, ValidationError, field_validator
+from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, ValidationError, field_validator, model_validator
 
 from consolidator.model.settings import ModelSettings
 from stores.scopes import InvalidScope, validate_scope
@@ -89,6 +89,38 @@ class LadderSettings(_Section):
     budget_tokens: int = Field(default=400, ge=16)
 
 
+class FactSettings(_Section):
+    """Facts: write-path dedup, decay, and the offline ("sleep") pass."""
+
+    tau: Duration = timedelta(days=30)
+    near_duplicate: float = Field(default=0.95, gt=0.0, le=1.0)
+    neighbours: int = Field(default=10, ge=0, le=200)
+    strength_cap: float = Field(default=10.0, ge=1.0)
+    score_floor: float = Field(default=0.05, ge=0.0)
+    keep_top: int = Field(default=500, ge=1)
+    sleep_idle: Duration = timedelta(hours=2)
+    sleep_importance: int = Field(default=40, ge=1)
+    merge_threshold: float = Field(default=0.9, gt=0.0, le=1.0)
+    restore_grace: Duration = timedelta(days=30)
+
+
+class ContextSettings(_Section):
+    """context.md: the block a planner pastes every turn, under a hard token cap."""
+
+    context_tokens: int = Field(default=1500, ge=64, le=100_000)
+    contacts_share: float = Field(default=0.25, ge=0.0, le=1.0)
+    facts_share: float = Field(default=0.35, ge=0.0, le=1.0)
+    tasks_share: float = Field(default=0.15, ge=0.0, le=1.0)
+    summaries_share: float = Field(default=0.25, ge=0.0, le=1.0)
+
+    @model_validator(mode="after")
+    def _shares(self) -> "ContextSettings":
+        total = self.contacts_share + self.facts_share + self.tasks_share + self.summaries_share
+        if total > 1.0 + 1e-9:
+            raise ValueError(f"the four *_share values add up to {total:g}, more than 1")
+        return self
+
+
 class Settings(_Section):
     state_dir: Path = Path("~/.local/state/consolidator")
     database_url: str = ""
@@ -101,6 +133,8 @@ class Settings(_Section):
     retry: RetrySettings = RetrySettings()
     daemon: DaemonSettings = DaemonSettings()
     ladders: LadderSettings = LadderSettings()
+    facts: FactSettings = FactSettings()
+    context: ContextSettings = ContextSettings()
     model: ModelSettings = ModelSettings()
     source: str = Field(default="<built-in defaults>", exclude=True)
 

@@ -25,6 +25,8 @@ from stores.messages import ROLES, AppendResult, NewMessage, insert_new
 from stores.scopes import InvalidScope, validate_scope
 
 FIELDS = ("id", "scope", "at", "role", "text", "session", "speaker")
+_FIELD_SET = frozenset(FIELDS)
+_ROLE_SET = frozenset(ROLES)
 _MAX_ID = 128
 IMPORT_CHUNK = 5_000
 
@@ -58,6 +60,19 @@ class ImportRejected(ValueError):
         super().__init__(f"{errors[0]}{more}")
 
 
+_KNOWN_SCOPES: set[str] = set()
+
+
+def _valid_scope(scope: Any) -> str:
+    """validate_scope, remembering names already accepted (imports repeat a few scopes)."""
+    if type(scope) is str and scope in _KNOWN_SCOPES:
+        return scope
+    validate_scope(scope)
+    if len(_KNOWN_SCOPES) < 10_000:
+        _KNOWN_SCOPES.add(scope)
+    return scope
+
+
 def parse_time(value: Any, field_name: str = "at") -> datetime:
     if isinstance(value, datetime):
         parsed = value
@@ -86,20 +101,20 @@ def _optional_text(record: Mapping[str, Any], name: str, limit: int = 256) -> st
 
 def validate(record: Mapping[str, Any], now: Callable[[], datetime] | None = None) -> NewMessage:
     """Turn a mapping into a NewMessage, or raise InvalidMessage naming the field."""
-    if not isinstance(record, Mapping):
+    if type(record) is not dict and not isinstance(record, Mapping):  # dict first: the hot path
         raise InvalidMessage("<line>", "must be a JSON object")
-    for key in record:
-        if key not in FIELDS:
-            raise InvalidMessage(str(key), f"unknown field (allowed: {', '.join(FIELDS)})")
+    if not _FIELD_SET.issuperset(record):
+        unknown = next(key for key in record if key not in _FIELD_SET)
+        raise InvalidMessage(str(unknown), f"unknown field (allowed: {', '.join(FIELDS)})")
     for required in ("scope", "role", "text"):
         if required not in record:
             raise InvalidMessage(required, "missing")
     try:
-        scope = validate_scope(record["scope"])
+        scope = _valid_scope(record["scope"])
     except InvalidScope as exc:
         raise InvalidMessage("scope", str(exc)) from None
     role = record["role"]
-    if role not in ROLES:
+    if type(role) is not str or role not in _ROLE_SET:
         raise InvalidMessage("role", f"must be one of {', '.join(ROLES)}, got {role!r}")
     text = record["text"]
     if not isinstance(text, str) or not text.strip():

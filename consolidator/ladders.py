@@ -35,6 +35,7 @@ from hierarchy.calendar import block_key, block_label, count_window, local_day, 
 from hierarchy.planning import Action, Known, closed_through, complete_interactions, decide_block, plan_days
 from hierarchy.tiling import Block, LadderSpec, count_ladder, inputs_of, readers_of, time_ladder
 from stores.engine import reading, transaction
+from stores.views import bump
 from stores.interactions import Interaction
 from stores.interactions import max_number as newest_interaction
 from stores.messages import Message
@@ -107,6 +108,8 @@ class LadderStage:
             written += self._propagate(scope, kind, spec, tz, now, stop)
         if written and self.publish:
             publish_ladder(self.app, scope, self.specs)
+            with transaction(self.app.engine) as session:
+                bump(session, scope, "ladders")  # context.md shows the newest summaries
         return written
 
     def _scopes(self) -> list[str]:

@@ -14,6 +14,7 @@ from consolidator.app import App
 from consolidator.ladders import LadderStage
 from consolidator.model.base import Model
 from consolidator.model.factory import build_model
+from consolidator.publishing import SnapshotStage
 from consolidator.steps import BatchStep, load_plugins
 from consolidator.tick import Consolidator, Stage
 
@@ -33,5 +34,5 @@ def build_consolidator(app: App, model: Model | None = None) -> Consolidator:
     log.info("model.backend", provider=model.name)
     steps: list[BatchStep] = []
     steps.extend(load_plugins(app.settings.plugins, PluginContext(app, model)))
-    stages: list[Stage] = [LadderStage(app, model)]
+    stages: list[Stage] = [LadderStage(app, model), SnapshotStage(app, publishers={})]
     return Consolidator(app, steps, stages)

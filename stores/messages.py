@@ -11,7 +11,7 @@ from __future__ import annotations
 import hashlib
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Sequence
+from typing import NamedTuple, Sequence
 
 from sqlalchemy import Column, Index, String, func, select
 from sqlalchemy.engine import Engine
@@ -44,9 +44,11 @@ class Message(SQLModel, table=True):
     interaction: int | None = None  # assigned by the daemon, in arrival order
 
 
-@dataclass(frozen=True)
-class NewMessage:
-    """A validated message on its way into the log (times are aware)."""
+class NewMessage(NamedTuple):
+    """A validated message on its way into the log (times are aware).
+
+    A NamedTuple rather than a frozen dataclass: large imports build one per line.
+    """
 
     scope: str
     at: datetime
@@ -62,11 +64,8 @@ class NewMessage:
 
 def message_hash(scope: str, at: datetime, role: str, speaker: str | None, text: str) -> str:
     """The default idempotency key: the same message logged twice hashes the same."""
-    h = hashlib.sha256()
-    for part in (scope, utc(at).isoformat(), role, speaker or "", text):
-        h.update(part.encode())
-        h.update(b"\x1f")
-    return "h:" + h.hexdigest()[:40]
+    joined = "\x1f".join((scope, utc(at).isoformat(), role, speaker or "", text))
+    return "h:" + hashlib.sha256(joined.encode()).hexdigest()[:40]
 
 
 @dataclass(frozen=True)
@@ -76,7 +75,7 @@ class AppendResult:
     ids: list[str]
 
 
-_EXISTING_CHUNK = 500
+_EXISTING_CHUNK = 5_000  # bound parameters per query (SQLite allows 32,766)
 
 
 def append_messages(engine: Engine, messages: Sequence[NewMessage], received_at: datetime) -> AppendResult:
@@ -85,37 +84,48 @@ def append_messages(engine: Engine, messages: Sequence[NewMessage], received_at:
         return insert_new(session, messages, received_at)
 
 
+_COLUMNS = ("id", "scope", "seq", "at", "role", "speaker", "text", "session", "received_at", "interaction")
+
+
 def insert_new(session: Session, messages: Sequence[NewMessage], received_at: datetime) -> AppendResult:
-    """Insert the messages whose ids are new, inside the caller's write transaction."""
+    """Insert the messages whose ids are new, inside the caller's write transaction.
+
+    The rows go to the driver's executemany with values converted once per column type
+    (the hot path of large imports); the SQL is plain INSERT, so any dialect runs it.
+    """
     keys = [m.key() for m in messages]
-    received = utc(received_at)
+    connection = session.connection()
     existing = _existing_ids(session, set(keys))
+    convert = _converter(connection.dialect)
+    received = convert(utc(received_at))
     next_seq: dict[str, int] = {}
-    rows: list[dict] = []
+    rows: list[tuple] = []
     for message, key in zip(messages, keys):
         if key in existing:
             continue
         existing.add(key)
-        if message.scope not in next_seq:
-            next_seq[message.scope] = _max_seq(session, message.scope)
-        next_seq[message.scope] += 1
+        scope = message.scope
+        if scope not in next_seq:
+            next_seq[scope] = _max_seq(session, scope)
+        next_seq[scope] += 1
         rows.append(
-            {
-                "id": key,
-                "scope": message.scope,
-                "seq": next_seq[message.scope],
-                "at": message.at,
-                "role": message.role,
-                "speaker": message.speaker,
-                "text": message.text,
-                "session": message.session,
-                "received_at": received,
-                "interaction": None,
-            }
+            (key, scope, next_seq[scope], convert(message.at), message.role, message.speaker, message.text,
+             message.session, received, None)
         )
     if rows:
-        session.execute(Message.__table__.insert(), rows)
+        connection.exec_driver_sql(_insert_sql(connection.dialect), rows)
     return AppendResult(added=len(rows), duplicates=len(messages) - len(rows), ids=keys)
+
+
+def _converter(dialect):
+    """The bind conversion of our UTC datetime columns for this dialect, looked up once."""
+    process = Message.__table__.c.at.type.bind_processor(dialect)
+    return process if process is not None else (lambda value: value)
+
+
+def _insert_sql(dialect) -> str:
+    marks = ", ".join(["?"] * len(_COLUMNS)) if dialect.paramstyle == "qmark" else ", ".join(["%s"] * len(_COLUMNS))
+    return f"INSERT INTO message ({', '.join(_COLUMNS)}) VALUES ({marks})"
 
 
 def _existing_ids(session: Session, keys: set[str]) -> set[str]:
@@ -123,7 +133,7 @@ def _existing_ids(session: Session, keys: set[str]) -> set[str]:
     ordered = list(keys)
     for start in range(0, len(ordered), _EXISTING_CHUNK):
         chunk = ordered[start : start + _EXISTING_CHUNK]
-        found.update(session.execute(select(Message.id).where(Message.id.in_(chunk))).scalars())
+        found.update(session.connection().execute(select(Message.id).where(Message.id.in_(chunk))).scalars())
     return found
 
 

@@ -85,12 +85,14 @@ class _Registry:
 
 
 def _mentions(sentence: str) -> list[str]:
-    found = [" ".join(w.capitalize() for w in re.split(r"[._-]+", m)) for m in _MENTION.findall(sentence)]
+    """'@ana_lopez' -> 'Ana Lopez'; 'lunch with Leo Park' -> 'Leo Park'; in order of appearance."""
+    found = [(m.start(), " ".join(w.capitalize() for w in re.split(r"[._-]+", m.group(1))))
+             for m in _MENTION.finditer(sentence)]
     for m in _PEOPLE_VERB.finditer(sentence):
         named = take_name(sentence[m.end():])
         if named:
-            found.append(named[0])
-    return [f for f in found if f.split()[0].lower() not in NAME_STOPWORDS]
+            found.append((m.end(), named[0]))
+    return [name for _, name in sorted(found) if name.split()[0].lower() not in NAME_STOPWORDS]
 
 
 def _items(value: str) -> list[str]:

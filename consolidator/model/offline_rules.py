@@ -112,7 +112,11 @@ _ADV = r"(?:(?:now|currently|still|also|just|recently|finally|actually|really|al
 _BE = r"(?:am|is|are|was) "
 _HAVE = r"(?:(?:have|has) )?"
 _DIETS = r"vegetarian|vegan|pescatarian|pescetarian|keto|paleo|gluten-free|dairy-free|halal|kosher|flexitarian"
-_CONDITIONS_N = r"diabetes|type 1 diabetes|type 2 diabetes|asthma|epilepsy|celiac disease|coeliac disease|a heart condition|high blood pressure|hypertension"
+_CONDITIONS_N = (
+    r"diabetes|type 1 diabetes|type 2 diabetes|asthma|epilepsy|celiac disease|coeliac disease|"
+    r"a heart condition|high blood pressure|hypertension"
+)
+_SEVERITY = r"(?P<sev>(?:serious|severe|mild|bad|life-threatening|deadly|strong) )?"
 _CONDITIONS_A = r"diabetic|epileptic|asthmatic|lactose intolerant|gluten intolerant|celiac|coeliac|pregnant"
 _JOBS = (
     r"(?:[a-z]+ )?(?:nurse|doctor|teacher|engineer|developer|programmer|designer|lawyer|accountant|"
@@ -122,6 +126,7 @@ _JOBS = (
     r"waitress|barista|driver|translator|editor|actor|actress|dancer|coach|nanny|receptionist|"
     r"secretary|entrepreneur|founder|freelancer|intern|[a-z]+(?:ist|ician|eer|ographer|ologist))"
 )
+_PET = rf"(?P<sp>{SPECIES})(?: (?:named|called) (?P<name>[A-Z][\w-]*))?\b.*"
 _INJURY_ADJ = {"injured": "injured", "broke": "broken", "broken": "broken", "sprained": "sprained",
                "hurt": "hurt", "twisted": "twisted", "fractured": "fractured", "tore": "torn", "torn": "torn"}
 
@@ -145,17 +150,17 @@ _RULES: list[tuple[str, str, str, object]] = [
     ("avoids", rf"{_ADV}avoids? (?P<v>.+)", "{s} avoids {v}.", clean_general),
     ("allergy", rf"(?:{_BE})?{_ADV}(?P<sev>(?:very|severely|seriously|deathly|highly|mildly|extremely|badly) )?allergic to (?P<v>.+)",
      "{s} is {sev}allergic to {v}.", clean_general),
-    ("allergy", rf"{_HAVE}{_ADV}(?P<art>an?) (?P<sev>(?:serious|severe|mild|bad|life-threatening|deadly|strong) )?allergy to (?P<v>.+)",
+    ("allergy", rf"{_HAVE}{_ADV}(?P<art>an?) {_SEVERITY}allergy to (?P<v>.+)",
      "{s} has {art} {sev}allergy to {v}.", clean_general),
-    ("allergy", rf"{_HAVE}{_ADV}(?P<art>an?) (?P<sev>(?:serious|severe|mild|bad|life-threatening|deadly|strong) )?(?P<v>[\w-]+(?: [\w-]+)?) allergy\b.*",
+    ("allergy", rf"{_HAVE}{_ADV}(?P<art>an?) {_SEVERITY}(?P<v>[\w-]+(?: [\w-]+)?) allergy\b.*",
      "{s} has {art} {sev}{v} allergy.", clean_general),
     ("condition", rf"{_HAVE}{_ADV}(?P<v>{_CONDITIONS_N})\b.*", "{s} has {v}.", clean_general),
     ("condition", rf"{_BE}{_ADV}(?P<v>{_CONDITIONS_A})\b.*", "{s} is {v}.", clean_general),
-    ("injury", rf"{_HAVE}{_ADV}(?P<verb>injured|broke|broken|sprained|hurt|twisted|fractured|tore|torn) (?:my|her|his|their|a) (?P<v>[a-z]+)\b.*",
+    ("injury", rf"{_HAVE}{_ADV}(?P<verb>{'|'.join(_INJURY_ADJ)}) (?:my|her|his|their|a) (?P<v>[a-z]+)\b.*",
      "{s}'s {v} is {adj}.", clean_general),
-    ("pet", rf"{_HAVE}{_ADV}(?P<verb>adopted|got|bought|rescued) (?P<art>an?) (?:new |little |young |baby )?(?P<sp>{SPECIES})(?: (?:named|called) (?P<name>[A-Z][\w-]*))?\b.*",
+    ("pet", rf"{_HAVE}{_ADV}(?P<verb>adopted|got|bought|rescued) (?P<art>an?) (?:new |little |young |baby )?{_PET}",
      "{s} {verb} {art} {sp}{named}.", clean_general),
-    ("pet", rf"(?:have|has) {_ADV}(?P<art>an?) (?P<sp>{SPECIES})(?: (?:named|called) (?P<name>[A-Z][\w-]*))?\b.*",
+    ("pet", rf"(?:have|has) {_ADV}(?P<art>an?) {_PET}",
      "{s} has {art} {sp}{named}.", clean_general),
     ("relation", rf"{_BE}(?:(?P<my>my|our)|(?P<own>[A-Z][a-z]+(?: [A-Z][a-z]+)?|the user)'s) (?P<rel>{RELATIONS})\b.*",
      "{s} is {owner}'s {rel}.", clean_general),
@@ -189,6 +194,7 @@ _LEADING_ADV = re.compile(r"^(?:(?:also|still|now|really|actually|just|honestly)
 _ANYMORE = re.compile(r"\s+(?:any ?more|any longer)$", re.I)
 # Flips: "does not like X" is a dislike, "does not eat X" an avoidance; both stated positively.
 _DENIED_FLIP = {"likes": "dislikes", "eats": "avoids"}
+_DEICTIC = re.compile(r"(?:this|that|these|those|it|them|you|him|her|there)\b", re.I)
 _VAGUE_HABITS = frozenset("know think care remember understand mind want need feel see get".split())
 
 
@@ -232,6 +238,8 @@ def parse_predicate(subject: str, predicate: str, first_person: bool, me: str = 
             owner = "The user" if owner.lower() == "the user" else owner
             value = detail = f"{owner}'s {g['rel'].lower()}"
             g["owner"] = owner
+        if polarity is Polarity.ASSERTED and (not content_stems(value) or _DEICTIC.match(value)):
+            return []  # "I love that", "I like it": nothing to store without the context
         if not (value or attribute == "employer" and polarity is not Polarity.ASSERTED):
             return []
         if polarity is not Polarity.ASSERTED:
@@ -331,7 +339,7 @@ def _segments(sentence: str, ctx: Context) -> list[str]:
     segs: list[str] = []
     for i in range(0, len(pieces), 2):
         seg = _LEAD.sub("", pieces[i])
-        starts = bool(_FAVOURITE.match(seg) or _subject(seg, ctx) or parse_predicate("x", seg, False))
+        starts = bool(_FAVOURITE.match(seg) or _PRONOUN.match(seg) or _subject(seg, ctx) or parse_predicate("x", seg, False))
         if segs and not starts:
             segs[-1] += pieces[i - 1] + pieces[i]
         else:

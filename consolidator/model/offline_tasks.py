@@ -41,15 +41,20 @@ _DUE = re.compile(
     re.I,
 )
 
-_OPEN = [
+_REQUEST = re.compile(r"\b(?:can|could|would|will) you(?: please)? (?P<a>.+)", re.I)
+_REMIND = [
     re.compile(r"\bremind me (?:to|that I (?:need|have) to) (?P<a>.+)", re.I),
     re.compile(r"\bremind me (?:about|of) (?P<a>.+)", re.I),
+]
+_ASKABLE = frozenset([*_REMIND, _REQUEST])  # the open patterns that may come as a question
+_OPEN = [
+    *_REMIND,
     re.compile(r"\bI (?:(?:really|still|also|just) )?(?:need|have|must|have got|got) to (?P<a>.+)"),
     re.compile(r"\bI (?:must|gotta) (?P<a>.+)"),
     re.compile(r"\bdo not (?:let me )?forget to (?P<a>.+)", re.I),
     re.compile(r"^\s*(?:todo|to-do|to do|task)\s*:\s*(?P<a>.+)", re.I),
     re.compile(r"\bI (?:want|need|would like) you to (?P<a>.+)"),
-    re.compile(r"\b(?:can|could|would|will) you(?: please)? (?P<a>.+)", re.I),
+    _REQUEST,
     re.compile(r"^\s*please (?P<a>.+)", re.I),
 ]
 # First words of "can you ..." / "I have to ..." that are not errands.
@@ -65,12 +70,19 @@ _DONE_VERBS = (
 )
 _DONE = [
     re.compile(r"^\s*(?:done|finished|completed)\s*[:\-]\s*(?P<p>.+)", re.I),
-    re.compile(r"^(?P<p>.+?) (?:is|are|has been|have been) (?:now |finally |all )?(?P<v>done|finished|complete|completed|sorted|taken care of|sent|booked|paid|submitted|cancelled)\b", re.I),
+    re.compile(
+        r"^(?P<p>.+?) (?:is|are|has been|have been) (?:now |finally |all )?"
+        r"(?P<v>done|finished|complete|completed|sorted|taken care of|sent|booked|paid|submitted|cancelled)\b",
+        re.I,
+    ),
     re.compile(rf"\bI (?:have )?(?:(?:just|already|finally|now) )*(?P<v>{_DONE_VERBS}) (?P<p>.+)"),
     re.compile(rf"^\s*(?:(?:just|already|finally) )*(?P<v>{_DONE_VERBS}) (?P<p>.+)", re.I),
 ]
 _GENERIC_DONE = frozenset("finished did done completed complete sorted wrapped took dealt".split())
-_CANCEL_REMINDER = re.compile(r"\b(?:cancel|scrap|drop|delete|remove) (?:the |my |that )?(?:task|reminder|todo|to-do)(?: (?:to|about|for))? (?P<p>.+)", re.I)
+_CANCEL_REMINDER = re.compile(
+    r"\b(?:cancel|scrap|drop|delete|remove) (?:the |my |that )?(?:task|reminder|todo|to-do)(?: (?:to|about|for))? (?P<p>.+)",
+    re.I,
+)
 _CANCEL = [
     re.compile(r"^\s*(?:please )?(?:cancel|scrap|forget about|forget) (?P<p>.+)", re.I),
     re.compile(r"\bnever ?mind(?: about)? (?P<p>.+)", re.I),
@@ -212,7 +224,7 @@ def _sentence_changes(book: _Book, sentence: str, line: Line) -> None:
             return
     for pattern in _OPEN:
         m = pattern.search(s)
-        if not m:
+        if not m or (question and pattern not in _ASKABLE):
             continue
         action = m.group("a")
         first = (re.findall(r"[a-z]+", action.lower()) or [""])[0]
