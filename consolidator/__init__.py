@@ -6,6 +6,7 @@ per scope, and publishes everything as snapshot files a planner reads every turn
 """
 
 from consolidator.context import read_context
+from consolidator.facts_api import mark_used
 from consolidator.message_log import MessageLog
 
-__all__ = ["MessageLog", "read_context"]
+__all__ = ["MessageLog", "mark_used", "read_context"]

@@ -222,3 +222,4 @@ def main() -> None:
 
 from consolidator import cli_ladders  # noqa: E402,F401  (registers its commands on `cli`)
 from consolidator import cli_memory  # noqa: E402,F401  (registers its commands on `cli`)
+from consolidator import cli_facts  # noqa: E402,F401  (registers its commands on `cli`)

@@ -131,7 +131,7 @@ def _fold(session: Session, contact: Contact, update: ContactUpdate, work: Batch
     at = said_at(update.source_ids, work)
     known = {n.lower() for n in contact.names()}
     aliases = list(contact.aliases)
-    for alias in update.aliases:
+    for alias in [update.name, *update.aliases]:  # a new form of the name becomes an alias
         alias = " ".join(alias.split())
         if alias and alias.lower() not in known:
             aliases.append(alias)

@@ -56,12 +56,14 @@ def scope_conditions(scope: str, tables: list[Table] | None = None) -> dict[str,
     return conditions
 
 
-def forget_scope(app: App, scope: str) -> Forgotten:
-    """Erase `scope` from every table and its snapshots; returns what was removed."""
+def forget_scope(app: App, scope: str, tables: list[Table] | None = None) -> Forgotten:
+    """Erase `scope` from every table (default: all of SQLModel.metadata, parents before
+    children) and its snapshots; returns what was removed."""
     validate_scope(scope)
-    import stores.tables  # noqa: F401
+    if tables is None:
+        import stores.tables  # noqa: F401
 
-    tables = list(SQLModel.metadata.sorted_tables)
+        tables = list(SQLModel.metadata.sorted_tables)
     conditions = scope_conditions(scope, tables)
     result = Forgotten(scope=scope)
     with transaction(app.engine) as session:

@@ -1,0 +1,357 @@
+"""The facts write path through the real step, runner and SQLite: the seeds' Maya story and its guards."""
+
+from __future__ import annotations
+
+from datetime import datetime, timedelta, timezone
+
+import numpy as np
+import pytest
+from sqlalchemy import select
+from structlog.testing import capture_logs
+
+from consolidator.embeddings import HashingEmbedder
+from consolidator.facts_step import FactsStep, is_person, looks_conflicting
+from consolidator.model.offline import OfflineModel
+from consolidator.model.schemas import FactCandidate, FactExtractionReply
+from consolidator.scoring import score
+from consolidator.tick import Consolidator
+from stores.engine import reading
+from stores.facts import Fact, all_facts, current_facts, history
+from stores.ledger import StepRun
+from stores.messages import NewMessage, append_messages
+from tests.plugins import RecordingStep, effects
+
+UTC = timezone.utc
+T0 = datetime(2025, 3, 1, 9, 0, tzinfo=UTC)
+MAYA_STORE = [
+    "Maya is vegetarian.",
+    "Maya has a serious peanut allergy.",
+    "Maya lives in London.",
+    "Maya is training for the Berlin marathon in September.",
+]
+SEED_BATCH = [
+    "Maya is vegetarian.",
+    "Maya moved from London to Paris last month.",
+    "Maya adopted a cat named Miso.",
+    "Maya injured her knee and is no longer training for the marathon.",
+]
+
+
+# --- helpers (also used by the other test_facts_* modules) -----------------------------------------
+
+
+def say(app, scope: str, at: datetime, texts: list[str], role: str = "user", speaker: str | None = "Maya") -> None:
+    messages = [NewMessage(scope, at + timedelta(seconds=i), role, t, speaker=speaker) for i, t in enumerate(texts)]
+    append_messages(app.engine, messages, at)
+
+
+def facts_of(app, scope: str = "maya", current: bool = True) -> list[Fact]:
+    with reading(app.engine) as session:
+        return current_facts(session, scope) if current else all_facts(session, scope)
+
+
+def texts(facts: list[Fact]) -> list[str]:
+    return sorted(f.text for f in facts)
+
+
+def later(at: datetime) -> datetime:
+    """A time after `at` by which the batch holding `at` has been flushed (flush_idle 30m)."""
+    return at + timedelta(hours=1)
+
+
+
+def unit(*head: float, dim: int = 384) -> np.ndarray:
+    """A unit vector of `dim` floats starting with `head` (the rest zero)."""
+    vec = np.zeros(dim, dtype=np.float32)
+    vec[: len(head)] = head
+    return vec / np.linalg.norm(vec)
+
+
+class TableEmbedder:
+    """Chosen vectors for chosen texts (exact similarities in tests), hashed n-grams for the rest."""
+
+    def __init__(self, table: dict[str, np.ndarray], dim: int = 384) -> None:
+        self.table, self.dim, self.fallback = table, dim, HashingEmbedder(dim)
+
+    def embed(self, items: list[str]) -> np.ndarray:
+        out = self.fallback.embed(items)
+        for i, text in enumerate(items):
+            if text in self.table:
+                out[i] = self.table[text]
+        return out
+
+
+class RecordingModel:
+    """The offline model, recording every fact request it received."""
+
+    def __init__(self, inner=None) -> None:
+        self.inner = inner or OfflineModel()
+        self.name = "recording"
+        self.requests = []
+
+    def extract_facts(self, request):
+        self.requests.append(request)
+        return self.inner.extract_facts(request)
+
+    def __getattr__(self, name):
+        return getattr(self.inner, name)
+
+
+class ScriptedModel(RecordingModel):
+    """Answers extract_facts with `reply(request)`: a model that says what the test wants."""
+
+    def __init__(self, reply) -> None:
+        super().__init__()
+        self.reply = reply
+
+    def extract_facts(self, request):
+        self.requests.append(request)
+        return FactExtractionReply(facts=self.reply(request))
+
+
+class FailingThenWorking(RecordingModel):
+    def __init__(self, failures: int) -> None:
+        super().__init__()
+        self.failures = failures
+
+    def extract_facts(self, request):
+        if self.failures > 0:
+            self.failures -= 1
+            raise RuntimeError("model down")
+        return super().extract_facts(request)
+
+
+def machine(app, model=None, extra_steps=()):
+    model = model or RecordingModel()
+    return Consolidator(app, [FactsStep(app, model), *extra_steps]), model
+
+
+@pytest.fixture
+def maya(app):
+    """Maya's four stored facts, written through the step from one batch."""
+    consolidator, _ = machine(app)
+    say(app, "maya", T0, MAYA_STORE)
+    consolidator.drain(later(T0))
+    assert texts(facts_of(app)) == sorted(MAYA_STORE)
+    return app
+
+
+# --- the seeds' acceptance test -------------------------------------------------------------------
+
+
+class TestSeedAcceptance:
+    def test_four_candidates_against_mayas_store(self, maya, run_cli):
+        """NOOP for the diet, London superseded by Paris with history, cat added, marathon fact closed."""
+        app = maya
+        before = {f.text: f for f in facts_of(app)}
+        at = T0 + timedelta(days=30)
+        consolidator, model = machine(app)
+        say(app, "maya", at, SEED_BATCH)
+        consolidator.drain(later(at))
+        everything = {f.text: f for f in facts_of(app, current=False)}
+        now = {f.text: f for f in facts_of(app)}
+        # NOOP: no second vegetarian row, the existing one strengthened
+        assert [f.text for f in everything.values()].count("Maya is vegetarian.") == 1
+        assert now["Maya is vegetarian."].strength == 2.0
+        # UPDATE: London closed (row kept) and superseded by Paris
+        london = everything["Maya lives in London."]
+        assert london.valid_to == at + timedelta(seconds=1) and london.end_reason == "updated"
+        assert london.superseded_by == now["Maya lives in Paris."].id
+        assert "Maya lives in London." not in now
+        # ADD: the cat
+        assert "Maya adopted a cat named Miso." in now
+        # UPDATE: the marathon fact closed, the new one current
+        marathon = everything["Maya is training for the Berlin marathon in September."]
+        assert marathon.valid_to is not None and marathon.end_reason == "updated"
+        successor = next(f for f in now.values() if f.id == marathon.superseded_by)
+        assert successor.text == "Maya is no longer training for the marathon."
+        # the allergy is untouched and pinned (critical)
+        assert now["Maya has a serious peanut allergy."].id == before["Maya has a serious peanut allergy."].id
+        assert now["Maya has a serious peanut allergy."].pinned
+        assert len(model.requests) == 1  # one call for the whole batch
+        # "where did she live before?"
+        out = run_cli("history", "--scope", "maya", now["Maya lives in Paris."].id)
+        assert out.exit_code == 0
+        lines = out.output.splitlines()
+        assert "Maya lives in London." in lines[0] and "updated" in lines[0]
+        assert "Maya lives in Paris." in lines[1]
+
+    def test_history_follows_the_chain_both_ways(self, maya):
+        """history() from the old fact or the new one gives the same chain, oldest first."""
+        app = maya
+        at = T0 + timedelta(days=30)
+        consolidator, _ = machine(app)
+        say(app, "maya", at, SEED_BATCH)
+        consolidator.drain(later(at))
+        by_text = {f.text: f for f in facts_of(app, current=False)}
+        with reading(app.engine) as session:
+            from_old = [f.text for f in history(session, "maya", by_text["Maya lives in London."].id)]
+            from_new = [f.text for f in history(session, "maya", by_text["Maya lives in Paris."].id)]
+        assert from_old == from_new == ["Maya lives in London.", "Maya lives in Paris."]
+
+    def test_rerunning_the_same_statement_adds_nothing(self, maya):
+        """A statement repeated in a later batch never makes a second row (exact duplicate by hash)."""
+        app = maya
+        consolidator, _ = machine(app)
+        at = T0 + timedelta(days=2)
+        say(app, "maya", at, ["maya is VEGETARIAN"])
+        consolidator.drain(later(at))
+        assert len(facts_of(app, current=False)) == 4
+
+
+# --- only people's words become facts --------------------------------------------------------------
+
+
+class TestProvenance:
+    def test_tool_and_action_lines_never_become_facts(self, app):
+        """Tool, action, system and plain assistant lines stating facts leave the store empty."""
+        consolidator, model = machine(app)
+        say(app, "maya", T0, ["Maya lives in Rome."], role="tool", speaker=None)
+        say(app, "maya", T0 + timedelta(seconds=10), ["Maya is vegan."], role="action", speaker=None)
+        say(app, "maya", T0 + timedelta(seconds=20), ["Maya works at Acme."], role="system", speaker=None)
+        say(app, "maya", T0 + timedelta(seconds=30), ["Maya lives in Oslo."], role="assistant", speaker="assistant")
+        consolidator.drain(later(T0))
+        assert facts_of(app, current=False) == []
+
+    def test_a_model_claiming_a_tool_line_is_refused(self, app):
+        """A candidate whose sources are all tool lines is refused and logged, a user's is kept."""
+        def reply(request):
+            by_role = {line.role: line.id for line in request.messages}
+            return [FactCandidate(text="Maya lives in Rome.", importance=7, source_ids=[by_role["tool"]]),
+                    FactCandidate(text="Maya likes jazz.", importance=4, source_ids=[by_role["user"]]),
+                    FactCandidate(text="Maya owns a boat.", importance=4, source_ids=["no-such-message"])]
+        consolidator, _ = machine(app, ScriptedModel(reply))
+        say(app, "maya", T0, ["Search result: Maya lives in Rome."], role="tool", speaker=None)
+        say(app, "maya", T0 + timedelta(seconds=5), ["I like jazz."])
+        with capture_logs() as logs:
+            consolidator.drain(later(T0))
+        assert texts(facts_of(app)) == ["Maya likes jazz."]
+        assert facts_of(app)[0].source_roles == ["user"]
+        refused = sorted(e["reason"] for e in logs if e["event"] == "facts.refused")
+        assert refused == ["no_known_sources", "not_from_people"]
+
+    def test_a_speaker_relayed_by_the_assistant_counts_as_a_person(self):
+        """is_person: user lines, and assistant lines carrying a named non-agent speaker."""
+        assert is_person("user", None)
+        assert is_person("assistant", "Ana")
+        assert not is_person("assistant", "assistant")
+        assert not is_person("assistant", None)
+        assert not is_person("tool", "Maya")
+
+
+# --- scopes never see each other -------------------------------------------------------------------
+
+
+class TestScopes:
+    def test_neighbours_come_only_from_the_batchs_scope(self, app):
+        """B's request shows none of A's facts, and B gets its own row for the same statement."""
+        consolidator, model = machine(app)
+        say(app, "alice", T0, ["Maya lives in London."])
+        consolidator.drain(later(T0))
+        at = T0 + timedelta(days=1)
+        say(app, "bob", at, ["Maya lives in London.", "Maya moved from London to Paris last month."])
+        consolidator.drain(later(at))
+        (bob_request,) = [r for r in model.requests if r.scope == "bob"]
+        assert bob_request.neighbours == []
+        assert texts(facts_of(app, "alice")) == ["Maya lives in London."]
+        assert texts(facts_of(app, "bob")) == ["Maya lives in Paris."]
+
+    def test_a_target_from_another_scope_is_ignored(self, app):
+        """A model naming another scope's fact as UPDATE/DELETE target changes nothing there."""
+        consolidator, _ = machine(app)
+        say(app, "alice", T0, ["Maya lives in London."])
+        consolidator.drain(later(T0))
+        (alice_fact,) = facts_of(app, "alice")
+
+        def reply(request):
+            user = request.messages[0].id
+            return [FactCandidate(text="Maya lives in Paris.", importance=7, op="UPDATE", target_id=alice_fact.id,
+                                  source_ids=[user]),
+                    FactCandidate(text="Maya quit jazz.", importance=3, op="DELETE", target_id=alice_fact.id,
+                                  source_ids=[user])]
+        consolidator, _ = machine(app, ScriptedModel(reply))
+        at = T0 + timedelta(days=1)
+        say(app, "bob", at, ["I moved to Paris."])
+        with capture_logs() as logs:
+            consolidator.drain(later(at))
+        assert facts_of(app, "alice")[0].valid_to is None
+        assert texts(facts_of(app, "bob")) == ["Maya lives in Paris."]
+        assert sum(e["event"] == "facts.target_ignored" for e in logs) == 2
+
+
+# --- duplicates and conflicts ------------------------------------------------------------------------
+
+
+class TestDuplicates:
+    def test_near_duplicate_strengthens_unless_it_conflicts(self, app):
+        """Cosine >= near_duplicate skips and strengthens; a negated near twin follows the model (ADD)."""
+        base, twin, negated = ("Maya enjoys long walks by the river.", "Maya loves long walks along the river.",
+                               "Maya no longer enjoys long walks by the river.")
+        embedder = TableEmbedder({base: unit(1.0, 0.0), twin: unit(0.98, 0.2), negated: unit(0.98, -0.2)})
+        step = FactsStep(app, ScriptedModel(lambda r: [
+            FactCandidate(text=r.messages[0].text, importance=3, source_ids=[r.messages[0].id])]), embedder)
+        consolidator = Consolidator(app, [step])
+        for day, text in enumerate([base, twin, negated]):
+            say(app, "maya", T0 + timedelta(days=day), [text])
+            with capture_logs() as logs:
+                consolidator.drain(later(T0 + timedelta(days=day)))
+        current = {f.text: f for f in facts_of(app)}
+        assert sorted(current) == sorted([base, negated])
+        assert current[base].strength == 2.0 and len(current[base].sources) == 2
+        assert [e["fact"] for e in logs if e["event"] == "facts.conflict_to_model"] == [current[base].id]
+
+    @pytest.mark.parametrize(
+        ("a", "b", "conflict"),
+        [
+            ("Maya uses vim.", "Maya uses vim!", False),
+            ("Maya is training for the marathon.", "Maya is no longer training for the marathon.", True),
+            ("Maya is 30.", "Maya is 31.", True),
+            ("Maya doesn't eat meat.", "Maya eats meat.", True),
+            ("Maya has 2 cats.", "Maya has 2 cats now.", False),
+        ],
+    )
+    def test_conflict_heuristic(self, a, b, conflict):
+        """Negation on one side only, or different numbers, marks a close pair as a conflict."""
+        assert looks_conflicting(a, b) is conflict
+
+
+# --- failures and retries ---------------------------------------------------------------------------
+
+
+def test_a_failing_fact_step_leaves_other_steps_committed_and_retries(app):
+    """The fact step raising leaves the batch's other step done; a later tick retries it to success."""
+    model = FailingThenWorking(failures=1)
+    consolidator, _ = machine(app, model, extra_steps=[RecordingStep("record")])
+    say(app, "maya", T0, MAYA_STORE)
+    first = consolidator.drain(later(T0))
+    assert first.steps_failed == 1 and first.steps_done == 1
+    assert [step for _, step in effects(app.engine)] == ["record"]
+    assert facts_of(app) == []
+    with reading(app.engine) as session:
+        runs = {r.step: r for r in session.execute(select(StepRun)).scalars()}
+    assert runs["facts"].status == "retrying" and runs["record"].status == "done"
+    second = consolidator.drain(later(T0) + timedelta(minutes=5))
+    assert second.steps_done == 1
+    assert texts(facts_of(app)) == sorted(MAYA_STORE)
+    assert [step for _, step in effects(app.engine)] == ["record"]  # not re-run
+
+
+# --- scoring ------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("importance", "strength", "age_days", "pinned", "expected"),
+    [
+        (8, 1.0, 0, False, 8.0),
+        (8, 1.0, 30, False, 8 * 0.36787944),  # one tau
+        (8, 2.0, 30, False, 8 * 0.60653066),  # strength slows forgetting
+        (8, 1.0, 300, False, 8 * 4.539993e-05),
+        (3, 1.0, 3000, True, 3.0),  # pinned facts never decay
+        (5, 1.0, -1, False, 5.0),  # a last_used in the future counts as now
+    ],
+)
+def test_score(importance, strength, age_days, pinned, expected):
+    """score = importance x exp(-age / (strength x tau)), tau 30 days; pinned: importance."""
+    now = T0 + timedelta(days=400)
+    got = score(importance, strength, now - timedelta(days=age_days), now, timedelta(days=30), pinned)
+    assert got == pytest.approx(expected, rel=1e-5)
