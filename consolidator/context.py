@@ -117,7 +117,16 @@ class Section:
         return [head, *lines], cut
 
 
-def compose(settings: Settings, scope: str, now: datetime, data: "ContextData") -> str:
+@dataclass
+class ContextData:
+    status: str
+    contacts: list[str]
+    facts: list[str]
+    tasks: list[str]
+    summaries: list[str]
+
+
+def compose(settings: Settings, scope: str, now: datetime, data: ContextData) -> str:
     """The text of context.md for `data`, within `settings.context.context_tokens`."""
     cfg: ContextSettings = settings.context
     cap = cfg.context_tokens
@@ -150,15 +159,6 @@ def compose(settings: Settings, scope: str, now: datetime, data: "ContextData") 
     text = "".join(f"{line}\n" for line in lines)
     assert estimate_tokens(text) <= cap, (estimate_tokens(text), cap)
     return text
-
-
-@dataclass
-class ContextData:
-    status: str
-    contacts: list[str]
-    facts: list[str]
-    tasks: list[str]
-    summaries: list[str]
 
 
 def gather(app: App, scope: str) -> ContextData:

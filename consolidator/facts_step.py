@@ -4,7 +4,8 @@ prepare (reads and thinks, writes nothing):
 1. every line of the batch goes to the model as a `Line`; only people's lines can be sources
    (role "user", or "assistant" relaying a named speaker other than the agent itself);
 2. the current facts nearest to each person's line, searched within THIS scope only, are
-   shown to the model as neighbours (ids and similarities);
+   shown to the model as neighbours (ids and similarities): facts.neighbours per line,
+   round-robin over the lines, at most 4 x facts.neighbours per batch (a prompt of bounded size);
 3. `model.extract_facts` is called once; each candidate then passes arithmetic checks before
    its decision is trusted:
    - refused (logged) if none of its known source messages is a person's line: tool, action
@@ -64,6 +65,7 @@ _NEGATIONS = frozenset(
     "quit former formerly longer anymore".split()
 )
 _NUMBER = re.compile(r"\d+(?:[.,:]\d+)*")
+NEIGHBOUR_LINES_CAP = 4  # at most 4 x facts.neighbours facts are shown per batch
 
 
 def is_person(role: str, speaker: str | None) -> bool:
@@ -152,17 +154,25 @@ class FactsStep:
         return plan
 
     def _neighbours(self, people: list[MessageView], known: FactMatrix) -> list[KnownFact]:
+        """Each person's line's `neighbours` nearest facts, taken round-robin (every line's best
+        first, then every line's second...) up to NEIGHBOUR_LINES_CAP x `neighbours` in all."""
         k = self.settings.neighbours
         if not len(known) or k == 0:
             return []
         lines = self.embedder.embed([m.text for m in people])
+        per_line = [cosine_top_k(row, known.matrix, k) for row in lines]
         best: dict[int, float] = {}
-        for row in lines:
-            idx, sims = cosine_top_k(row, known.matrix, k)
+        for idx, sims in per_line:
             for i, s in zip(idx.tolist(), sims.tolist()):
                 best[i] = max(best.get(i, -1.0), s)
-        ranked = sorted(best.items(), key=lambda item: (-item[1], item[0]))
-        return [KnownFact(id=known.ids[i], text=known.texts[i], similarity=round(s, 4)) for i, s in ranked]
+        picked: dict[int, None] = {}  # an insertion-ordered set
+        for rank in range(k):
+            for idx, _ in per_line:
+                if rank < len(idx) and len(picked) < k * NEIGHBOUR_LINES_CAP:
+                    picked.setdefault(int(idx[rank]))
+        chosen = list(picked)
+        chosen.sort(key=lambda i: (-best[i], i))
+        return [KnownFact(id=known.ids[i], text=known.texts[i], similarity=round(best[i], 4)) for i in chosen]
 
     def _decide(self, work: BatchWork, known: FactMatrix, candidates: list[FactCandidate], plan: FactPlan) -> None:
         by_id = {m.id: m for m in work.messages}

@@ -83,6 +83,7 @@ class LadderStage:
         self.stats: Counter[tuple[str, str, str]] = Counter()  # (ladder, rung, kind) -> summaries
         self.largest_input = 0  # tokens of the largest summary call made
         self.reuse = True
+        self._touched: set[tuple[str, str]] = set()  # (ladder, rung) written in this run_scope
 
     # --- the stage ------------------------------------------------------------------------
 
@@ -98,6 +99,7 @@ class LadderStage:
                   progress: Callable[[int], None] | None = None, ladders: tuple[str, ...] = ("time", "count")) -> int:
         tz = self.app.settings.timezone_of(scope)
         written = 0
+        self._touched: set[tuple[str, str]] = set()
         for kind in ladders:
             spec = self.specs[kind]
             self._mark_dirty(scope, kind, tz)
@@ -107,7 +109,7 @@ class LadderStage:
                 written += self._count_base(scope, spec, tz, now, stop, progress)
             written += self._propagate(scope, kind, spec, tz, now, stop)
         if written and self.publish:
-            publish_ladder(self.app, scope, self.specs)
+            publish_ladder(self.app, scope, self.specs, only=self._touched)
             with transaction(self.app.engine) as session:
                 bump(session, scope, "ladders")  # context.md shows the newest summaries
         return written
@@ -373,6 +375,7 @@ class LadderStage:
         else:
             summary.first_number, summary.last_number = count_window(spec, block)
         self.stats[(kind, rung, draft.kind)] += 1
+        self._touched.add((kind, rung))
         log.debug("ladder.rung_written", scope=scope, ladder=kind, rung=rung, window=key, version=version, kind=draft.kind)
         return write_summary(session, summary)
 

@@ -53,12 +53,15 @@ def newest_summary(session, scope: str, ladder: str, rung: str) -> Summary | Non
     return session.execute(stmt).scalars().first()
 
 
-def publish_ladder(app: App, scope: str, specs: dict[str, LadderSpec]) -> int:
+def publish_ladder(app: App, scope: str, specs: dict[str, LadderSpec], only: set[tuple[str, str]] | None = None) -> int:
+    """Publish the newest summary of each rung (of the rungs in `only`, when given)."""
     written = 0
     with reading(app.engine) as session:
         payloads = []
         for ladder, spec in specs.items():
             for rung in spec.rungs:
+                if only is not None and (ladder, rung.name) not in only:
+                    continue
                 summary = newest_summary(session, scope, ladder, rung.name)
                 if summary is not None:
                     payloads.append((f"{ladder}/{rung.name}.json", summary_payload(summary)))

@@ -16,7 +16,6 @@ from consolidator.model.offline import OfflineModel
 from stores import lease
 from stores.engine import reading
 from stores.ledger import Batch, StepRun
-from stores.messages import NewMessage, append_messages
 from tests.memory_kit import Memory
 
 

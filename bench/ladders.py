@@ -1,0 +1,128 @@
+"""Ladder benchmark: a heavy scope over three simulated years, fed day by day.
+
+    python bench/ladders.py [--years 3] [--per-day 183] [--seed 5]
+
+Both ladders with the offline model, the daemon's tick called once per simulated day.
+Prints wall time, summaries and model calls per rung (summarized / reused / passed / empty),
+the largest input of any summary call in year 1 and in the last year (it must not grow:
+the cost of a summary does not grow with history), peak RSS per year, and, as the baseline
+of the same run, what one summary of the year would read if it were written from the raw log.
+"""
+
+from __future__ import annotations
+
+import argparse
+import random
+import tempfile
+import time
+from collections import Counter
+from datetime import datetime, timedelta, timezone
+from pathlib import Path
+
+from consolidator import logsetup
+from consolidator.app import open_app
+from consolidator.config import Settings
+from consolidator.ladders import LadderStage
+from consolidator.model.base import estimate_tokens
+from consolidator.model.offline import OfflineModel
+from consolidator.tick import Consolidator
+from stores.messages import NewMessage, append_messages
+
+START = datetime(2024, 1, 1, tzinfo=timezone.utc)  # a Monday
+WORDS = ("we talked about the project budget the trip to Lisbon my sister Ana the new job training for the "
+         "marathon cooking dinner the doctor appointment a book about whales the garden the kids school "
+         "I think that went well tomorrow I will call the bank and send the report").split()
+
+
+def peak_rss_mb() -> float:
+    for line in Path("/proc/self/status").read_text().splitlines():
+        if line.startswith("VmHWM:"):
+            return int(line.split()[1]) / 1024
+    return float("nan")
+
+
+def reset_peak_rss() -> None:
+    try:
+        Path("/proc/self/clear_refs").write_text("5")  # resets VmHWM (Linux)
+    except OSError:
+        pass
+
+
+def day_messages(rng: random.Random, day: int, per_day: int, counter: list[int]) -> list[NewMessage]:
+    """Uneven activity: quiet and silent days, bursts, 1-4 interactions on active days."""
+    if rng.random() < 0.12:
+        return []
+    volume = int(per_day * rng.choice([0.2, 0.5, 1.0, 1.0, 1.5, 2.5]))
+    interactions = rng.randint(1, 4)
+    out = []
+    for k in range(interactions):
+        at = START + timedelta(days=day, hours=7 + 4 * k, minutes=rng.randint(0, 60))
+        for i in range(max(2, volume // interactions)):
+            counter[0] += 1
+            words = rng.randint(6, 30)
+            text = " ".join(rng.choice(WORDS) for _ in range(words)) + "."
+            role = "user" if i % 2 == 0 else "assistant"
+            out.append(NewMessage("heavy", at, role, text, speaker="Maya" if role == "user" else None,
+                                  id=f"m{counter[0]}"))
+            at += timedelta(seconds=rng.randint(10, 90))
+    return out
+
+
+def main() -> None:
+    logsetup.configure("warning")
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--years", type=int, default=3)
+    parser.add_argument("--per-day", type=int, default=183)
+    parser.add_argument("--seed", type=int, default=5)
+    args = parser.parse_args()
+    rng = random.Random(args.seed)
+    counter = [0]
+    with tempfile.TemporaryDirectory(prefix="consolidator-ladders-") as tmp:
+        app = open_app(Settings(state_dir=Path(tmp) / "state"))
+        stage = LadderStage(app, OfflineModel())
+        consolidator = Consolidator(app, [], [stage])
+        per_year = []
+        started = time.perf_counter()
+        for year in range(args.years):
+            reset_peak_rss()
+            stage.largest_input = 0
+            year_start = time.perf_counter()
+            raw_tokens = 0
+            calls_before = sum(n for (_, _, kind), n in stage.stats.items() if kind == "summarized")
+            for day in range(year * 364, (year + 1) * 364):
+                batch = day_messages(rng, day, args.per_day, counter)
+                if batch:
+                    append_messages(app.engine, batch, batch[-1].at)
+                    raw_tokens += sum(estimate_tokens(m.text) for m in batch)
+                consolidator.tick(START + timedelta(days=day + 1, hours=1))
+            calls = sum(n for (_, _, kind), n in stage.stats.items() if kind == "summarized") - calls_before
+            per_year.append((time.perf_counter() - year_start, stage.largest_input, peak_rss_mb(), raw_tokens, calls))
+        consolidator.drain(START + timedelta(days=args.years * 364 + 2))
+        wall = time.perf_counter() - started
+
+        print(f"ladders: {counter[0]:,} messages over {args.years} years (one tick per simulated day)")
+        print(f"  wall time {wall:.1f} s ({counter[0] / wall:,.0f} messages/s end to end)")
+        with app.engine.connect() as conn:
+            interactions = conn.exec_driver_sql("SELECT count(*) FROM interaction").scalar_one()
+        print(f"  interactions {interactions:,}")
+        kinds = ("summarized", "reused", "passed", "empty")
+        print(f"  {'ladder/rung':14} " + " ".join(f"{k:>10}" for k in kinds) + f" {'calls':>7}")
+        rungs: dict[tuple[str, str], Counter] = {}
+        for (ladder, rung, kind), n in stage.stats.items():
+            rungs.setdefault((ladder, rung), Counter())[kind] += n
+        for (ladder, rung), c in sorted(rungs.items(), key=lambda kv: (kv[0][0], stage.specs[kv[0][0]].rung_index(kv[0][1]))):
+            print(f"  {ladder + '/' + rung:14} " + " ".join(f"{c[k]:>10,}" for k in kinds) + f" {c['summarized']:>7,}")
+        total_calls = sum(c["summarized"] for c in rungs.values())
+        print(f"  model calls {total_calls:,} = {total_calls / max(1, interactions):.2f} per interaction")
+        for year, (seconds, largest, rss, raw, calls) in enumerate(per_year, start=1):
+            print(f"  year {year}: {seconds:6.1f} s, {calls:,} calls, largest summary input {largest:,} tokens, "
+                  f"peak RSS {rss:.0f} MB; baseline: one summary of the year from the raw log would read "
+                  f"{raw:,} tokens ({raw / max(1, largest):,.0f}x the largest call)")
+        first, last = per_year[0][1], per_year[-1][1]
+        verdict = "OK" if last <= first else "GREW"
+        print(f"  largest input year 1 {first:,} vs year {len(per_year)} {last:,} tokens: {verdict}")
+        app.close()
+
+
+if __name__ == "__main__":
+    main()
