@@ -81,7 +81,7 @@ def looks_conflicting(a: str, b: str) -> bool:
     words_b = set(re.findall(r"[a-z]+", b.lower().replace("'", "")))
     if bool(words_a & _NEGATIONS) != bool(words_b & _NEGATIONS):
         return True
-    return sorted(_NUMBER.findall(a)) != sorted(_NUMBER.findall(b))
+    return _NUMBER.findall(a) != _NUMBER.findall(b)
 
 
 # --- the plan prepare hands to apply -------------------------------------------------------------

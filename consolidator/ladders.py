@@ -44,8 +44,7 @@ from stores.summaries import (
     DirtyWindow,
     LadderState,
     Summary,
-    latest,
-    next_version,
+    latest_rows,
     reusable,
     summary_id,
     write_summary,
@@ -191,7 +190,8 @@ class LadderStage:
         if plan.empty or (plan.first, plan.through) != (first, through):
             with transaction(self.app.engine) as session:
                 for unit in plan.empty:
-                    self._write(session, scope, spec, Block(0, unit), tz, Draft("empty", ""), [], (0, None), now)
+                    # a day outside the announced range has never been written: version 1
+                    self._write(session, scope, spec, Block(0, unit), tz, Draft("empty", ""), [], (0, None), now, 1)
                 state = session.get(LadderState, (scope, "time"))
                 state.first_unit, state.through_unit = plan.first, plan.through
             written += len(plan.empty)
@@ -243,17 +243,14 @@ class LadderStage:
         inputs = [SummaryInput(id=m.id, label="", text=render(m, tz)) for m in messages]
         draft = self._draft(scope, kind, spec, block, inputs, join=lambda: "\n".join(i.text for i in inputs))
         watermark = (max((m.seq for m in messages), default=0), max((m.at for m in messages), default=None))
-        key = block_key(spec, block)
+        window = (spec.rungs[0].name, block_key(spec, block))
         sources = [m.id for m in messages]
         with transaction(self.app.engine) as session:
-            current = latest(session, scope, kind, spec.rungs[0].name, [key]).get(key)
-            same = (
-                current is not None
-                and list(current.sources) == sources
-                and session.get(Summary, current.id).text == draft.text
-            )
+            current = latest_rows(session, scope, kind, [window]).get(window)
+            same = current is not None and list(current.sources) == sources and current.text == draft.text
             if not same:
-                self._write(session, scope, spec, block, tz, draft, sources, watermark, now)
+                version = current.version + 1 if current is not None else 1
+                self._write(session, scope, spec, block, tz, draft, sources, watermark, now, version)
             session.execute(
                 delete(DirtyWindow).where(
                     DirtyWindow.scope == scope, DirtyWindow.ladder == kind, DirtyWindow.unit == _unit(kind, block)
@@ -295,13 +292,10 @@ class LadderStage:
 
     def _decide_and_write(self, scope, kind, spec: LadderSpec, block: Block, tz, now) -> int | None:
         blocks = (*inputs_of(spec, block), block)
-        rows: dict[Block, Summary] = {}
+        windows = {b: (spec.rungs[b.rung].name, block_key(spec, b)) for b in blocks}
         with reading(self.app.engine) as session:
-            for b in blocks:
-                rung = spec.rungs[b.rung].name
-                found = latest(session, scope, kind, rung, [block_key(spec, b)]).get(block_key(spec, b))
-                if found is not None:
-                    rows[b] = session.get(Summary, found.id)
+            found = latest_rows(session, scope, kind, list(windows.values()))
+        rows = {b: found[w] for b, w in windows.items() if w in found}
         known = {
             b: Known(s.id, s.version, s.kind == "empty", s.tokens + estimate_tokens(s.label) + 1, tuple(s.sources))
             for b, s in rows.items()
@@ -320,8 +314,11 @@ class LadderStage:
         else:
             draft = self._call(scope, kind, spec, block, inputs)
         watermark = max(((s.watermark_seq, s.watermark_at) for s in rows.values() if s.watermark_at), default=(0, None))
+        version = rows[block].version + 1 if block in rows else 1
         with transaction(self.app.engine) as session:
-            announcement = self._write(session, scope, spec, block, tz, draft, list(decision.input_ids), watermark, now)
+            announcement = self._write(
+                session, scope, spec, block, tz, draft, list(decision.input_ids), watermark, now, version
+            )
             session.flush()
             return announcement.id
 
@@ -358,11 +355,10 @@ class LadderStage:
         self.largest_input = max(self.largest_input, size)
         return Draft("summarized", reply.text, digest, size, 1)
 
-    def _write(self, session, scope, spec: LadderSpec, block: Block, tz, draft: Draft, sources, watermark, now):
+    def _write(self, session, scope, spec: LadderSpec, block: Block, tz, draft: Draft, sources, watermark, now, version):
         kind = spec.kind
         rung = spec.rungs[block.rung].name
         key = block_key(spec, block)
-        version = next_version(session, scope, kind, rung, key)
         summary = Summary(
             id=summary_id(scope, kind, rung, key, version), scope=scope, ladder=kind, rung=rung, key=key,
             version=version, kind=draft.kind, label=block_label(spec, block), text=draft.text,

@@ -8,7 +8,6 @@ summary and a summary is never left unannounced.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from datetime import datetime
 
 from sqlalchemy import JSON, Column, Index, String, Text, UniqueConstraint, func, select
@@ -88,35 +87,27 @@ class DirtyWindow(SQLModel, table=True):
     last_at: datetime = Field(sa_column=Column(UTCDateTime(), nullable=False))
 
 
-@dataclass(frozen=True)
-class Latest:
-    id: str
-    version: int
-    kind: str
-    tokens: int
-    sources: tuple[str, ...]
-
-
 def summary_id(scope: str, ladder: str, rung: str, key: str, version: int) -> str:
     return f"{scope}/{ladder}/{rung}/{key}@{version}"
 
 
-def latest(session: Session, scope: str, ladder: str, rung: str, keys: list[str]) -> dict[str, Latest]:
-    """The newest version of each window in `keys` that exists."""
-    if not keys:
+def latest_rows(session: Session, scope: str, ladder: str, windows: list[tuple[str, str]]) -> dict[tuple[str, str], Summary]:
+    """The newest version of each (rung, key) window that exists, in one query."""
+    wanted = set(windows)
+    if not wanted:
         return {}
-    newest = (
-        select(Summary.key, func.max(Summary.version).label("v"))
-        .where(Summary.scope == scope, Summary.ladder == ladder, Summary.rung == rung, Summary.key.in_(keys))
-        .group_by(Summary.key)
-        .subquery()
+    stmt = select(Summary).where(
+        Summary.scope == scope,
+        Summary.ladder == ladder,
+        Summary.rung.in_(sorted({r for r, _ in wanted})),
+        Summary.key.in_(sorted({k for _, k in wanted})),
     )
-    stmt = select(Summary).join(newest, (Summary.key == newest.c.key) & (Summary.version == newest.c.v)).where(
-        Summary.scope == scope, Summary.ladder == ladder, Summary.rung == rung
-    )
-    return {
-        s.key: Latest(s.id, s.version, s.kind, s.tokens, tuple(s.sources)) for s in session.execute(stmt).scalars()
-    }
+    best: dict[tuple[str, str], Summary] = {}
+    for row in session.execute(stmt).scalars():
+        window = (row.rung, row.key)
+        if window in wanted and (window not in best or row.version > best[window].version):
+            best[window] = row
+    return best
 
 
 def newest_versions(session: Session, scope: str, ladder: str, rung: str) -> list[Summary]:
@@ -161,10 +152,3 @@ def write_summary(session: Session, summary: Summary) -> Announcement:
     )
     session.add(announcement)
     return announcement
-
-
-def next_version(session: Session, scope: str, ladder: str, rung: str, key: str) -> int:
-    stmt = select(func.coalesce(func.max(Summary.version), 0)).where(
-        Summary.scope == scope, Summary.ladder == ladder, Summary.rung == rung, Summary.key == key
-    )
-    return session.execute(stmt).scalar_one() + 1

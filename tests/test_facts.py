@@ -15,10 +15,11 @@ from consolidator.model.offline import OfflineModel
 from consolidator.model.schemas import FactCandidate, FactExtractionReply
 from consolidator.scoring import score
 from consolidator.tick import Consolidator
-from stores.engine import reading
-from stores.facts import Fact, all_facts, current_facts, history
+from consolidator.steps import BatchWork, MessageView
+from stores.engine import reading, transaction
+from stores.facts import Fact, all_facts, close_fact, current_facts, history, touch
 from stores.ledger import StepRun
-from stores.messages import NewMessage, append_messages
+from stores.messages import Message, NewMessage, append_messages
 from tests.plugins import RecordingStep, effects
 
 UTC = timezone.utc
@@ -355,3 +356,41 @@ def test_score(importance, strength, age_days, pinned, expected):
     now = T0 + timedelta(days=400)
     got = score(importance, strength, now - timedelta(days=age_days), now, timedelta(days=30), pinned)
     assert got == pytest.approx(expected, rel=1e-5)
+
+
+def test_apply_rechecks_that_targets_are_still_current(maya):
+    """A target closed between prepare and apply is not closed again; the new fact is still added."""
+    app = maya
+    at = T0 + timedelta(days=30)
+    say(app, "maya", at, ["Maya moved from London to Paris last month."])
+    with reading(app.engine) as session:
+        row = session.execute(select(Message).where(Message.text.like("%Paris%"))).scalar_one()
+    view = MessageView(row.id, row.seq, row.at, row.role, row.speaker, row.text, row.session, row.interaction)
+    work = BatchWork(batch_id=99, scope="maya", number=99, first_seq=row.seq, last_seq=row.seq,
+                     messages=(view,), now=at)
+    step = FactsStep(app, OfflineModel())
+    plan = step.prepare(work)
+    london = next(f for f in facts_of(app) if f.text == "Maya lives in London.")
+    with transaction(app.engine) as session:  # meanwhile, the offline pass drops London
+        close_fact(session.get(Fact, london.id), at, "dropped", at, tombstone=True)
+        touch(session, "maya")
+    with capture_logs() as logs, transaction(app.engine) as session:
+        step.apply(session, work, plan)
+    gone = next(f for f in facts_of(app, current=False) if f.id == london.id)
+    assert gone.end_reason == "dropped" and gone.superseded_by is None
+    assert "Maya lives in Paris." in texts(facts_of(app))
+    assert [e["target"] for e in logs if e["event"] == "facts.target_gone"] == [london.id]
+
+
+def test_a_batch_shows_the_model_a_bounded_number_of_neighbours(app):
+    """Fifty chatty lines against 300 facts: at most 4 x neighbours (40) facts reach the request."""
+    consolidator, model = machine(app)
+    say(app, "maya", T0, [f"I like topic{i} and theme{i}." for i in range(300)])
+    consolidator.drain(later(T0 + timedelta(minutes=10)))
+    assert len(facts_of(app)) > 200
+    at = T0 + timedelta(days=1)
+    say(app, "maya", at, [f"I like theme{i} a lot." for i in range(50)])
+    consolidator.drain(later(at))
+    last = model.requests[-1]
+    assert 10 < len(last.neighbours) <= 40
+    assert len({n.id for n in last.neighbours}) == len(last.neighbours)
