@@ -31,6 +31,7 @@ from sqlalchemy import func, select
 
 from consolidator.app import open_app
 from consolidator.config import Settings
+from consolidator.context import publish_context, read_context
 from consolidator.facts_publish import publish_facts
 from consolidator.facts_step import FactsStep
 from consolidator.model.offline import OfflineModel
@@ -119,7 +120,26 @@ def bench_pass(n: int, dim: int, clusters: int, root: Path) -> None:
           f"{report.merged} merged, {report.refused} refused, {report.dropped} dropped, {left} current left)")
     publish_facts(app, "bench", NOW)
     read_bench(app.settings.snapshot_dir / "bench" / "facts.json", "after the pass")
+    publish_context(app, "bench", NOW)
+    context_bench(app, "bench")
     app.close()
+
+
+def context_bench(app, scope: str, repeats: int = 2_000) -> None:
+    """read_context (the planner's call) beside a raw read of the same file."""
+    path = app.settings.snapshot_dir / scope / "context.md"
+    read_context(scope, app.settings)  # resolve the state dir once, as a long-lived planner would
+    api, raw = [], []
+    for _ in range(repeats):
+        start = time.perf_counter()
+        read_context(scope, app.settings)
+        api.append(time.perf_counter() - start)
+        start = time.perf_counter()
+        path.read_text(encoding="utf-8")
+        raw.append(time.perf_counter() - start)
+    p50, r50 = statistics.median(api), statistics.median(raw)
+    print(f"  context.md {path.stat().st_size / 1024:.1f} KiB: read_context p50 {p50 * 1e6:6.1f} us, "
+          f"raw read_text p50 {r50 * 1e6:6.1f} us, ratio {p50 / r50:.2f}x")
 
 
 def conversation(rng: random.Random, speaker: str) -> str:

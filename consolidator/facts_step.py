@@ -180,7 +180,9 @@ class FactsStep:
         hash_of = {h: i for i, h in enumerate(known.hashes)}
         closed: set[str] = set()  # targets this batch already closes
         added: dict[str, AddFact] = {}  # by norm hash
-        vectors = self.embedder.embed([c.text for c in candidates]) if candidates else np.zeros((0, 1))
+        if not candidates:
+            return
+        vectors = self.embedder.embed([c.text for c in candidates])
         sims = vectors @ known.matrix.T if len(known) else np.zeros((len(candidates), 0), dtype=np.float32)
         for n, cand in enumerate(candidates):
             text = " ".join(cand.text.split())
@@ -306,6 +308,6 @@ def _line(m: MessageView) -> Line:
 def _new_row(scope: str, a: AddFact, now: datetime) -> Fact:
     return Fact(
         id=a.id, scope=scope, text=a.text, norm_hash=a.norm_hash, embedding=a.embedding,
-        importance=max(1, min(10, a.importance)), strength=1.0, last_used=a.at, created_at=now, updated_at=now,
+        importance=max(1, min(10, a.importance)), strength=1.0, last_used=now, created_at=now, updated_at=now,
         valid_from=a.at, sources=list(a.sources), source_roles=list(a.roles), topic=a.topic[:64], pinned=a.pinned,
     )

@@ -14,8 +14,7 @@ from typing import Iterator
 
 CITIES = ["London", "Paris", "Lisbon", "Berlin", "Madrid", "Oslo", "Vienna"]
 JOBS = ["a nurse", "a teacher", "an architect", "a baker", "a pilot", "an engineer"]
-PEOPLE = ["Ana", "Tom", "Lea", "Omar", "Ines", "Paul"]
-RELATIONS = ["sister", "brother", "friend", "colleague", "neighbour"]
+RELATION_OF = {"Ana": "sister", "Tom": "brother", "Lea": "friend", "Omar": "colleague", "Ines": "neighbour"}
 PETS = [("cat", "Miso"), ("dog", "Rex"), ("cat", "Pixel"), ("rabbit", "Bun")]
 TASKS = [
     "book the dentist", "call the bank", "renew my passport", "send the report to Tom",
@@ -47,7 +46,10 @@ def _event(rng: random.Random, name: str, state: dict) -> str:
         animal, pet = rng.choice(PETS)
         return f"I adopted a {animal} named {pet}."
     if kind == "relation":
-        return f"My {rng.choice(RELATIONS)} {rng.choice(PEOPLE)} is {rng.choice(JOBS)}."
+        person = rng.choice(sorted(RELATION_OF))
+        if rng.random() < 0.2 or person not in state["jobs"]:
+            state["jobs"][person] = rng.choice(JOBS)
+        return f"My {RELATION_OF[person]} {person} is {state['jobs'][person]}."
     if kind == "diet":
         return rng.choice(["I am vegetarian now.", "I'm allergic to peanuts.", "I stopped eating meat."])
     if kind == "task":
@@ -69,7 +71,7 @@ def generate(
 ) -> Iterator[dict]:
     """Yield import records for `days` days from `start` (messages per active day scale with `rate`)."""
     rng = random.Random(seed)
-    state = {"city": "London", "open": []}
+    state = {"city": "London", "open": [], "jobs": {}}
     silent_until = -1
     counter = 0
     for day in range(days):

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import NamedTuple, Sequence
 
-from sqlalchemy import Column, Index, String, func, select
+from sqlalchemy import Column, Index, String, func, select, text
 from sqlalchemy.engine import Engine
 from sqlmodel import Field, Session, SQLModel
 
@@ -156,6 +156,22 @@ def messages_after(session: Session, scope: str, after_seq: int, limit: int) -> 
     return list(session.execute(stmt).scalars())
 
 
+_SCOPES_SQL = text(
+    # A loose index scan: one index probe per scope instead of reading every message.
+    # Plain recursive SQL, so SQLite and PostgreSQL both run it.
+    "WITH RECURSIVE s(scope) AS ("
+    " SELECT min(scope) FROM message"
+    " UNION ALL SELECT (SELECT min(m.scope) FROM message m WHERE m.scope > s.scope) FROM s WHERE s.scope IS NOT NULL"
+    ") SELECT scope FROM s WHERE scope IS NOT NULL"
+)
+
+
 def scopes(session: Session) -> list[str]:
-    return list(session.execute(select(Message.scope).distinct().order_by(Message.scope)).scalars())
+    """Every scope with messages, in order; cost grows with the number of scopes, not messages."""
+    return list(session.execute(_SCOPES_SQL).scalars())
+
+
+def scope_heads(session: Session) -> dict[str, int]:
+    """scope -> newest seq (also its message count: seq is dense per scope)."""
+    return {scope: _max_seq(session, scope) for scope in scopes(session)}
 

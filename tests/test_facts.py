@@ -394,3 +394,21 @@ def test_a_batch_shows_the_model_a_bounded_number_of_neighbours(app):
     last = model.requests[-1]
     assert 10 < len(last.neighbours) <= 40
     assert len({n.id for n in last.neighbours}) == len(last.neighbours)
+
+
+def test_batch_without_candidates_against_a_stored_fact_is_a_no_op(app):
+    """A batch of small talk, with facts already stored, extracts nothing and changes nothing (no crash)."""
+    from consolidator.facts_step import FactsStep
+    from consolidator.model.offline import OfflineModel
+    from consolidator.tick import Consolidator
+    from stores.messages import NewMessage, append_messages
+    from datetime import datetime, timedelta, timezone
+
+    t = datetime(2025, 3, 3, 9, tzinfo=timezone.utc)
+    step = FactsStep(app, OfflineModel())
+    consolidator = Consolidator(app, [step])
+    append_messages(app.engine, [NewMessage("maya", t, "user", "I am allergic to peanuts.", speaker="Maya")], t)
+    consolidator.drain(t + timedelta(hours=1))
+    append_messages(app.engine, [NewMessage("maya", t + timedelta(hours=2), "user", "The weather was lovely.", speaker="Maya")], t)
+    report = consolidator.drain(t + timedelta(hours=3))
+    assert report.steps_failed == 0 and report.steps_done == 1

@@ -104,3 +104,50 @@ def test_rebuild_equals_incremental_on_a_generated_year(tmp_path, run_cli, setti
     assert sorted(before) == sorted(after)  # rebuilding an up-to-date ladder changes nothing
     incremental.close()
     rebuilt.close()
+
+
+def test_idle_flush_and_interaction_completion_under_freezegun(run_cli):
+    """Through the CLI with a frozen clock: the tail batch and the interaction wait for their idle gaps."""
+    t0 = datetime(2025, 5, 5, 9, 0, tzinfo=UTC)
+    lines = "".join(
+        json.dumps({"scope": "maya", "at": (t0 + timedelta(minutes=i)).isoformat(), "role": "user", "text": f"note {i}"}) + "\n"
+        for i in range(20)
+    )
+    run_cli("import", "-", input=lines)
+    last = t0 + timedelta(minutes=19)
+
+    def state():
+        status = json.loads(run_cli("status", "--json").output)["scopes"]["maya"]
+        ones = json.loads(run_cli("summaries", "--scope", "maya", "--ladder", "count", "--rung", "1", "--json").output)
+        return status["pending"], len(ones)
+
+    with freeze_time(last + timedelta(minutes=29)):
+        run_cli("run", "--once")
+        assert state() == (20, 0)  # neither the batch nor the interaction is due yet
+    with freeze_time(last + timedelta(minutes=30)):
+        run_cli("run", "--once")
+        assert state() == (0, 1)
+
+
+def test_a_year_of_weekly_chats_closes_one_52_week_block(run_cli):
+    """Over two simulated years with a frozen clock, a 52-week summary appears only once its block has closed."""
+    lines = []
+    for week in range(110):
+        at = START + timedelta(weeks=week, hours=10)
+        lines.append(json.dumps({"scope": "maya", "at": at.isoformat(), "role": "user", "session": f"w{week}",
+                                 "text": f"Weekly check-in number {week}: the garden, the job, the cat."}))
+    run_cli("import", "-", input="\n".join(lines) + "\n")
+
+    def years(now):
+        with freeze_time(now):
+            run_cli("run", "--once")
+        out = run_cli("summaries", "--scope", "maya", "--ladder", "time", "--rung", "52w", "--json").output
+        return [item["window"] for item in json.loads(out)]
+
+    from hierarchy.calendar import day_unit, unit_date
+
+    first_block_end = unit_date((day_unit(START.date()) // 364 + 1) * 364)
+    closes = datetime.combine(first_block_end, datetime.min.time(), UTC) + timedelta(minutes=10)
+    assert years(closes - timedelta(minutes=1)) == []
+    windows = years(closes)
+    assert len(windows) == 1 and windows[0]["end"].startswith(first_block_end.isoformat())
