@@ -184,6 +184,11 @@ def _print_status(report: dict[str, Any]) -> None:
             f"batches {b['done']} done, {b['pending']} pending, {b['retrying']} retrying, {b['failed']} failed; "
             f"last message {s['last_message_at']}"
         )
+    if "model" in report:
+        from consolidator.model_usage import format_usage
+
+        for line in format_usage(report["model"]):
+            click.echo(line)
 
 
 @cli.command("retry")

@@ -11,6 +11,12 @@ Per scope and ladder, each tick:
 A summary and its announcement share a transaction; the cursors only say how far the
 stage has looked, and redoing a step finds the work done (SKIP), so a crash anywhere
 leaves no duplicate and no gap.
+
+A summary call that cannot be made now keeps its work for a later tick: the daily budget
+(`BudgetExceeded`) or a failed call (`ModelError`) leaves a base window dirty, and a higher
+block that was not written keeps the announcement cursor where it was, so every block is
+re-decided next tick (the ones already up to date SKIP for free). A deferred call lets the
+stage go on with the windows that need no call; a failed call ends this ladder's tick.
 """
 
 from __future__ import annotations
@@ -21,14 +27,15 @@ import threading
 from collections import Counter
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Callable
+from enum import Enum
+from typing import Callable, TypeVar
 from zoneinfo import ZoneInfo
 
 import structlog
 from sqlalchemy import delete, select
 
 from consolidator.app import App
-from consolidator.model.base import Model, estimate_tokens
+from consolidator.model.base import BudgetExceeded, Model, ModelError, estimate_tokens
 from consolidator.model.schemas import SummarizeRequest, SummaryInput
 from consolidator.snapshots_ladder import publish_ladder
 from hierarchy.calendar import block_key, block_label, count_window, local_day, parse_block_key, time_window
@@ -38,7 +45,7 @@ from stores.engine import reading, transaction
 from stores.views import bump
 from stores.interactions import Interaction
 from stores.interactions import max_number as newest_interaction
-from stores.messages import Message
+from stores.messages import Message, scopes
 from stores.summaries import (
     Announcement,
     DirtyWindow,
@@ -53,6 +60,14 @@ from stores.summaries import (
 log = structlog.get_logger()
 
 PROMPT_VERSION = "summary-v1"
+
+T = TypeVar("T")
+
+
+class Guard(Enum):
+    DONE = "done"
+    DEFERRED = "deferred"  # the daily budget: try again when it reopens
+    FAILED = "failed"  # the model call failed: try again next tick
 
 
 @dataclass(frozen=True)
@@ -81,6 +96,7 @@ class LadderStage:
         self.publish = publish
         self.stats: Counter[tuple[str, str, str]] = Counter()  # (ladder, rung, kind) -> summaries
         self.largest_input = 0  # tokens of the largest summary call made
+        self.deferred: Counter[tuple[str, str]] = Counter()  # (ladder, rung) -> calls deferred by the budget
         self.reuse = True
         self._touched: set[tuple[str, str]] = set()  # (ladder, rung) written in this run_scope
 
@@ -115,7 +131,7 @@ class LadderStage:
 
     def _scopes(self) -> list[str]:
         with reading(self.app.engine) as session:
-            return list(session.execute(select(Message.scope).distinct().order_by(Message.scope)).scalars())
+            return scopes(session)
 
     # --- 1. dirty base windows ------------------------------------------------------------
 
@@ -200,7 +216,11 @@ class LadderStage:
                 break
             start, end = time_window(spec, Block(0, unit), tz)
             messages = self._messages(scope, seen_seq, Message.at >= start, Message.at < end)
-            written += self._write_base(scope, "time", spec, Block(0, unit), tz, messages, now)
+            status, count = self._guarded(scope, spec, Block(0, unit),
+                                          lambda: self._write_base(scope, "time", spec, Block(0, unit), tz, messages, now))
+            if status is Guard.FAILED:
+                break
+            written += count or 0
             if progress:
                 progress(1)
         return written
@@ -225,7 +245,11 @@ class LadderStage:
             if stop is not None and stop.is_set():
                 break
             messages = self._messages(scope, seen_seq, Message.interaction == number)
-            written += self._write_base(scope, "count", spec, Block(0, number - 1), tz, messages, now)
+            status, count = self._guarded(scope, spec, Block(0, number - 1),
+                                          lambda: self._write_base(scope, "count", spec, Block(0, number - 1), tz, messages, now))
+            if status is Guard.FAILED:
+                break
+            written += count or 0
             if progress:
                 progress(1)
         return written
@@ -276,15 +300,21 @@ class LadderStage:
         for _, rung, key in anns:
             work.update(readers_of(spec, parse_block_key(spec, spec.rung_index(rung), key)))
         written = 0
+        held = False  # a block left undecided: keep the cursor so it is re-decided next tick
         while work and not (stop is not None and stop.is_set()):
             block = min(work, key=lambda b: (b.rung, b.index))
             work.discard(block)
-            announcement_id = self._decide_and_write(scope, kind, spec, block, tz, now)
+            status, announcement_id = self._guarded(
+                scope, spec, block, lambda: self._decide_and_write(scope, kind, spec, block, tz, now)
+            )
+            held = held or status is not Guard.DONE
+            if status is Guard.FAILED:
+                break
             if announcement_id is not None:
                 written += 1
                 top = max(top, announcement_id)
                 work.update(readers_of(spec, block))
-        if not (stop is not None and stop.is_set()):
+        if not held and not (stop is not None and stop.is_set()):
             with transaction(self.app.engine) as session:
                 state = session.get(LadderState, (scope, kind))
                 state.seen_announcement = max(state.seen_announcement, top)
@@ -321,6 +351,19 @@ class LadderStage:
             )
             session.flush()
             return announcement.id
+
+    def _guarded(self, scope: str, spec: LadderSpec, block: Block, write: Callable[[], T]) -> tuple[Guard, T | None]:
+        """Run one window's write; a deferred or failed model call leaves the window for later."""
+        where = {"scope": scope, "ladder": spec.kind, "rung": spec.rungs[block.rung].name, "window": block_key(spec, block)}
+        try:
+            return Guard.DONE, write()
+        except BudgetExceeded as exc:
+            self.deferred[(spec.kind, spec.rungs[block.rung].name)] += 1
+            log.info("ladder.deferred", **where, tier=exc.tier)
+            return Guard.DEFERRED, None
+        except ModelError as exc:
+            log.warning("ladder.call_failed", **where, error=f"{type(exc).__name__}: {exc}"[:300])
+            return Guard.FAILED, None
 
     def _floor(self, scope: str, kind: str) -> int | None:
         """The first day of a scope's time ladder; the count ladder starts at interaction 1."""

@@ -20,14 +20,17 @@ from sqlalchemy import select
 from sqlalchemy.engine import Engine
 
 from consolidator.config import RetrySettings
+from consolidator.model.base import BudgetExceeded
 from consolidator.steps import BatchStep, BatchWork, MessageView
 from stores.engine import reading, transaction
 from stores.ledger import Batch, RunStatus, StepRun
 from stores.messages import messages_between
+from stores.model_calls import utc_day
 
 log = structlog.get_logger()
 
 _OPEN = (RunStatus.PENDING.value, RunStatus.RETRYING.value)
+DEFERRED = "deferred: daily budget"
 
 
 @dataclass
@@ -35,6 +38,7 @@ class RunReport:
     done: int = 0
     failed: int = 0
     skipped: int = 0
+    deferred: int = 0
     errors: list[str] = field(default_factory=list)
 
 
@@ -111,6 +115,8 @@ class StepRunner:
                     report.done += 1
                 else:
                     report.skipped += 1
+            elif isinstance(value, BudgetExceeded):
+                self._defer(run.id, batch, run.step, value, now, report)
             else:
                 self._fail(run.id, batch, run.step, value, started, now, report)
 
@@ -137,6 +143,19 @@ class StepRunner:
             run.last_error = None
         log.info("batch.step", scope=work.scope, batch=work.number, step=step.name, outcome="done", duration_ms=duration)
         return True
+
+    def _defer(self, run_id: int, batch: Batch, step: str, exc: BudgetExceeded, now: datetime, report: RunReport) -> None:
+        until = exc.reopens_at or utc_day(now)[1]
+        with transaction(self._engine) as session:
+            run = session.get(StepRun, run_id)
+            if run is None or run.status == RunStatus.DONE.value:
+                return
+            run.status = RunStatus.RETRYING.value
+            run.next_at = until
+            run.last_error = DEFERRED
+        report.deferred += 1
+        log.info("batch.step", scope=batch.scope, batch=batch.number, step=step, outcome="deferred",
+                 next_at=until.isoformat(), tier=exc.tier)
 
     def _fail(self, run_id: int, batch: Batch, step: str, exc: BaseException, started: float, now: datetime, report: RunReport) -> None:
         duration = int((time.monotonic() - started) * 1000)

@@ -38,7 +38,7 @@ from sqlalchemy import func, select
 
 from consolidator.app import App
 from consolidator.embeddings import Embedder, HashingEmbedder
-from consolidator.model.base import Model
+from consolidator.model.base import BudgetExceeded, Model
 from consolidator.model.schemas import ClusterRequest, KnownFact
 from consolidator.scoring import scores
 from stores.engine import reading, transaction
@@ -151,6 +151,10 @@ class SleepStage:
                 continue
             try:
                 report = self.run_scope(scope, now)
+            except BudgetExceeded as exc:  # the daily budget: skip the scope until it reopens
+                self._paused[scope] = exc.reopens_at or now
+                log.info("sleep.deferred", scope=scope, until=exc.reopens_at.isoformat() if exc.reopens_at else None)
+                continue
             except Exception as exc:  # a model or store failure: try this scope again later
                 self._paused[scope] = now + FAILURE_PAUSE
                 log.warning("sleep.failed", scope=scope, error=f"{type(exc).__name__}: {exc}"[:500])

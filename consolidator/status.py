@@ -8,21 +8,21 @@ from typing import Any
 from sqlalchemy import func, select
 
 from consolidator.app import App
+from consolidator.model_usage import usage_report
 from stores import lease
 from stores.engine import reading
-from stores.interactions import Interaction
+from stores.interactions import max_number
 from stores.ledger import ScopeCursor, batch_counts
-from stores.messages import Message
+from stores.messages import Message, scope_heads
 
 
 def gather(app: App, now: datetime) -> dict[str, Any]:
     with reading(app.engine) as session:
-        per_scope = session.execute(
-            select(Message.scope, func.count(), func.max(Message.seq), func.max(Message.at)).group_by(Message.scope)
-        ).all()
-        interactions = dict(
-            session.execute(select(Interaction.scope, func.count()).group_by(Interaction.scope)).all()
-        )
+        # Index probes per scope (seq and interaction numbers are dense), never a scan of the log.
+        per_scope = [
+            (scope, newest, newest, _last_at(session, scope)) for scope, newest in scope_heads(session).items()
+        ]
+        interactions = {scope: max_number(session, scope) for scope, *_ in per_scope}
         cursors = {c.scope: c for c in session.execute(select(ScopeCursor)).scalars()}
         batches = batch_counts(session)
     scopes: dict[str, Any] = {}
@@ -43,7 +43,12 @@ def gather(app: App, now: datetime) -> dict[str, Any]:
         "holder": info.holder if info else None,
         "last_heartbeat": info.heartbeat_at.isoformat() if info else None,
     }
-    return {"scopes": scopes, "daemon": daemon, "state_dir": str(app.settings.state_dir)}
+    model = usage_report(app.engine, app.settings.model, now)
+    return {"scopes": scopes, "daemon": daemon, "state_dir": str(app.settings.state_dir), "model": model}
+
+
+def _last_at(session, scope: str) -> datetime | None:
+    return session.execute(select(func.max(Message.at)).where(Message.scope == scope)).scalar_one()
 
 
 def session_pending(count: int, newest_seq: int, batched_seq: int) -> int:

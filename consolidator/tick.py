@@ -14,16 +14,17 @@ from datetime import datetime
 from typing import Protocol, Sequence
 
 import structlog
-from sqlalchemy import func, select
+from sqlalchemy import select
 
 from consolidator.app import App
 from consolidator.assign import assign_interactions
 from consolidator.batching import cut_batches, ensure_step_runs
+from consolidator.budget import BudgetGate
 from consolidator.runner import StepRunner
 from consolidator.steps import BatchStep, check_unique
 from stores.engine import reading
 from stores.ledger import ScopeCursor
-from stores.messages import Message
+from stores.messages import scope_heads
 
 log = structlog.get_logger()
 
@@ -58,8 +59,9 @@ class TickReport:
 
 
 class Consolidator:
-    def __init__(self, app: App, steps: Sequence[BatchStep], stages: Sequence[Stage] = ()):
+    def __init__(self, app: App, steps: Sequence[BatchStep], stages: Sequence[Stage] = (), gate: BudgetGate | None = None):
         self.app = app
+        self.gate = gate  # the daily model budget, read once per tick
         self.steps = check_unique(list(steps))
         self.stages = list(stages)
         settings = app.settings
@@ -69,6 +71,8 @@ class Consolidator:
     def tick(self, now: datetime, stop: threading.Event | None = None) -> TickReport:
         settings = self.app.settings
         report = TickReport()
+        if self.gate is not None:
+            self.gate.refresh(now)
         for scope, assigned, batched, newest in self._scope_positions():
             if stop is not None and stop.is_set():
                 return report
@@ -101,7 +105,7 @@ class Consolidator:
 
     def _scope_positions(self) -> list[tuple[str, int, int, int]]:
         with reading(self.app.engine) as session:
-            newest = dict(session.execute(select(Message.scope, func.max(Message.seq)).group_by(Message.scope)).all())
+            newest = scope_heads(session)
             cursors = {c.scope: c for c in session.execute(select(ScopeCursor)).scalars()}
         out = []
         for scope, top in sorted(newest.items()):

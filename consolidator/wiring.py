@@ -11,12 +11,22 @@ from dataclasses import dataclass
 import structlog
 
 from consolidator.app import App
-from consolidator.ladders import LadderStage
+from consolidator.budget import BudgetedModel, BudgetGate
+from consolidator.contacts_step import ContactsStep, publish_contacts
+from consolidator.context import publish_context
+from consolidator.embeddings import HashingEmbedder
+from consolidator.facts_publish import publish_facts
+from consolidator.facts_step import FactsStep
+from consolidator.ladders import LadderStage, ladder_specs
 from consolidator.model.base import Model
 from consolidator.model.factory import build_model
+from consolidator.model.recording import TeeRecorder
 from consolidator.publishing import SnapshotStage
+from consolidator.sleep import SleepStage
 from consolidator.steps import BatchStep, load_plugins
+from consolidator.tasks_step import TasksStep, publish_tasks
 from consolidator.tick import Consolidator, Stage
+from stores.model_calls import DbRecorder
 
 log = structlog.get_logger()
 
@@ -30,9 +40,27 @@ class PluginContext:
 
 
 def build_consolidator(app: App, model: Model | None = None) -> Consolidator:
-    model = model or build_model(app.settings)
-    log.info("model.backend", provider=model.name)
-    steps: list[BatchStep] = []
+    gate = BudgetGate(app.engine, app.settings.model) if _budgeted(app) else None
+    if model is None:
+        ledger = DbRecorder(app.engine)
+        model = build_model(app.settings, recorder=TeeRecorder(ledger, gate) if gate else ledger)
+    # Which backend the daemon uses, never with its key (the model's repr holds none either).
+    log.info("model.backend", provider=model.name, budget_usd=app.settings.model.daily_budget_usd,
+             budget_tokens=app.settings.model.daily_budget_tokens)
+    if gate is not None:
+        base_rungs = {kind: spec.rungs[0].name for kind, spec in ladder_specs(app).items()}
+        model = BudgetedModel(model, gate, base_rungs)
+    embedder = HashingEmbedder()
+    steps: list[BatchStep] = [ContactsStep(app, model), FactsStep(app, model, embedder), TasksStep(app, model)]
     steps.extend(load_plugins(app.settings.plugins, PluginContext(app, model)))
-    stages: list[Stage] = [LadderStage(app, model), SnapshotStage(app, publishers={})]
-    return Consolidator(app, steps, stages)
+    publishers = {"contacts": publish_contacts, "facts": publish_facts, "tasks": publish_tasks}
+    stages: list[Stage] = [
+        LadderStage(app, model),
+        SleepStage(app, model, embedder),
+        SnapshotStage(app, publishers, context=publish_context),
+    ]
+    return Consolidator(app, steps, stages, gate=gate)
+
+
+def _budgeted(app: App) -> bool:
+    return app.settings.model.daily_budget_usd is not None or app.settings.model.daily_budget_tokens is not None

@@ -10,6 +10,7 @@ the caller treats that as a failed step and lets the ledger retry it later.
 
 from __future__ import annotations
 
+from datetime import datetime
 from typing import Protocol, runtime_checkable
 
 from consolidator.model.schemas import (
@@ -31,7 +32,17 @@ class ModelError(RuntimeError):
 
 
 class BudgetExceeded(ModelError):
-    """Today's model budget is spent; the work is deferred, not failed."""
+    """Today's model budget is spent; the work is deferred, not failed.
+
+    `tier` names the work tier that is closed; `reopens_at` (aware, UTC) is when the budget
+    opens again (the next UTC midnight), or None when unknown.
+    """
+
+    def __init__(self, message: str = "daily model budget spent", *, tier: str | None = None,
+                 reopens_at: datetime | None = None) -> None:
+        super().__init__(message)
+        self.tier = tier
+        self.reopens_at = reopens_at
 
 
 @runtime_checkable

@@ -73,3 +73,14 @@ class MemoryRecorder:
     @property
     def cost_usd(self) -> float:
         return sum(r.cost_usd for r in self.records)
+
+
+class TeeRecorder:
+    """Passes each record to several recorders in order (e.g. the ledger, then the budget gate)."""
+
+    def __init__(self, *recorders: CallRecorder) -> None:
+        self.recorders = recorders
+
+    def record(self, rec: CallRecord) -> None:
+        for recorder in self.recorders:
+            recorder.record(rec)

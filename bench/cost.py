@@ -1,0 +1,184 @@
+"""Cost benchmark: model calls and tokens of a LoCoMo drain through the real SDK, beside Mem0's design.
+
+    python bench/cost.py [--mode live|bulk|both] [--path ../shared/data/locomo-dev/locomo-dev.json]
+
+The three LoCoMo development conversations (bench/locomo.py: one scope per conversation, one
+interaction per session) go through the real `AnthropicModel` (anthropic SDK) against
+FakeAnthropic, a local HTTP server answering every tool as OfflineModel would
+(tests/model_responder.py), with the default config: both ladders, facts, contacts, tasks and
+the offline pass. Token counts are the fake's estimates (request bytes / 4; the stable
+system+tool prefix is reported as a prompt-cache read after its first use).
+
+Modes: "live" logs each session as it happens and ticks the daemon 31 minutes and 3 hours after
+it ends (the batch flushes on idle, the interaction completes, the offline pass finds the scope
+idle), as a running daemon would; "bulk" imports everything and drains once (batches of 50 then
+span sessions). Both end with a drain 30 days after the last session, so weeks and 4-week
+windows close.
+
+Printed: calls and tokens per 1,000 messages and per interaction, by store (facts, contacts,
+tasks, sleep) and by ladder rung, the largest input of any call, and the ledger checked against
+the server's own counters. Beside it, the Mem0-style write path of seed 001: one extraction call
+per session plus one decision call per candidate fact (candidates counted by OfflineModel's
+extraction of each session alone), sized as the seed sizes them (extraction 1,500 tokens in /
+150 out, decision 550 in / 40 out) and priced with the same prices; and the ratio.
+Target: at most 3 calls per interaction with both ladders and all three stores.
+"""
+
+from __future__ import annotations
+
+import argparse
+import logging
+import os
+import sys
+import tempfile
+import time
+from collections import defaultdict
+from datetime import timedelta
+from pathlib import Path
+
+import structlog
+from sqlalchemy import select
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from bench.locomo import DEFAULT_PATH, Conversation, load_locomo  # noqa: E402
+from consolidator.app import open_app  # noqa: E402
+from consolidator.config import Settings  # noqa: E402
+from consolidator.model.offline import OfflineModel  # noqa: E402
+from consolidator.model.schemas import FactExtractionRequest, Line  # noqa: E402
+from consolidator.model.settings import DEFAULT_MODEL, DEFAULT_PRICES  # noqa: E402
+from consolidator.wiring import build_consolidator  # noqa: E402
+from stores.engine import reading  # noqa: E402
+from stores.messages import append_messages  # noqa: E402
+from stores.model_calls import ModelCall  # noqa: E402
+from tests.fake_anthropic import FakeAnthropic  # noqa: E402
+from tests.model_responder import OfflineResponder  # noqa: E402
+
+KEY = "sk-ant-bench-local-only"
+STORE_OF = {"extract_facts": "facts", "update_contacts": "contacts", "update_tasks": "tasks", "judge_cluster": "sleep"}
+# Seed 001's sizing of the Mem0-style write path (tokens per call).
+MEM0_EXTRACTION = (1500, 150)
+MEM0_DECISION = (550, 40)
+
+
+def drain_locomo(conversations: list[Conversation], mode: str, state_dir: Path, url: str) -> list[ModelCall]:
+    settings = Settings(state_dir=state_dir, model={"provider": "anthropic", "base_url": url})
+    app = open_app(settings)
+    consolidator = build_consolidator(app)
+    sessions = sorted((s for c in conversations for s in c.sessions), key=lambda s: s.at)
+    last = max(s.messages[-1].at for s in sessions)
+    if mode == "live":
+        for session in sessions:
+            end = session.messages[-1].at
+            append_messages(app.engine, list(session.messages), end)
+            consolidator.drain(end + timedelta(minutes=31))
+            consolidator.drain(end + timedelta(hours=3))
+    else:
+        append_messages(app.engine, [m for s in sessions for m in s.messages], last)
+    consolidator.drain(last + timedelta(days=30))
+    consolidator.steps[0].model.close()
+    with reading(app.engine) as session:
+        calls = list(session.execute(select(ModelCall)).scalars())
+    app.close()
+    return calls
+
+
+def mem0_baseline(conversations: list[Conversation]) -> tuple[int, int]:
+    """(extraction calls, candidate facts): one extraction per session, candidates from OfflineModel."""
+    model = OfflineModel()
+    sessions = candidates = 0
+    for conv in conversations:
+        for s in conv.sessions:
+            lines = [Line(id=m.id, at=m.at, role=m.role, speaker=m.speaker, text=m.text) for m in s.messages]
+            reply = model.extract_facts(FactExtractionRequest(scope=conv.scope, messages=lines, neighbours=[]))
+            sessions += 1
+            candidates += len(reply.facts)
+    return sessions, candidates
+
+
+def _in(c: ModelCall) -> int:
+    return c.input_tokens + c.cache_read_tokens + c.cache_write_tokens
+
+
+def report(mode: str, calls: list[ModelCall], messages: int, interactions: int, fake: FakeAnthropic,
+           wall_s: float) -> dict[str, float]:
+    answered = [c for c in calls if c.outcome != "error"]
+    groups: dict[str, list[ModelCall]] = defaultdict(list)
+    for c in answered:
+        if c.operation == "summarize":
+            ladder, rung = c.ref.split("/")[:2]
+            groups[f"ladder {ladder}/{rung}"].append(c)
+        else:
+            groups[f"store {STORE_OF[c.operation]}"].append(c)
+    per_k = 1000 / messages
+    print(f"\n== {mode}: {messages} messages, {interactions} interactions, {len(answered)} model calls "
+          f"({wall_s:.1f} s) ==")
+    print(f"{'':<22}{'calls':>7}{'/1k msg':>9}{'/inter.':>9}{'in tok/inter.':>15}{'cached/inter.':>15}"
+          f"{'out tok/inter.':>16}")
+    for name in sorted(groups, key=lambda g: (not g.startswith("store"), g)):
+        rows = groups[name]
+        print(f"{name:<22}{len(rows):>7}{len(rows) * per_k:>9.1f}{len(rows) / interactions:>9.2f}"
+              f"{sum(c.input_tokens + c.cache_write_tokens for c in rows) / interactions:>15.0f}"
+              f"{sum(c.cache_read_tokens for c in rows) / interactions:>15.0f}"
+              f"{sum(c.output_tokens for c in rows) / interactions:>16.0f}")
+    total_in = sum(c.input_tokens + c.cache_write_tokens for c in answered)
+    total_cached = sum(c.cache_read_tokens for c in answered)
+    total_out = sum(c.output_tokens for c in answered)
+    cost = sum(c.cost_usd for c in answered)
+    print(f"{'total':<22}{len(answered):>7}{len(answered) * per_k:>9.1f}{len(answered) / interactions:>9.2f}"
+          f"{total_in / interactions:>15.0f}{total_cached / interactions:>15.0f}{total_out / interactions:>16.0f}")
+    print(f"per 1,000 messages: {len(answered) * per_k:.1f} calls, {total_in * per_k:.0f} input "
+          f"+ {total_cached * per_k:.0f} cached input, {total_out * per_k:.0f} output tokens, ${cost * per_k:.4f}")
+    biggest = max(answered, key=_in)
+    print(f"largest input of any call: {_in(biggest)} tokens ({biggest.operation} {biggest.ref})")
+    c = fake.counters
+    same = (len(answered), sum(x.input_tokens for x in answered), total_out) == (c.answered, c.input_tokens,
+                                                                               c.output_tokens)
+    print(f"ledger vs server: {len(answered)} / {c.answered} answered calls; tokens equal: {same}")
+    return {"calls": len(answered) / interactions, "cost": cost / interactions,
+            "facts_calls": len(groups["store facts"]) / interactions}
+
+
+def print_mem0(conversations: list[Conversation], interactions: int, ours: dict[str, float]) -> None:
+    sessions, candidates = mem0_baseline(conversations)
+    price = DEFAULT_PRICES[DEFAULT_MODEL]
+    calls = sessions + candidates
+    tokens_in = sessions * MEM0_EXTRACTION[0] + candidates * MEM0_DECISION[0]
+    tokens_out = sessions * MEM0_EXTRACTION[1] + candidates * MEM0_DECISION[1]
+    cost = (tokens_in * price.input_per_mtok + tokens_out * price.output_per_mtok) / 1e6
+    print(f"\n== Mem0-style baseline (seed 001), facts only, no ladder ==")
+    print(f"{sessions} extraction calls + {candidates} decision calls (OfflineModel candidates) = {calls} calls: "
+          f"{calls / interactions:.2f} per interaction, {tokens_in / interactions:.0f} in / "
+          f"{tokens_out / interactions:.0f} out tokens per interaction, ${cost / interactions:.5f} per interaction")
+    print(f"(seed 001 counts about 3 candidates per session, 4 calls per session: the rule-based OfflineModel "
+          f"finds {candidates / sessions:.2f} in LoCoMo's chat, so this baseline is a lower bound)")
+    print(f"ratio ours/Mem0: calls {ours['calls'] / (calls / interactions):.2f} (facts alone "
+          f"{ours['facts_calls'] / (calls / interactions):.2f}), cost {ours['cost'] / (cost / interactions):.2f}")
+    verdict = "met" if ours["calls"] <= 3 else "NOT met"
+    print(f"target <= 3 calls per interaction (both ladders, three stores, sleep): {ours['calls']:.2f} -> {verdict}")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--mode", choices=["live", "bulk", "both"], default="both")
+    parser.add_argument("--path", type=Path, default=DEFAULT_PATH)
+    args = parser.parse_args()
+    structlog.configure(wrapper_class=structlog.make_filtering_bound_logger(logging.ERROR))
+    os.environ["ANTHROPIC_API_KEY"] = KEY  # the local fake's key; no request leaves 127.0.0.1
+    conversations = load_locomo(args.path)
+    messages = sum(len(c.messages) for c in conversations)
+    interactions = sum(len(c.sessions) for c in conversations)
+    last: dict[str, float] = {}
+    live: dict[str, float] = {}
+    for mode in (["live", "bulk"] if args.mode == "both" else [args.mode]):
+        with tempfile.TemporaryDirectory() as tmp, FakeAnthropic(api_key=KEY, responder=OfflineResponder()) as fake:
+            started = time.perf_counter()
+            calls = drain_locomo(conversations, mode, Path(tmp), fake.url)
+            last = report(mode, calls, messages, interactions, fake, time.perf_counter() - started)
+            if mode == "live":
+                live = last
+    print_mem0(conversations, interactions, live if args.mode != "bulk" else last)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,110 @@
+"""A realistic responder for FakeAnthropic: answers each forced tool as OfflineModel would.
+
+    with FakeAnthropic(api_key=KEY, responder=OfflineResponder()) as fake: ...
+
+It reads the request back from the first user message, which AnthropicModel renders in a
+fixed, lossless-enough form (consolidator.model.anthropic_backend._render): message lines
+`[id] at role/speaker: "json text"`, known items as one compact JSON object a line, summary
+inputs `[id] label: "json text"`. Times come back to the minute, which the offline rules
+never look below. The rebuilt pydantic request goes to an OfflineModel, and its reply is the
+tool input. So a drain through the real SDK writes the same summaries, facts, contacts and
+tasks as an offline drain of the same history.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import threading
+from datetime import datetime
+from typing import Any
+
+from consolidator.model.anthropic_backend import _SPECS
+from consolidator.model.offline import OfflineModel
+from consolidator.model.schemas import (
+    ClusterRequest,
+    ContactsRequest,
+    FactExtractionRequest,
+    KnownContact,
+    KnownFact,
+    KnownTask,
+    Line,
+    SummarizeRequest,
+    SummaryInput,
+    TasksRequest,
+)
+
+_OPERATION_OF_TOOL = {spec.tool: op for op, spec in _SPECS.items()}
+_LINE = re.compile(r'^\[(?P<id>[^\]]*)\] (?P<at>\S+) (?P<who>[^:]*?): (?P<text>".*")$')
+_INPUT = re.compile(r'^\[(?P<id>[^\]]*)\] (?P<label>.*?): (?P<text>".*")$')
+_WINDOW = re.compile(r"^window: (?P<label>.*) \((?P<ladder>\w+) ladder, rung (?P<rung>.+)\)$")
+_BUDGET = re.compile(r"^budget: at most (?P<n>\d+) tokens$")
+_HEADERS = ("known facts:", "messages:", "facts:", "known contacts:", "open tasks:", "inputs:")
+
+
+def sections(text: str) -> dict[str, list[str]]:
+    """The rendered prompt's sections: header -> its lines ("(none)" dropped)."""
+    out: dict[str, list[str]] = {}
+    current: list[str] | None = None
+    for raw in text.split("\n"):
+        if raw in _HEADERS:
+            current = out.setdefault(raw[:-1], [])
+        elif current is not None and raw != "(none)":
+            current.append(raw)
+        else:
+            out.setdefault("head", []).append(raw)
+    return out
+
+
+def parse_line(raw: str) -> Line:
+    m = _LINE.match(raw)
+    if m is None:
+        raise ValueError(f"not a message line: {raw!r}")
+    role, _, speaker = m["who"].partition("/")
+    return Line(id=m["id"], at=datetime.fromisoformat(m["at"]), role=role, speaker=speaker or None,
+                text=json.loads(m["text"]))
+
+
+def parse_request(operation: str, text: str) -> Any:
+    """The request AnthropicModel rendered as `text` (scope and ref are not sent: 'fake', '')."""
+    parts = sections(text)
+    lines = [parse_line(raw) for raw in parts.get("messages", [])]
+    items = lambda key, cls: [cls.model_validate(json.loads(raw)) for raw in parts.get(key, [])]  # noqa: E731
+    match operation:
+        case "summarize":
+            head = parts["head"]
+            window, budget = _WINDOW.match(head[0]), _BUDGET.match(head[1])
+            inputs = []
+            for raw in parts.get("inputs", []):
+                m = _INPUT.match(raw)
+                inputs.append(SummaryInput(id=m["id"], label=m["label"], text=json.loads(m["text"])))
+            return SummarizeRequest(scope="fake", ladder=window["ladder"], rung=window["rung"],
+                                    window_label=window["label"], inputs=inputs, budget_tokens=int(budget["n"]))
+        case "extract_facts":
+            return FactExtractionRequest(scope="fake", messages=lines, neighbours=items("known facts", KnownFact))
+        case "judge_cluster":
+            return ClusterRequest(scope="fake", facts=items("facts", KnownFact))
+        case "update_contacts":
+            return ContactsRequest(scope="fake", messages=lines, known=items("known contacts", KnownContact))
+        case "update_tasks":
+            return TasksRequest(scope="fake", messages=lines, open_tasks=items("open tasks", KnownTask))
+    raise ValueError(f"unknown operation {operation!r}")
+
+
+class OfflineResponder:
+    """`responder(tool_name, body)` for FakeAnthropic; counts the operations it answered."""
+
+    def __init__(self) -> None:
+        self.model = OfflineModel()
+        self.operations: dict[str, int] = {}
+        self._lock = threading.Lock()
+
+    def __call__(self, tool_name: str, body: dict[str, Any]) -> dict[str, Any]:
+        operation = _OPERATION_OF_TOOL[tool_name]
+        first = body["messages"][0]["content"]
+        text = first if isinstance(first, str) else "".join(b.get("text", "") for b in first)
+        request = parse_request(operation, text)
+        reply = getattr(self.model, operation)(request)
+        with self._lock:
+            self.operations[operation] = self.operations.get(operation, 0) + 1
+        return reply.model_dump(mode="json")

@@ -1,0 +1,169 @@
+"""Full drains through the real anthropic SDK against FakeAnthropic answering like OfflineModel."""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Iterator
+from datetime import datetime, timedelta, timezone
+from pathlib import Path
+from typing import Any
+
+import pytest
+from sqlalchemy import select
+
+from consolidator.app import App, open_app
+from consolidator.config import Settings
+from consolidator.ingest import validate
+from consolidator.model.offline import OfflineModel
+from consolidator.sample import generate
+from consolidator.tick import Consolidator
+from consolidator.wiring import build_consolidator
+from stores.contacts import Contact
+from stores.engine import reading
+from stores.facts import Fact
+from stores.ledger import StepRun
+from stores.messages import append_messages
+from stores.model_calls import ModelCall, per_operation, totals
+from stores.summaries import Summary
+from stores.tasks import Task
+from tests.fake_anthropic import FakeAnthropic, Fault
+from tests.model_responder import OfflineResponder
+
+UTC = timezone.utc
+KEY = "sk-ant-drain-test-0000"
+START = datetime(2025, 1, 6, tzinfo=UTC)  # a Monday
+OPERATIONS = {"summarize", "extract_facts", "judge_cluster", "update_contacts", "update_tasks"}
+FAULTS = [Fault.rate_limit(retry_after=0.05), Fault("server_error"), Fault("overloaded"), Fault.timeout(1.0),
+          Fault("malformed"), Fault("max_tokens")]
+
+
+def records() -> list[dict[str, Any]]:
+    return list(generate(scope="maya", start=START, days=20, seed=4, rate=2.0))
+
+
+END = max(datetime.fromisoformat(r["at"]) for r in records())
+# Step retries need later ticks; the offline pass waits for three idle days, so it runs once, at the end.
+SCHEDULE = [END + timedelta(days=1, minutes=10 * k) for k in range(12)] + [
+    END + timedelta(days=4, minutes=15 * k) for k in range(6)
+]
+
+
+def settings_for(state_dir: Path, base_url: str | None = None) -> Settings:
+    model = {"provider": "anthropic", "base_url": base_url, "timeout_s": 0.3, "max_call_s": 1.5, "max_retries": 2}
+    return Settings(
+        state_dir=state_dir, batch_size=25, ladders={"budget_tokens": 64},
+        facts={"sleep_idle": "3d", "sleep_importance": 100_000, "merge_threshold": 0.6},
+        retry={"base_delay": "1m", "max_delay": "5m", "max_attempts": 8},
+        model=model if base_url else {"provider": "offline"},
+    )
+
+
+def drain(app: App, consolidator: Consolidator) -> None:
+    append_messages(app.engine, [validate(r, now=lambda: START) for r in records()], START)
+    for now in SCHEDULE:
+        consolidator.drain(now)
+
+
+def outcome(app: App) -> dict[str, Any]:
+    """What the drain left: newest summary text per window, current facts, contacts and tasks."""
+    with reading(app.engine) as session:
+        newest: dict[tuple[str, str, str], Summary] = {}
+        for s in session.execute(select(Summary)).scalars():
+            key = (s.ladder, s.rung, s.key)
+            if key not in newest or s.version > newest[key].version:
+                newest[key] = s
+        facts = sorted(f.text for f in session.execute(select(Fact).where(Fact.valid_to.is_(None))).scalars())
+        contacts = sorted(c.name for c in session.execute(select(Contact)).scalars())
+        tasks = sorted((t.title, t.status) for t in session.execute(select(Task)).scalars())
+        runs = [r.status for r in session.execute(select(StepRun)).scalars()]
+    return {"summaries": {k: (s.kind == "empty", s.text) for k, s in newest.items()}, "facts": facts,
+            "contacts": contacts, "tasks": tasks, "runs": runs}
+
+
+@pytest.fixture(scope="module")
+def offline_outcome(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
+    app = open_app(settings_for(tmp_path_factory.mktemp("offline")))
+    try:
+        drain(app, build_consolidator(app, model=OfflineModel()))
+        return outcome(app)
+    finally:
+        app.close()
+
+
+@pytest.fixture
+def anthropic_app(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[tuple[App, FakeAnthropic]]:
+    monkeypatch.setenv("ANTHROPIC_API_KEY", KEY)
+    with FakeAnthropic(api_key=KEY, responder=OfflineResponder()) as fake:
+        app = open_app(settings_for(tmp_path / "state", fake.url))
+        try:
+            yield app, fake
+        finally:
+            app.close()
+
+
+def run_drain(app: App) -> dict[str, Any]:
+    consolidator = build_consolidator(app)
+    try:
+        drain(app, consolidator)
+    finally:
+        consolidator.steps[0].model.close()
+    return outcome(app)
+
+
+def assert_ledger_matches_server(app: App, fake: FakeAnthropic) -> None:
+    with reading(app.engine) as session:
+        t = totals(session)
+    c = fake.counters
+    assert (t.calls, t.input_tokens, t.output_tokens) == (c.answered, c.input_tokens, c.output_tokens)
+    assert (t.cache_read_tokens, t.cache_write_tokens) == (c.cache_read_tokens, c.cache_write_tokens)
+
+
+def test_offline_baseline_exercises_every_operation(offline_outcome: dict[str, Any]) -> None:
+    """The generated history closes windows on several rungs of both ladders and leaves facts, contacts, tasks."""
+    rungs = {(ladder, rung) for ladder, rung, _ in offline_outcome["summaries"]}
+    assert {("time", "day"), ("time", "week"), ("count", "1"), ("count", "10")} <= rungs
+    assert offline_outcome["facts"] and offline_outcome["contacts"] and offline_outcome["tasks"]
+    assert set(offline_outcome["runs"]) == {"done"}
+
+
+def test_clean_drain_through_the_sdk_equals_the_offline_drain(
+    anthropic_app: tuple[App, FakeAnthropic], offline_outcome: dict[str, Any]
+) -> None:
+    """Every operation goes through the real SDK; the stores end exactly as an offline drain leaves them."""
+    app, fake = anthropic_app
+    result = run_drain(app)
+    assert result == offline_outcome
+    assert set(fake.responder.operations) == OPERATIONS
+    with reading(app.engine) as session:
+        ops = per_operation(session)
+    assert set(ops) == OPERATIONS and ops["judge_cluster"].calls >= 1
+    assert_ledger_matches_server(app, fake)
+    assert fake.counters.received == fake.counters.answered
+
+
+def test_drain_with_faults_at_a_fifth_of_the_calls_ends_consolidated(
+    anthropic_app: tuple[App, FakeAnthropic], offline_outcome: dict[str, Any]
+) -> None:
+    """429/500/529/timeouts/malformed/max_tokens on a fifth of requests: all done, same stores, ledger = server."""
+    app, fake = anthropic_app
+    injected: list[str] = []
+
+    def faults(index: int, body: dict[str, Any]) -> Fault | None:
+        if random.Random(index * 7919 + 1).random() >= 0.2:
+            return None
+        fault = FAULTS[len(injected) % len(FAULTS)]
+        injected.append(fault.kind)
+        return fault
+
+    fake.faults = faults
+    result = run_drain(app)
+    assert set(injected) == {f.kind for f in FAULTS}
+    assert set(result["runs"]) == {"done"}  # every batch step ended done
+    assert result == offline_outcome  # every window summarised, nothing invalid applied
+    with reading(app.engine) as session:
+        outcomes = [o for (o,) in session.execute(select(ModelCall.outcome))]
+        attempts = [a for (a,) in session.execute(select(StepRun.attempts))]
+    assert outcomes.count("invalid") >= 1 and outcomes.count("error") >= 1
+    assert max(attempts) >= 2  # some calls failed outright: the step's own retry finished them
+    assert_ledger_matches_server(app, fake)
+    assert fake.counters.received > fake.counters.answered
