@@ -56,6 +56,7 @@ def day_messages(seed: int, day: int, per_day: int, counter: list[int]) -> list[
     input from year to year could only come from history.
     """
     rng = random.Random(seed * 100_003 + day % 364)
+    year = day // 364  # the same words each year, marked with the year: no reuse across years
     if rng.random() < 0.12:
         return []
     volume = int(per_day * rng.choice([0.2, 0.5, 1.0, 1.0, 1.5, 2.5]))
@@ -65,8 +66,8 @@ def day_messages(seed: int, day: int, per_day: int, counter: list[int]) -> list[
         at = START + timedelta(days=day, hours=7 + 4 * k, minutes=rng.randint(0, 60))
         for i in range(max(2, volume // interactions)):
             counter[0] += 1
-            words = rng.randint(6, 30)
-            text = " ".join(rng.choice(WORDS) for _ in range(words)) + "."
+            length = rng.randint(6, 30)
+            text = f"y{year} " + " ".join(rng.choice(WORDS) for _ in range(length)) + "."
             role = "user" if i % 2 == 0 else "assistant"
             out.append(NewMessage("heavy", at, role, text, speaker="Maya" if role == "user" else None,
                                   id=f"m{counter[0]}"))
@@ -91,6 +92,7 @@ def main() -> None:
         for year in range(args.years):
             reset_peak_rss()
             stage.largest_input = 0
+            stage.largest_by_rung.clear()
             year_start = time.perf_counter()
             raw_tokens = 0
             calls_before = sum(n for (_, _, kind), n in stage.stats.items() if kind == "summarized")
@@ -101,7 +103,9 @@ def main() -> None:
                     raw_tokens += sum(estimate_tokens(m.text) for m in batch)
                 consolidator.tick(START + timedelta(days=day + 1, hours=1))
             calls = sum(n for (_, _, kind), n in stage.stats.items() if kind == "summarized") - calls_before
-            per_year.append((time.perf_counter() - year_start, stage.largest_input, peak_rss_mb(), raw_tokens, calls))
+            base = max((v for (ladder, rung), v in stage.largest_by_rung.items() if stage.specs[ladder].rung_index(rung) == 0), default=0)
+            higher = max((v for (ladder, rung), v in stage.largest_by_rung.items() if stage.specs[ladder].rung_index(rung) > 0), default=0)
+            per_year.append((time.perf_counter() - year_start, stage.largest_input, peak_rss_mb(), raw_tokens, calls, base, higher))
         consolidator.drain(START + timedelta(days=args.years * 364 + 2))
         wall = time.perf_counter() - started
 
@@ -119,8 +123,9 @@ def main() -> None:
             print(f"  {ladder + '/' + rung:14} " + " ".join(f"{c[k]:>10,}" for k in kinds) + f" {c['summarized']:>7,}")
         total_calls = sum(c["summarized"] for c in rungs.values())
         print(f"  model calls {total_calls:,} = {total_calls / max(1, interactions):.2f} per interaction")
-        for year, (seconds, largest, rss, raw, calls) in enumerate(per_year, start=1):
-            print(f"  year {year}: {seconds:6.1f} s, {calls:,} calls, largest summary input {largest:,} tokens, "
+        for year, (seconds, largest, rss, raw, calls, base, higher) in enumerate(per_year, start=1):
+            print(f"  year {year}: {seconds:6.1f} s, {calls:,} calls, largest summary input {largest:,} tokens "
+                  f"(base {base:,}, higher rungs {higher:,}), "
                   f"peak RSS {rss:.0f} MB; baseline: one summary of the year from the raw log would read "
                   f"{raw:,} tokens ({raw / max(1, largest):,.0f}x the largest call)")
         first, last = per_year[0][1], per_year[-1][1]

@@ -184,19 +184,15 @@ def gather(app: App, scope: str) -> ContextData:
 
 def consolidated_seq(session, scope: str) -> int:
     """The last message of the longest run of batches, from the first, whose steps are all done."""
-    unfinished = set(
-        session.execute(
-            select(StepRun.batch_id).where(StepRun.scope == scope, StepRun.status != RunStatus.DONE.value)
-        ).scalars()
-    )
-    through = 0
-    for batch_id, last_seq in session.execute(
-        select(Batch.id, Batch.last_seq).where(Batch.scope == scope).order_by(Batch.number)
-    ):
-        if batch_id in unfinished:
-            break
-        through = last_seq
-    return through
+    first_unfinished = session.execute(
+        select(func.min(Batch.number))
+        .join(StepRun, StepRun.batch_id == Batch.id)
+        .where(StepRun.scope == scope, StepRun.status != RunStatus.DONE.value)
+    ).scalar_one()
+    through = select(func.coalesce(func.max(Batch.last_seq), 0)).where(Batch.scope == scope)
+    if first_unfinished is not None:
+        through = through.where(Batch.number < first_unfinished)
+    return session.execute(through).scalar_one()
 
 
 def status_line(newest: int, newest_at: datetime | None, consolidated: int, watermark: int | None) -> str:

@@ -37,6 +37,7 @@ from sqlalchemy import delete, select
 from consolidator.app import App
 from consolidator.model.base import BudgetExceeded, Model, ModelError, estimate_tokens
 from consolidator.model.schemas import SummarizeRequest, SummaryInput
+from consolidator.runner import backoff
 from consolidator.snapshots_ladder import publish_ladder
 from hierarchy.calendar import block_key, block_label, count_window, local_day, parse_block_key, time_window
 from hierarchy.planning import Action, Known, closed_through, complete_interactions, decide_block, plan_days
@@ -49,8 +50,10 @@ from stores.messages import Message, scopes
 from stores.summaries import (
     Announcement,
     DirtyWindow,
+    LadderHold,
     LadderState,
     Summary,
+    holds,
     latest_rows,
     reusable,
     summary_id,
@@ -96,6 +99,7 @@ class LadderStage:
         self.publish = publish
         self.stats: Counter[tuple[str, str, str]] = Counter()  # (ladder, rung, kind) -> summaries
         self.largest_input = 0  # tokens of the largest summary call made
+        self.largest_by_rung: dict[tuple[str, str], int] = {}
         self.deferred: Counter[tuple[str, str]] = Counter()  # (ladder, rung) -> calls deferred by the budget
         self.reuse = True
         self._touched: set[tuple[str, str]] = set()  # (ladder, rung) written in this run_scope
@@ -181,9 +185,17 @@ class LadderStage:
             for at, interaction in session.execute(stmt):
                 unit = local_day(at, tz) if kind == "time" else interaction
                 units[unit] = max(units.get(unit, at), at)
-            session.execute(delete(DirtyWindow).where(DirtyWindow.scope == scope, DirtyWindow.ladder == kind))
+            existing = {
+                d.unit: d
+                for d in session.execute(
+                    select(DirtyWindow).where(DirtyWindow.scope == scope, DirtyWindow.ladder == kind)
+                ).scalars()
+            }  # windows already waiting (not closed yet, held, deferred) stay dirty
             for unit, last_at in units.items():
-                session.add(DirtyWindow(scope=scope, ladder=kind, unit=unit, last_at=last_at))
+                if unit in existing:
+                    existing[unit].last_at = max(existing[unit].last_at, last_at)
+                else:
+                    session.add(DirtyWindow(scope=scope, ladder=kind, unit=unit, last_at=last_at))
             state.seen_announcement = 0  # every block re-decides (cheap: up-to-date ones skip)
         return len(units)
 
@@ -211,15 +223,17 @@ class LadderStage:
                 state = session.get(LadderState, (scope, "time"))
                 state.first_unit, state.through_unit = plan.first, plan.through
             written += len(plan.empty)
+        holding, waiting = self._holds(scope, "time", now)
         for unit in plan.summarize:
             if stop is not None and stop.is_set():
                 break
+            window = (spec.rungs[0].name, block_key(spec, Block(0, unit)))
+            if window in waiting:
+                continue
             start, end = time_window(spec, Block(0, unit), tz)
             messages = self._messages(scope, seen_seq, Message.at >= start, Message.at < end)
-            status, count = self._guarded(scope, spec, Block(0, unit),
+            status, count = self._guarded(scope, spec, Block(0, unit), now, window in holding,
                                           lambda: self._write_base(scope, "time", spec, Block(0, unit), tz, messages, now))
-            if status is Guard.FAILED:
-                break
             written += count or 0
             if progress:
                 progress(1)
@@ -241,14 +255,16 @@ class LadderStage:
                 ).all()
             )
         written = 0
+        holding, waiting = self._holds(scope, "count", now)
         for number in complete_interactions(last_at, newest, self.app.settings.interaction_gap, now):
             if stop is not None and stop.is_set():
                 break
+            window = (spec.rungs[0].name, block_key(spec, Block(0, number - 1)))
+            if window in waiting:
+                continue
             messages = self._messages(scope, seen_seq, Message.interaction == number)
-            status, count = self._guarded(scope, spec, Block(0, number - 1),
+            status, count = self._guarded(scope, spec, Block(0, number - 1), now, window in holding,
                                           lambda: self._write_base(scope, "count", spec, Block(0, number - 1), tz, messages, now))
-            if status is Guard.FAILED:
-                break
             written += count or 0
             if progress:
                 progress(1)
@@ -293,28 +309,34 @@ class LadderStage:
                 .where(Announcement.scope == scope, Announcement.ladder == kind, Announcement.id > seen)
                 .order_by(Announcement.id)
             ).all()
-        if not anns:
+            all_holds = holds(session, scope, kind)
+        held = {w for w, h in all_holds.items() if h.next_at > now}
+        work: set[Block] = {  # held blocks whose wait is over are tried again
+            parse_block_key(spec, spec.rung_index(rung), key)
+            for (rung, key), h in all_holds.items()
+            if h.next_at <= now and spec.rung_index(rung) > 0
+        }
+        if not anns and not work:
             return 0
-        top = anns[-1][0]
-        work: set[Block] = set()
+        top = anns[-1][0] if anns else seen
         for _, rung, key in anns:
             work.update(readers_of(spec, parse_block_key(spec, spec.rung_index(rung), key)))
         written = 0
-        held = False  # a block left undecided: keep the cursor so it is re-decided next tick
         while work and not (stop is not None and stop.is_set()):
             block = min(work, key=lambda b: (b.rung, b.index))
             work.discard(block)
+            window = (spec.rungs[block.rung].name, block_key(spec, block))
+            if window in held:
+                continue  # its hold row wakes it when the wait is over; the cursor can move on
             status, announcement_id = self._guarded(
-                scope, spec, block, lambda: self._decide_and_write(scope, kind, spec, block, tz, now)
+                scope, spec, block, now, window in all_holds,
+                lambda: self._decide_and_write(scope, kind, spec, block, tz, now),
             )
-            held = held or status is not Guard.DONE
-            if status is Guard.FAILED:
-                break
             if announcement_id is not None:
                 written += 1
                 top = max(top, announcement_id)
                 work.update(readers_of(spec, block))
-        if not held and not (stop is not None and stop.is_set()):
+        if not (stop is not None and stop.is_set()):
             with transaction(self.app.engine) as session:
                 state = session.get(LadderState, (scope, kind))
                 state.seen_announcement = max(state.seen_announcement, top)
@@ -352,18 +374,59 @@ class LadderStage:
             session.flush()
             return announcement.id
 
-    def _guarded(self, scope: str, spec: LadderSpec, block: Block, write: Callable[[], T]) -> tuple[Guard, T | None]:
-        """Run one window's write; a deferred or failed model call leaves the window for later."""
-        where = {"scope": scope, "ladder": spec.kind, "rung": spec.rungs[block.rung].name, "window": block_key(spec, block)}
+    def _guarded(
+        self, scope: str, spec: LadderSpec, block: Block, now: datetime, has_hold: bool, write: Callable[[], T]
+    ) -> tuple[Guard, T | None]:
+        """Run one window's write; a deferred or failed model call holds the window for later.
+
+        A hold row says when to try again: the budget's reopening time, or the ledger's
+        backoff after a failure (so a window whose call keeps failing costs one call per
+        backoff, not one per tick). Other windows go on meanwhile.
+        """
+        rung = spec.rungs[block.rung].name
+        key = block_key(spec, block)
+        where = {"scope": scope, "ladder": spec.kind, "rung": rung, "window": key}
         try:
-            return Guard.DONE, write()
+            result = write()
         except BudgetExceeded as exc:
-            self.deferred[(spec.kind, spec.rungs[block.rung].name)] += 1
+            self.deferred[(spec.kind, rung)] += 1
             log.info("ladder.deferred", **where, tier=exc.tier)
+            self._hold(scope, spec.kind, rung, key, exc.reopens_at or now, "deferred: daily budget", failed=False)
             return Guard.DEFERRED, None
         except ModelError as exc:
-            log.warning("ladder.call_failed", **where, error=f"{type(exc).__name__}: {exc}"[:300])
+            error = f"{type(exc).__name__}: {exc}"[:300]
+            attempts = self._hold(scope, spec.kind, rung, key, now, error, failed=True)
+            log.warning("ladder.call_failed", **where, attempts=attempts, error=error)
             return Guard.FAILED, None
+        if has_hold:
+            self._release(scope, spec.kind, rung, key)
+        return Guard.DONE, result
+
+    def _holds(self, scope: str, kind: str, now: datetime) -> tuple[set[tuple[str, str]], set[tuple[str, str]]]:
+        """(every held window, those still waiting at `now`)."""
+        with reading(self.app.engine) as session:
+            found = holds(session, scope, kind)
+        return set(found), {w for w, h in found.items() if h.next_at > now}
+
+    def _hold(self, scope, kind, rung, key, now_or_reopen: datetime, reason: str, failed: bool) -> int:
+        with transaction(self.app.engine) as session:
+            hold = session.get(LadderHold, (scope, kind, rung, key))
+            if hold is None:
+                hold = LadderHold(scope=scope, ladder=kind, rung=rung, key=key, next_at=now_or_reopen)
+                session.add(hold)
+            if failed:
+                hold.attempts += 1
+                hold.next_at = now_or_reopen + backoff(hold.attempts, self.app.settings.retry)
+            else:
+                hold.next_at = now_or_reopen
+            hold.reason = reason
+            return hold.attempts
+
+    def _release(self, scope, kind, rung, key) -> None:
+        with transaction(self.app.engine) as session:
+            hold = session.get(LadderHold, (scope, kind, rung, key))
+            if hold is not None:
+                session.delete(hold)
 
     def _floor(self, scope: str, kind: str) -> int | None:
         """The first day of a scope's time ladder; the count ladder starts at interaction 1."""
@@ -396,6 +459,8 @@ class LadderStage:
         )
         reply = self.model.summarize(request)
         self.largest_input = max(self.largest_input, size)
+        rung_key = (kind, spec.rungs[block.rung].name)
+        self.largest_by_rung[rung_key] = max(self.largest_by_rung.get(rung_key, 0), size)
         return Draft("summarized", reply.text, digest, size, 1)
 
     def _write(self, session, scope, spec: LadderSpec, block: Block, tz, draft: Draft, sources, watermark, now, version):

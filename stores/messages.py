@@ -59,7 +59,14 @@ class NewMessage(NamedTuple):
     id: str | None = None
 
     def key(self) -> str:
-        return self.id if self.id else message_hash(self.scope, self.at, self.role, self.speaker, self.text)
+        """The stored id: the caller's key within its scope, or the content hash.
+
+        A caller's id is prefixed with the scope, so two scopes that happen to use the same
+        key never collide (the second would otherwise be dropped as a duplicate).
+        """
+        if self.id:
+            return f"{self.scope}:{self.id}"
+        return message_hash(self.scope, self.at, self.role, self.speaker, self.text)
 
 
 def message_hash(scope: str, at: datetime, role: str, speaker: str | None, text: str) -> str:

@@ -22,6 +22,8 @@ class Summary(SQLModel, table=True):
         UniqueConstraint("scope", "ladder", "rung", "key", "version", name="uq_summary_version"),
         Index("ix_summary_window", "scope", "ladder", "rung", "key"),
         Index("ix_summary_hash", "scope", "input_hash"),
+        Index("ix_summary_start", "scope", "ladder", "rung", "window_start"),  # newest window of a rung
+        Index("ix_summary_first", "scope", "ladder", "rung", "first_number"),
     )
 
     id: str = Field(sa_column=Column(String(256), primary_key=True))
@@ -152,3 +154,27 @@ def write_summary(session: Session, summary: Summary) -> Announcement:
     )
     session.add(announcement)
     return announcement
+
+
+class LadderHold(SQLModel, table=True):
+    """A window whose summary call failed or was deferred: not tried again before `next_at`."""
+
+    __tablename__ = "ladder_hold"
+
+    scope: str = Field(sa_column=Column(String(128), primary_key=True))
+    ladder: str = Field(sa_column=Column(String(8), primary_key=True))
+    rung: str = Field(sa_column=Column(String(16), primary_key=True))
+    key: str = Field(sa_column=Column(String(32), primary_key=True))
+    attempts: int = 0
+    next_at: datetime = Field(sa_column=Column(UTCDateTime(), nullable=False))
+    reason: str = Field(default="", sa_column=Column(Text, nullable=False))
+
+
+def holds(session: Session, scope: str, ladder: str) -> dict[tuple[str, str], LadderHold]:
+    stmt = select(LadderHold).where(LadderHold.scope == scope, LadderHold.ladder == ladder)
+    return {(h.rung, h.key): h for h in session.execute(stmt).scalars()}
+
+
+def count_holds(session: Session) -> dict[str, int]:
+    stmt = select(LadderHold.scope, func.count()).group_by(LadderHold.scope)
+    return dict(session.execute(stmt).all())

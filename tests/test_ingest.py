@@ -227,9 +227,9 @@ class TestLogCommand:
         assert message.at == datetime(2025, 3, 2, 8, 14, tzinfo=timezone.utc)
 
     def test_explicit_id_is_used(self, run_cli) -> None:
-        """--id is the idempotency key and is printed back."""
+        """--id is the idempotency key within the scope; the stored id printed back is scope:id."""
         result = run_cli("log", "--scope", "maya", "--role", "user", "--id", "turn-7", "hi")
-        assert result.exit_code == 0 and result.stdout.strip() == "turn-7"
+        assert result.exit_code == 0 and result.stdout.strip() == "maya:turn-7"
 
     @pytest.mark.parametrize(
         "option, value",
@@ -278,7 +278,13 @@ class TestMessageLog:
         second = log.append(scope="maya", role="assistant", text="ok", at=T0 - timedelta(hours=1))
         keyed = [log.append(scope="maya", role="user", text=t, at=T0, id="k") for t in ("x", "y")]
         assert first == second
-        assert keyed == ["k", "k"]
+        assert keyed == ["maya:k", "maya:k"]
+        assert len(stored(app)) == 2
+
+    def test_same_caller_id_in_two_scopes_keeps_both(self, log: MessageLog, app: App) -> None:
+        """Caller ids are scoped: the same key in another scope is another message, not a duplicate."""
+        ids = [log.append(scope=scope, role="user", text=f"from {scope}", at=T0, id="msg-0001") for scope in ("maya", "bob")]
+        assert ids == ["maya:msg-0001", "bob:msg-0001"]
         assert len(stored(app)) == 2
 
     def test_append_rejects_naive_time(self, log: MessageLog, app: App) -> None:

@@ -200,3 +200,47 @@ def test_ladder_rungs_come_from_config(tmp_path):
     consolidator.drain(MONDAY + timedelta(days=30))
     assert {(s.ladder, s.rung) for s in rows(app)} == {("time", "day"), ("time", "week"), ("count", "1"), ("count", "5")}
     app.close()
+
+
+def test_failing_summary_call_backs_off_and_does_not_block_other_windows(app):
+    """A window whose call keeps failing is held with backoff; later days and their week still get written."""
+    from consolidator.model.base import ModelError
+    from stores.summaries import LadderHold
+
+    class Poisoned(CountingModel):
+        def summarize(self, request):
+            if any("poison" in i.text for i in request.inputs):
+                self.calls.append("failed")
+                raise ModelError("the model refuses this window")
+            return super().summarize(request)
+
+    model = Poisoned()
+    consolidator = Consolidator(app, [], [LadderStage(app, model)])
+    chatty(app, "maya", MONDAY, 20)
+    say(app, "maya", MONDAY + timedelta(minutes=25), "poison " + "x " * 2000)
+    for day in range(1, 7):
+        chatty(app, "maya", MONDAY + timedelta(days=day), 20)
+    now = MONDAY + timedelta(days=8)
+    for tick in range(10):  # ten ticks 3 s apart: all within the first backoff (30 s)
+        consolidator.tick(now + timedelta(seconds=3 * tick))
+    failed = model.calls.count("failed")
+    assert failed == 2  # the day and its interaction once each, not once per tick
+    days = {s.key for s in rows(app) if s.rung == "day" and s.kind != "empty"}
+    assert "2025-03-03" not in days and {"2025-03-04", "2025-03-09"} <= days
+    with reading(app.engine) as session:
+        held = list(session.execute(select(LadderHold)).scalars())
+    assert held and all(h.attempts == 1 and h.next_at > now for h in held)
+
+
+def test_rebuild_since_keeps_windows_that_are_still_waiting(app):
+    """Rebuilding from a date leaves earlier pending windows (an open day) dirty, so they are still written."""
+    consolidator, _, _ = machine(app)
+    say(app, "maya", MONDAY + timedelta(hours=14, minutes=50), "late evening note")  # 23:50 Paris-free UTC day
+    consolidator.drain(MONDAY + timedelta(hours=15))  # the day is still open
+    stage = LadderStage(app, CountingModel())
+    stage.mark_all_dirty("maya", "time", MONDAY + timedelta(days=1))
+    stage.mark_all_dirty("maya", "count", MONDAY + timedelta(days=1))
+    consolidator.drain(MONDAY + timedelta(days=3))
+    kinds = {(s.ladder, s.rung, s.key): s.kind for s in rows(app)}
+    assert kinds[("time", "day", "2025-03-03")] == "passed"
+    assert kinds[("count", "1", "1-1")] == "passed"
