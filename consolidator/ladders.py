@@ -38,10 +38,10 @@ from consolidator.app import App
 from consolidator.model.base import BudgetExceeded, Model, ModelError, estimate_tokens
 from consolidator.model.schemas import SummarizeRequest, SummaryInput
 from consolidator.runner import backoff
-from consolidator.snapshots_ladder import publish_ladder
+from consolidator.snapshots_ladder import ladder_specs, ladder_view, publish_ladder_views
 from hierarchy.calendar import block_key, block_label, count_window, local_day, parse_block_key, time_window
 from hierarchy.planning import Action, Known, closed_through, complete_interactions, decide_block, plan_days
-from hierarchy.tiling import Block, LadderSpec, count_ladder, inputs_of, readers_of, time_ladder
+from hierarchy.tiling import Block, LadderSpec, inputs_of, readers_of
 from stores.engine import reading, transaction
 from stores.views import bump
 from stores.interactions import Interaction
@@ -82,11 +82,6 @@ class Draft:
     calls: int = 0
 
 
-def ladder_specs(app: App) -> dict[str, LadderSpec]:
-    cfg = app.settings.ladders
-    return {"time": time_ladder(tuple(cfg.time)), "count": count_ladder(tuple(cfg.count))}
-
-
 class LadderStage:
     name = "ladders"
 
@@ -102,7 +97,6 @@ class LadderStage:
         self.largest_by_rung: dict[tuple[str, str], int] = {}
         self.deferred: Counter[tuple[str, str]] = Counter()  # (ladder, rung) -> calls deferred by the budget
         self.reuse = True
-        self._touched: set[tuple[str, str]] = set()  # (ladder, rung) written in this run_scope
 
     # --- the stage ------------------------------------------------------------------------
 
@@ -118,7 +112,6 @@ class LadderStage:
                   progress: Callable[[int], None] | None = None, ladders: tuple[str, ...] = ("time", "count")) -> int:
         tz = self.app.settings.timezone_of(scope)
         written = 0
-        self._touched: set[tuple[str, str]] = set()
         for kind in ladders:
             spec = self.specs[kind]
             self._mark_dirty(scope, kind, tz)
@@ -127,10 +120,11 @@ class LadderStage:
             else:
                 written += self._count_base(scope, spec, tz, now, stop, progress)
             written += self._propagate(scope, kind, spec, tz, now, stop)
-        if written and self.publish:
-            publish_ladder(self.app, scope, self.specs, only=self._touched)
+        if written:
             with transaction(self.app.engine) as session:
                 bump(session, scope, "ladders")  # context.md shows the newest summaries
+            if self.publish:
+                publish_ladder_views(self.app, scope)
         return written
 
     def _scopes(self) -> list[str]:
@@ -479,7 +473,7 @@ class LadderStage:
         else:
             summary.first_number, summary.last_number = count_window(spec, block)
         self.stats[(kind, rung, draft.kind)] += 1
-        self._touched.add((kind, rung))
+        bump(session, scope, ladder_view(kind, rung))  # the rung's snapshot is stale until published
         log.debug("ladder.rung_written", scope=scope, ladder=kind, rung=rung, window=key, version=version, kind=draft.kind)
         return write_summary(session, summary)
 

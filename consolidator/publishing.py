@@ -1,7 +1,9 @@
 """The snapshot stage: republishes every stale view after the steps and ladders of a tick.
 
-Publishers are registered per view name (`contacts`, `facts`, `tasks`, `ladders`, ...);
-each writes its own file(s) for one scope. `context` is recomposed whenever any view of
+Publishers are registered per view name (`contacts`, `facts`, `tasks`, ...); each writes
+its own file(s) for one scope. Ladder rungs are views named `ladder:<ladder>/<rung>`, bumped
+with each summary and published here too, so a crash between a summary's commit and its
+file only delays the file to the next tick. `context` is recomposed whenever any view of
 the scope changed, because context.md is made from all of them.
 """
 
@@ -14,6 +16,7 @@ from typing import Callable
 import structlog
 
 from consolidator.app import App
+from consolidator.snapshots_ladder import LADDER_VIEW, publish_ladder_views
 from stores.engine import reading, transaction
 from stores.views import mark_published, stale
 
@@ -36,6 +39,8 @@ class SnapshotStage:
         done = 0
         scopes: set[str] = set()
         for scope, view, version in todo:
+            if view.startswith(LADDER_VIEW):
+                publish_ladder_views(self.app, scope)  # marks what it published itself
             publisher = self.publishers.get(view)
             if publisher is not None:
                 publisher(self.app, scope, now)

@@ -16,7 +16,7 @@ from datetime import datetime, timedelta
 from typing import Any, Sequence
 
 import structlog
-from sqlalchemy import select
+from sqlalchemy import func, select
 from sqlalchemy.engine import Engine
 
 from consolidator.config import RetrySettings
@@ -49,20 +49,28 @@ def backoff(attempts: int, retry: RetrySettings) -> timedelta:
 
 
 def due_runs(engine: Engine, now: datetime, known_steps: set[str]) -> list[tuple[StepRun, Batch]]:
-    """The first open run of each (scope, step), if it is due now, in batch order."""
+    """The first open run of each (scope, step), if it is due now, in batch order.
+
+    The heads are picked in SQL (one grouped scan of the open runs), so a long backlog costs
+    one small query per round, not a load of every open run.
+    """
+    heads = (
+        select(StepRun.scope, StepRun.step, func.min(StepRun.batch_id).label("head"))
+        .where(StepRun.status.in_(_OPEN))
+        .group_by(StepRun.scope, StepRun.step)
+        .subquery()
+    )
+    stmt = (
+        select(StepRun, Batch)
+        .join(heads, (StepRun.scope == heads.c.scope) & (StepRun.step == heads.c.step) & (StepRun.batch_id == heads.c.head))
+        .join(Batch, Batch.id == StepRun.batch_id)
+        .order_by(Batch.id, StepRun.step)
+    )
     with reading(engine) as session:
-        stmt = (
-            select(StepRun, Batch)
-            .join(Batch, Batch.id == StepRun.batch_id)
-            .where(StepRun.status.in_(_OPEN))
-            .order_by(Batch.id)
-        )
-        heads: dict[tuple[str, str], tuple[StepRun, Batch]] = {}
-        for run, batch in session.execute(stmt):
-            heads.setdefault((run.scope, run.step), (run, batch))
+        rows = list(session.execute(stmt).all())
     return [
         (run, batch)
-        for run, batch in sorted(heads.values(), key=lambda rb: (rb[1].id, rb[0].step))
+        for run, batch in rows
         if run.step in known_steps and (run.next_at is None or run.next_at <= now)
     ]
 
@@ -84,16 +92,27 @@ class StepRunner:
         self._workers = workers
 
     def run_due(self, now: datetime, stop: threading.Event | None = None) -> RunReport:
+        """Run every due step, round after round, until nothing due is left (or `stop`).
+
+        Each round takes the head run of each (scope, step); a run that succeeds makes the
+        next batch of that step the head of the next round, so a backlog drains in one tick.
+        """
         report = RunReport()
-        by_batch: dict[int, list[StepRun]] = {}
-        batches: dict[int, Batch] = {}
-        for run, batch in due_runs(self._engine, now, set(self._steps)):
-            by_batch.setdefault(batch.id, []).append(run)
-            batches[batch.id] = batch
-        for batch_id, runs in by_batch.items():
-            if stop is not None and stop.is_set():
+        while not (stop is not None and stop.is_set()):
+            progress = report.done + report.skipped
+            by_batch: dict[int, list[StepRun]] = {}
+            batches: dict[int, Batch] = {}
+            for run, batch in due_runs(self._engine, now, set(self._steps)):
+                by_batch.setdefault(batch.id, []).append(run)
+                batches[batch.id] = batch
+            if not by_batch:
                 break
-            self._run_batch(batches[batch_id], runs, now, report, stop)
+            for batch_id, runs in by_batch.items():
+                if stop is not None and stop.is_set():
+                    break
+                self._run_batch(batches[batch_id], runs, now, report, stop)
+            if report.done + report.skipped == progress:
+                break  # everything due failed or was deferred this round
         return report
 
     def _run_batch(self, batch: Batch, runs: list[StepRun], now: datetime, report: RunReport, stop) -> None:

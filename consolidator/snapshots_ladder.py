@@ -12,10 +12,17 @@ from typing import Any
 from sqlalchemy import select
 
 from consolidator.app import App
-from hierarchy.tiling import LadderSpec
-from stores.engine import reading
+from hierarchy.tiling import LadderSpec, count_ladder, time_ladder
+from stores.engine import reading, transaction
 from stores.snapshots import publish_json
 from stores.summaries import Summary
+from stores.views import mark_published, stale
+
+
+def ladder_specs(app: App) -> dict[str, LadderSpec]:
+    """The two ladders as configured."""
+    cfg = app.settings.ladders
+    return {"time": time_ladder(tuple(cfg.time)), "count": count_ladder(tuple(cfg.count))}
 
 
 def summary_payload(summary: Summary) -> dict[str, Any]:
@@ -68,4 +75,25 @@ def publish_ladder(app: App, scope: str, specs: dict[str, LadderSpec], only: set
     for view, payload in payloads:
         publish_json(app.settings.snapshot_dir, scope, view, payload)
         written += 1
+    return written
+
+
+LADDER_VIEW = "ladder:"
+
+
+def ladder_view(ladder: str, rung: str) -> str:
+    return f"{LADDER_VIEW}{ladder}/{rung}"
+
+
+def publish_ladder_views(app: App, scope: str) -> int:
+    """Publish every rung of `scope` whose view is stale, then record it as published."""
+    with reading(app.engine) as session:
+        todo = [(view, version) for s, view, version in stale(session, scope) if view.startswith(LADDER_VIEW)]
+    if not todo:
+        return 0
+    rungs = {tuple(view[len(LADDER_VIEW):].split("/", 1)) for view, _ in todo}
+    written = publish_ladder(app, scope, ladder_specs(app), only=rungs)
+    with transaction(app.engine) as session:
+        for view, version in todo:
+            mark_published(session, scope, view, version)
     return written

@@ -30,11 +30,13 @@ def bump(session: Session, scope: str, view: str) -> None:
         row.version += 1
 
 
-def stale(session: Session) -> list[tuple[str, str, int]]:
+def stale(session: Session, scope: str | None = None) -> list[tuple[str, str, int]]:
     """(scope, view, version) of every view changed since it was last published."""
     stmt = select(ViewVersion.scope, ViewVersion.view, ViewVersion.version).where(
         ViewVersion.version > ViewVersion.published
     )
+    if scope is not None:
+        stmt = stmt.where(ViewVersion.scope == scope)
     return [tuple(row) for row in session.execute(stmt).all()]
 
 

@@ -244,3 +244,18 @@ def test_rebuild_since_keeps_windows_that_are_still_waiting(app):
     kinds = {(s.ladder, s.rung, s.key): s.kind for s in rows(app)}
     assert kinds[("time", "day", "2025-03-03")] == "passed"
     assert kinds[("count", "1", "1-1")] == "passed"
+
+
+def test_snapshot_files_catch_up_after_a_crash_between_commit_and_publish(app):
+    """Summaries committed by a process that died before writing their files are published on the next tick."""
+    from consolidator.publishing import SnapshotStage
+
+    silent = LadderStage(app, CountingModel(), publish=False)  # commits, then "dies" before publishing
+    for day in range(3):
+        chatty(app, "maya", MONDAY + timedelta(days=day), 5)
+    Consolidator(app, [], [silent]).drain(MONDAY + timedelta(days=4))
+    day_file = app.settings.snapshot_dir / "maya" / "time" / "day.json"
+    assert not day_file.exists()
+    Consolidator(app, [], [SnapshotStage(app, {})]).drain(MONDAY + timedelta(days=4))
+    assert json.loads(day_file.read_text())["window"]["start"].startswith("2025-03-05")
+    assert (app.settings.snapshot_dir / "maya" / "count" / "1.json").exists()
