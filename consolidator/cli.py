@@ -78,7 +78,7 @@ def log_command(ctx, scope, role, at, session, speaker, message_id, text) -> Non
 
 
 @cli.command("import")
-@click.argument("file", type=click.File("r", encoding="utf-8", lazy=False))
+@click.argument("file", type=click.File("rb", lazy=False))
 @click.option("--skip-invalid", is_flag=True, help="Keep the valid lines of a file with bad lines (default: reject it whole).")
 @click.option("--json", "as_json", is_flag=True, help="Print the report as JSON.")
 @click.pass_context
@@ -89,7 +89,8 @@ def import_command(ctx, file, skip_invalid: bool, as_json: bool) -> None:
     unless --skip-invalid is given; every bad line is reported with its line number and field.
     """
     app = _app(ctx)
-    source = "<stdin>" if file.name in ("<stdin>", "-") else file.name
+    name = getattr(file, "name", "-")
+    source = "<stdin>" if name in ("<stdin>", "-") or not isinstance(name, str) else name
     show = sys.stderr.isatty() and not as_json
     try:
         with Progress("importing", show) as progress:

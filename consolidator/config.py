@@ -20,6 +20,7 @@ from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, ValidationError, field_validator, model_validator
 
 from consolidator.model.settings import ModelSettings
+from hierarchy.tiling import count_ladder, time_ladder
 from stores.scopes import InvalidScope, validate_scope
 
 SYSTEM_CONFIG = Path("/etc/consolidator/config.toml")
@@ -87,6 +88,18 @@ class LadderSettings(_Section):
     count: list[int] = [1, 10, 40, 120, 520]
     day_grace: Duration = timedelta(minutes=10)
     budget_tokens: int = Field(default=400, ge=16)
+
+    @field_validator("time")
+    @classmethod
+    def _time_rungs(cls, value: list[str]) -> list[str]:
+        time_ladder(tuple(value))  # raises ValueError naming the rung
+        return value
+
+    @field_validator("count")
+    @classmethod
+    def _count_rungs(cls, value: list[int]) -> list[int]:
+        count_ladder(tuple(value))
+        return value
 
 
 class FactSettings(_Section):

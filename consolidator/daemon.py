@@ -15,6 +15,7 @@ from typing import Callable
 
 import structlog
 from apscheduler.schedulers.background import BackgroundScheduler
+from sqlalchemy.engine import make_url
 
 from consolidator.sdnotify import Notifier
 from consolidator.tick import Consolidator
@@ -114,8 +115,13 @@ class Daemon:
 
 
 def _redact(url: str) -> str:
-    """Drop credentials from a database URL before it is logged."""
-    if "@" in url and "://" in url:
-        scheme, rest = url.split("://", 1)
-        return f"{scheme}://***@{rest.split('@', 1)[1]}"
-    return url
+    """A database URL safe to log: no password, no query parameters (they may hold one)."""
+    try:
+        parsed = make_url(url)
+    except Exception:  # not a URL SQLAlchemy understands: log nothing of it
+        return "<unparsable database url>"
+    if parsed.get_backend_name() == "sqlite":
+        return f"{parsed.drivername}:///{parsed.database or ''}"
+    host = (parsed.host or "").rsplit("@", 1)[-1]  # an unescaped '@' in a password ends up in host
+    port = f":{parsed.port}" if parsed.port else ""
+    return f"{parsed.drivername}://{host}{port}/{parsed.database or ''}"

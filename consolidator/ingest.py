@@ -15,8 +15,8 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass, field
-from datetime import datetime
-from typing import Any, Callable, Iterable, Iterator, Mapping, TextIO
+from datetime import datetime, timezone
+from typing import Any, Callable, Iterable, Iterator, Mapping
 
 from sqlalchemy.engine import Engine
 
@@ -28,6 +28,8 @@ FIELDS = ("id", "scope", "at", "role", "text", "session", "speaker")
 _FIELD_SET = frozenset(FIELDS)
 _ROLE_SET = frozenset(ROLES)
 _MAX_ID = 128
+EARLIEST = datetime(1990, 1, 1, tzinfo=timezone.utc)
+LATEST = datetime(2200, 1, 1, tzinfo=timezone.utc)
 IMPORT_CHUNK = 5_000
 
 
@@ -85,6 +87,9 @@ def parse_time(value: Any, field_name: str = "at") -> datetime:
         raise InvalidMessage(field_name, "must be an ISO 8601 time string")
     if parsed.tzinfo is None or parsed.utcoffset() is None:
         raise InvalidMessage(field_name, f"time {parsed.isoformat()} has no time zone (add e.g. +00:00)")
+    if not EARLIEST <= parsed <= LATEST:
+        # A typo such as year 0001 would otherwise make the time ladder announce every day since.
+        raise InvalidMessage(field_name, f"time {parsed.isoformat()} is outside {EARLIEST.year}-{LATEST.year - 1}")
     return parsed
 
 
@@ -96,7 +101,16 @@ def _optional_text(record: Mapping[str, Any], name: str, limit: int = 256) -> st
         raise InvalidMessage(name, "must be a non-empty string or null")
     if len(value) > limit:
         raise InvalidMessage(name, f"longer than {limit} characters")
+    _encodable(name, value)
     return value
+
+
+def _encodable(name: str, value: str) -> None:
+    """Refuse strings that cannot be stored as UTF-8 (lone surrogates from JSON escapes)."""
+    try:
+        value.encode("utf-8")
+    except UnicodeEncodeError as exc:
+        raise InvalidMessage(name, f"invalid Unicode at position {exc.start}") from None
 
 
 def validate(record: Mapping[str, Any], now: Callable[[], datetime] | None = None) -> NewMessage:
@@ -119,6 +133,7 @@ def validate(record: Mapping[str, Any], now: Callable[[], datetime] | None = Non
     text = record["text"]
     if not isinstance(text, str) or not text.strip():
         raise InvalidMessage("text", "must be a non-empty string")
+    _encodable("text", text)
     if "at" in record and record["at"] is not None:
         at = parse_time(record["at"])
     elif now is not None:
@@ -136,9 +151,21 @@ def validate(record: Mapping[str, Any], now: Callable[[], datetime] | None = Non
     )
 
 
-def parse_lines(lines: Iterable[str], source: str) -> Iterator[NewMessage | LineError]:
-    """Validate a JSON-lines stream, yielding a message or an error per non-blank line."""
+def parse_lines(lines: Iterable[str | bytes], source: str) -> Iterator[NewMessage | LineError]:
+    """Validate a JSON-lines stream, yielding a message or an error per non-blank line.
+
+    Lines may be bytes (decoded here as UTF-8, so one undecodable line is reported as that
+    line's error instead of aborting the file; a byte-order mark on line 1 is dropped).
+    """
     for number, line in enumerate(lines, start=1):
+        if isinstance(line, bytes):
+            try:
+                line = line.decode("utf-8-sig" if number == 1 else "utf-8")
+            except UnicodeDecodeError as exc:
+                yield LineError(source, number, "<encoding>", f"not UTF-8 (byte {exc.start})")
+                continue
+        elif number == 1:
+            line = line.removeprefix("\ufeff")
         if not line.strip():
             continue
         try:
@@ -161,7 +188,7 @@ class ImportReport:
 
 def import_stream(
     engine: Engine,
-    stream: TextIO,
+    stream: Iterable[str | bytes],
     source: str,
     received_at: datetime,
     skip_invalid: bool = False,

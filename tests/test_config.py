@@ -246,3 +246,16 @@ class TestCli:
         result = run_cli("--config", str(cfg), "status", "--json")
         assert result.exit_code == 0, result.stderr
         assert (state_dir / "consolidator.db").is_file()
+
+
+@pytest.mark.parametrize(
+    "body, key",
+    [('[ladders]\ntime = ["day", "fortnight"]\n', "ladders.time"), ("[ladders]\ncount = [1, 1000]\n", "ladders.count")],
+)
+def test_bad_ladder_rungs_are_config_errors(tmp_path, body, key):
+    """An impossible ladder in config.toml is a ConfigError naming the key and the file, not a crash later."""
+    path = tmp_path / "ladders.toml"
+    path.write_text(body)
+    with pytest.raises(ConfigError) as caught:
+        load_settings(path, env={})
+    assert key in str(caught.value) and str(path) in str(caught.value)

@@ -135,3 +135,18 @@ def test_run_with_bad_config_exits_2(tmp_path, bad):
     result = subprocess.run(cli("run", "--once"), env=env_for(config), capture_output=True, text=True, timeout=60)
     assert result.returncode == 2
     assert ("batch_size" in result.stderr) or ("nowhere" in result.stderr)
+
+
+@pytest.mark.parametrize(
+    "url, secret",
+    [
+        ("postgresql://user:p@ss@db/x?password=hunter2", ("p@ss", "hunter2", "ss@")),
+        ("postgresql+psycopg://u:secret@h:5432/db", ("secret",)),
+    ],
+)
+def test_database_url_is_logged_without_credentials(url, secret):
+    """The URL the daemon logs at start-up carries no password, not even an unescaped one."""
+    from consolidator.daemon import _redact
+
+    shown = _redact(url)
+    assert not any(s in shown for s in secret) and shown.startswith("postgresql")

@@ -325,3 +325,30 @@ class TestMessageLog:
         with MessageLog(cfg) as log:
             log.append(scope="maya", role="user", text="x", at=T0)
         assert (tmp_path / "st" / "consolidator.db").is_file()
+
+
+class TestHostileFiles:
+    @pytest.mark.parametrize(
+        "raw, field",
+        [
+            (b'{"scope": "maya", "at": "0001-01-01T00:30+01:00", "role": "user", "text": "x"}\n', "at"),
+            (b'{"scope": "maya", "at": "9999-12-31T23:00-05:00", "role": "user", "text": "x"}\n', "at"),
+            (b'{"scope": "maya", "at": "1975-01-01T00:00+00:00", "role": "user", "text": "x"}\n', "at"),
+            (b'{"scope": "maya", "at": "2025-01-01T00:00+00:00", "role": "user", "text": "bad \\ud800"}\n', "text"),
+            (b'{"scope": "maya", "at": "2025-01-01T00:00+00:00", "role": "user", "text": "\xff\xfe"}\n', "<encoding>"),
+        ],
+    )
+    def test_rejected_with_line_and_field(self, run_cli, tmp_path, app: App, raw: bytes, field: str) -> None:
+        """Out-of-range times, lone surrogates and non-UTF-8 bytes are line errors (exit 2), not crashes."""
+        path = tmp_path / "hostile.jsonl"
+        path.write_bytes(b'{"scope": "maya", "at": "2025-01-01T00:00+00:00", "role": "user", "text": "fine"}\n' + raw)
+        result = run_cli("import", str(path))
+        assert result.exit_code == 2
+        assert f"{path}:2: field '{field}'" in result.stderr
+        assert stored(app) == []
+
+    def test_byte_order_mark_is_accepted(self, run_cli, tmp_path, app: App) -> None:
+        """A UTF-8 file starting with a byte-order mark imports normally."""
+        path = tmp_path / "bom.jsonl"
+        path.write_bytes(b'\xef\xbb\xbf{"scope": "maya", "at": "2025-01-01T00:00+00:00", "role": "user", "text": "hi"}\n')
+        assert run_cli("import", str(path)).exit_code == 0 and len(stored(app)) == 1
