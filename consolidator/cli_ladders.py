@@ -11,6 +11,7 @@ import click
 from consolidator.assign import assign_interactions
 from consolidator.cli import Progress, UserError, _app, cli, utcnow
 from consolidator.ladders import LadderStage, ladder_specs
+from consolidator.lease_keeper import LeaseHeld, LeaseKeeper
 from consolidator.snapshots_ladder import summary_payload
 from stores import lease
 from stores.engine import reading
@@ -72,9 +73,11 @@ def rebuild_command(ctx, scope, ladder, since) -> None:
 
     app = _app(ctx)
     scope = _scope(scope)
-    me = lease.Holder.this_process("rebuild")
     now = utcnow()
-    if not lease.acquire(app.engine, me, now, app.settings.daemon.lease_ttl):
+    keeper = LeaseKeeper(app.engine, lease.Holder.this_process("rebuild"), app.settings.daemon.lease_ttl, utcnow)
+    try:
+        keeper.__enter__()
+    except LeaseHeld:
         click.echo("a daemon holds the lease on this database; stop it before rebuilding", err=True)
         ctx.exit(3)
     try:
@@ -93,9 +96,11 @@ def rebuild_command(ctx, scope, ladder, since) -> None:
                 total += stage.mark_all_dirty(name, kind, start)
         with Progress("rebuilding", sys.stderr.isatty(), total) as progress:
             for name in targets:
-                stage.run_scope(name, now, progress=progress, ladders=ladders)
+                if keeper.lost.is_set():
+                    raise click.ClickException("lost the daemon lease during the rebuild; run it again")
+                stage.run_scope(name, now, keeper.lost, progress=progress, ladders=ladders)
     finally:
-        lease.release(app.engine, me)
+        keeper.__exit__(None, None, None)
     written = sum(stage.stats.values())
     click.echo(f"rebuilt {len(targets)} scopes: {total} base windows recomputed, {written} summaries written")
 

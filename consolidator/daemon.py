@@ -17,6 +17,7 @@ import structlog
 from apscheduler.schedulers.background import BackgroundScheduler
 from sqlalchemy.engine import make_url
 
+from consolidator.lease_keeper import AnyEvent, LeaseHeld, LeaseKeeper
 from consolidator.sdnotify import Notifier
 from consolidator.tick import Consolidator
 from stores import lease
@@ -38,18 +39,18 @@ class Daemon:
         self.me = lease.Holder.this_process()
         self._has_lease = False
         self._lock = threading.Lock()
+        self._lease_lost = threading.Event()  # set by the heartbeat: the tick in flight stops
 
     # --- one-shot -------------------------------------------------------------------------
 
     def run_once(self) -> bool:
         """Do all work due now; False when another live daemon holds the lease."""
         now = self.clock()
-        if not lease.acquire(self.app.engine, self.me, now, self.app.settings.daemon.lease_ttl):
-            return False
         try:
-            self.consolidator.drain(now, self.stop)
-        finally:
-            lease.release(self.app.engine, self.me)
+            with LeaseKeeper(self.app.engine, self.me, self.app.settings.daemon.lease_ttl, self.clock) as keeper:
+                self.consolidator.drain(now, AnyEvent(self.stop, keeper.lost))
+        except LeaseHeld:
+            return False
         return True
 
     # --- foreground service ---------------------------------------------------------------
@@ -98,7 +99,8 @@ class Daemon:
                 if not self._has_lease:
                     log.debug("daemon.standby")
                     return
-                self.consolidator.tick(now, self.stop)
+                self._lease_lost.clear()
+                self.consolidator.tick(now, AnyEvent(self.stop, self._lease_lost))
             except Exception:  # a tick must never kill the scheduler; the next one retries
                 log.exception("daemon.tick_failed")
 
@@ -111,6 +113,9 @@ class Daemon:
                 self._has_lease = lease.acquire(self.app.engine, self.me, self.clock(), self.app.settings.daemon.lease_ttl)
             except Exception:
                 log.exception("daemon.heartbeat_failed")
+            if not self._has_lease:
+                log.warning("lease.lost", holder=self.me.holder)
+                self._lease_lost.set()
         self.notifier.watchdog()
 
 
