@@ -178,12 +178,14 @@ class SleepStage:
 
     def due_scopes(self, now: datetime) -> list[str]:
         with reading(self.app.engine) as session:
-            states = list(session.execute(select(FactState)).scalars())
-            newest = dict(session.execute(select(Message.scope, func.max(Message.at)).group_by(Message.scope)).all())
+            states = [s for s in session.execute(select(FactState)).scalars() if s.revision != s.slept_revision]
+            # one index probe per changed scope, never a scan of the whole log
+            newest = {
+                s.scope: session.execute(select(func.max(Message.at)).where(Message.scope == s.scope)).scalar_one()
+                for s in states
+            }
         due = []
         for state in sorted(states, key=lambda s: s.scope):
-            if state.revision == state.slept_revision:
-                continue
             last = newest.get(state.scope)
             idle = last is None or now - last >= self.settings.sleep_idle
             if idle or state.importance_since_sleep >= self.settings.sleep_importance:
