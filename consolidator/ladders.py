@@ -134,6 +134,13 @@ class LadderStage:
     # --- 1. dirty base windows ------------------------------------------------------------
 
     def _mark_dirty(self, scope: str, kind: str, tz: ZoneInfo) -> None:
+        with reading(self.app.engine) as session:  # an idle scope takes no write lock
+            state = session.get(LadderState, (scope, kind))
+            seen = state.seen_seq if state else 0
+            if state is not None and session.execute(
+                select(Message.seq).where(Message.scope == scope, Message.seq > seen).limit(1)
+            ).first() is None:
+                return
         with transaction(self.app.engine) as session:
             state = session.get(LadderState, (scope, kind)) or LadderState(scope=scope, ladder=kind)
             session.add(state)
