@@ -9,7 +9,7 @@ from sqlalchemy.engine import Engine
 
 from hierarchy.interactions import InteractionPlacer, Span
 from stores import interactions as interaction_store
-from stores.engine import reading, transaction
+from stores.engine import transaction
 from stores.interactions import Interaction
 from stores.ledger import ScopeCursor
 from stores.messages import Message, messages_after
@@ -54,8 +54,3 @@ def _assign_chunk(engine: Engine, scope: str, gap: timedelta) -> list[int] | Non
             row.message_count, row.max_seq = span.message_count, span.max_seq
         cursor.assigned_seq = new[-1].seq
         return sorted(placer.touched)
-
-
-def newest_interaction(engine: Engine, scope: str) -> int:
-    with reading(engine) as session:
-        return interaction_store.max_number(session, scope)

@@ -29,7 +29,7 @@ def gather(app: App, now: datetime) -> dict[str, Any]:
     for scope, count, newest_seq, last_at in per_scope:
         cursor = cursors.get(scope)
         batched = cursor.batched_seq if cursor else 0
-        pending = session_pending(count, newest_seq, batched)
+        pending = max(0, newest_seq - batched)  # seq is dense per scope
         scopes[scope] = {
             "messages": count,
             "interactions": interactions.get(scope, 0),
@@ -49,8 +49,3 @@ def gather(app: App, now: datetime) -> dict[str, Any]:
 
 def _last_at(session, scope: str) -> datetime | None:
     return session.execute(select(func.max(Message.at)).where(Message.scope == scope)).scalar_one()
-
-
-def session_pending(count: int, newest_seq: int, batched_seq: int) -> int:
-    """Messages not yet in a batch (seq numbers are dense per scope)."""
-    return max(0, newest_seq - batched_seq) if count else 0

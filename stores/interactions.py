@@ -49,7 +49,3 @@ def nearby(session: Session, scope: str, sessions: set[str], lo: datetime, hi: d
         conditions.append(Interaction.session.in_(sorted(sessions)))
     stmt = select(Interaction).where(Interaction.scope == scope, or_(*conditions))
     return list(session.execute(stmt).scalars())
-
-
-def count(session: Session, scope: str) -> int:
-    return session.execute(select(func.count()).select_from(Interaction).where(Interaction.scope == scope)).scalar_one()

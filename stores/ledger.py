@@ -10,7 +10,7 @@ from __future__ import annotations
 from datetime import datetime
 from enum import Enum
 
-from sqlalchemy import Column, Index, String, Text, UniqueConstraint, func, select
+from sqlalchemy import Column, Index, String, Text, UniqueConstraint, select
 from sqlmodel import Field, Session, SQLModel
 
 from stores.types import UTCDateTime
@@ -79,7 +79,3 @@ def batch_counts(session: Session) -> dict[str, dict[str, int]]:
         counts = out.setdefault(scope, {"done": 0, "pending": 0, "retrying": 0, "failed": 0})
         counts[names[worst.get(batch_id, 0)]] += 1
     return out
-
-
-def total_batches(session: Session, scope: str) -> int:
-    return session.execute(select(func.count()).select_from(Batch).where(Batch.scope == scope)).scalar_one()
