@@ -124,6 +124,9 @@ def test_second_daemon_does_not_take_a_live_lease(tmp_path):
     assert lease.acquire(app.engine, holder, datetime.now(timezone.utc), timedelta(minutes=5))
     second = subprocess.run(cli("run", "--once"), env=env, capture_output=True, text=True, timeout=60)
     assert second.returncode == 3 and "lease" in second.stderr
+    status = json.loads(subprocess.run(cli("status", "--json"), env=env, capture_output=True, text=True).stdout)
+    maya = status["scopes"]["maya"]
+    assert (maya["interactions"], maya["pending"], sum(maya["batches"].values())) == (0, 10, 0)  # nothing was done
     app.close()
 
 
