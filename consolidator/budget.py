@@ -10,6 +10,7 @@ is the UTC day containing the tick's `now`; today's spend is read from the model
     sleep           the offline pass's judge_cluster              0.9 B
     ladder_base     day and interaction summaries                 B
     batch           facts, contacts and tasks of each batch       B
+                    (separately or as one consolidate_batch)
 
 With both limits set, a tier closes when either share is reached. A closed tier is
 DEFERRED until the next UTC midnight, never failed: `BudgetedModel` raises `BudgetExceeded`
@@ -35,9 +36,11 @@ from enum import Enum
 import structlog
 from sqlalchemy.engine import Engine
 
-from consolidator.model.base import BudgetExceeded, Model
+from consolidator.model.base import BatchModel, BudgetExceeded, Model
 from consolidator.model.recording import CallRecord
 from consolidator.model.schemas import (
+    BatchReply,
+    BatchRequest,
     ClusterReply,
     ClusterRequest,
     ContactsReply,
@@ -190,3 +193,19 @@ class BudgetedModel:
         close = getattr(self.inner, "close", None)
         if close is not None:
             close()
+
+
+class BudgetedBatchModel(BudgetedModel):
+    """A BudgetedModel over a BatchModel: forwards `consolidate_batch` too (tier batch)."""
+
+    inner: BatchModel
+
+    def consolidate_batch(self, request: BatchRequest) -> BatchReply:
+        self.gate.check(Tier.BATCH)
+        return self.inner.consolidate_batch(request)
+
+
+def budgeted(inner: Model, gate: BudgetGate, base_rungs: Mapping[str, str]) -> BudgetedModel:
+    """`inner` behind `gate`, with the batch capability exactly when `inner` has it."""
+    cls = BudgetedBatchModel if isinstance(inner, BatchModel) else BudgetedModel
+    return cls(inner, gate, base_rungs)

@@ -14,6 +14,9 @@ each update to a stored contact:
 An update must be grounded in what people said: among its source ids at least one line from
 a person (user, or a named non-agent speaker), or, without usable ids, its name spoken in or
 by such a line. Tool and action lines alone never create or change a contact.
+
+When the three batch steps share one model call (consolidator.batch_extraction), `prepare`
+takes the contacts part of its reply; the known contacts shown are the same (`context_for`).
 """
 
 from __future__ import annotations
@@ -21,6 +24,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from datetime import datetime
+from typing import TYPE_CHECKING
 
 import structlog
 from sqlmodel import Session
@@ -34,6 +38,9 @@ from stores.contacts import Contact, append_summary, contacts_of, current_detail
 from stores.engine import reading
 from stores.snapshots import publish_json
 from stores.views import bump
+
+if TYPE_CHECKING:
+    from consolidator.batch_extraction import SharedExtraction
 
 log = structlog.get_logger()
 
@@ -69,17 +76,22 @@ class ContactsStep:
         self.app = app
         self.model = model
         self.known_cap = known_cap
+        self.shared: SharedExtraction | None = None  # set by batch_extraction.share_one_call
 
     # --- prepare: read and ask, write nothing ------------------------------------------------
 
     def prepare(self, work: BatchWork) -> ContactsPrepared:
-        lines = [line_of(m) for m in work.messages]
-        known = self.relevant_known(work)
-        request = ContactsRequest(scope=work.scope, messages=lines, known=known, ref=f"batch:{work.batch_id}")
-        reply = self.model.update_contacts(request)
+        if self.shared is not None:
+            shared = self.shared.reply_for(work, self.name)
+            known, reply = shared.contacts, ContactsReply(contacts=shared.reply.contacts)
+        else:
+            known = self.context_for(work)
+            lines = [line_of(m) for m in work.messages]
+            request = ContactsRequest(scope=work.scope, messages=lines, known=known, ref=f"batch:{work.batch_id}")
+            reply = self.model.update_contacts(request)
         return ContactsPrepared(reply=reply, known=tuple(k.name for k in known))
 
-    def relevant_known(self, work: BatchWork) -> list[KnownContact]:
+    def context_for(self, work: BatchWork) -> list[KnownContact]:
         """The scope's contacts the batch names or that speak in it, best first, capped."""
         text = "\n".join(m.text for m in work.messages).lower()
         speakers = {(m.speaker or "").strip().lower() for m in work.messages if m.speaker}

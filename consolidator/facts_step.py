@@ -6,8 +6,9 @@ prepare (reads and thinks, writes nothing):
 2. the current facts nearest to each person's line, searched within THIS scope only, are
    shown to the model as neighbours (ids and similarities): facts.neighbours per line,
    round-robin over the lines, at most 4 x facts.neighbours per batch (a prompt of bounded size);
-3. `model.extract_facts` is called once; each candidate then passes arithmetic checks before
-   its decision is trusted:
+3. `model.extract_facts` is called once (when the three batch steps share one call, the facts
+   part of its reply is taken instead: consolidator.batch_extraction); each candidate then
+   passes arithmetic checks before its decision is trusted:
    - refused (logged) if none of its known source messages is a person's line: tool, action
      and system output never becomes a fact about a person;
    - an exact duplicate (hash of normalised text) of a current fact is skipped and that fact
@@ -31,6 +32,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 from datetime import datetime
+from typing import TYPE_CHECKING
 
 import numpy as np
 import structlog
@@ -57,6 +59,9 @@ from stores.facts import (
 )
 from stores.views import bump
 
+if TYPE_CHECKING:
+    from consolidator.batch_extraction import SharedExtraction
+
 log = structlog.get_logger()
 
 AGENT_SPEAKERS = frozenset({"assistant", "agent"})
@@ -73,6 +78,11 @@ def is_person(role: str, speaker: str | None) -> bool:
     if role == "user":
         return True
     return role == "assistant" and bool(speaker) and speaker.strip().lower() not in AGENT_SPEAKERS
+
+
+def people_of(work: BatchWork) -> list[MessageView]:
+    """The batch's lines said by people."""
+    return [m for m in work.messages if is_person(m.role, m.speaker)]
 
 
 def looks_conflicting(a: str, b: str) -> bool:
@@ -116,6 +126,14 @@ class StrengthenFact:
     roles: tuple[str, ...]
 
 
+@dataclass(frozen=True)
+class FactsContext:
+    """What the model is shown (neighbours) and what its candidates are checked against (known)."""
+
+    known: FactMatrix
+    neighbours: list[KnownFact] = field(default_factory=list)
+
+
 @dataclass
 class FactPlan:
     actions: list = field(default_factory=list)
@@ -132,26 +150,38 @@ class FactsStep:
         self.model = model
         self.embedder = embedder or HashingEmbedder()
         self.settings = app.settings.facts
+        self.shared: SharedExtraction | None = None  # set by batch_extraction.share_one_call
 
     # --- prepare -----------------------------------------------------------------------------
 
     def prepare(self, work: BatchWork) -> FactPlan:
         plan = FactPlan()
-        people = [m for m in work.messages if is_person(m.role, m.speaker)]
-        if not people:
+        if not people_of(work):
             log.info("facts.no_people", scope=work.scope, batch=work.number)
             return plan
+        if self.shared is not None:
+            shared = self.shared.reply_for(work, self.name)
+            context, candidates = shared.facts, shared.reply.facts
+        else:
+            context = self.context_for(work)
+            request = FactExtractionRequest(
+                scope=work.scope, messages=[_line(m) for m in work.messages], neighbours=context.neighbours,
+                ref=f"batch:{work.batch_id}",
+            )
+            candidates = self.model.extract_facts(request).facts
+        plan.neighbours = context.neighbours
+        plan.candidates = len(candidates)
+        self._decide(work, context.known, candidates, plan)
+        return plan
+
+    def context_for(self, work: BatchWork) -> FactsContext:
+        """The scope's current facts (one read) and the neighbours of the batch's people's lines."""
+        people = people_of(work)
+        if not people:
+            return FactsContext(known=FactMatrix([], [], [], np.zeros((0, self.embedder.dim), np.float32)))
         with reading(self.app.engine) as session:
             known = current_matrix(session, work.scope, self.embedder.dim)
-        plan.neighbours = self._neighbours(people, known)
-        request = FactExtractionRequest(
-            scope=work.scope, messages=[_line(m) for m in work.messages], neighbours=plan.neighbours,
-            ref=f"batch:{work.batch_id}",
-        )
-        reply = self.model.extract_facts(request)
-        plan.candidates = len(reply.facts)
-        self._decide(work, known, reply.facts, plan)
-        return plan
+        return FactsContext(known=known, neighbours=self._neighbours(people, known))
 
     def _neighbours(self, people: list[MessageView], known: FactMatrix) -> list[KnownFact]:
         """Each person's line's `neighbours` nearest facts, taken round-robin (every line's best

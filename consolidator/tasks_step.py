@@ -12,12 +12,16 @@ A change must be grounded in what people said: its cited source ids must include
 line (user, or a named non-agent speaker); a change citing no line of the batch is accepted
 only when the batch has a person's line at all. Tool and action lines alone never open or
 close a task.
+
+When the three batch steps share one model call (consolidator.batch_extraction), `prepare`
+takes the tasks part of its reply; the open tasks shown are the same (`context_for`).
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import datetime
+from typing import TYPE_CHECKING
 
 import structlog
 from sqlmodel import Session
@@ -32,6 +36,9 @@ from stores.engine import reading
 from stores.snapshots import publish_json
 from stores.tasks import CANCELLED, DONE, OPEN, Task, listed_tasks, normalise_title, open_tasks, task_payload
 from stores.views import bump
+
+if TYPE_CHECKING:
+    from consolidator.batch_extraction import SharedExtraction
 
 log = structlog.get_logger()
 
@@ -52,16 +59,24 @@ class TasksStep:
         self.app = app
         self.model = model
         self.open_cap = open_cap
+        self.shared: SharedExtraction | None = None  # set by batch_extraction.share_one_call
 
     def prepare(self, work: BatchWork) -> TasksPrepared:
+        if self.shared is not None:
+            shared = self.shared.reply_for(work, self.name)
+            known, reply = shared.tasks, TasksReply(changes=shared.reply.tasks)
+        else:
+            known = self.context_for(work)
+            request = TasksRequest(scope=work.scope, messages=[line_of(m) for m in work.messages],
+                                   open_tasks=known, ref=f"batch:{work.batch_id}")
+            reply = self.model.update_tasks(request)
+        return TasksPrepared(reply=reply, shown=tuple(k.id for k in known))
+
+    def context_for(self, work: BatchWork) -> list[KnownTask]:
+        """The scope's open tasks, the newest `open_cap`."""
         with reading(self.app.engine) as session:
             tasks = open_tasks(session, work.scope)[-self.open_cap:]
-            known = [KnownTask(id=str(t.id), title=t.title, due=t.due) for t in tasks]
-        request = TasksRequest(
-            scope=work.scope, messages=[line_of(m) for m in work.messages], open_tasks=known, ref=f"batch:{work.batch_id}"
-        )
-        reply = self.model.update_tasks(request)
-        return TasksPrepared(reply=reply, shown=tuple(k.id for k in known))
+            return [KnownTask(id=str(t.id), title=t.title, due=t.due) for t in tasks]
 
     def apply(self, session: Session, work: BatchWork, prepared: TasksPrepared) -> None:
         current = {t.id: t for t in open_tasks(session, work.scope)}

@@ -11,7 +11,8 @@ from dataclasses import dataclass
 import structlog
 
 from consolidator.app import App
-from consolidator.budget import BudgetedModel, BudgetGate
+from consolidator.batch_extraction import share_one_call
+from consolidator.budget import BudgetGate, budgeted
 from consolidator.contacts_step import ContactsStep, publish_contacts
 from consolidator.context import publish_context
 from consolidator.embeddings import HashingEmbedder
@@ -49,9 +50,13 @@ def build_consolidator(app: App, model: Model | None = None) -> Consolidator:
              budget_tokens=app.settings.model.daily_budget_tokens)
     if gate is not None:
         base_rungs = {kind: spec.rungs[0].name for kind, spec in ladder_specs(app).items()}
-        model = BudgetedModel(model, gate, base_rungs)
+        model = budgeted(model, gate, base_rungs)
     embedder = HashingEmbedder()
-    steps: list[BatchStep] = [ContactsStep(app, model), FactsStep(app, model, embedder), TasksStep(app, model)]
+    contacts, facts, tasks = ContactsStep(app, model), FactsStep(app, model, embedder), TasksStep(app, model)
+    shared = share_one_call(model, facts=facts, contacts=contacts, tasks=tasks,
+                            enabled=app.settings.model.combine_batch_steps)
+    log.info("model.batch_steps", combined=shared is not None)
+    steps: list[BatchStep] = [contacts, facts, tasks]
     steps.extend(load_plugins(app.settings.plugins, PluginContext(app, model)))
     publishers = {"contacts": publish_contacts, "facts": publish_facts, "tasks": publish_tasks}
     stages: list[Stage] = [

@@ -22,6 +22,7 @@ from typing import Any
 from consolidator.model.anthropic_backend import _SPECS
 from consolidator.model.offline import OfflineModel
 from consolidator.model.schemas import (
+    BatchRequest,
     ClusterRequest,
     ContactsRequest,
     FactExtractionRequest,
@@ -88,6 +89,10 @@ def parse_request(operation: str, text: str) -> Any:
             return ContactsRequest(scope="fake", messages=lines, known=items("known contacts", KnownContact))
         case "update_tasks":
             return TasksRequest(scope="fake", messages=lines, open_tasks=items("open tasks", KnownTask))
+        case "consolidate_batch":
+            return BatchRequest(scope="fake", messages=lines, neighbours=items("known facts", KnownFact),
+                                known_contacts=items("known contacts", KnownContact),
+                                open_tasks=items("open tasks", KnownTask))
     raise ValueError(f"unknown operation {operation!r}")
 
 

@@ -22,6 +22,8 @@ from consolidator.model.anthropic_backend import (
 from consolidator.model.base import Model, ModelError
 from consolidator.model.recording import MemoryRecorder
 from consolidator.model.schemas import (
+    BatchReply,
+    BatchRequest,
     ClusterReply,
     ClusterRequest,
     ContactsReply,
@@ -63,6 +65,11 @@ REQUESTS: dict[str, Any] = {
     "update_tasks": TasksRequest(
         scope="agent-1", messages=LINES, open_tasks=[KnownTask(id="t1", title="Book flights", due=date(2025, 3, 9))]
     ),
+    "consolidate_batch": BatchRequest(
+        scope="agent-1", messages=LINES, neighbours=[KnownFact(id="f1", text="Alice lives in Paris", similarity=0.8)],
+        known_contacts=[KnownContact(name="Alice")],
+        open_tasks=[KnownTask(id="t1", title="Book flights", due=date(2025, 3, 9))], ref="batch-7",
+    ),
 }
 
 # Replies the fake gives, keyed by the reply model's schema title (the forced tool's input schema).
@@ -78,12 +85,18 @@ REPLIES: dict[str, dict[str, Any]] = {
     "ContactsReply": {"contacts": [{"name": "Alice", "details": {"city": "Lyon"}, "source_ids": ["m1"]}]},
     "TasksReply": {"changes": [{"op": "done", "title": "Book flights", "task_id": "t1", "source_ids": ["m1"]}]},
 }
+REPLIES["BatchReply"] = {
+    "facts": REPLIES["FactExtractionReply"]["facts"],
+    "contacts": REPLIES["ContactsReply"]["contacts"],
+    "tasks": REPLIES["TasksReply"]["changes"],
+}
 EXPECTED: dict[str, tuple[type, str]] = {
     "summarize": (SummaryReply, "SummaryReply"),
     "extract_facts": (FactExtractionReply, "FactExtractionReply"),
     "judge_cluster": (ClusterReply, "ClusterReply"),
     "update_contacts": (ContactsReply, "ContactsReply"),
     "update_tasks": (TasksReply, "TasksReply"),
+    "consolidate_batch": (BatchReply, "BatchReply"),
 }
 
 
@@ -176,6 +189,26 @@ class TestRequestShape:
         [user] = body["messages"]
         assert "[m1]" in user["content"] and "Alice lives in Paris" in user["content"]
         assert "[f1]" not in system["text"] and "Lyon" not in system["text"]
+
+    def test_one_batch_call_carries_the_three_contexts_once(
+        self, fake: FakeAnthropic, make_model: Callable[..., AnthropicModel], recorder: MemoryRecorder
+    ) -> None:
+        """consolidate_batch: one request, tool record_batch, known facts, contacts, open tasks and the lines once."""
+        reply = call(make_model(), "consolidate_batch")
+        [body] = fake.bodies
+        [tool] = body["tools"]
+        assert tool["name"] == body["tool_choice"]["name"] == "record_batch"
+        assert tool["input_schema"] == BatchReply.model_json_schema()
+        assert body["max_tokens"] == 4096
+        [user] = body["messages"]
+        headers = [h for h in user["content"].split("\n") if h.endswith(":")]
+        assert headers == ["known facts:", "known contacts:", "open tasks:", "messages:"]
+        assert user["content"].count("[m1]") == 1 and "Book flights" in user["content"]
+        system = body["system"][0]["text"]
+        for rule in ("tool or action output", "supersedes", "new or changed details only", "done or cancelled"):
+            assert rule in system
+        assert [r.operation for r in recorder.records] == ["consolidate_batch"]
+        assert (len(reply.facts), len(reply.contacts), len(reply.tasks)) == (2, 1, 1)
 
     def test_second_call_reads_the_cache(self, make_model: Callable[..., AnthropicModel],
                                          recorder: MemoryRecorder) -> None:
@@ -341,13 +374,13 @@ class TestLedger:
         """Over a mix of outcomes, answered records and their tokens match the server's counters."""
         model = make_model()
         fake.plan(None, Fault("malformed"), None, Fault("max_tokens"), None,
-                  Fault.rate_limit(retry_after=0.1), None, None, Fault("bad_request"))
+                  Fault.rate_limit(retry_after=0.1), None, None, None, Fault("bad_request"))
         for operation in REQUESTS:
             call(model, operation)
         with pytest.raises(RejectedRequestError):
             call(model, "summarize")
         c = fake.counters
-        assert (c.received, c.answered, recorder.calls) == (9, 7, 7)
+        assert (c.received, c.answered, recorder.calls) == (10, 8, 8)
         assert [r.outcome for r in recorder.records].count("error") == 1
         assert recorder.input_tokens == c.input_tokens and recorder.output_tokens == c.output_tokens
         assert sum(r.cache_read_tokens for r in recorder.records) == c.cache_read_tokens

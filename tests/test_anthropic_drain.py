@@ -2,14 +2,16 @@
 
 from __future__ import annotations
 
+import json
 import random
+import threading
 from collections.abc import Iterator
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
 from typing import Any
 
 import pytest
-from sqlalchemy import select
+from sqlalchemy import func, select
 
 from consolidator.app import App, open_app
 from consolidator.config import Settings
@@ -21,7 +23,7 @@ from consolidator.wiring import build_consolidator
 from stores.contacts import Contact
 from stores.engine import reading
 from stores.facts import Fact
-from stores.ledger import StepRun
+from stores.ledger import Batch, StepRun
 from stores.messages import append_messages
 from stores.model_calls import ModelCall, per_operation, totals
 from stores.summaries import Summary
@@ -32,7 +34,12 @@ from tests.model_responder import OfflineResponder
 UTC = timezone.utc
 KEY = "sk-ant-drain-test-0000"
 START = datetime(2025, 1, 6, tzinfo=UTC)  # a Monday
-OPERATIONS = {"summarize", "extract_facts", "judge_cluster", "update_contacts", "update_tasks"}
+# The operations a drain uses: one call per batch for facts, contacts and tasks (the default),
+# or one call per step (model.combine_batch_steps = false).
+OPERATIONS = {
+    True: {"summarize", "consolidate_batch", "judge_cluster"},
+    False: {"summarize", "extract_facts", "judge_cluster", "update_contacts", "update_tasks"},
+}
 FAULTS = [Fault.rate_limit(retry_after=0.05), Fault("server_error"), Fault("overloaded"), Fault.timeout(1.0),
           Fault("malformed"), Fault("max_tokens")]
 
@@ -48,8 +55,9 @@ SCHEDULE = [END + timedelta(days=1, minutes=10 * k) for k in range(12)] + [
 ]
 
 
-def settings_for(state_dir: Path, base_url: str | None = None) -> Settings:
-    model = {"provider": "anthropic", "base_url": base_url, "timeout_s": 0.3, "max_call_s": 1.5, "max_retries": 2}
+def settings_for(state_dir: Path, base_url: str | None = None, combine: bool = True) -> Settings:
+    model = {"provider": "anthropic", "base_url": base_url, "timeout_s": 0.3, "max_call_s": 1.5, "max_retries": 2,
+             "combine_batch_steps": combine}
     return Settings(
         state_dir=state_dir, batch_size=25, ladders={"budget_tokens": 64},
         facts={"sleep_idle": "3d", "sleep_importance": 100_000, "merge_threshold": 0.6},
@@ -91,10 +99,12 @@ def offline_outcome(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
 
 
 @pytest.fixture
-def anthropic_app(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[tuple[App, FakeAnthropic]]:
+def anthropic_app(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, request: pytest.FixtureRequest
+) -> Iterator[tuple[App, FakeAnthropic]]:
     monkeypatch.setenv("ANTHROPIC_API_KEY", KEY)
     with FakeAnthropic(api_key=KEY, responder=OfflineResponder()) as fake:
-        app = open_app(settings_for(tmp_path / "state", fake.url))
+        app = open_app(settings_for(tmp_path / "state", fake.url, combine=getattr(request, "param", True)))
         try:
             yield app, fake
         finally:
@@ -126,34 +136,53 @@ def test_offline_baseline_exercises_every_operation(offline_outcome: dict[str, A
     assert set(offline_outcome["runs"]) == {"done"}
 
 
+@pytest.mark.parametrize("anthropic_app", [True, False], ids=["combined", "per-step"], indirect=True)
 def test_clean_drain_through_the_sdk_equals_the_offline_drain(
     anthropic_app: tuple[App, FakeAnthropic], offline_outcome: dict[str, Any]
 ) -> None:
     """Every operation goes through the real SDK; the stores end exactly as an offline drain leaves them."""
     app, fake = anthropic_app
+    combined = app.settings.model.combine_batch_steps
     result = run_drain(app)
     assert result == offline_outcome
-    assert set(fake.responder.operations) == OPERATIONS
+    assert set(fake.responder.operations) == OPERATIONS[combined]
     with reading(app.engine) as session:
         ops = per_operation(session)
-    assert set(ops) == OPERATIONS and ops["judge_cluster"].calls >= 1
+        batches = session.execute(select(func.count()).select_from(Batch)).scalar_one()
+    assert set(ops) == OPERATIONS[combined] and ops["judge_cluster"].calls >= 1
+    if combined:  # exactly one call per batch (every batch of this history has a person's line)
+        assert ops["consolidate_batch"].calls == batches
     assert_ledger_matches_server(app, fake)
     assert fake.counters.received == fake.counters.answered
 
 
+@pytest.mark.parametrize("anthropic_app", [True, False], ids=["combined", "per-step"], indirect=True)
 def test_drain_with_faults_at_a_fifth_of_the_calls_ends_consolidated(
     anthropic_app: tuple[App, FakeAnthropic], offline_outcome: dict[str, Any]
 ) -> None:
-    """429/500/529/timeouts/malformed/max_tokens on a fifth of requests: all done, same stores, ledger = server."""
+    """429/500/529/timeouts/malformed/max_tokens on a fifth of the calls: all done, same stores, ledger = server."""
     app, fake = anthropic_app
     injected: list[str] = []
 
+    # A fifth of the calls (chosen by their content, so concurrency does not matter) meet three
+    # faults in a row on their first requests: 429, 500, 529 (the SDK's retries run out: the call
+    # fails outright) or a timeout, then malformed and max_tokens (two invalid replies). A retry
+    # later, with the same content, is answered.
+    seen: dict[str, int] = {}
+    lock = threading.Lock()
+
     def faults(index: int, body: dict[str, Any]) -> Fault | None:
-        if random.Random(index * 7919 + 1).random() >= 0.2:
+        call = json.dumps([body["tool_choice"], body["messages"][0]], sort_keys=True)
+        chooser = random.Random(call)
+        if chooser.random() >= 0.2:
             return None
-        fault = FAULTS[len(injected) % len(FAULTS)]
-        injected.append(fault.kind)
-        return fault
+        kinds = FAULTS[:3] if chooser.random() < 0.5 else FAULTS[3:]
+        with lock:
+            n = seen[call] = seen.get(call, 0) + 1
+            if n > len(kinds):
+                return None
+            injected.append(kinds[n - 1].kind)
+        return kinds[n - 1]
 
     fake.faults = faults
     result = run_drain(app)

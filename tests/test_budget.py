@@ -17,14 +17,14 @@ from sqlalchemy import select
 from structlog.testing import capture_logs
 
 from consolidator.app import App, open_app
-from consolidator.budget import BudgetedModel, BudgetGate, Tier
+from consolidator.budget import BudgetedModel, BudgetGate, Tier, budgeted
 from consolidator.config import RetrySettings, load_settings
 from consolidator.ingest import validate
-from consolidator.model.base import BudgetExceeded
+from consolidator.model.base import BatchModel, BudgetExceeded
 from consolidator.model.offline import OfflineModel
 from consolidator.model.anthropic_backend import AnthropicModel
 from consolidator.model.recording import CallRecord, MemoryRecorder
-from consolidator.model.schemas import ClusterRequest, SummarizeRequest, SummaryInput
+from consolidator.model.schemas import BatchRequest, ClusterRequest, Line, SummarizeRequest, SummaryInput
 from consolidator.model.settings import ModelSettings
 from consolidator.runner import DEFERRED, StepRunner
 from consolidator.batching import cut_batches, ensure_step_runs
@@ -36,6 +36,7 @@ from stores.messages import NewMessage, append_messages
 from stores.model_calls import DbRecorder, ModelCall, totals, utc_day
 from stores.summaries import Summary
 from tests.fake_anthropic import FakeAnthropic
+from tests.fakes import CountingModel
 from tests.model_responder import OfflineResponder
 
 UTC = timezone.utc
@@ -214,6 +215,26 @@ def test_budgeted_model_maps_requests_to_tiers(app: App) -> None:
             model.summarize(request(ladder, rung))
         assert caught.value.tier == Tier.LADDER_HIGHER.value
         assert caught.value.reopens_at == datetime(2025, 3, 2, tzinfo=UTC)
+
+
+def test_the_batch_call_is_batch_tier_and_forwarded_only_when_the_model_has_it(app: App) -> None:
+    """budgeted(): consolidate_batch is batch-tier work (closed at the whole budget), present iff inner has it."""
+    now = datetime(2025, 3, 1, 12, tzinfo=UTC)
+    spend(app, 950, now)
+    gate = BudgetGate(app.engine, ModelSettings(daily_budget_tokens=1000), clock=lambda: now)
+    gate.refresh(now)
+    rungs = {"time": "day", "count": "1"}
+    model = budgeted(OfflineModel(), gate, rungs)
+    assert isinstance(model, BatchModel)
+    assert not isinstance(budgeted(CountingModel(), gate, rungs), BatchModel)
+    line = Line(id="m1", at=now, role="user", speaker="Maya", text="I adopted a cat named Miso.")
+    request = BatchRequest(scope="s", messages=[line], neighbours=[], known_contacts=[], open_tasks=[])
+    assert model.consolidate_batch(request).facts  # 950 of 1000: the batch tier is still open
+    spend(app, 50, now)
+    gate.refresh(now)
+    with pytest.raises(BudgetExceeded) as caught:
+        model.consolidate_batch(request)
+    assert caught.value.tier == Tier.BATCH.value
 
 
 class _BudgetStep:

@@ -1,9 +1,11 @@
 """`AnthropicModel`: the model port over the Anthropic Messages API (the only `anthropic` import).
 
 Each operation is one `messages.create` call with one forced tool whose input schema is the
-reply model's JSON schema; the tool input is validated with that model. A reply that fails
-validation, or stops at max_tokens, is answered once with an error tool_result and asked
-again; a second failure raises `InvalidReplyError`. Nothing invalid is returned.
+reply model's JSON schema; the tool input is validated with that model (`consolidate_batch`,
+tool record_batch, is the facts, contacts and tasks operations of one batch in one call). A
+reply that fails validation, or stops at max_tokens, is answered once with an error
+tool_result and asked again; a second failure raises `InvalidReplyError`. Nothing invalid
+is returned.
 
 Exceptions (all `ModelError`)::
 
@@ -58,6 +60,8 @@ from pydantic import BaseModel, ValidationError
 from consolidator.model.base import ModelError
 from consolidator.model.recording import CallRecord, CallRecorder, Outcome
 from consolidator.model.schemas import (
+    BatchReply,
+    BatchRequest,
     ClusterReply,
     ClusterRequest,
     ContactsReply,
@@ -185,6 +189,30 @@ _SPECS: dict[Operation, _Spec[Any]] = {
             "fine. Answer only by calling record_tasks."
         ),
     ),
+    "consolidate_batch": _Spec(
+        tool="record_batch",
+        description="Record the facts, contact updates and task changes of this batch of messages.",
+        reply=BatchReply,
+        system=(
+            "You keep an AI agent's memory of people: facts, contacts and tasks. Use only what "
+            "people state themselves (user lines or named speakers), never tool or action output, "
+            "system lines or the assistant's guesses. Cite source_ids everywhere; empty lists are "
+            "fine. "
+            "facts: one entry per candidate fact (short, self-contained), checked against the known "
+            "facts shown: ADD a new fact; UPDATE (target_id) when it changes a known fact, writing "
+            "the full new statement, which supersedes the old; NOOP (target_id) when a known fact "
+            "already says it; DELETE (target_id) only when a person retracts a known fact: prefer "
+            "UPDATE. Mark critical only what must never be forgotten (allergies, medical "
+            "conditions). "
+            "contacts: each person the messages say something new about, named as in the known "
+            "contacts (or their aliases), with new aliases, new or changed details only, a "
+            "refreshed biography only when it changes (else null) and a one-line summary of what "
+            "this batch says about them; leave out people with nothing new. "
+            "tasks: open a task for each new commitment or request (with the due date if one is "
+            "stated); mark an open task done or cancelled, by its task_id, when the messages say "
+            "so. Answer only by calling record_batch."
+        ),
+    ),
 }
 
 
@@ -220,6 +248,12 @@ def _render(request: BaseModel) -> str:
             return f"known contacts:\n{_render_items(request.known)}\nmessages:\n{_render_lines(request.messages)}"
         case TasksRequest():
             return f"open tasks:\n{_render_items(request.open_tasks)}\nmessages:\n{_render_lines(request.messages)}"
+        case BatchRequest():
+            return (
+                f"known facts:\n{_render_items(request.neighbours)}\n"
+                f"known contacts:\n{_render_items(request.known_contacts)}\n"
+                f"open tasks:\n{_render_items(request.open_tasks)}\nmessages:\n{_render_lines(request.messages)}"
+            )
     raise TypeError(f"no rendering for {type(request).__name__}")
 
 
@@ -373,6 +407,9 @@ class AnthropicModel:
 
     def update_tasks(self, request: TasksRequest) -> TasksReply:
         return self._run("update_tasks", request)
+
+    def consolidate_batch(self, request: BatchRequest) -> BatchReply:
+        return self._run("consolidate_batch", request)
 
     # --- one operation ---
 

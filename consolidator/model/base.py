@@ -4,6 +4,10 @@ Only `consolidator.model.anthropic_backend` imports `anthropic`; everything else
 protocol. Implementations: `OfflineModel` (deterministic, the default when no API key is set)
 and `AnthropicModel`. Tests may pass any object with these methods.
 
+`BatchModel` is an optional capability on top of `Model`: `consolidate_batch` answers the
+facts, contacts and tasks operations of one batch in a single call. Both backends have it;
+a model without it is used one operation at a time (see consolidator.batch_extraction).
+
 Errors: a backend raises `ModelError` (or a subclass) when it cannot produce a valid reply;
 the caller treats that as a failed step and lets the ledger retry it later.
 """
@@ -14,6 +18,8 @@ from datetime import datetime
 from typing import Protocol, runtime_checkable
 
 from consolidator.model.schemas import (
+    BatchReply,
+    BatchRequest,
     ClusterReply,
     ClusterRequest,
     ContactsReply,
@@ -58,6 +64,15 @@ class Model(Protocol):
     def update_contacts(self, request: ContactsRequest) -> ContactsReply: ...
 
     def update_tasks(self, request: TasksRequest) -> TasksReply: ...
+
+
+@runtime_checkable
+class BatchModel(Model, Protocol):
+    def consolidate_batch(self, request: BatchRequest) -> BatchReply:
+        """Facts, contacts and tasks of one batch in one call: the reply's parts mean what
+        `extract_facts`, `update_contacts` and `update_tasks` answer to the request's parts
+        (`request.facts_request()`, ...). Raises as they do."""
+        ...
 
 
 def estimate_tokens(text: str) -> int:

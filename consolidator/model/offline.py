@@ -47,6 +47,8 @@ from consolidator.model.offline_rules import (
 from consolidator.model.offline_tasks import task_changes
 from consolidator.model.offline_text import content_stems, normalise, sentences, stem, truncate_words
 from consolidator.model.schemas import (
+    BatchReply,
+    BatchRequest,
     ClusterReply,
     ClusterRequest,
     ContactsReply,
@@ -150,6 +152,16 @@ class OfflineModel:
     def update_tasks(self, request: TasksRequest) -> TasksReply:
         people = [line for line in request.messages if is_person_line(line)]
         return TasksReply(changes=task_changes(people, request.open_tasks))
+
+    # --- one batch, all three --------------------------------------------------------------
+
+    def consolidate_batch(self, request: BatchRequest) -> BatchReply:
+        """Exactly the three operations' replies to the request's parts."""
+        return BatchReply(
+            facts=self.extract_facts(request.facts_request()).facts,
+            contacts=self.update_contacts(request.contacts_request()).contacts,
+            tasks=self.update_tasks(request.tasks_request()).changes,
+        )
 
 
 # --- fact decisions ------------------------------------------------------------------------

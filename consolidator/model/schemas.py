@@ -6,7 +6,9 @@ the reply classes' JSON schemas as forced tools and validates what comes back wi
 same classes, so nothing a model says reaches a store without passing through here.
 
 Requests carry `scope` and `ref` (a batch id or a rung window) so a backend can account
-for each call; replies carry only what the stores need.
+for each call; replies carry only what the stores need. `BatchRequest`/`BatchReply` carry
+the three batch operations (facts, contacts, tasks) in one call; their parts are exactly
+the single operations' requests and replies.
 """
 
 from __future__ import annotations
@@ -168,3 +170,32 @@ class TasksRequest(_Strict):
 
 class TasksReply(_Strict):
     changes: list[TaskChange]
+
+
+# --- one call per batch: facts, contacts and tasks together ------------------------------
+
+
+class BatchRequest(_Strict):
+    """The three batch operations' contexts and the batch's lines, sent once."""
+
+    scope: str
+    messages: list[Line]
+    neighbours: list[KnownFact]
+    known_contacts: list[KnownContact]
+    open_tasks: list[KnownTask]
+    ref: str = ""
+
+    def facts_request(self) -> FactExtractionRequest:
+        return FactExtractionRequest(scope=self.scope, messages=self.messages, neighbours=self.neighbours, ref=self.ref)
+
+    def contacts_request(self) -> ContactsRequest:
+        return ContactsRequest(scope=self.scope, messages=self.messages, known=self.known_contacts, ref=self.ref)
+
+    def tasks_request(self) -> TasksRequest:
+        return TasksRequest(scope=self.scope, messages=self.messages, open_tasks=self.open_tasks, ref=self.ref)
+
+
+class BatchReply(_Strict):
+    facts: list[FactCandidate] = Field(description="One entry per candidate fact, with its operation.")
+    contacts: list[ContactUpdate] = Field(description="People the batch says something new about.")
+    tasks: list[TaskChange] = Field(description="Tasks opened, done or cancelled in the batch.")

@@ -11,7 +11,9 @@ from typing import Literal, get_args
 
 from pydantic import BaseModel, ConfigDict, Field, PositiveInt, field_validator, model_validator
 
-Operation = Literal["summarize", "extract_facts", "judge_cluster", "update_contacts", "update_tasks"]
+Operation = Literal[
+    "summarize", "extract_facts", "judge_cluster", "update_contacts", "update_tasks", "consolidate_batch"
+]
 OPERATIONS: tuple[Operation, ...] = get_args(Operation)
 
 DEFAULT_MODEL = "claude-haiku-4-5"
@@ -22,6 +24,7 @@ DEFAULT_MAX_TOKENS: dict[Operation, int] = {
     "judge_cluster": 512,
     "update_contacts": 2048,
     "update_tasks": 1024,
+    "consolidate_batch": 4096,
 }
 
 
@@ -71,6 +74,11 @@ class ModelSettings(BaseModel):
     prices: dict[str, Price] = Field(default_factory=lambda: dict(DEFAULT_PRICES))
     daily_budget_usd: float | None = Field(default=None, ge=0)
     daily_budget_tokens: int | None = Field(default=None, ge=0)
+    combine_batch_steps: bool = Field(
+        default=True,
+        description="One consolidate_batch call per batch serves the facts, contacts and tasks steps "
+        "(when the backend has it); false: one call per step.",
+    )
 
     @field_validator("max_tokens", mode="after")
     @classmethod
