@@ -207,7 +207,7 @@ def import_stream(
     with transaction(engine) as session:
         for start in range(0, len(valid), IMPORT_CHUNK):
             chunk = valid[start : start + IMPORT_CHUNK]
-            result: AppendResult = insert_new(session, chunk, received_at)
+            result: AppendResult = insert_new(session.connection(), chunk, received_at)
             report.added += result.added
             report.duplicates += result.duplicates
             if progress is not None:

@@ -14,10 +14,9 @@ from datetime import datetime
 from typing import NamedTuple, Sequence
 
 from sqlalchemy import Column, Index, String, func, select, text
-from sqlalchemy.engine import Engine
+from sqlalchemy.engine import Connection, Engine
 from sqlmodel import Field, Session, SQLModel
 
-from stores.engine import transaction
 from stores.types import UTCDateTime, utc
 
 ROLES = ("user", "assistant", "action", "tool", "system")
@@ -87,22 +86,21 @@ _EXISTING_CHUNK = 5_000  # bound parameters per query (SQLite allows 32,766)
 
 def append_messages(engine: Engine, messages: Sequence[NewMessage], received_at: datetime) -> AppendResult:
     """Append messages in one transaction, skipping ids already logged (or repeated in the input)."""
-    with transaction(engine) as session:
-        return insert_new(session, messages, received_at)
+    with engine.begin() as connection:  # Core, not an ORM session: appends are the hot path
+        return insert_new(connection, messages, received_at)
 
 
 _COLUMNS = ("id", "scope", "seq", "at", "role", "speaker", "text", "session", "received_at", "interaction")
 
 
-def insert_new(session: Session, messages: Sequence[NewMessage], received_at: datetime) -> AppendResult:
+def insert_new(connection: Connection, messages: Sequence[NewMessage], received_at: datetime) -> AppendResult:
     """Insert the messages whose ids are new, inside the caller's write transaction.
 
     The rows go to the driver's executemany with values converted once per column type
     (the hot path of large imports); the SQL is plain INSERT, so any dialect runs it.
     """
     keys = [m.key() for m in messages]
-    connection = session.connection()
-    existing = _existing_ids(session, set(keys))
+    existing = _existing_ids(connection, set(keys))
     convert = _converter(connection.dialect)
     received = convert(utc(received_at))
     next_seq: dict[str, int] = {}
@@ -113,7 +111,7 @@ def insert_new(session: Session, messages: Sequence[NewMessage], received_at: da
         existing.add(key)
         scope = message.scope
         if scope not in next_seq:
-            next_seq[scope] = _max_seq(session, scope)
+            next_seq[scope] = _max_seq(connection, scope)
         next_seq[scope] += 1
         rows.append(
             (key, scope, next_seq[scope], convert(message.at), message.role, message.speaker, message.text,
@@ -135,16 +133,16 @@ def _insert_sql(dialect) -> str:
     return f"INSERT INTO message ({', '.join(_COLUMNS)}) VALUES ({marks})"
 
 
-def _existing_ids(session: Session, keys: set[str]) -> set[str]:
+def _existing_ids(connection: Connection | Session, keys: set[str]) -> set[str]:
     found: set[str] = set()
     ordered = list(keys)
     for start in range(0, len(ordered), _EXISTING_CHUNK):
         chunk = ordered[start : start + _EXISTING_CHUNK]
-        found.update(session.connection().execute(select(Message.id).where(Message.id.in_(chunk))).scalars())
+        found.update(connection.execute(select(Message.id).where(Message.id.in_(chunk))).scalars())
     return found
 
 
-def _max_seq(session: Session, scope: str) -> int:
+def _max_seq(session: Connection | Session, scope: str) -> int:
     return session.execute(select(func.coalesce(func.max(Message.seq), 0)).where(Message.scope == scope)).scalar_one()
 
 
