@@ -21,8 +21,6 @@ stage go on with the windows that need no call; a failed call ends this ladder's
 
 from __future__ import annotations
 
-import hashlib
-import json
 import threading
 from collections import Counter
 from dataclasses import dataclass
@@ -37,6 +35,7 @@ from sqlalchemy import delete, select
 from consolidator.app import App
 from consolidator.model.base import BudgetExceeded, Model, ModelError, estimate_tokens
 from consolidator.model.schemas import SummarizeRequest, SummaryInput
+from consolidator.summary_inputs import content_hash, render
 from consolidator.runner import backoff
 from consolidator.snapshots_ladder import ladder_specs, ladder_view, publish_ladder_views
 from hierarchy.calendar import block_key, block_label, count_window, local_day, parse_block_key, time_window
@@ -62,7 +61,6 @@ from stores.summaries import (
 
 log = structlog.get_logger()
 
-PROMPT_VERSION = "summary-v1"
 
 T = TypeVar("T")
 
@@ -483,20 +481,6 @@ class LadderStage:
         bump(session, scope, ladder_view(kind, rung))  # the rung's snapshot is stale until published
         log.debug("ladder.rung_written", scope=scope, ladder=kind, rung=rung, window=key, version=version, kind=draft.kind)
         return write_summary(session, summary)
-
-
-def render(message: Message, tz: ZoneInfo) -> str:
-    """One raw line as summary input: local time, who, what (the same for both ladders)."""
-    who = message.speaker or message.role
-    if message.role in ("action", "tool") and message.speaker is None:
-        who = f"[{message.role}]"
-    return f"{message.at.astimezone(tz):%H:%M} {who}: {message.text}"
-
-
-def content_hash(model: str, budget: int, inputs: list[SummaryInput]) -> str:
-    """Same model, prompt, budget and inputs: the same summary, so it is reused, not bought twice."""
-    payload = json.dumps([PROMPT_VERSION, model, budget, [(i.label, i.text) for i in inputs]], ensure_ascii=False)
-    return hashlib.sha256(payload.encode()).hexdigest()
 
 
 def _unit(kind: str, block: Block) -> int:

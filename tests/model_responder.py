@@ -3,7 +3,7 @@
     with FakeAnthropic(api_key=KEY, responder=OfflineResponder()) as fake: ...
 
 It reads the request back from the first user message, which AnthropicModel renders in a
-fixed, lossless-enough form (consolidator.model.anthropic_backend._render): message lines
+fixed, lossless-enough form (consolidator.model.prompts._render): message lines
 `[id] at role/speaker: "json text"`, known items as one compact JSON object a line, summary
 inputs `[id] label: "json text"`. Times come back to the minute, which the offline rules
 never look below. The rebuilt pydantic request goes to an OfflineModel, and its reply is the
@@ -19,7 +19,7 @@ import threading
 from datetime import datetime
 from typing import Any
 
-from consolidator.model.anthropic_backend import _SPECS
+from consolidator.model.prompts import _SPECS
 from consolidator.model.offline import OfflineModel
 from consolidator.model.schemas import (
     BatchRequest,

@@ -1,0 +1,30 @@
+"""What a summary reads: raw lines rendered the same way for both ladders, and the content hash.
+
+Both base rungs (a day, an interaction) render a message identically, so a day that is exactly
+one interaction has identical inputs on both ladders and its summary is bought once.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from zoneinfo import ZoneInfo
+
+from consolidator.model.schemas import SummaryInput
+from stores.messages import Message
+
+PROMPT_VERSION = "summary-v1"
+
+
+def render(message: Message, tz: ZoneInfo) -> str:
+    """One raw line as summary input: local time, who, what (the same for both ladders)."""
+    who = message.speaker or message.role
+    if message.role in ("action", "tool") and message.speaker is None:
+        who = f"[{message.role}]"
+    return f"{message.at.astimezone(tz):%H:%M} {who}: {message.text}"
+
+
+def content_hash(model: str, budget: int, inputs: list[SummaryInput]) -> str:
+    """Same model, prompt, budget and inputs: the same summary, so it is reused, not bought twice."""
+    payload = json.dumps([PROMPT_VERSION, model, budget, [(i.label, i.text) for i in inputs]], ensure_ascii=False)
+    return hashlib.sha256(payload.encode()).hexdigest()
