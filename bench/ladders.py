@@ -1,6 +1,6 @@
 """Ladder benchmark: a heavy scope over three simulated years, fed day by day.
 
-    python bench/ladders.py [--years 3] [--per-day 183] [--seed 5]
+    python bench/ladders.py [--years 3] [--per-day 205] [--seed 5]
 
 Both ladders with the offline model, the daemon's tick called once per simulated day.
 Prints wall time, summaries and model calls per rung (summarized / reused / passed / empty),
@@ -79,7 +79,7 @@ def main() -> None:
     logsetup.configure("warning")
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--years", type=int, default=3)
-    parser.add_argument("--per-day", type=int, default=183)
+    parser.add_argument("--per-day", type=int, default=205)
     parser.add_argument("--seed", type=int, default=5)
     args = parser.parse_args()
     counter = [0]
