@@ -137,6 +137,8 @@ def test_later_value_in_a_batch_wins_and_inherits_the_change():
     [
         ("I work at Acme as an engineer.", ["Maya works at Acme."]),
         ("I work as a nurse.", ["Maya works as a nurse."]),
+        ("I started working as a pilot.", ["Maya works as a pilot."]),
+        ("I began working at Acme.", ["Maya works at Acme."]),
         ("I'm originally from Spain.", ["Maya is from Spain."]),
         ("My dog Rex is sick.", ["Maya has a dog named Rex."]),
         ("My sister Ana is a nurse and she lives in Rome.", ["Ana is Maya's sister.", "Ana is a nurse.", "Ana lives in Rome."]),

@@ -111,6 +111,7 @@ def values_compatible(a: tuple[str, ...], b: tuple[str, ...]) -> bool:
 _ADV = r"(?:(?:now|currently|still|also|just|recently|finally|actually|really|already|officially|both) )*"
 _BE = r"(?:am|is|are|was) "
 _HAVE = r"(?:(?:have|has) )?"
+_START = r"(?:(?:started|began|begun|start|starting) )?"  # "started working as ...": the job itself
 _DIETS = r"vegetarian|vegan|pescatarian|pescetarian|keto|paleo|gluten-free|dairy-free|halal|kosher|flexitarian"
 _CONDITIONS_N = (
     r"diabetes|type 1 diabetes|type 2 diabetes|asthma|epilepsy|celiac disease|coeliac disease|"
@@ -138,9 +139,9 @@ _RULES: list[tuple[str, str, str, object]] = [
      "{s} lives in {v}.", clean_place),
     ("origin", rf"{_BE}{_ADV}(?:originally )?from (?P<v>.+)", "{s} is from {v}.", clean_place),
     ("origin", rf"{_ADV}grew up in (?P<v>.+)", "{s} grew up in {v}.", clean_place),
-    ("job", rf"(?:{_BE})?{_ADV}(?:works?|working) as (?P<v>.+)", "{s} works as {v}.", clean_org),
+    ("job", rf"(?:{_BE})?{_ADV}{_START}(?:works?|working) as (?P<v>.+)", "{s} works as {v}.", clean_org),
     ("job", rf"{_BE}{_ADV}(?P<v>an? {_JOBS})$", "{s} is {v}.", clean_general),
-    ("employer", rf"(?:{_BE})?{_ADV}(?:works?|working|employed) (?:at|for|by) (?P<v>.+)", "{s} works at {v}.", clean_org),
+    ("employer", rf"(?:{_BE})?{_ADV}{_START}(?:works?|working|employed) (?:at|for|by) (?P<v>.+)", "{s} works at {v}.", clean_org),
     ("employer", rf"{_HAVE}{_ADV}(?:joined|started (?:a new job |working )?at|got a (?:new )?job (?:at|with)) (?P<v>.+)",
      "{s} works at {v}.", clean_org),
     ("employer", r"(?:my|her|his|their) (?:job|position|role)(?: (?:at|with) (?P<v>.+))?$", "{s} works at {v}.", clean_org),
