@@ -81,6 +81,7 @@ class DaemonSettings(_Section):
     tick_interval: Duration = timedelta(seconds=5)
     lease_ttl: Duration = timedelta(seconds=60)
     step_workers: int = Field(default=3, ge=1, le=32)
+    stall_after: Duration = timedelta(minutes=5)
 
 
 class LadderSettings(_Section):

@@ -105,8 +105,16 @@ class Daemon:
                 log.exception("daemon.tick_failed")
 
     def _heartbeat(self) -> None:
-        """Keep the lease alive during long ticks and tell systemd's watchdog we are alive."""
+        """Keep the lease alive during long ticks and tell systemd's watchdog we are alive.
+
+        A tick that stopped making progress gets neither: the lease expires so a standby can
+        take over, and the missing pings make systemd restart this process.
+        """
         if self.stop.is_set():
+            return
+        limit = self.app.settings.daemon.stall_after.total_seconds()
+        if self.consolidator.progress.stalled(limit):
+            log.error("daemon.stalled", seconds_without_progress=limit)
             return
         if self._has_lease:
             try:

@@ -95,6 +95,7 @@ class LadderStage:
         self.largest_by_rung: dict[tuple[str, str], int] = {}
         self.deferred: Counter[tuple[str, str]] = Counter()  # (ladder, rung) -> calls deferred by the budget
         self.reuse = True
+        self.on_progress: Callable[[], None] = lambda: None  # set by the Consolidator: the watchdog's beat
 
     # --- the stage ------------------------------------------------------------------------
 
@@ -385,6 +386,7 @@ class LadderStage:
         rung = spec.rungs[block.rung].name
         key = block_key(spec, block)
         where = {"scope": scope, "ladder": spec.kind, "rung": rung, "window": key}
+        self.on_progress()
         try:
             result = write()
         except BudgetExceeded as exc:

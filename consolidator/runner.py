@@ -13,7 +13,7 @@ import time
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
-from typing import Any, Sequence
+from typing import Any, Callable, Sequence
 
 import structlog
 from sqlalchemy import func, select
@@ -85,7 +85,15 @@ def load_work(engine: Engine, batch: Batch, now: datetime) -> BatchWork:
 
 
 class StepRunner:
-    def __init__(self, engine: Engine, steps: Sequence[BatchStep], retry: RetrySettings, workers: int = 3):
+    def __init__(
+        self,
+        engine: Engine,
+        steps: Sequence[BatchStep],
+        retry: RetrySettings,
+        workers: int = 3,
+        on_progress: Callable[[], None] = lambda: None,
+    ):
+        self._on_progress = on_progress
         self._engine = engine
         self._steps = {step.name: step for step in steps}
         self._retry = retry
@@ -123,6 +131,7 @@ class StepRunner:
         for run in runs:
             if stop is not None and stop.is_set():
                 break
+            self._on_progress()
             outcome, value, started = prepared[run.id]
             if outcome == "ok":
                 try:

@@ -20,6 +20,7 @@ from consolidator.app import App
 from consolidator.assign import assign_interactions
 from consolidator.batching import cut_batches, ensure_step_runs
 from consolidator.budget import BudgetGate
+from consolidator.progress import Progress
 from consolidator.runner import StepRunner
 from consolidator.steps import BatchStep, check_unique
 from stores.engine import reading
@@ -65,10 +66,23 @@ class Consolidator:
         self.steps = check_unique(list(steps))
         self.stages = list(stages)
         settings = app.settings
-        self._runner = StepRunner(app.engine, self.steps, settings.retry, settings.daemon.step_workers)
+        self.progress = Progress()
+        self._runner = StepRunner(
+            app.engine, self.steps, settings.retry, settings.daemon.step_workers, on_progress=self.progress.beat
+        )
+        for stage in self.stages:
+            if hasattr(stage, "on_progress"):  # stages that do long work beat per unit of it
+                stage.on_progress = self.progress.beat
         ensure_step_runs(app.engine, [s.name for s in self.steps])
 
     def tick(self, now: datetime, stop: threading.Event | None = None) -> TickReport:
+        self.progress.start()
+        try:
+            return self._tick(now, stop)
+        finally:
+            self.progress.stop()
+
+    def _tick(self, now: datetime, stop: threading.Event | None) -> TickReport:
         settings = self.app.settings
         report = TickReport()
         if self.gate is not None:
@@ -83,12 +97,14 @@ class Consolidator:
                 report.batches += len(
                     cut_batches(self.app.engine, scope, names, settings.batch_size, settings.flush_idle, now)
                 )
+            self.progress.beat()
         run = self._runner.run_due(now, stop)
         report.steps_done, report.steps_failed = run.done, run.failed
         for stage in self.stages:
             if stop is not None and stop.is_set():
                 break
             report.stages[stage.name] = stage.run(now, stop)
+            self.progress.beat()
         if report.busy:
             log.info("daemon.tick", **_report_fields(report))
         return report
