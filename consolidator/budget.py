@@ -30,12 +30,13 @@ from __future__ import annotations
 import threading
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from datetime import datetime, timedelta, timezone
+from datetime import datetime, timedelta
 from enum import Enum
 
 import structlog
 from sqlalchemy.engine import Engine
 
+from consolidator.clock import utcnow
 from consolidator.model.base import BatchModel, BudgetExceeded, Model
 from consolidator.model.recording import CallRecord
 from consolidator.model.schemas import (
@@ -79,10 +80,6 @@ class Spend:
     @property
     def reopens_at(self) -> datetime:
         return self.day + timedelta(days=1)
-
-
-def utcnow() -> datetime:
-    return datetime.now(timezone.utc)
 
 
 class BudgetGate:

@@ -16,6 +16,7 @@ import click
 
 from consolidator import logsetup
 from consolidator.app import App, open_app
+from consolidator.clock import utcnow
 from consolidator.config import ConfigError
 from consolidator.ingest import ImportRejected, InvalidMessage, import_stream, validate
 from consolidator.steps import PluginError
@@ -26,10 +27,6 @@ class UserError(click.ClickException):
     """Bad input or configuration: exit code 2."""
 
     exit_code = 2
-
-
-def utcnow() -> datetime:
-    return datetime.now(timezone.utc)
 
 
 def _app(ctx: click.Context) -> App:

@@ -17,16 +17,13 @@ import structlog
 from apscheduler.schedulers.background import BackgroundScheduler
 from sqlalchemy.engine import make_url
 
+from consolidator.clock import utcnow
 from consolidator.lease_keeper import AnyEvent, LeaseHeld, LeaseKeeper
 from consolidator.sdnotify import Notifier
 from consolidator.tick import Consolidator
 from stores import lease
 
 log = structlog.get_logger()
-
-
-def utcnow() -> datetime:
-    return datetime.now(timezone.utc)
 
 
 class Daemon:

@@ -9,9 +9,10 @@ Opened apps are kept per database URL, so repeated calls do not reopen the datab
 from __future__ import annotations
 
 import threading
-from datetime import datetime, timezone
+from datetime import datetime
 from pathlib import Path
 
+from consolidator.clock import utcnow as _now
 from consolidator.app import App, open_app
 from consolidator.config import load_settings
 from stores.engine import transaction
@@ -22,10 +23,6 @@ from stores.views import bump
 
 _apps: dict[str, App] = {}
 _lock = threading.Lock()
-
-
-def _now() -> datetime:
-    return datetime.now(timezone.utc)
 
 
 def _open(config: str | Path | None, app: App | None) -> App:

@@ -6,18 +6,15 @@ idempotent (pass `id=` as an idempotency key, or rely on the content hash).
 
 from __future__ import annotations
 
-from datetime import datetime, timezone
+from datetime import datetime
 from pathlib import Path
 from typing import Any, Iterable, Mapping
 
+from consolidator.clock import utcnow as _now
 from consolidator.app import App, open_app
 from consolidator.config import Settings
 from consolidator.ingest import InvalidMessage, validate
 from stores.messages import AppendResult, NewMessage, append_messages
-
-
-def _now() -> datetime:
-    return datetime.now(timezone.utc)
 
 
 class MessageLog:
