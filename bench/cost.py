@@ -44,12 +44,12 @@ from sqlalchemy import select
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from bench.locomo import DEFAULT_PATH, Conversation, load_locomo  # noqa: E402
-from consolidator.app import open_app  # noqa: E402
-from consolidator.config import Settings  # noqa: E402
-from consolidator.model.offline import OfflineModel  # noqa: E402
+from consolidator.runtime.app import open_app  # noqa: E402
+from consolidator.runtime.config import Settings  # noqa: E402
+from consolidator.model.offline.model import OfflineModel  # noqa: E402
 from consolidator.model.schemas import FactExtractionRequest, Line  # noqa: E402
 from consolidator.model.settings import DEFAULT_MODEL, DEFAULT_PRICES  # noqa: E402
-from consolidator.wiring import build_consolidator  # noqa: E402
+from consolidator.runtime.wiring import build_consolidator  # noqa: E402
 from stores.engine import reading  # noqa: E402
 from stores.messages import append_messages  # noqa: E402
 from stores.model_calls import ModelCall  # noqa: E402

@@ -29,14 +29,14 @@ from pathlib import Path
 import numpy as np
 from sqlalchemy import func, select
 
-from consolidator.app import open_app
-from consolidator.config import Settings
-from consolidator.context import publish_context, read_context
-from consolidator.facts_publish import publish_facts
-from consolidator.facts_step import FactsStep
-from consolidator.model.offline import OfflineModel
-from consolidator.sleep import SleepStage, centroid_clusters
-from consolidator.tick import Consolidator
+from consolidator.runtime.app import open_app
+from consolidator.runtime.config import Settings
+from consolidator.snapshots.context import publish_context, read_context
+from consolidator.facts.publish import publish_facts
+from consolidator.facts.step import FactsStep
+from consolidator.model.offline.model import OfflineModel
+from consolidator.facts.sleep import SleepStage, centroid_clusters
+from consolidator.pipeline.tick import Consolidator
 from stores.engine import reading, transaction
 from stores.facts import Fact, count_current, new_fact_id, norm_hash, touch
 from stores.messages import NewMessage, append_messages

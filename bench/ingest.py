@@ -3,7 +3,7 @@
     python bench/ingest.py [--messages 100000] [--appends 2000] [--profile]
 
 1. Import: N generated messages (a JSON-lines file, several scopes, realistic text lengths)
-   through consolidator.ingest.import_stream on a fresh state dir -> messages/s; beside it a
+   through consolidator.messages.ingest.import_stream on a fresh state dir -> messages/s; beside it a
    raw sqlite3 import of the same file on an identical schema (DDL copied from the real
    database's sqlite_master): json.loads, id and seq, one executemany in one transaction, no
    validation. The target compares with that. Also printed: the insert-only floor, executemany
@@ -30,9 +30,9 @@ from datetime import datetime, timedelta, timezone
 from pathlib import Path
 
 from consolidator import MessageLog
-from consolidator.app import open_app
-from consolidator.config import Settings
-from consolidator.ingest import import_stream
+from consolidator.runtime.app import open_app
+from consolidator.runtime.config import Settings
+from consolidator.messages.ingest import import_stream
 from stores.messages import message_hash
 
 WORDS = ("the a to and of I you it is that for on with we was this meeting tomorrow call "

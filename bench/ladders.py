@@ -19,13 +19,13 @@ from collections import Counter
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
 
-from consolidator import logsetup
-from consolidator.app import open_app
-from consolidator.config import Settings
-from consolidator.ladders import LadderStage
+from consolidator.runtime import logsetup
+from consolidator.runtime.app import open_app
+from consolidator.runtime.config import Settings
+from consolidator.ladders.stage import LadderStage
 from consolidator.model.base import estimate_tokens
-from consolidator.model.offline import OfflineModel
-from consolidator.tick import Consolidator
+from consolidator.model.offline.model import OfflineModel
+from consolidator.pipeline.tick import Consolidator
 from stores.messages import NewMessage, append_messages
 
 START = datetime(2024, 1, 1, tzinfo=timezone.utc)  # a Monday

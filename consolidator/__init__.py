@@ -5,8 +5,8 @@ batches, consolidates each batch into contacts, facts and tasks, keeps two summa
 per scope, and publishes everything as snapshot files a planner reads every turn.
 """
 
-from consolidator.context import read_context
-from consolidator.facts_api import mark_used
-from consolidator.message_log import MessageLog
+from consolidator.snapshots.context import read_context
+from consolidator.facts.api import mark_used
+from consolidator.messages.log import MessageLog
 
 __all__ = ["MessageLog", "mark_used", "read_context"]

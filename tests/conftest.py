@@ -10,10 +10,10 @@ import pytest
 import structlog
 from click.testing import CliRunner, Result
 
-import consolidator.config
-from consolidator.app import App, open_app
-from consolidator.cli import cli
-from consolidator.config import Settings
+import consolidator.runtime.config
+from consolidator.runtime.app import App, open_app
+from consolidator.cli.main import cli
+from consolidator.runtime.config import Settings
 
 _CLEARED_ENV = ("CONSOLIDATOR_CONFIG", "CONSOLIDATOR_STATE_DIR", "ANTHROPIC_API_KEY")
 
@@ -24,7 +24,7 @@ def _hermetic(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Iterator[None]
     for name in _CLEARED_ENV:
         monkeypatch.delenv(name, raising=False)
     monkeypatch.chdir(tmp_path)
-    monkeypatch.setattr(consolidator.config, "SYSTEM_CONFIG", tmp_path / "etc-consolidator" / "config.toml")
+    monkeypatch.setattr(consolidator.runtime.config, "SYSTEM_CONFIG", tmp_path / "etc-consolidator" / "config.toml")
     yield
     structlog.reset_defaults()  # the CLI configures structlog onto CliRunner's captured stderr
 

@@ -13,13 +13,13 @@ from typing import Any
 import pytest
 from sqlalchemy import func, select
 
-from consolidator.app import App, open_app
-from consolidator.config import Settings
-from consolidator.ingest import validate
-from consolidator.model.offline import OfflineModel
-from consolidator.sample import generate
-from consolidator.tick import Consolidator
-from consolidator.wiring import build_consolidator
+from consolidator.runtime.app import App, open_app
+from consolidator.runtime.config import Settings
+from consolidator.messages.ingest import validate
+from consolidator.model.offline.model import OfflineModel
+from consolidator.messages.sample import generate
+from consolidator.pipeline.tick import Consolidator
+from consolidator.runtime.wiring import build_consolidator
 from stores.contacts import Contact
 from stores.engine import reading
 from stores.facts import Fact

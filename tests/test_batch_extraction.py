@@ -1,4 +1,4 @@
-"""One model call per batch shared by the facts, contacts and tasks steps (consolidator.batch_extraction)."""
+"""One model call per batch shared by the facts, contacts and tasks steps (consolidator.pipeline.batch_extraction)."""
 
 from __future__ import annotations
 
@@ -13,18 +13,18 @@ from typing import Any
 import pytest
 from sqlalchemy import select
 
-from consolidator.app import App, open_app
-from consolidator.batch_extraction import BatchParts, SharedExtraction, share_one_call
-from consolidator.config import Settings
-from consolidator.contacts_step import ContactsStep
-from consolidator.facts_step import FactsStep
+from consolidator.runtime.app import App, open_app
+from consolidator.pipeline.batch_extraction import BatchParts, SharedExtraction, share_one_call
+from consolidator.runtime.config import Settings
+from consolidator.contacts.step import ContactsStep
+from consolidator.facts.step import FactsStep
 from consolidator.model.base import ModelError
-from consolidator.model.offline import OfflineModel
+from consolidator.model.offline.model import OfflineModel
 from consolidator.model.schemas import BatchReply, BatchRequest
-from consolidator.steps import BatchWork, MessageView
-from consolidator.tasks_step import TasksStep
-from consolidator.tick import Consolidator
-from consolidator.wiring import build_consolidator
+from consolidator.pipeline.steps import BatchWork, MessageView
+from consolidator.tasks.step import TasksStep
+from consolidator.pipeline.tick import Consolidator
+from consolidator.runtime.wiring import build_consolidator
 from stores.contacts import Contact, ContactDetail
 from stores.engine import reading
 from stores.facts import all_facts

@@ -7,12 +7,12 @@ from datetime import datetime, timedelta, timezone
 import pytest
 from sqlalchemy import select
 
-from consolidator.app import open_app
-from consolidator.batching import Cut, plan_batches
-from consolidator.config import RetrySettings, Settings
-from consolidator.runner import backoff, rearm_failed
-from consolidator.status import gather
-from consolidator.tick import Consolidator
+from consolidator.runtime.app import open_app
+from consolidator.pipeline.batching import Cut, plan_batches
+from consolidator.runtime.config import RetrySettings, Settings
+from consolidator.pipeline.runner import backoff, rearm_failed
+from consolidator.runtime.status import gather
+from consolidator.pipeline.tick import Consolidator
 from hierarchy.interactions import InteractionPlacer, interaction_complete
 from stores.engine import reading
 from stores.interactions import Interaction

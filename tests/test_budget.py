@@ -16,20 +16,20 @@ from freezegun import freeze_time
 from sqlalchemy import select
 from structlog.testing import capture_logs
 
-from consolidator.app import App, open_app
-from consolidator.budget import BudgetedModel, BudgetGate, Tier, budgeted
-from consolidator.config import RetrySettings, load_settings
-from consolidator.ingest import validate
+from consolidator.runtime.app import App, open_app
+from consolidator.cost.budget import BudgetedModel, BudgetGate, Tier, budgeted
+from consolidator.runtime.config import RetrySettings, load_settings
+from consolidator.messages.ingest import validate
 from consolidator.model.base import BatchModel, BudgetExceeded
-from consolidator.model.offline import OfflineModel
+from consolidator.model.offline.model import OfflineModel
 from consolidator.model.anthropic_backend import AnthropicModel
 from consolidator.model.recording import CallRecord, MemoryRecorder
 from consolidator.model.schemas import BatchRequest, ClusterRequest, Line, SummarizeRequest, SummaryInput
 from consolidator.model.settings import ModelSettings
-from consolidator.runner import DEFERRED, StepRunner
-from consolidator.batching import cut_batches, ensure_step_runs
-from consolidator.sample import generate
-from consolidator.wiring import build_consolidator
+from consolidator.pipeline.runner import DEFERRED, StepRunner
+from consolidator.pipeline.batching import cut_batches, ensure_step_runs
+from consolidator.messages.sample import generate
+from consolidator.runtime.wiring import build_consolidator
 from stores.engine import reading
 from stores.ledger import StepRun
 from stores.messages import NewMessage, append_messages

@@ -10,7 +10,7 @@ from pathlib import Path
 
 from sqlalchemy import select
 
-from consolidator.app import App
+from consolidator.runtime.app import App
 from stores.engine import reading
 from stores.messages import Message
 
@@ -24,7 +24,7 @@ import json, sys, traceback
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
 from consolidator import MessageLog
-from consolidator.config import Settings
+from consolidator.runtime.config import Settings
 
 state_dir, writer, count, scopes = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), sys.argv[4].split(",")
 t0 = datetime(2025, 1, 1, tzinfo=timezone.utc)
@@ -46,7 +46,7 @@ READER = r"""
 import json, sys, traceback
 from pathlib import Path
 from click.testing import CliRunner
-from consolidator.cli import cli
+from consolidator.cli.main import cli
 
 stop, total = Path(sys.argv[1]), int(sys.argv[2])
 runner = CliRunner()

@@ -14,8 +14,8 @@ from pathlib import Path
 import pytest
 from sqlalchemy import select
 
-from consolidator.app import open_app
-from consolidator.config import load_settings
+from consolidator.runtime.app import open_app
+from consolidator.runtime.config import load_settings
 from stores.engine import reading
 from stores.ledger import StepRun
 from stores.messages import NewMessage, append_messages
@@ -149,7 +149,7 @@ def test_run_with_bad_config_exits_2(tmp_path, bad):
 )
 def test_database_url_is_logged_without_credentials(url, secret):
     """The URL the daemon logs at start-up carries no password, not even an unescaped one."""
-    from consolidator.daemon import _redact
+    from consolidator.runtime.daemon import _redact
 
     shown = _redact(url)
     assert not any(s in shown for s in secret) and shown.startswith("postgresql")

@@ -9,7 +9,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from consolidator.embeddings import Embedder, HashingEmbedder, cosine_top_k
+from consolidator.model.embeddings import Embedder, HashingEmbedder, cosine_top_k
 
 EMB = HashingEmbedder()
 
@@ -62,7 +62,7 @@ def test_same_text_same_vector_across_instances():
 def test_vectors_do_not_depend_on_python_hash_seed():
     """The hash is stable across processes with different PYTHONHASHSEED (no salted hash())."""
     code = (
-        "from consolidator.embeddings import HashingEmbedder;"
+        "from consolidator.model.embeddings import HashingEmbedder;"
         "v = HashingEmbedder().embed(['Maya adopted a cat named Miso.'])[0];"
         "print(' '.join(f'{x:.6f}' for x in v[:16]))"
     )

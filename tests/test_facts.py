@@ -9,13 +9,13 @@ import pytest
 from sqlalchemy import select
 from structlog.testing import capture_logs
 
-from consolidator.embeddings import HashingEmbedder
-from consolidator.facts_step import FactsStep, is_person, looks_conflicting
-from consolidator.model.offline import OfflineModel
+from consolidator.model.embeddings import HashingEmbedder
+from consolidator.facts.step import FactsStep, is_person, looks_conflicting
+from consolidator.model.offline.model import OfflineModel
 from consolidator.model.schemas import FactCandidate, FactExtractionReply
-from consolidator.scoring import score
-from consolidator.tick import Consolidator
-from consolidator.steps import BatchWork, MessageView
+from consolidator.facts.scoring import score
+from consolidator.pipeline.tick import Consolidator
+from consolidator.pipeline.steps import BatchWork, MessageView
 from stores.engine import reading, transaction
 from stores.facts import Fact, all_facts, close_fact, current_facts, history, touch
 from stores.ledger import StepRun
@@ -398,9 +398,9 @@ def test_a_batch_shows_the_model_a_bounded_number_of_neighbours(app):
 
 def test_batch_without_candidates_against_a_stored_fact_is_a_no_op(app):
     """A batch of small talk, with facts already stored, extracts nothing and changes nothing (no crash)."""
-    from consolidator.facts_step import FactsStep
-    from consolidator.model.offline import OfflineModel
-    from consolidator.tick import Consolidator
+    from consolidator.facts.step import FactsStep
+    from consolidator.model.offline.model import OfflineModel
+    from consolidator.pipeline.tick import Consolidator
     from stores.messages import NewMessage, append_messages
     from datetime import datetime, timedelta, timezone
 

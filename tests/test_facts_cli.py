@@ -7,10 +7,10 @@ from datetime import datetime, timedelta, timezone
 
 from sqlalchemy import select
 
-from consolidator.facts_publish import publish_facts
-from consolidator.model.offline import OfflineModel
-from consolidator.publishing import SnapshotStage
-from consolidator.sleep import SleepStage
+from consolidator.facts.publish import publish_facts
+from consolidator.model.offline.model import OfflineModel
+from consolidator.snapshots.stage import SnapshotStage
+from consolidator.facts.sleep import SleepStage
 from stores.engine import reading
 from stores.facts import FactUse
 from tests.test_facts import SEED_BATCH, T0, facts_of, later, machine, maya, say  # noqa: F401  (fixture)

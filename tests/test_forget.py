@@ -9,10 +9,10 @@ import pytest
 from sqlalchemy import Column, ForeignKey, Integer, MetaData, String, Table, func, insert, select
 from sqlmodel import SQLModel
 
-from consolidator.app import App
-from consolidator.forget import forget_scope
-from consolidator.ladders import LadderStage
-from consolidator.model.offline import OfflineModel
+from consolidator.runtime.app import App
+from consolidator.runtime.forget import forget_scope
+from consolidator.ladders.stage import LadderStage
+from consolidator.model.offline.model import OfflineModel
 from stores import lease
 from stores.engine import reading
 from stores.ledger import Batch, StepRun

@@ -11,8 +11,8 @@ import pytest
 from sqlalchemy import select
 
 from consolidator import MessageLog
-from consolidator.app import App
-from consolidator.ingest import ImportRejected, InvalidMessage, LineError, import_stream, parse_lines, validate
+from consolidator.runtime.app import App
+from consolidator.messages.ingest import ImportRejected, InvalidMessage, LineError, import_stream, parse_lines, validate
 from stores.engine import reading
 from stores.messages import Message
 

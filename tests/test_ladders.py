@@ -9,10 +9,10 @@ from zoneinfo import ZoneInfo
 import pytest
 from sqlalchemy import func, select
 
-from consolidator.app import open_app
-from consolidator.config import LadderSettings, ScopeSettings, Settings
-from consolidator.ladders import LadderStage
-from consolidator.tick import Consolidator
+from consolidator.runtime.app import open_app
+from consolidator.runtime.config import LadderSettings, ScopeSettings, Settings
+from consolidator.ladders.stage import LadderStage
+from consolidator.pipeline.tick import Consolidator
 from stores.engine import reading
 from stores.messages import NewMessage, append_messages
 from stores.summaries import Announcement, Summary, newest_versions
@@ -248,7 +248,7 @@ def test_rebuild_since_keeps_windows_that_are_still_waiting(app):
 
 def test_snapshot_files_catch_up_after_a_crash_between_commit_and_publish(app):
     """Summaries committed by a process that died before writing their files are published on the next tick."""
-    from consolidator.publishing import SnapshotStage
+    from consolidator.snapshots.stage import SnapshotStage
 
     silent = LadderStage(app, CountingModel(), publish=False)  # commits, then "dies" before publishing
     for day in range(3):

@@ -51,7 +51,7 @@ def test_helper_resolves_absolute_and_relative_imports(tmp_path: Path) -> None:
     source = tmp_path / "stores" / "x.py"
     source.parent.mkdir()
     source.write_text("import a.b\nfrom c import d\nfrom . import e\nfrom ..f import g\n"
-                      "def h():\n    import consolidator.cli\n", encoding="utf-8")
+                      "def h():\n    import consolidator.cli.main\n", encoding="utf-8")
     assert top_levels(imported_modules(source, tmp_path)) == {"a", "c", "stores", "f", "consolidator"}
 
 

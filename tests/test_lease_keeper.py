@@ -7,7 +7,7 @@ from datetime import datetime, timedelta, timezone
 
 import pytest
 
-from consolidator.lease_keeper import LeaseHeld, LeaseKeeper
+from consolidator.runtime.lease_keeper import LeaseHeld, LeaseKeeper
 from stores import lease
 
 T0 = datetime(2025, 3, 3, 9, 0, tzinfo=timezone.utc)

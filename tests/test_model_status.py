@@ -9,7 +9,7 @@ from datetime import UTC, datetime, timedelta
 import pytest
 from click.testing import Result
 
-from consolidator.app import App
+from consolidator.runtime.app import App
 from consolidator.model.anthropic_backend import AnthropicModel, RejectedRequestError
 from consolidator.model.recording import CallRecord
 from consolidator.model.schemas import ClusterRequest, KnownFact, SummarizeRequest, SummaryInput
@@ -72,7 +72,7 @@ def test_startup_says_which_backend_never_the_key(
     """build_consolidator logs model.backend with the provider auto chose; the key is not in the logs."""
     from structlog.testing import capture_logs
 
-    from consolidator.wiring import build_consolidator
+    from consolidator.runtime.wiring import build_consolidator
 
     if key:
         monkeypatch.setenv("ANTHROPIC_API_KEY", key)

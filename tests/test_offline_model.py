@@ -8,8 +8,8 @@ from datetime import date, datetime
 import pytest
 
 from consolidator.model.base import Model, estimate_tokens
-from consolidator.model.offline import OfflineModel, extractive_summary
-from consolidator.model.offline_text import sentences
+from consolidator.model.offline.model import OfflineModel, extractive_summary
+from consolidator.model.offline.text import sentences
 from consolidator.model.schemas import (
     ClusterRequest,
     ContactsRequest,

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from datetime import datetime, timezone
 
-from consolidator.daemon import Daemon
-from consolidator.progress import Progress
-from consolidator.tick import Consolidator
+from consolidator.runtime.daemon import Daemon
+from consolidator.runtime.progress import Progress
+from consolidator.pipeline.tick import Consolidator
 from tests.plugins import RecordingStep
 
 

@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from consolidator import sdnotify
-from consolidator.sdnotify import Notifier, notify, watchdog_interval
+from consolidator.runtime import sdnotify
+from consolidator.runtime.sdnotify import Notifier, notify, watchdog_interval
 
 
 def _receive(sock: socket.socket) -> str:

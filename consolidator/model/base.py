@@ -6,7 +6,7 @@ and `AnthropicModel`. Tests may pass any object with these methods.
 
 `BatchModel` is an optional capability on top of `Model`: `consolidate_batch` answers the
 facts, contacts and tasks operations of one batch in a single call. Both backends have it;
-a model without it is used one operation at a time (see consolidator.batch_extraction).
+a model without it is used one operation at a time (see consolidator.pipeline.batch_extraction).
 
 Errors: a backend raises `ModelError` (or a subclass) when it cannot produce a valid reply;
 the caller treats that as a failed step and lets the ledger retry it later.

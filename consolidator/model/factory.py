@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 from typing import Mapping
 
-from consolidator.config import Settings
+from consolidator.runtime.config import Settings
 from consolidator.model.base import Model
 from consolidator.model.recording import CallRecorder, MemoryRecorder
 from consolidator.model.settings import resolve_provider
@@ -17,6 +17,6 @@ def build_model(settings: Settings, recorder: CallRecorder | None = None, env: M
         from consolidator.model.anthropic_backend import AnthropicModel
 
         return AnthropicModel(settings.model, recorder or MemoryRecorder(), api_key=env.get("ANTHROPIC_API_KEY"))
-    from consolidator.model.offline import OfflineModel
+    from consolidator.model.offline.model import OfflineModel
 
     return OfflineModel()

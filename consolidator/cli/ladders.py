@@ -1,0 +1,120 @@
+"""CLI commands over the ladders and snapshots: summaries, rebuild, snapshot."""
+
+from __future__ import annotations
+
+import json
+import sys
+from datetime import date, datetime, time
+
+import click
+
+from consolidator.pipeline.assign import assign_interactions
+from consolidator.cli.common import Progress, UserError, app_of, scope_argument, utcnow
+from consolidator.ladders.stage import LadderStage, ladder_specs
+from consolidator.runtime.lease_keeper import LeaseHeld, LeaseKeeper
+from consolidator.ladders.publish import summary_payload
+from stores import lease
+from stores.engine import reading
+from stores.messages import scopes as all_scopes
+from stores.snapshots import read_snapshot
+from stores.summaries import newest_versions
+
+LIST_KEYS = ("id", "window", "label", "version", "kind", "sources", "text")
+
+
+
+
+@click.command("summaries")
+@click.option("--scope", required=True)
+@click.option("--ladder", required=True, type=click.Choice(["time", "count"]))
+@click.option("--rung", required=True, help="time: day|week|4w|12w|52w; count: 1|10|40|120|520")
+@click.option("--all", "show_all", is_flag=True, help="Include empty windows.")
+@click.option("--json", "as_json", is_flag=True, help="Print a JSON list.")
+@click.pass_context
+def summaries_command(ctx, scope, ladder, rung, show_all, as_json) -> None:
+    """List a rung's summaries, oldest first (the newest version of each window)."""
+    app = app_of(ctx)
+    scope = scope_argument(scope)
+    spec = ladder_specs(app)[ladder]
+    if rung not in [r.name for r in spec.rungs]:
+        raise UserError(f"--rung: {rung!r} is not a rung of the {ladder} ladder ({', '.join(r.name for r in spec.rungs)})")
+    with reading(app.engine) as session:
+        rows = [s for s in newest_versions(session, scope, ladder, rung) if show_all or s.kind != "empty"]
+        items = [{k: summary_payload(s)[k] for k in LIST_KEYS} for s in rows]
+    if as_json:
+        click.echo(json.dumps(items, ensure_ascii=False, indent=1))
+        return
+    for item in items:
+        window = item["window"]
+        span = f"{window['start']} .. {window['end']}" if "start" in window else f"{window['first']}-{window['last']}"
+        click.echo(f"== {item['label']} [{span}] v{item['version']} {item['kind']} ({len(item['sources'])} sources)")
+        click.echo(item["text"] or "(empty)")
+
+
+@click.command("rebuild")
+@click.option("--scope", default=None, help="Only this scope (default: every scope).")
+@click.option("--ladder", type=click.Choice(["time", "count"]), default=None, help="Only this ladder.")
+@click.option("--since", type=click.DateTime(formats=["%Y-%m-%d"]), default=None, help="From this local date on.")
+@click.pass_context
+def rebuild_command(ctx, scope, ladder, since) -> None:
+    """Recompute the ladders from the message log.
+
+    Base windows are written again from the raw log without reusing earlier results; a
+    window whose new summary equals the current one keeps it, any change gets a new
+    version and its ancestors are recomputed. Takes the daemon lease: stop the daemon first.
+    """
+    from consolidator.model.factory import build_model
+
+    app = app_of(ctx)
+    scope = scope_argument(scope)
+    now = utcnow()
+    keeper = LeaseKeeper(app.engine, lease.Holder.this_process("rebuild"), app.settings.daemon.lease_ttl, utcnow)
+    try:
+        keeper.__enter__()
+    except LeaseHeld:
+        click.echo("a daemon holds the lease on this database; stop it before rebuilding", err=True)
+        ctx.exit(3)
+    try:
+        stage = LadderStage(app, build_model(app.settings))
+        stage.reuse = False
+        ladders = (ladder,) if ladder else ("time", "count")
+        with reading(app.engine) as session:
+            targets = [scope] if scope else all_scopes(session)
+        total = 0
+        for name in targets:
+            assign_interactions(app.engine, name, app.settings.interaction_gap)
+            start = None
+            if since is not None:
+                start = datetime.combine(date(since.year, since.month, since.day), time(0), app.settings.timezone_of(name))
+            for kind in ladders:
+                total += stage.mark_all_dirty(name, kind, start)
+        with Progress("rebuilding", sys.stderr.isatty(), total) as progress:
+            for name in targets:
+                if keeper.lost.is_set():
+                    raise click.ClickException("lost the daemon lease during the rebuild; run it again")
+                stage.run_scope(name, now, keeper.lost, progress=progress, ladders=ladders)
+    finally:
+        keeper.__exit__(None, None, None)
+    written = sum(stage.stats.values())
+    click.echo(f"rebuilt {len(targets)} scopes: {total} base windows recomputed, {written} summaries written")
+
+
+@click.command("snapshot")
+@click.option("--scope", required=True)
+@click.argument("view")
+@click.pass_context
+def snapshot_command(ctx, scope, view) -> None:
+    """Print one snapshot, e.g. `time/week`, `count/40`, `facts`, `context.md`."""
+    app = app_of(ctx)
+    scope = scope_argument(scope)
+    name = view if "." in view.rsplit("/", 1)[-1] else f"{view}.json"
+    try:
+        text = read_snapshot(app.settings.snapshot_dir, scope, name)
+    except ValueError as exc:
+        raise UserError(f"VIEW: {exc}") from None
+    except FileNotFoundError:
+        click.echo(f"no snapshot {name} for scope {scope} yet", err=True)
+        ctx.exit(1)
+    click.echo(text, nl=not text.endswith("\n"))
+
+COMMANDS = [summaries_command, rebuild_command, snapshot_command]

@@ -1,0 +1,191 @@
+"""The `consolidator` command line: a thin layer that parses options, builds objects and runs.
+
+Exit codes: 0 success; 1 a runtime failure; 2 bad input or bad configuration (the message
+names the file, line and field or key); 3 another daemon holds the lease.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any
+
+import click
+
+from consolidator.runtime import logsetup
+from consolidator.cli import facts as facts_commands
+from consolidator.cli import ladders as ladder_commands
+from consolidator.cli import memory as memory_commands
+from consolidator.cli.common import Progress, UserError, app_of, scope_argument, utcnow
+from consolidator.runtime.config import ConfigError
+from consolidator.messages.ingest import ImportRejected, InvalidMessage, import_stream, validate
+from consolidator.pipeline.steps import PluginError
+from stores.messages import append_messages
+
+
+@click.group()
+@click.option("--config", "config", type=click.Path(path_type=Path, dir_okay=False), default=None,
+              help="config.toml to use (else $CONSOLIDATOR_CONFIG, ./config.toml, /etc/consolidator/config.toml).")
+@click.option("--log-level", default="warning", show_default=True,
+              type=click.Choice(["debug", "info", "warning", "error"]), help="Log level on stderr.")
+@click.version_option(package_name="consolidator")
+@click.pass_context
+def cli(ctx: click.Context, config: Path | None, log_level: str) -> None:
+    """Offline memory consolidation for LLM agents."""
+    ctx.ensure_object(dict)["config"] = config
+    ctx.obj["log_level"] = log_level
+    logsetup.configure(log_level)
+
+
+@cli.command("log")
+@click.option("--scope", required=True, help="The user (scope) the message belongs to.")
+@click.option("--role", required=True, help="user | assistant | action | tool | system")
+@click.option("--at", "at", default=None, help="ISO 8601 time with a time zone (default: now).")
+@click.option("--session", default=None, help="Interaction key: messages with the same session form one interaction.")
+@click.option("--speaker", default=None, help="Who said it.")
+@click.option("--id", "message_id", default=None, help="Idempotency key (default: a hash of the message).")
+@click.argument("text")
+@click.pass_context
+def log_command(ctx, scope, role, at, session, speaker, message_id, text) -> None:
+    """Append one message to the log and print its id."""
+    record = {"scope": scope, "role": role, "text": text, "at": at, "session": session, "speaker": speaker, "id": message_id}
+    try:
+        message = validate(record, now=utcnow)
+    except InvalidMessage as exc:
+        raise UserError(f"--{exc.field}: {exc.problem}") from None
+    result = append_messages(app_of(ctx).engine, [message], utcnow())
+    click.echo(result.ids[0])
+
+
+@cli.command("import")
+@click.argument("file", type=click.File("rb", lazy=False))
+@click.option("--skip-invalid", is_flag=True, help="Keep the valid lines of a file with bad lines (default: reject it whole).")
+@click.option("--json", "as_json", is_flag=True, help="Print the report as JSON.")
+@click.pass_context
+def import_command(ctx, file, skip_invalid: bool, as_json: bool) -> None:
+    """Import a JSON-lines file of messages (FILE may be - for stdin).
+
+    Importing the same file twice adds nothing. A file with a bad line is rejected whole
+    unless --skip-invalid is given; every bad line is reported with its line number and field.
+    """
+    app = app_of(ctx)
+    name = getattr(file, "name", "-")
+    source = "<stdin>" if name in ("<stdin>", "-") or not isinstance(name, str) else name
+    show = sys.stderr.isatty() and not as_json
+    try:
+        with Progress("importing", show) as progress:
+            report = import_stream(app.engine, file, source, utcnow(), skip_invalid=skip_invalid, progress=progress)
+    except ImportRejected as exc:
+        for error in exc.errors[:50]:
+            click.echo(f"error: {error}", err=True)
+        if len(exc.errors) > 50:
+            click.echo(f"error: ... and {len(exc.errors) - 50} more", err=True)
+        raise UserError(f"{source}: rejected ({len(exc.errors)} invalid lines); nothing from it was added") from None
+    if as_json:
+        click.echo(json.dumps({"added": report.added, "duplicates": report.duplicates,
+                               "invalid": [str(e) for e in report.errors]}))
+    else:
+        click.echo(f"added {report.added}, duplicates {report.duplicates}, invalid {len(report.errors)}")
+    if report.errors:
+        for error in report.errors[:50]:
+            click.echo(f"error: {error}", err=True)
+        raise UserError(f"{source}: {len(report.errors)} invalid lines skipped; the {report.added} valid new ones were added")
+
+
+@cli.command("run")
+@click.option("--once", is_flag=True, help="Do all work due now, then exit 0.")
+@click.pass_context
+def run_command(ctx, once: bool) -> None:
+    """Run the daemon in the foreground (for systemd), or drain once with --once."""
+    from consolidator.runtime.daemon import Daemon
+    from consolidator.runtime.wiring import build_consolidator
+
+    if ctx.obj["log_level"] == "warning":
+        logsetup.configure("info")
+    app = app_of(ctx)
+    try:
+        consolidator = build_consolidator(app)
+    except (PluginError, ConfigError) as exc:
+        raise UserError(str(exc)) from None
+    daemon = Daemon(consolidator)
+    if once:
+        if not daemon.run_once():
+            click.echo("another daemon holds the lease on this database; try again later", err=True)
+            ctx.exit(3)
+        return
+    ctx.exit(daemon.serve())
+
+
+@cli.command("status")
+@click.option("--json", "as_json", is_flag=True, help="Print one JSON object.")
+@click.pass_context
+def status_command(ctx, as_json: bool) -> None:
+    """Per scope: messages, interactions, pending, batches; and whether a daemon runs."""
+    from consolidator.runtime.status import gather
+
+    report = gather(app_of(ctx), utcnow())
+    if as_json:
+        click.echo(json.dumps(report, indent=2))
+        return
+    _print_status(report)
+
+
+def _print_status(report: dict[str, Any]) -> None:
+    daemon = report["daemon"]
+    state = "running" if daemon["running"] else "not running"
+    beat = f", last heartbeat {daemon['last_heartbeat']}" if daemon["last_heartbeat"] else ""
+    click.echo(f"daemon: {state}{beat}")
+    if not report["scopes"]:
+        click.echo("no messages logged yet")
+    for scope, s in report["scopes"].items():
+        b = s["batches"]
+        click.echo(
+            f"{scope}: {s['messages']} messages, {s['interactions']} interactions, {s['pending']} pending; "
+            f"batches {b['done']} done, {b['pending']} pending, {b['retrying']} retrying, {b['failed']} failed; "
+            f"last message {s['last_message_at']}"
+        )
+    if "model" in report:
+        from consolidator.cost.usage import format_usage
+
+        for line in format_usage(report["model"]):
+            click.echo(line)
+
+
+@cli.command("retry")
+@click.option("--scope", default=None, help="Only this scope.")
+@click.pass_context
+def retry_command(ctx, scope: str | None) -> None:
+    """Re-arm batch steps that gave up after their last attempt."""
+    from consolidator.pipeline.runner import rearm_failed
+
+    count = rearm_failed(app_of(ctx).engine, scope, utcnow())
+    click.echo(f"re-armed {count} failed steps")
+
+
+@cli.command("sample")
+@click.option("--scope", default="demo", show_default=True)
+@click.option("--days", default=90, show_default=True, type=click.IntRange(1, 36500))
+@click.option("--seed", default=1, show_default=True)
+@click.option("--start", default="2025-01-06", show_default=True, help="First day (UTC).")
+def sample_command(scope: str, days: int, seed: int, start: str) -> None:
+    """Print a generated conversation history as JSON lines (pipe it into `import -`)."""
+    from consolidator.messages.sample import generate
+    try:
+        scope_argument(scope, "--scope")
+        first = datetime.fromisoformat(start).replace(tzinfo=timezone.utc)
+    except ValueError as exc:
+        raise UserError(str(exc)) from None
+    for record in generate(scope=scope, start=first, days=days, seed=seed):
+        click.echo(json.dumps(record))
+
+
+for _module in (ladder_commands, memory_commands, facts_commands):
+    for _command in _module.COMMANDS:
+        cli.add_command(_command)
+
+
+def main() -> None:
+    cli(prog_name="consolidator")
+

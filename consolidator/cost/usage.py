@@ -1,0 +1,71 @@
+"""The "model" section of `consolidator status`: calls, tokens and cost from the call ledger.
+
+    {"calls", "input_tokens", "output_tokens", "cache_read_tokens", "cost_usd", "errors",
+     "today": {same keys},
+     "by_operation": {op: {"calls", "input_tokens", "output_tokens", "cost_usd", "today_calls"}},
+     "budget": {"day", "limit_usd", "limit_tokens", "spent_usd", "spent_tokens", "deferred"}}
+
+"calls" counts requests the API answered with a message (valid or not); "errors" those that
+got none. "today" is the UTC day of `now` (the budget's day). "deferred" lists the work
+tiers the daily budget closes now (consolidator.cost.budget), empty without a budget.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any
+
+from sqlalchemy.engine import Engine
+
+from consolidator.cost.budget import BudgetGate, Spend
+from consolidator.model.settings import ModelSettings
+from stores.engine import reading
+from stores.model_calls import CallTotals, per_operation, totals, utc_day
+
+_KEYS = ("calls", "input_tokens", "output_tokens", "cache_read_tokens", "cost_usd", "errors")
+
+
+def _summary(t: CallTotals) -> dict[str, Any]:
+    return {key: getattr(t, key) for key in _KEYS}
+
+
+def usage_report(engine: Engine, settings: ModelSettings, now: datetime) -> dict[str, Any]:
+    start, end = utc_day(now)
+    with reading(engine) as session:
+        total = totals(session)
+        day = totals(session, start, end)
+        ops = per_operation(session)
+        ops_today = per_operation(session, start, end)
+    gate = BudgetGate(engine, settings, clock=lambda: now)
+    spend = Spend(start, day.cost_usd, day.tokens)
+    by_operation = {
+        op: {
+            "calls": t.calls, "input_tokens": t.input_tokens, "output_tokens": t.output_tokens,
+            "cost_usd": t.cost_usd, "today_calls": ops_today.get(op, CallTotals()).calls,
+        }
+        for op, t in sorted(ops.items())
+    }
+    budget = {
+        "day": start.date().isoformat(), "limit_usd": settings.daily_budget_usd,
+        "limit_tokens": settings.daily_budget_tokens, "spent_usd": day.cost_usd,
+        "spent_tokens": day.tokens, "deferred": gate.closed(spend) if gate.enabled else [],
+    }
+    return {**_summary(total), "today": _summary(day), "by_operation": by_operation, "budget": budget}
+
+
+def format_usage(model: dict[str, Any]) -> list[str]:
+    """A compact table of the model section, for the text status."""
+    lines = [f"{'model':<16}{'calls':>8}{'today':>8}{'input':>12}{'output':>10}{'cost $':>11}"]
+    for op, o in model["by_operation"].items():
+        lines.append(f"  {op:<14}{o['calls']:>8}{o['today_calls']:>8}{o['input_tokens']:>12}"
+                     f"{o['output_tokens']:>10}{o['cost_usd']:>11.4f}")
+    lines.append(f"  {'total':<14}{model['calls']:>8}{model['today']['calls']:>8}{model['input_tokens']:>12}"
+                 f"{model['output_tokens']:>10}{model['cost_usd']:>11.4f}  ({model['errors']} errors)")
+    b = model["budget"]
+    limits = [f"${b['limit_usd']:g}" if b["limit_usd"] is not None else None,
+              f"{b['limit_tokens']} tokens" if b["limit_tokens"] is not None else None]
+    limit = " / ".join(x for x in limits if x) or "none"
+    deferred = ", ".join(b["deferred"]) or "nothing"
+    lines.append(f"budget {b['day']} (UTC): limit {limit}; spent ${b['spent_usd']:.4f}, "
+                 f"{b['spent_tokens']} tokens; deferred: {deferred}")
+    return lines

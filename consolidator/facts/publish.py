@@ -1,0 +1,50 @@
+"""facts.json: a scope's current facts ranked by score, for a planner to read every turn.
+
+Superseded, deleted and tombstoned facts are not in it; `consolidator history` reaches them.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any
+
+from consolidator.runtime.app import App
+from consolidator.facts.scoring import score
+from stores.engine import reading
+from stores.facts import Fact, current_facts
+from stores.snapshots import publish_json
+
+
+def fact_item(fact: Fact, now: datetime, tau) -> dict[str, Any]:
+    return {
+        "id": fact.id,
+        "text": fact.text,
+        "score": round(score(fact.importance, fact.strength, fact.last_used, now, tau, fact.pinned), 4),
+        "importance": fact.importance,
+        "strength": fact.strength,
+        "pinned": fact.pinned,
+        "topic": fact.topic,
+        "valid_from": fact.valid_from.isoformat(),
+        "last_used": fact.last_used.isoformat(),
+        "sources": list(fact.sources),
+    }
+
+
+def ranked_facts(app: App, scope: str, now: datetime) -> list[dict[str, Any]]:
+    """Current facts of `scope` as facts.json items, best score first (ties: newer first)."""
+    tau = app.settings.facts.tau
+    with reading(app.engine) as session:
+        facts = current_facts(session, scope)
+    items = [fact_item(f, now, tau) for f in facts]
+    items.sort(key=lambda item: (item["valid_from"], item["id"]), reverse=True)
+    items.sort(key=lambda item: -item["score"])  # stable: equal scores stay newest first
+    return items
+
+
+def facts_payload(app: App, scope: str, now: datetime) -> dict[str, Any]:
+    return {"scope": scope, "generated_at": now.isoformat(), "facts": ranked_facts(app, scope, now)}
+
+
+def publish_facts(app: App, scope: str, now: datetime) -> None:
+    """Write <state_dir>/snapshots/<scope>/facts.json atomically (a SnapshotStage publisher)."""
+    publish_json(app.settings.snapshot_dir, scope, "facts.json", facts_payload(app, scope, now))

@@ -1,0 +1,344 @@
+"""The offline pass ("sleep"): merge near duplicates, forget the weak, keep the best N.
+
+Each tick the stage first applies the FactUse queue (mark_used: strength + 1 capped,
+last_used = time of use). Then, for every scope whose facts changed since its last pass and
+that is idle (no message for facts.sleep_idle) or whose new facts' summed importance reached
+facts.sleep_importance, it runs one pass:
+
+1. snapshot: the scope's current facts and its fact revision (the fingerprint), read without
+   the write lock;
+2. cluster against a centroid: facts are visited best score first; each unclustered fact
+   seeds a cluster, and a fact similar to the seed joins only if it is also similar to the
+   cluster's strength-weighted centroid (>= facts.merge_threshold), re-checked once the
+   cluster is complete, so A~B and B~C never pull in a C unlike A;
+3. the model judges each cluster of two or more (`judge_cluster`); it refuses conflicts
+   ("uses vim" / "uses emacs"). A merge keeps the member whose text the model chose (else a
+   new fact with the model's text): it gets every source, the strength-weighted centroid, the
+   highest importance and the summed strength (capped); the others are tombstoned
+   (end_reason "merged", superseded_by the kept fact);
+4. unpinned facts scoring below facts.score_floor are dropped, then all but the best
+   facts.keep_top (pinned facts always stay) - tombstoned with end_reason "dropped";
+5. commit only if the revision is unchanged; otherwise nothing is written, the pass is logged
+   as aborted and runs again on a later tick.
+Tombstones are rows, restorable with `consolidator restore` for facts.restore_grace.
+
+Candidate pairs come from a blocked Gram matrix (block x n at a time), so memory stays at
+block x n floats; at n = 10,000 and d = 384 the pass is well under a second of numpy.
+"""
+
+from __future__ import annotations
+
+import threading
+from dataclasses import dataclass, field
+from datetime import datetime, timedelta
+
+import numpy as np
+import structlog
+from sqlalchemy import func, select
+
+from consolidator.runtime.app import App
+from consolidator.model.embeddings import Embedder, HashingEmbedder
+from consolidator.model.base import BudgetExceeded, Model
+from consolidator.model.schemas import ClusterRequest, KnownFact
+from consolidator.facts.scoring import scores
+from stores.engine import reading, transaction
+from stores.facts import (
+    Fact,
+    FactState,
+    apply_uses,
+    close_fact,
+    current_facts,
+    new_fact_id,
+    norm_hash,
+    scopes_with_uses,
+    state_of,
+    to_bytes,
+    touch,
+)
+from stores.messages import Message
+from stores.views import bump
+
+log = structlog.get_logger()
+
+FAILURE_PAUSE = timedelta(minutes=10)
+
+
+def centroid_clusters(vectors: np.ndarray, weights: np.ndarray, order: np.ndarray, threshold: float,
+                      block: int = 2048) -> list[list[int]]:
+    """Clusters (lists of row indices, seed first) of unit rows, built against a centroid.
+
+    Pure: the same inputs give the same clusters. Singletons are included.
+    """
+    n = vectors.shape[0]
+    neighbours: list[list[tuple[float, int]]] = [[] for _ in range(n)]
+    for start in range(0, n, block):
+        sims = vectors[start:start + block] @ vectors.T
+        rows, cols = np.nonzero(sims >= threshold)
+        for r, c in zip(rows.tolist(), cols.tolist()):
+            if start + r != c:
+                neighbours[start + r].append((float(sims[r, c]), c))
+    assigned = np.zeros(n, dtype=bool)
+    clusters: list[list[int]] = []
+    for seed in order.tolist():
+        if assigned[seed]:
+            continue
+        assigned[seed] = True
+        members = [seed]
+        total = vectors[seed].astype(np.float64) * weights[seed]
+        for _, j in sorted(neighbours[seed], key=lambda sj: (-sj[0], sj[1])):
+            if assigned[j]:
+                continue
+            norm = np.linalg.norm(total)
+            if norm > 0 and float(vectors[j] @ (total / norm)) >= threshold:
+                members.append(j)
+                assigned[j] = True
+                total = total + vectors[j].astype(np.float64) * weights[j]
+        if len(members) > 2:  # re-check every member against the final centroid
+            centre = total / max(np.linalg.norm(total), 1e-12)
+            keep = [members[0]] + [j for j in members[1:] if float(vectors[j] @ centre) >= threshold]
+            for j in set(members) - set(keep):
+                assigned[j] = False
+            members = keep
+        clusters.append(members)
+    for i in np.flatnonzero(~assigned).tolist():  # released by a re-check after their turn
+        clusters.append([i])
+    return clusters
+
+
+@dataclass
+class Merge:
+    members: list[str]
+    kept: str | None  # None: a new fact carries the model's text
+    text: str
+    embedding: np.ndarray
+    importance: int
+    strength: float
+    new_id: str | None = None
+
+
+@dataclass
+class SleepReport:
+    scope: str
+    facts: int = 0
+    clusters: int = 0
+    merged: int = 0
+    refused: int = 0
+    dropped: int = 0
+    aborted: bool = False
+    changed: bool = False
+    merges: list[Merge] = field(default_factory=list)
+    drops: list[str] = field(default_factory=list)
+
+
+class SleepStage:
+    name = "sleep"
+
+    def __init__(self, app: App, model: Model, embedder: Embedder | None = None) -> None:
+        self.app = app
+        self.model = model
+        self.embedder = embedder or HashingEmbedder()
+        self.settings = app.settings.facts
+        self._paused: dict[str, datetime] = {}
+
+    # --- the stage ---------------------------------------------------------------------------
+
+    def run(self, now: datetime, stop: threading.Event | None = None) -> int:
+        done = self.apply_uses(now)
+        for scope in self.due_scopes(now):
+            if stop is not None and stop.is_set():
+                break
+            if self._paused.get(scope, now) > now:
+                continue
+            try:
+                report = self.run_scope(scope, now)
+            except BudgetExceeded as exc:  # the daily budget: skip the scope until it reopens
+                self._paused[scope] = exc.reopens_at or now
+                log.info("sleep.deferred", scope=scope, until=exc.reopens_at.isoformat() if exc.reopens_at else None)
+                continue
+            except Exception as exc:  # a model or store failure: try this scope again later
+                self._paused[scope] = now + FAILURE_PAUSE
+                log.warning("sleep.failed", scope=scope, error=f"{type(exc).__name__}: {exc}"[:500])
+                continue
+            self._paused.pop(scope, None)
+            done += report.changed
+        return done
+
+    def apply_uses(self, now: datetime) -> int:
+        with reading(self.app.engine) as session:
+            todo = scopes_with_uses(session)
+        total = 0
+        for scope in todo:
+            with transaction(self.app.engine) as session:
+                applied, ignored = apply_uses(session, scope, self.settings.strength_cap, now)
+                if applied:
+                    bump(session, scope, "facts")
+            total += applied
+            log.info("facts.uses_applied", scope=scope, applied=applied, ignored=ignored)
+        return total
+
+    def due_scopes(self, now: datetime) -> list[str]:
+        with reading(self.app.engine) as session:
+            states = [s for s in session.execute(select(FactState)).scalars() if s.revision != s.slept_revision]
+            # one index probe per changed scope, never a scan of the whole log
+            newest = {
+                s.scope: session.execute(select(func.max(Message.at)).where(Message.scope == s.scope)).scalar_one()
+                for s in states
+            }
+        due = []
+        for state in sorted(states, key=lambda s: s.scope):
+            last = newest.get(state.scope)
+            idle = last is None or now - last >= self.settings.sleep_idle
+            if idle or state.importance_since_sleep >= self.settings.sleep_importance:
+                due.append(state.scope)
+        return due
+
+    # --- one pass ----------------------------------------------------------------------------
+
+    def run_scope(self, scope: str, now: datetime) -> SleepReport:
+        report = SleepReport(scope)
+        with reading(self.app.engine) as session:
+            fingerprint = state_of_read(session, scope)
+            facts = current_facts(session, scope)
+        report.facts = len(facts)
+        gone: set[str] = set()
+        if len(facts) > 1:
+            self._merges(scope, facts, report, now)
+            for merge in report.merges:
+                gone.update(m for m in merge.members if m != merge.kept)
+        report.drops = self._drops(facts, gone, report.merges, now)
+        report.dropped = len(report.drops)
+        with transaction(self.app.engine) as session:
+            state = state_of(session, scope, lock=True)
+            if state.revision != fingerprint:
+                report.aborted = True
+                log.info("sleep.aborted", scope=scope, seen=fingerprint, now=state.revision)
+                return report
+            report.changed = bool(report.merges or report.drops)
+            if report.changed:
+                self._write(session, scope, report, now)
+                state = touch(session, scope)
+                bump(session, scope, "facts")
+            state.slept_revision = state.revision
+            state.importance_since_sleep = 0
+            state.last_sleep_at = now
+        log.info("sleep.pass", scope=scope, facts=report.facts, clusters=report.clusters, merged=report.merged,
+                 refused=report.refused, dropped=report.dropped)
+        return report
+
+    def _merges(self, scope: str, facts: list[Fact], report: SleepReport, now: datetime) -> None:
+        cfg = self.settings
+        vectors = np.stack([_unit(f.vector(), self.embedder.dim) for f in facts])
+        weights = np.array([f.strength for f in facts], dtype=np.float64)
+        ages = np.array([(now - f.last_used).total_seconds() for f in facts])
+        rank = scores(np.array([f.importance for f in facts], dtype=np.float64), weights, ages, cfg.tau,
+                      np.array([f.pinned for f in facts]))
+        order = np.lexsort((np.arange(len(facts)), -rank))
+        for members in centroid_clusters(vectors, weights, order, cfg.merge_threshold):
+            if len(members) < 2:
+                continue
+            report.clusters += 1
+            centre = (vectors[members] * weights[members, None]).sum(axis=0)
+            centre /= max(float(np.linalg.norm(centre)), 1e-12)
+            group = [facts[i] for i in members]
+            request = ClusterRequest(scope=scope, ref=f"sleep:{group[0].id}", facts=[
+                KnownFact(id=f.id, text=f.text, similarity=round(float(vectors[i] @ centre), 4))
+                for i, f in zip(members, group)
+            ])
+            reply = self.model.judge_cluster(request)
+            if not reply.merge:
+                report.refused += 1
+                log.info("sleep.merge_refused", scope=scope, facts=[f.id for f in group], reason=reply.reason[:200])
+                continue
+            text = " ".join((reply.text or group[0].text).split())
+            same = [f for f in group if norm_hash(f.text) == norm_hash(text)]
+            kept = max(same, key=lambda f: (f.pinned, f.strength, f.importance)) if same else None
+            report.merges.append(Merge(
+                members=[f.id for f in group], kept=kept.id if kept else None, text=text, embedding=centre,
+                importance=max(f.importance for f in group),
+                strength=min(cfg.strength_cap, float(sum(f.strength for f in group))),
+                new_id=None if kept else new_fact_id(),
+            ))
+            report.merged += len(group) - (1 if kept else 0)
+
+    def _drops(self, facts: list[Fact], gone: set[str], merges: list[Merge], now: datetime) -> list[str]:
+        """Ids to drop: unpinned facts below the floor, then all but the best keep_top.
+
+        A kept fact is scored as merged; a fact newly created by a merge is kept this pass.
+        """
+        cfg = self.settings
+        by_id = {f.id: f for f in facts}
+        merged = {m.kept: m for m in merges if m.kept}
+        alive = [f for f in facts if f.id not in gone]
+        if not alive:
+            return []
+        importance, strength, ages, pinned = [], [], [], []
+        for f in alive:
+            group = [by_id[i] for i in merged[f.id].members] if f.id in merged else [f]
+            importance.append(max(g.importance for g in group))
+            strength.append(merged[f.id].strength if f.id in merged else f.strength)
+            ages.append((now - max(g.last_used for g in group)).total_seconds())
+            pinned.append(any(g.pinned for g in group))
+        pins = np.array(pinned, dtype=bool)
+        rank = scores(np.array(importance, dtype=np.float64), np.array(strength), np.array(ages), cfg.tau, pins)
+        drop = {alive[i].id for i in range(len(alive)) if not pins[i] and rank[i] < cfg.score_floor}
+        order = np.lexsort((np.arange(len(alive)), -rank)).tolist()
+        room = max(0, cfg.keep_top - int(pins.sum()) - sum(1 for m in merges if m.kept is None))
+        unpinned = [i for i in order if not pins[i] and alive[i].id not in drop]
+        drop.update(alive[i].id for i in unpinned[room:])
+        return sorted(drop)
+
+    def _write(self, session, scope: str, report: SleepReport, now: datetime) -> None:
+        cap = self.settings.strength_cap
+        ids = {fid for m in report.merges for fid in m.members} | set(report.drops)
+        rows = _load(session, scope, ids)
+        for merge in report.merges:
+            group = [rows[i] for i in merge.members]
+            kept = rows[merge.kept] if merge.kept else _merged_row(scope, merge, group, now)
+            if merge.kept is None:
+                session.add(kept)
+            kept.sources = list(dict.fromkeys(s for f in [kept, *group] for s in f.sources))
+            kept.source_roles = list(dict.fromkeys(r for f in [kept, *group] for r in f.source_roles))
+            kept.embedding = to_bytes(merge.embedding)
+            kept.importance = merge.importance
+            kept.strength = min(cap, merge.strength)
+            kept.last_used = max(f.last_used for f in group)
+            kept.pinned = any(f.pinned for f in group)
+            kept.updated_at = now
+            for f in group:
+                if f.id != kept.id:
+                    close_fact(f, now, "merged", now, superseded_by=kept.id, tombstone=True)
+        for fid in report.drops:
+            close_fact(rows[fid], now, "dropped", now, tombstone=True)
+
+
+def state_of_read(session, scope: str) -> int:
+    row = session.get(FactState, scope)
+    return row.revision if row is not None else 0
+
+
+def _unit(vec: np.ndarray, dim: int) -> np.ndarray:
+    if vec.shape[0] != dim:
+        return np.zeros(dim, dtype=np.float32)
+    norm = float(np.linalg.norm(vec))
+    return vec / norm if norm > 0 else vec
+
+
+def _load(session, scope: str, ids: set[str], chunk: int = 500) -> dict[str, Fact]:
+    ordered = sorted(ids)
+    out: dict[str, Fact] = {}
+    for start in range(0, len(ordered), chunk):
+        part = ordered[start:start + chunk]
+        out.update({f.id: f for f in session.execute(
+            select(Fact).where(Fact.scope == scope, Fact.id.in_(part))
+        ).scalars()})
+    return out
+
+
+def _merged_row(scope: str, merge: Merge, group: list[Fact], now: datetime) -> Fact:
+    return Fact(
+        id=merge.new_id, scope=scope, text=merge.text, norm_hash=norm_hash(merge.text),
+        embedding=to_bytes(merge.embedding), importance=merge.importance, strength=merge.strength,
+        last_used=max(f.last_used for f in group), created_at=now, updated_at=now,
+        valid_from=min(f.valid_from for f in group), sources=[], source_roles=[],
+        topic=group[0].topic, pinned=any(f.pinned for f in group),
+    )

@@ -1,0 +1,99 @@
+"""Publishing the ladders: the newest summary of every rung as one JSON file each.
+
+<state_dir>/snapshots/<scope>/time/{day,week,4w,12w,52w}.json and count/{1,10,...}.json.
+"Newest" is the newest window that has something in it (a silent week does not hide the
+last real one); `window`, `watermark` and `generated_at` tell a planner how fresh it is.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from sqlalchemy import select
+
+from consolidator.runtime.app import App
+from hierarchy.tiling import LadderSpec, count_ladder, time_ladder
+from stores.engine import reading, transaction
+from stores.snapshots import publish_json
+from stores.summaries import Summary
+from stores.views import mark_published, stale
+
+
+def ladder_specs(app: App) -> dict[str, LadderSpec]:
+    """The two ladders as configured."""
+    cfg = app.settings.ladders
+    return {"time": time_ladder(tuple(cfg.time)), "count": count_ladder(tuple(cfg.count))}
+
+
+def summary_payload(summary: Summary) -> dict[str, Any]:
+    if summary.ladder == "time":
+        window = {"start": summary.window_start.isoformat(), "end": summary.window_end.isoformat()}
+    else:
+        window = {"first": summary.first_number, "last": summary.last_number}
+    return {
+        "scope": summary.scope,
+        "ladder": summary.ladder,
+        "rung": summary.rung,
+        "id": summary.id,
+        "version": summary.version,
+        "generated_at": summary.created_at.isoformat(),
+        "window": window,
+        "label": summary.label,
+        "kind": summary.kind,
+        "text": summary.text,
+        "sources": list(summary.sources),
+        "watermark": {
+            "seq": summary.watermark_seq,
+            "at": summary.watermark_at.isoformat() if summary.watermark_at else None,
+        },
+    }
+
+
+def newest_summary(session, scope: str, ladder: str, rung: str) -> Summary | None:
+    order = Summary.first_number.desc() if ladder == "count" else Summary.window_start.desc()
+    stmt = (
+        select(Summary)
+        .where(Summary.scope == scope, Summary.ladder == ladder, Summary.rung == rung, Summary.kind != "empty")
+        .order_by(order, Summary.version.desc())
+        .limit(1)
+    )
+    return session.execute(stmt).scalars().first()
+
+
+def publish_ladder(app: App, scope: str, specs: dict[str, LadderSpec], only: set[tuple[str, str]] | None = None) -> int:
+    """Publish the newest summary of each rung (of the rungs in `only`, when given)."""
+    written = 0
+    with reading(app.engine) as session:
+        payloads = []
+        for ladder, spec in specs.items():
+            for rung in spec.rungs:
+                if only is not None and (ladder, rung.name) not in only:
+                    continue
+                summary = newest_summary(session, scope, ladder, rung.name)
+                if summary is not None:
+                    payloads.append((f"{ladder}/{rung.name}.json", summary_payload(summary)))
+    for view, payload in payloads:
+        publish_json(app.settings.snapshot_dir, scope, view, payload)
+        written += 1
+    return written
+
+
+LADDER_VIEW = "ladder:"
+
+
+def ladder_view(ladder: str, rung: str) -> str:
+    return f"{LADDER_VIEW}{ladder}/{rung}"
+
+
+def publish_ladder_views(app: App, scope: str) -> int:
+    """Publish every rung of `scope` whose view is stale, then record it as published."""
+    with reading(app.engine) as session:
+        todo = [(view, version) for s, view, version in stale(session, scope) if view.startswith(LADDER_VIEW)]
+    if not todo:
+        return 0
+    rungs = {tuple(view[len(LADDER_VIEW):].split("/", 1)) for view, _ in todo}
+    written = publish_ladder(app, scope, ladder_specs(app), only=rungs)
+    with transaction(app.engine) as session:
+        for view, version in todo:
+            mark_published(session, scope, view, version)
+    return written

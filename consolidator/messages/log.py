@@ -1,0 +1,66 @@
+"""`MessageLog`: the Python API an agent uses to log what it says and does.
+
+Safe from several processes at once (each append is one short write transaction) and
+idempotent (pass `id=` as an idempotency key, or rely on the content hash).
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+from pathlib import Path
+from typing import Any, Iterable, Mapping
+
+from consolidator.runtime.clock import utcnow as _now
+from consolidator.runtime.app import App, open_app
+from consolidator.runtime.config import Settings
+from consolidator.messages.ingest import InvalidMessage, validate
+from stores.messages import AppendResult, NewMessage, append_messages
+
+
+class MessageLog:
+    """Append messages to the log. `MessageLog()` uses the same config lookup as the CLI."""
+
+    def __init__(self, config: str | Path | None = None, *, settings: Settings | None = None, app: App | None = None):
+        self._app = app or open_app(settings=settings, config=Path(config) if config else None)
+
+    @property
+    def app(self) -> App:
+        return self._app
+
+    def append(
+        self,
+        *,
+        scope: str,
+        role: str,
+        text: str,
+        at: datetime | str | None = None,
+        session: str | None = None,
+        speaker: str | None = None,
+        id: str | None = None,
+    ) -> str:
+        """Log one message and return its id (the same id if it was already logged)."""
+        record = {"scope": scope, "role": role, "text": text, "at": at, "session": session, "speaker": speaker, "id": id}
+        message = validate(record, now=_now)
+        return append_messages(self._app.engine, [message], _now()).ids[0]
+
+    def extend(self, records: Iterable[Mapping[str, Any]]) -> AppendResult:
+        """Log many messages in one transaction; all or nothing.
+
+        A bad record raises InvalidMessage whose message starts with its index.
+        """
+        messages: list[NewMessage] = []
+        for index, record in enumerate(records):
+            try:
+                messages.append(validate(record, now=_now))
+            except InvalidMessage as exc:
+                raise InvalidMessage(exc.field, f"record {index}: {exc.problem}") from None
+        return append_messages(self._app.engine, messages, _now())
+
+    def close(self) -> None:
+        self._app.close()
+
+    def __enter__(self) -> "MessageLog":
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()

@@ -1,0 +1,203 @@
+"""Contact rules for the offline backend.
+
+People come from: the speakers of people's lines, the named subjects of claims ("Ana works at
+Google", "my sister Ana"), "@name" mentions, and names right after people verbs (met, called,
+emailed, texted, told, asked, "lunch with"). Capitalised words elsewhere are never taken for
+people, so sentence starts, days, months and places ("in Paris") do not become contacts.
+
+Forms of one name merge: equal ignoring case, or one is the other's first name ("Ana" and "Ana
+Lopez"); a known contact's name and aliases win, else the longest form is the name. Details come
+from the claims about the person, keyed as in DETAIL_KEYS; only new or changed values are sent.
+A detail ended or denied ("no longer training for the marathon") is sent as "" (cleared).
+Multi-valued details (allergies, likes, pets) are kept as "a; b".
+"""
+
+from __future__ import annotations
+
+import re
+
+from consolidator.model.offline.rules import Claim, Polarity, parse_text, same_subject, spec_of, take_name
+from consolidator.model.offline.text import NAME_STOPWORDS, content_stems, normalise, sentences, truncate_words
+from consolidator.model.schemas import ContactUpdate, KnownContact, Line
+
+DETAIL_KEYS = {
+    "home": "home", "origin": "origin", "employer": "employer", "job": "job", "diet": "diet",
+    "avoids": "avoids", "allergy": "allergy", "condition": "condition", "injury": "health",
+    "pet": "pets", "relation": "relation", "training": "training", "learning": "learning",
+    "plan": "plans", "goal": "goals", "likes": "likes", "dislikes": "dislikes", "age": "age",
+}
+BIOGRAPHY_WORDS = 60
+SUMMARY_WORDS = 50
+_AGENT = frozenset({"assistant", "agent"})
+_MENTION = re.compile(r"(?<![\w.])@([A-Za-z][\w.-]*[A-Za-z0-9])")
+_PEOPLE_VERB = re.compile(
+    r"\b(?:met|meet|meeting|called|call|calling|rang|emailed|email|texted|text|told|tell|asked|ask|"
+    r"(?:lunch|dinner|coffee|drinks|breakfast|meeting|call|chat|date) with) ",
+    re.I,
+)
+
+
+class _Person:
+    def __init__(self, name: str, known: KnownContact | None) -> None:
+        self.name = known.name if known else name
+        self.known = known
+        self.forms: list[str] = [name]
+        self.source_ids: list[str] = []
+        self.sentences: list[str] = []
+        self.claims: list[Claim] = []
+
+    def see(self, form: str, source_id: str, sentence: str | None) -> None:
+        if form.lower() not in (f.lower() for f in self.forms):
+            self.forms.append(form)
+        if source_id not in self.source_ids:
+            self.source_ids.append(source_id)
+        if sentence and sentence not in self.sentences:
+            self.sentences.append(sentence)
+
+
+class _Registry:
+    def __init__(self, known: list[KnownContact]) -> None:
+        self.known = known
+        self.people: list[_Person] = []
+
+    def _known_for(self, form: str) -> KnownContact | None:
+        low = form.lower()
+        for k in self.known:
+            if low == k.name.lower() or low in (a.lower() for a in k.aliases):
+                return k
+        for k in self.known:
+            if any(same_subject(form, n) for n in [k.name, *k.aliases]):
+                return k
+        return None
+
+    def see(self, form: str, source_id: str, sentence: str | None = None) -> _Person:
+        known = self._known_for(form)
+        for p in self.people:
+            if (known is not None and p.known is known) or (
+                known is None and p.known is None and any(same_subject(form, f) for f in p.forms)
+            ):
+                p.see(form, source_id, sentence)
+                return p
+        person = _Person(form, known)
+        person.see(form, source_id, sentence)
+        self.people.append(person)
+        return person
+
+
+def _mentions(sentence: str) -> list[str]:
+    """'@ana_lopez' -> 'Ana Lopez'; 'lunch with Leo Park' -> 'Leo Park'; in order of appearance."""
+    found = [(m.start(), " ".join(w.capitalize() for w in re.split(r"[._-]+", m.group(1))))
+             for m in _MENTION.finditer(sentence)]
+    for m in _PEOPLE_VERB.finditer(sentence):
+        named = take_name(sentence[m.end():])
+        if named:
+            found.append((m.end(), named[0]))
+    return [name for _, name in sorted(found) if name.split()[0].lower() not in NAME_STOPWORDS]
+
+
+def _items(value: str) -> list[str]:
+    return [v.strip() for v in value.split(";") if v.strip()]
+
+
+def _same(a: str, b: str) -> bool:
+    return content_stems(a) == content_stems(b)
+
+
+def _key(claim: Claim) -> str | None:
+    if claim.attribute.startswith("favourite "):
+        return claim.attribute
+    return DETAIL_KEYS.get(claim.attribute)
+
+
+def _apply(details: dict[str, str], claim: Claim) -> str | None:
+    """Fold one claim into `details`; returns the details key it touched, if any."""
+    key = _key(claim)
+    if key is None:
+        return None
+    value = claim.detail or claim.value
+    current = details.get(key, "")
+    stems = set(content_stems(value))
+    if spec_of(claim.attribute).single:
+        if claim.polarity is Polarity.ASSERTED:
+            details[key] = value
+        elif not stems or not current or stems <= set(content_stems(current)) or set(content_stems(current)) <= stems:
+            details[key] = ""
+        return key
+    items = _items(current)
+    if claim.polarity is Polarity.ASSERTED:
+        if not any(_same(i, value) for i in items):
+            details[key] = "; ".join([*items, value])
+    else:
+        details[key] = "; ".join(i for i in items if not (stems and stems <= set(content_stems(i))))
+    return key
+
+
+def _biography(known: str, fresh: list[Claim], changed: set[str]) -> str:
+    stale = {c.sentence for c in parse_text(known) if _key(c) in changed}
+    kept = [s for s in sentences(known) if s not in stale]
+    new = list(dict.fromkeys(c.text for c in fresh))
+    while kept and len(" ".join(kept + new).split()) > BIOGRAPHY_WORDS:
+        kept.pop(0)
+    text = " ".join(kept + new)
+    words = text.split()
+    return text if len(words) <= BIOGRAPHY_WORDS else truncate_words(text, len(" ".join(words[:BIOGRAPHY_WORDS])))
+
+
+def _summary(person: _Person) -> str:
+    out: list[str] = []
+    for s in person.sentences:
+        if len(" ".join([*out, s]).split()) > SUMMARY_WORDS:
+            break
+        out.append(s)
+    if not out and person.sentences:
+        first = person.sentences[0]
+        out.append(truncate_words(first, len(" ".join(first.split()[:SUMMARY_WORDS]))))
+    return " ".join(out)
+
+
+def contact_updates(lines: list[Line], claims: list[Claim], known: list[KnownContact]) -> list[ContactUpdate]:
+    """One update per person the lines mention or who speaks in them (see the module docstring)."""
+    by_sentence: dict[tuple[str, str], list[Claim]] = {}
+    for claim in claims:
+        if claim.person and claim.subject != "The user" and claim.source_ids:
+            by_sentence.setdefault((claim.source_ids[0], claim.sentence), []).append(claim)
+    reg = _Registry(known)
+    for line in lines:
+        speaker = (line.speaker or "").strip()
+        if speaker and speaker.lower() not in _AGENT:
+            reg.see(speaker, line.id)
+        for sentence in sentences(line.text):
+            for form in _mentions(normalise(sentence)):
+                reg.see(form, line.id, sentence)
+            for claim in by_sentence.get((line.id, sentence), []):
+                reg.see(claim.subject, line.id, sentence).claims.append(claim)
+    updates: list[ContactUpdate] = []
+    for p in reg.people:
+        before = dict(p.known.details) if p.known else {}
+        after = dict(before)
+        touched = [k for k in (_apply(after, c) for c in p.claims) if k]
+        changed = {k: after[k] for k in dict.fromkeys(touched) if after[k] != before.get(k, "") or k not in before}
+        changed = {k: v for k, v in changed.items() if v or k in before}
+        names = [p.known.name, *p.known.aliases] if p.known else []
+        if not p.known:
+            p.name = max(p.forms, key=lambda f: (len(f.split()), len(f)))
+        aliases = list(dict.fromkeys(
+            [a for a in (p.known.aliases if p.known else [])]
+            + [f for f in p.forms if f.lower() != p.name.lower()]
+        ))
+        new_alias = any(a.lower() not in (n.lower() for n in names) for a in aliases) if p.known else False
+        last = {_key(c): c for c in p.claims if _key(c) in changed}  # the batch's last word per key
+        fresh = [c for c in p.claims if last.get(_key(c)) is c]
+        biography = None
+        if changed or new_alias:
+            old = p.known.biography if p.known else ""
+            bio = _biography(old, fresh, set(changed))
+            biography = bio if bio and bio != old else None
+        summary = _summary(p)
+        if p.known and not (changed or new_alias or summary):
+            continue
+        updates.append(ContactUpdate(
+            name=p.name, aliases=aliases, details=changed, biography=biography, summary=summary,
+            source_ids=[s for s in p.source_ids if s],
+        ))
+    return updates

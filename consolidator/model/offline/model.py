@@ -1,0 +1,316 @@
+"""OfflineModel: the deterministic, rule-based backend used when no API key is set.
+
+Pure: the same request always gives the same reply, nothing is read from the clock, the
+network or the environment. It never invents: summaries are sentences copied from the inputs,
+and every fact, contact detail and task is built from words of people's messages, joined by a
+few fixed verbs ("lives in", "works at"). Only lines from people are read for facts, contacts
+and tasks: role "user", and role "assistant" when it carries a `speaker` other than
+"assistant"/"agent". Tool, action and system lines never produce anything but summary text.
+
+What it covers (see offline_rules.py and offline_tasks.py for the patterns): where someone
+lives or moved, origin, employer and job, diet and avoided foods, allergies and medical
+conditions (critical), injuries, pets, relatives ("my sister Ana"), training, learning, plans,
+goals, likes and dislikes, favourites, age, and changes ("no longer", "stopped", "quit",
+"... any more"); first person (resolved to the line's speaker, else "The user") and third
+person, with she/he/they resolved to the last person named in the same message. Tasks open on
+requests and reminders, close on "done"/"I sent ...", cancel on "cancel"/"never mind".
+
+Limits: English only; one clause pattern at a time, so paraphrases outside the patterns are
+missed ("Maya's new flat is in Paris", "I'm off meat"), as are facts spread over several
+sentences, sarcasm, hypotheticals ("if I moved to Paris") and reported speech ("Tom said he
+moved" is read as Tom's claim). Values end at the first comma or conjunction, so "cats and
+dogs" survives but "works at Acme as a nurse" keeps only Acme. Coreference is limited to
+she/he/they within one message; gender is never guessed (first-person "my" becomes "their").
+Op decisions compare parsed (subject, attribute, value) triples, so two stored facts that the
+rules cannot parse are only matched by identical content words. Dates are understood only in
+the plain forms listed in offline_tasks.py.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from dataclasses import replace
+
+from consolidator.model.base import estimate_tokens
+from consolidator.model.offline.contacts import contact_updates
+from consolidator.model.offline.rules import (
+    Claim,
+    Context,
+    Polarity,
+    parse_sentence,
+    parse_text,
+    same_subject,
+    spec_of,
+    values_compatible,
+)
+from consolidator.model.offline.tasks import task_changes
+from consolidator.model.offline.text import content_stems, normalise, sentences, stem, truncate_words
+from consolidator.model.schemas import (
+    BatchReply,
+    BatchRequest,
+    ClusterReply,
+    ClusterRequest,
+    ContactsReply,
+    ContactsRequest,
+    FactCandidate,
+    FactExtractionReply,
+    FactExtractionRequest,
+    KnownFact,
+    Line,
+    SummarizeRequest,
+    SummaryReply,
+    TasksReply,
+    TasksRequest,
+)
+
+_AGENT_SPEAKERS = frozenset({"assistant", "agent"})
+_NEGATION_WORDS = frozenset("not no never cannot without stopped quit former formerly longer anymore".split())
+_NUMBER = re.compile(r"\d+(?:[.,:]\d+)*")
+_CUES = frozenset(stem(w) for w in (
+    "allergic allergy moved decided remind deadline due booked cancelled finished important urgent "
+    "birthday appointment agreed promised started quit"
+).split())
+
+
+def is_person_line(line: Line) -> bool:
+    """A line a person said: role user, or assistant relaying a named non-agent speaker."""
+    if line.role == "user":
+        return True
+    return line.role == "assistant" and bool(line.speaker) and line.speaker.strip().lower() not in _AGENT_SPEAKERS
+
+
+def claims_of_lines(lines: list[Line]) -> list[Claim]:
+    """Every claim of the people's lines, in order, each carrying its line id."""
+    out: list[Claim] = []
+    for line in lines:
+        if not is_person_line(line):
+            continue
+        ctx = Context(me=(line.speaker or "").strip() or "The user")
+        for sentence in sentences(line.text):
+            out += [replace(c, source_ids=(line.id,)) for c in parse_sentence(sentence, ctx)]
+    return out
+
+
+class OfflineModel:
+    """Deterministic rule-based Model (see the module docstring for what it does and misses)."""
+
+    name = "offline"
+
+    # --- summaries -----------------------------------------------------------------------
+
+    def summarize(self, request: SummarizeRequest) -> SummaryReply:
+        return SummaryReply(text=extractive_summary([i.text for i in request.inputs], request.budget_tokens))
+
+    # --- facts ---------------------------------------------------------------------------
+
+    def extract_facts(self, request: FactExtractionRequest) -> FactExtractionReply:
+        claims = _latest_per_single_attribute(_merge_duplicates(claims_of_lines(request.messages)))
+        known = [(f, parse_text(f.text)) for f in sorted(request.neighbours, key=lambda f: -f.similarity)]
+        facts: list[FactCandidate] = []
+        targeted: set[str] = set()
+        for claim in claims:
+            op, target = _decide(claim, known)
+            if op in ("UPDATE", "DELETE"):
+                if target in targeted:
+                    op, target = "ADD", None
+                else:
+                    targeted.add(target)
+            spec = spec_of(claim.attribute)
+            asserted = claim.polarity is Polarity.ASSERTED
+            facts.append(FactCandidate(
+                text=claim.text, importance=spec.importance, topic=spec.topic, op=op, target_id=target,
+                source_ids=list(claim.source_ids), critical=spec.critical and asserted,
+            ))
+        return FactExtractionReply(facts=facts)
+
+    # --- offline pass ----------------------------------------------------------------------
+
+    def judge_cluster(self, request: ClusterRequest) -> ClusterReply:
+        facts = request.facts
+        if len(facts) < 2:
+            return ClusterReply(merge=False, reason="fewer than two facts")
+        for i, a in enumerate(facts):
+            for b in facts[i + 1:]:
+                reason = conflict(a.text, b.text)
+                if reason:
+                    return ClusterReply(merge=False, reason=f"{a.id} vs {b.id}: {reason}")
+        best = max(facts, key=lambda f: (len(content_stems(normalise(f.text))), len(f.text)))
+        best_words = set(content_stems(normalise(best.text)))
+        for f in facts:
+            extra = [w for w in content_stems(normalise(f.text)) if w not in best_words]
+            if extra:
+                return ClusterReply(merge=False, reason=f"{f.id} says more than {best.id}: {', '.join(extra)}")
+        return ClusterReply(merge=True, text=best.text, reason=f"all agree with {best.id}")
+
+    # --- contacts and tasks ------------------------------------------------------------------
+
+    def update_contacts(self, request: ContactsRequest) -> ContactsReply:
+        people = [line for line in request.messages if is_person_line(line)]
+        return ContactsReply(contacts=contact_updates(people, claims_of_lines(people), request.known))
+
+    def update_tasks(self, request: TasksRequest) -> TasksReply:
+        people = [line for line in request.messages if is_person_line(line)]
+        return TasksReply(changes=task_changes(people, request.open_tasks))
+
+    # --- one batch, all three --------------------------------------------------------------
+
+    def consolidate_batch(self, request: BatchRequest) -> BatchReply:
+        """Exactly the three operations' replies to the request's parts."""
+        return BatchReply(
+            facts=self.extract_facts(request.facts_request()).facts,
+            contacts=self.update_contacts(request.contacts_request()).contacts,
+            tasks=self.update_tasks(request.tasks_request()).changes,
+        )
+
+
+# --- fact decisions ------------------------------------------------------------------------
+
+
+def _merge_duplicates(claims: list[Claim]) -> list[Claim]:
+    merged: dict[tuple, Claim] = {}
+    for c in claims:
+        k = (c.subject.lower(), c.attribute, c.key, c.polarity)
+        if k in merged:
+            prev = merged[k]
+            ids = prev.source_ids + tuple(i for i in c.source_ids if i not in prev.source_ids)
+            merged[k] = replace(prev, source_ids=ids)
+        else:
+            merged[k] = c
+    return list(merged.values())
+
+
+def _latest_per_single_attribute(claims: list[Claim]) -> list[Claim]:
+    """For single-valued attributes keep the batch's last word; it inherits the ids of earlier
+    changes it completes ("I quit Acme. I work at Globex" -> one claim, both ids)."""
+    names: list[str] = []  # one spelling per person: "Ana" and "Ana Lopez" share a slot
+    slots = []
+    for c in claims:
+        name = next((n for n in names if same_subject(n, c.subject)), None)
+        if name is None:
+            names.append(name := c.subject)
+        slots.append((name.lower(), c.attribute))
+    last: dict[tuple[str, str], int] = {}
+    for i, c in enumerate(claims):
+        if spec_of(c.attribute).single:
+            last[slots[i]] = i
+    out: list[Claim] = []
+    for i, c in enumerate(claims):
+        slot = slots[i]
+        if slot not in last or last[slot] == i:
+            if slot in last and c.polarity is Polarity.ASSERTED:
+                earlier = [e for j, e in enumerate(claims[:i]) if slots[j] == slot
+                           and e.polarity is not Polarity.ASSERTED]
+                ids = tuple(dict.fromkeys([s for e in earlier for s in e.source_ids] + list(c.source_ids)))
+                c = replace(c, source_ids=ids)
+            out.append(c)
+    return out
+
+
+def _norm(text: str) -> tuple[str, ...]:
+    return tuple(content_stems(normalise(text)))
+
+
+def _negated(text: str) -> bool:
+    return any(w in _NEGATION_WORDS for w in re.findall(r"[a-z]+", normalise(text).lower()))
+
+
+def _decide(claim: Claim, known: list[tuple[KnownFact, list[Claim]]]) -> tuple[str, str | None]:
+    """ADD, NOOP, UPDATE or DELETE of one claim against the neighbours (best first)."""
+    text_key = _norm(claim.text)
+    for fact, _ in known:
+        if _norm(fact.text) == text_key and _negated(fact.text) == _negated(claim.text):
+            return "NOOP", fact.id
+    matches = [(f, k) for f, ks in known for k in ks
+               if k.attribute == claim.attribute and same_subject(k.subject, claim.subject)]
+    mine = set(claim.key)
+    for fact, k in matches:
+        if k.polarity is claim.polarity and (mine <= set(k.key)) and (mine or not k.key):
+            return "NOOP", fact.id
+    if claim.polarity is not Polarity.ASSERTED:
+        op = "DELETE" if claim.polarity is Polarity.DENIED else "UPDATE"
+        for fact, k in matches:
+            if k.polarity is Polarity.ASSERTED and values_compatible(claim.key, k.key):
+                return op, fact.id
+        for fact, ks in known:  # facts the rules cannot parse ("Maya plays tennis.")
+            words = set(_norm(fact.text))
+            if mine and mine <= words and claim.subject.lower().split()[0] in words and not _negated(fact.text):
+                return op, fact.id
+        return "ADD", None
+    single = spec_of(claim.attribute).single
+    for fact, k in matches:
+        if k.polarity is not Polarity.ASSERTED and values_compatible(claim.key, k.key):
+            return "UPDATE", fact.id  # true again
+        if k.polarity is Polarity.ASSERTED and (single or set(k.key) < mine):
+            return "UPDATE", fact.id  # new value, or more detail
+    return "ADD", None
+
+
+def conflict(a: str, b: str) -> str:
+    """Why two fact texts cannot be one fact ('' when nothing conflicts)."""
+    na, nb = normalise(a), normalise(b)
+    if sorted(_NUMBER.findall(na)) != sorted(_NUMBER.findall(nb)):
+        return "different numbers"
+    if _negated(na) != _negated(nb):
+        return "one negates the other"
+    for ca in parse_text(na):
+        for cb in parse_text(nb):
+            if (ca.attribute == cb.attribute and same_subject(ca.subject, cb.subject)
+                    and spec_of(ca.attribute).single and not values_compatible(ca.key, cb.key)):
+                return f"different {ca.attribute}: {ca.value} / {cb.value}"
+    return ""
+
+
+# --- summaries -------------------------------------------------------------------------------
+
+
+def extractive_summary(texts: list[str], budget_tokens: int) -> str:
+    """Salient sentences of `texts` in their original order, within `budget_tokens`.
+
+    Score: mean document frequency of a sentence's content words (how central its topic is),
+    a bonus for the first sentence of each input and for cue words (allergy, moved, deadline),
+    a penalty under four words. Exact repeats are kept once. If not even the best sentence
+    fits, it is cut at a word boundary.
+    """
+    items: list[tuple[int, str, tuple[str, ...], bool]] = []  # (position, sentence, stems, first)
+    seen: set[tuple[str, ...]] = set()
+    for text in texts:
+        for j, s in enumerate(sentences(text)):
+            stems = tuple(content_stems(s))
+            key = stems or (s.lower(),)
+            if key in seen:
+                continue
+            seen.add(key)
+            items.append((len(items), s, stems, j == 0))
+    if not items:
+        return ""
+    freq: dict[str, int] = {}
+    for _, _, stems, _ in items:
+        for w in stems:
+            freq[w] = freq.get(w, 0) + 1
+    top = max(freq.values(), default=1)
+
+    def score(item: tuple[int, str, tuple[str, ...], bool]) -> float:
+        _, s, stems, first = item
+        base = sum(freq[w] / top for w in stems) / math.sqrt(len(stems) + 1) if stems else 0.0
+        base += 0.3 if first else 0.0
+        base += 0.3 if any(w in _CUES for w in stems) else 0.0
+        return base * (0.3 if len(s.split()) < 4 else 1.0)
+
+    ranked = sorted(items, key=lambda it: (-score(it), it[0]))
+    budget_chars = budget_tokens * 4  # estimate_tokens(t) <= budget  <=>  len(t) <= 4 * budget
+    first = ranked[0][1]
+    if len(first) > budget_chars:
+        cut = truncate_words(first, budget_chars)
+        return cut if cut and estimate_tokens(cut) <= budget_tokens else ""
+    floor = score(ranked[0]) * 0.5
+    chosen: list[tuple[int, str]] = []
+    used = -1  # joining n sentences costs n - 1 spaces
+    for item in ranked:
+        pos, s = item[0], item[1]
+        if chosen and score(item) < floor and used + 1 + len(s) > budget_chars // 2:
+            break
+        if used + 1 + len(s) <= budget_chars:
+            chosen.append((pos, s))
+            used += 1 + len(s)
+    return " ".join(s for _, s in sorted(chosen))

@@ -1,0 +1,244 @@
+"""Task rules for the offline backend: open, done and cancelled, with plain due dates.
+
+Opens on: "remind me to X", "remind me about X", "I need/have/must/got to X", "don't forget to
+X", "todo: X", "can/could/would/will you X", "I want/need/would like you to X", "please X".
+Closes (done) on: "done: X", "X is done/finished/sent/booked", "I (have) finished/sent/booked/
+paid/called/... X" (not in questions). Cancels on: "cancel the reminder to X", a sentence
+starting "cancel/scrap/forget (about) X", "never mind (about) X", "no need to X", "I no longer
+need to X", "don't bother with X". Done and cancel only touch a task they match: one of the
+request's open tasks, or one opened earlier in the same batch (then neither change is sent).
+
+Matching is by content-word overlap (stems): at least one shared word that is not the
+title's leading verb, covering half of the shorter side; when both start with different known
+task verbs ("call mom" vs "buy flowers for mom") they never match.
+
+Due dates, relative to the message's `at` date: 2025-03-10; March 10 / 10 March (this year,
+or next year when already past), with an optional year; today, tonight, tomorrow, the day after
+tomorrow; a weekday (the next one strictly after today; "this"/"next"/"coming" Friday all mean
+that one); in N days/weeks. Anything else ("end of the month", "after the holidays") leaves
+the task undated.
+"""
+
+from __future__ import annotations
+
+import re
+from datetime import date, datetime, timedelta
+
+from consolidator.model.offline.text import MONTHS, WEEKDAYS, content_stems, normalise, sentences, stem
+from consolidator.model.schemas import KnownTask, Line, TaskChange
+
+_MON = "|".join([m for m in MONTHS] + ["jan", "feb", "mar", "apr", "jun", "jul", "aug", "sept", "sep", "oct", "nov", "dec"])
+_NUMBERS = {"a": 1, "an": 1, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "ten": 10}
+_DUE = re.compile(
+    r"\s*\b(?:(?:by|on|before|due|until|for|no later than)\s+)?(?:the\s+)?(?:"
+    r"(?P<iso>\d{4}-\d{2}-\d{2})"
+    rf"|(?P<mon>{_MON})\.? (?P<day>\d{{1,2}})(?:st|nd|rd|th)?\b(?:,? (?P<year>\d{{4}}))?"
+    rf"|(?P<day2>\d{{1,2}})(?:st|nd|rd|th)? (?:of )?(?P<mon2>{_MON})\b\.?(?:,? (?P<year2>\d{{4}}))?"
+    r"|(?P<rel>day after tomorrow|today|tonight|tomorrow)"
+    rf"|(?:(?:this|next|coming) )?(?P<wd>{'|'.join(WEEKDAYS)})"
+    rf"|in (?P<n>\d+|{'|'.join(_NUMBERS)}) (?P<unit>days?|weeks?)"
+    r")\b",
+    re.I,
+)
+
+_REQUEST = re.compile(r"\b(?:can|could|would|will) you(?: please)? (?P<a>.+)", re.I)
+_REMIND = [
+    re.compile(r"\bremind me (?:to|that I (?:need|have) to) (?P<a>.+)", re.I),
+    re.compile(r"\bremind me (?:about|of) (?P<a>.+)", re.I),
+]
+_ASKABLE = frozenset([*_REMIND, _REQUEST])  # the open patterns that may come as a question
+_OPEN = [
+    *_REMIND,
+    re.compile(r"\bI (?:(?:really|still|also|just) )?(?:need|have|must|have got|got) to (?P<a>.+)"),
+    re.compile(r"\bI (?:must|gotta) (?P<a>.+)"),
+    re.compile(r"\bdo not (?:let me )?forget to (?P<a>.+)", re.I),
+    re.compile(r"^\s*(?:todo|to-do|to do|task)\s*:\s*(?P<a>.+)", re.I),
+    re.compile(r"\bI (?:want|need|would like) you to (?P<a>.+)"),
+    _REQUEST,
+    re.compile(r"^\s*please (?P<a>.+)", re.I),
+]
+# First words of "can you ..." / "I have to ..." that are not errands.
+_NOT_TASKS = frozenset(
+    """believe imagine see hear explain tell describe summarize summarise recommend suggest give
+    show clarify answer think guess say read admit agree confess go leave run know understand
+    help be repeat translate define compare""".split()
+)
+_DONE_VERBS = (
+    r"finished|did|done|completed|sent|booked|paid|called|rang|emailed|bought|submitted|fixed|renewed|ordered|"
+    r"scheduled|returned|wrote|made|posted|mailed|filed|cleaned|signed|texted|messaged|visited|picked up|"
+    r"handed in|replied to|answered|wrapped up|took care of|sorted out|dealt with"
+)
+_DONE = [
+    re.compile(r"^\s*(?:done|finished|completed)\s*[:\-]\s*(?P<p>.+)", re.I),
+    re.compile(
+        r"^(?P<p>.+?) (?:is|are|has been|have been) (?:now |finally |all )?"
+        r"(?P<v>done|finished|complete|completed|sorted|taken care of|sent|booked|paid|submitted|cancelled)\b",
+        re.I,
+    ),
+    re.compile(rf"\bI (?:have )?(?:(?:just|already|finally|now) )*(?P<v>{_DONE_VERBS}) (?P<p>.+)"),
+    re.compile(rf"^\s*(?:(?:just|already|finally) )*(?P<v>{_DONE_VERBS}) (?P<p>.+)", re.I),
+]
+_GENERIC_DONE = frozenset("finished did done completed complete sorted wrapped took dealt".split())
+_CANCEL_REMINDER = re.compile(
+    r"\b(?:cancel|scrap|drop|delete|remove) (?:the |my |that )?(?:task|reminder|todo|to-do)(?: (?:to|about|for))? (?P<p>.+)",
+    re.I,
+)
+_CANCEL = [
+    re.compile(r"^\s*(?:please )?(?:cancel|scrap|forget about|forget) (?P<p>.+)", re.I),
+    re.compile(r"\bnever ?mind(?: about)? (?P<p>.+)", re.I),
+    re.compile(r"\bno need to (?P<p>.+)", re.I),
+    re.compile(r"\bI (?:do not|no longer) (?:need|have) to (?P<p>.+)", re.I),
+    re.compile(r"\bdo not (?:bother|worry about)(?: with)? (?P<p>.+)", re.I),
+]
+_TASK_VERBS = frozenset(stem(w) for w in (
+    "call ring phone email text message send buy order book pay renew fix clean pick return submit cancel "
+    "schedule write draft visit prepare check print sign file post mail update review reply contact plan "
+    "organise organize feed walk water meet bring take make finish get do read"
+).split())
+_CUT = re.compile(r"\s*(?:[,;(].*|\b(?:because|so that|since|if|when|as soon as|once|after I|before I)\b.*)$", re.I)
+_POLITE = re.compile(r"\b(?:please|for me|thanks|thank you|any ?more|any longer)\b", re.I)
+
+
+def due_date(text: str, at: datetime) -> tuple[date | None, re.Match[str] | None]:
+    """The first plainly stated due date in `text`, relative to `at`, and where it was."""
+    for m in _DUE.finditer(text):
+        d = _resolve(m, at.date())
+        if d is not None:
+            return d, m
+    return None, None
+
+
+def _resolve(m: re.Match[str], today: date) -> date | None:
+    g = m.groupdict()
+    try:
+        if g["iso"]:
+            return date.fromisoformat(g["iso"])
+        if g["mon"] or g["mon2"]:
+            mon = _month(g["mon"] or g["mon2"])
+            day, year = int(g["day"] or g["day2"]), g["year"] or g["year2"]
+            d = date(int(year) if year else today.year, mon, day)
+            return d if year or d >= today else date(today.year + 1, mon, day)
+    except ValueError:
+        return None
+    if g["rel"]:
+        rel = g["rel"].lower()
+        return today + timedelta(days={"today": 0, "tonight": 0, "tomorrow": 1}.get(rel, 2))
+    if g["wd"]:
+        ahead = (WEEKDAYS.index(g["wd"].lower()) - today.weekday()) % 7
+        return today + timedelta(days=ahead or 7)
+    if g["n"]:
+        n = int(g["n"]) if g["n"].isdigit() else _NUMBERS[g["n"].lower()]
+        return today + timedelta(days=n * (7 if g["unit"].lower().startswith("week") else 1))
+    return None
+
+
+def _month(name: str) -> int:
+    low = name.lower()[:3]
+    return [m[:3] for m in MONTHS].index(low) + 1
+
+
+def title_of(action: str) -> str:
+    """'book a table at Luigi's for tomorrow, please?' -> "Book a table at Luigi's"."""
+    text = _CUT.sub("", action.strip())
+    text = _DUE.sub("", text)
+    text = _POLITE.sub("", text)
+    text = " ".join(text.split()).strip(" .!?:;,-\"'")
+    return text[:1].upper() + text[1:]
+
+
+def _key(title: str) -> tuple[str, ...]:
+    return tuple(content_stems(title))
+
+
+def _matches(phrase: str, title: str) -> float:
+    """How well a done/cancel phrase names a task title (0 = not at all)."""
+    p, t = _key(phrase), _key(title)
+    if not p or not t:
+        return 0.0
+    if p[0] in _TASK_VERBS and t[0] in _TASK_VERBS and p[0] != t[0]:
+        return 0.0
+    objects = set(t[1:] if t[0] in _TASK_VERBS and len(t) > 1 else t)
+    shared = set(p) & set(t)
+    if not (shared & objects):
+        return 0.0
+    cover = len(shared) / min(len(set(p)), len(set(t)))
+    return cover if cover >= 0.5 else 0.0
+
+
+class _Book:
+    """The tasks known during one batch: the request's open tasks, then the batch's own."""
+
+    def __init__(self, open_tasks: list[KnownTask]) -> None:
+        self.tasks: list[tuple[str | None, str]] = [(t.id, t.title) for t in open_tasks]
+        self.changes: list[TaskChange | None] = []
+        self.new_index: dict[int, int] = {}  # index in tasks -> index in changes (opened here)
+
+    def has(self, title: str) -> bool:
+        key = set(_key(title))
+        for _, t in self.tasks:
+            other = set(_key(t))
+            if key == other or (key and len(key & other) / len(key | other) >= 0.8):
+                return True
+        return False
+
+    def close(self, op: str, phrase: str, source_id: str) -> bool:
+        scores = [_matches(phrase, t) for _, t in self.tasks]
+        if not scores or max(scores) == 0.0:
+            return False
+        i = scores.index(max(scores))
+        task_id, title = self.tasks.pop(i)
+        if i in self.new_index:  # opened and closed in one batch: nothing to send
+            self.changes[self.new_index.pop(i)] = None
+        else:
+            self.changes.append(TaskChange(op=op, title=title, task_id=task_id, source_ids=[source_id]))
+        self.new_index = {k - (k > i): v for k, v in self.new_index.items()}
+        return True
+
+    def open(self, title: str, due: date | None, source_id: str) -> None:
+        if not title or self.has(title):
+            return
+        self.new_index[len(self.tasks)] = len(self.changes)
+        self.tasks.append((None, title))
+        self.changes.append(TaskChange(op="open", title=title, due=due, source_ids=[source_id]))
+
+
+def _done_phrase(m: re.Match[str]) -> str:
+    verb = (m.groupdict().get("v") or "").lower()
+    phrase = m.group("p")
+    if verb and verb.split()[0] not in _GENERIC_DONE:
+        phrase = f"{stem(verb.split()[0])} {phrase}"
+    return phrase
+
+
+def _sentence_changes(book: _Book, sentence: str, line: Line) -> None:
+    s = normalise(sentence)
+    question = s.rstrip().endswith("?")
+    if (m := _CANCEL_REMINDER.search(s)) and book.close("cancelled", m.group("p"), line.id):
+        return
+    if not question:
+        for pattern in _DONE:
+            if (m := pattern.search(s)) and book.close("done", _done_phrase(m), line.id):
+                return
+    for pattern in _CANCEL:
+        if (m := pattern.search(s)) and book.close("cancelled", m.group("p"), line.id):
+            return
+    for pattern in _OPEN:
+        m = pattern.search(s)
+        if not m or (question and pattern not in _ASKABLE):
+            continue
+        action = m.group("a")
+        first = (re.findall(r"[a-z]+", action.lower()) or [""])[0]
+        if first in _NOT_TASKS:
+            continue
+        due, _ = due_date(s, line.at)
+        book.open(title_of(action), due, line.id)
+        return
+
+
+def task_changes(lines: list[Line], open_tasks: list[KnownTask]) -> list[TaskChange]:
+    """Opened, done and cancelled tasks said in `lines` (people's lines only, in order)."""
+    book = _Book(open_tasks)
+    for line in lines:
+        for sentence in sentences(line.text):
+            _sentence_changes(book, sentence, line)
+    return [c for c in book.changes if c is not None]

@@ -1,0 +1,137 @@
+"""The daemon: a lease, an APScheduler interval job calling the tick, and clean signals.
+
+Only one daemon works a database at a time (stores.lease); a second one waits as a
+standby and takes over when the first one's lease expires or its process is gone.
+SIGTERM/SIGINT set a stop flag: the tick in flight finishes the step it is applying (which
+commits or rolls back as a whole) and starts nothing new; then the lease is released.
+"""
+
+from __future__ import annotations
+
+import signal
+import threading
+from datetime import datetime, timezone
+from typing import Callable
+
+import structlog
+from apscheduler.schedulers.background import BackgroundScheduler
+from sqlalchemy.engine import make_url
+
+from consolidator.runtime.clock import utcnow
+from consolidator.runtime.lease_keeper import AnyEvent, LeaseHeld, LeaseKeeper
+from consolidator.runtime.sdnotify import Notifier
+from consolidator.pipeline.tick import Consolidator
+from stores import lease
+
+log = structlog.get_logger()
+
+
+class Daemon:
+    def __init__(self, consolidator: Consolidator, notifier: Notifier | None = None, clock: Callable[[], datetime] = utcnow):
+        self.consolidator = consolidator
+        self.app = consolidator.app
+        self.notifier = notifier or Notifier()
+        self.clock = clock
+        self.stop = threading.Event()
+        self.me = lease.Holder.this_process()
+        self._has_lease = False
+        self._lock = threading.Lock()
+        self._lease_lost = threading.Event()  # set by the heartbeat: the tick in flight stops
+
+    # --- one-shot -------------------------------------------------------------------------
+
+    def run_once(self) -> bool:
+        """Do all work due now; False when another live daemon holds the lease."""
+        now = self.clock()
+        try:
+            with LeaseKeeper(self.app.engine, self.me, self.app.settings.daemon.lease_ttl, self.clock) as keeper:
+                self.consolidator.drain(now, AnyEvent(self.stop, keeper.lost))
+        except LeaseHeld:
+            return False
+        return True
+
+    # --- foreground service ---------------------------------------------------------------
+
+    def serve(self) -> int:
+        settings = self.app.settings.daemon
+        self._install_signals()
+        scheduler = BackgroundScheduler(timezone=timezone.utc)
+        scheduler.add_job(self._tick, "interval", seconds=settings.tick_interval.total_seconds(),
+                          id="tick", max_instances=1, coalesce=True, next_run_time=self.clock())
+        heartbeat = settings.lease_ttl.total_seconds() / 4
+        watchdog = self.notifier.watchdog_interval
+        if watchdog:
+            heartbeat = min(heartbeat, watchdog)
+        scheduler.add_job(self._heartbeat, "interval", seconds=max(0.5, heartbeat), id="heartbeat",
+                          max_instances=1, coalesce=True)
+        scheduler.start()
+        log.info("daemon.started", holder=self.me.holder, database=_redact(self.app.settings.db_url),
+                 tick_s=settings.tick_interval.total_seconds())
+        self.notifier.ready("serving")
+        try:
+            self.stop.wait()
+        finally:
+            self.notifier.stopping()
+            scheduler.shutdown(wait=True)
+            if self._has_lease:
+                lease.release(self.app.engine, self.me)
+            log.info("daemon.stopped", holder=self.me.holder)
+        return 0
+
+    def _install_signals(self) -> None:
+        def handler(signum, _frame) -> None:
+            log.info("daemon.signal", signal=signal.Signals(signum).name)
+            self.stop.set()
+
+        signal.signal(signal.SIGTERM, handler)
+        signal.signal(signal.SIGINT, handler)
+
+    def _tick(self) -> None:
+        if self.stop.is_set():
+            return
+        with self._lock:
+            now = self.clock()
+            try:
+                self._has_lease = lease.acquire(self.app.engine, self.me, now, self.app.settings.daemon.lease_ttl)
+                if not self._has_lease:
+                    log.debug("daemon.standby")
+                    return
+                self._lease_lost.clear()
+                self.consolidator.tick(now, AnyEvent(self.stop, self._lease_lost))
+            except Exception:  # a tick must never kill the scheduler; the next one retries
+                log.exception("daemon.tick_failed")
+
+    def _heartbeat(self) -> None:
+        """Keep the lease alive during long ticks and tell systemd's watchdog we are alive.
+
+        A tick that stopped making progress gets neither: the lease expires so a standby can
+        take over, and the missing pings make systemd restart this process.
+        """
+        if self.stop.is_set():
+            return
+        limit = self.app.settings.daemon.stall_after.total_seconds()
+        if self.consolidator.progress.stalled(limit):
+            log.error("daemon.stalled", seconds_without_progress=limit)
+            return
+        if self._has_lease:
+            try:
+                self._has_lease = lease.acquire(self.app.engine, self.me, self.clock(), self.app.settings.daemon.lease_ttl)
+            except Exception:
+                log.exception("daemon.heartbeat_failed")
+            if not self._has_lease:
+                log.warning("lease.lost", holder=self.me.holder)
+                self._lease_lost.set()
+        self.notifier.watchdog()
+
+
+def _redact(url: str) -> str:
+    """A database URL safe to log: no password, no query parameters (they may hold one)."""
+    try:
+        parsed = make_url(url)
+    except Exception:  # not a URL SQLAlchemy understands: log nothing of it
+        return "<unparsable database url>"
+    if parsed.get_backend_name() == "sqlite":
+        return f"{parsed.drivername}:///{parsed.database or ''}"
+    host = (parsed.host or "").rsplit("@", 1)[-1]  # an unescaped '@' in a password ends up in host
+    port = f":{parsed.port}" if parsed.port else ""
+    return f"{parsed.drivername}://{host}{port}/{parsed.database or ''}"

@@ -1,0 +1,51 @@
+"""What `consolidator status` reports, gathered with read-only transactions."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any
+
+from sqlalchemy import func, select
+
+from consolidator.runtime.app import App
+from consolidator.cost.usage import usage_report
+from stores import lease
+from stores.engine import reading
+from stores.interactions import max_number
+from stores.ledger import ScopeCursor, batch_counts
+from stores.messages import Message, scope_heads
+
+
+def gather(app: App, now: datetime) -> dict[str, Any]:
+    with reading(app.engine) as session:
+        # Index probes per scope (seq and interaction numbers are dense), never a scan of the log.
+        per_scope = [
+            (scope, newest, newest, _last_at(session, scope)) for scope, newest in scope_heads(session).items()
+        ]
+        interactions = {scope: max_number(session, scope) for scope, *_ in per_scope}
+        cursors = {c.scope: c for c in session.execute(select(ScopeCursor)).scalars()}
+        batches = batch_counts(session)
+    scopes: dict[str, Any] = {}
+    for scope, count, newest_seq, last_at in per_scope:
+        cursor = cursors.get(scope)
+        batched = cursor.batched_seq if cursor else 0
+        pending = max(0, newest_seq - batched)  # seq is dense per scope
+        scopes[scope] = {
+            "messages": count,
+            "interactions": interactions.get(scope, 0),
+            "pending": pending,
+            "batches": batches.get(scope, {"done": 0, "pending": 0, "retrying": 0, "failed": 0}),
+            "last_message_at": last_at.isoformat() if last_at else None,
+        }
+    info = lease.current(app.engine)
+    daemon = {
+        "running": bool(info and info.alive(now)),
+        "holder": info.holder if info else None,
+        "last_heartbeat": info.heartbeat_at.isoformat() if info else None,
+    }
+    model = usage_report(app.engine, app.settings.model, now)
+    return {"scopes": scopes, "daemon": daemon, "state_dir": str(app.settings.state_dir), "model": model}
+
+
+def _last_at(session, scope: str) -> datetime | None:
+    return session.execute(select(func.max(Message.at)).where(Message.scope == scope)).scalar_one()

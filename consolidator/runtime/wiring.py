@@ -1,0 +1,71 @@
+"""Building the daemon's parts from settings: steps, stages and the model backend.
+
+The one place that knows which concrete classes make up a running consolidator; entry
+points call `build_consolidator(app)` and tests build their own with fakes.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import structlog
+
+from consolidator.runtime.app import App
+from consolidator.pipeline.batch_extraction import share_one_call
+from consolidator.cost.budget import BudgetGate, budgeted
+from consolidator.contacts.step import ContactsStep, publish_contacts
+from consolidator.snapshots.context import publish_context
+from consolidator.model.embeddings import HashingEmbedder
+from consolidator.facts.publish import publish_facts
+from consolidator.facts.step import FactsStep
+from consolidator.ladders.stage import LadderStage, ladder_specs
+from consolidator.model.base import Model
+from consolidator.model.factory import build_model
+from consolidator.model.recording import TeeRecorder
+from consolidator.snapshots.stage import SnapshotStage
+from consolidator.facts.sleep import SleepStage
+from consolidator.pipeline.steps import BatchStep, load_plugins
+from consolidator.tasks.step import TasksStep, publish_tasks
+from consolidator.pipeline.tick import Consolidator, Stage
+from stores.model_calls import DbRecorder
+
+log = structlog.get_logger()
+
+
+@dataclass(frozen=True)
+class PluginContext:
+    """What a plugin factory receives."""
+
+    app: App
+    model: Model
+
+
+def build_consolidator(app: App, model: Model | None = None) -> Consolidator:
+    gate = BudgetGate(app.engine, app.settings.model) if _budgeted(app) else None
+    if model is None:
+        ledger = DbRecorder(app.engine)
+        model = build_model(app.settings, recorder=TeeRecorder(ledger, gate) if gate else ledger)
+    # Which backend the daemon uses, never with its key (the model's repr holds none either).
+    log.info("model.backend", provider=model.name, budget_usd=app.settings.model.daily_budget_usd,
+             budget_tokens=app.settings.model.daily_budget_tokens)
+    if gate is not None:
+        base_rungs = {kind: spec.rungs[0].name for kind, spec in ladder_specs(app).items()}
+        model = budgeted(model, gate, base_rungs)
+    embedder = HashingEmbedder()
+    contacts, facts, tasks = ContactsStep(app, model), FactsStep(app, model, embedder), TasksStep(app, model)
+    shared = share_one_call(model, facts=facts, contacts=contacts, tasks=tasks,
+                            enabled=app.settings.model.combine_batch_steps)
+    log.info("model.batch_steps", combined=shared is not None)
+    steps: list[BatchStep] = [contacts, facts, tasks]
+    steps.extend(load_plugins(app.settings.plugins, PluginContext(app, model)))
+    publishers = {"contacts": publish_contacts, "facts": publish_facts, "tasks": publish_tasks}
+    stages: list[Stage] = [
+        LadderStage(app, model),
+        SleepStage(app, model, embedder),
+        SnapshotStage(app, publishers, context=publish_context),
+    ]
+    return Consolidator(app, steps, stages, gate=gate)
+
+
+def _budgeted(app: App) -> bool:
+    return app.settings.model.daily_budget_usd is not None or app.settings.model.daily_budget_tokens is not None

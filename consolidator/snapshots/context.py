@@ -1,0 +1,295 @@
+"""context.md: the block a planner pastes into its instructions every turn, and its reader.
+
+Sections, in this order: a status line (how far behind the stores are), people (name, aliases
+and current details), top facts (from facts.json, as ranked there, each with its id so the
+planner can report it used), open tasks (soonest due first), and the newest summary of each
+ladder rung (from the ladder snapshot files).
+
+The size is capped in estimated tokens (`[context] context_tokens`), whatever the store size:
+the status comes first, then each section gets its share of the rest (`*_share`); a section
+that needs less leaves its remainder to the truncated ones. Inside a section whole items are
+kept in order while they fit, the first one that does not is cut at a word boundary, and the
+rest are dropped. Each line is costed with its newline, and because the estimate rounds up per
+piece, the sum of the pieces bounds the whole file; the final size is asserted.
+
+`read_context(scope)` is the reader API: it resolves the snapshot directory the way the CLI
+does (once per process for a given config location) and reads the one file.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from dataclasses import dataclass
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+import structlog
+from sqlalchemy import func, select
+
+from consolidator.runtime.app import App
+from consolidator.runtime.config import ContextSettings, Settings, load_settings
+from consolidator.contacts.step import publish_contacts
+from consolidator.model.base import estimate_tokens
+from consolidator.tasks.step import publish_tasks
+from stores.contacts import contacts_of, current_details
+from stores.engine import reading
+from stores.ledger import Batch, RunStatus, StepRun
+from stores.messages import Message
+from stores.scopes import validate_scope
+from stores.snapshots import publish_text
+from stores.tasks import open_tasks
+
+__all__ = ["compose", "publish_contacts", "publish_context", "publish_tasks", "read_context"]
+
+log = structlog.get_logger()
+
+CONTEXT_FILE = "context.md"
+PER_ITEM = {"contacts": 60, "facts": 60, "tasks": 40}
+MIN_PARTIAL = 8  # a cut item shorter than this many tokens is dropped instead
+CONTACTS_READ = 500  # contacts considered (most recently updated first)
+
+
+def cost(line: str) -> int:
+    return estimate_tokens(line + "\n")
+
+
+def cut_words(text: str, max_chars: int) -> str:
+    """The longest prefix ending at a word boundary, plus an ellipsis, within `max_chars`."""
+    if len(text) <= max_chars:
+        return text
+    if max_chars < 2:
+        return ""
+    head = text[: max_chars - 1]
+    space = head.rfind(" ")
+    head = head[:space] if space > 0 else ""
+    head = head.rstrip(" ,;:-")
+    return f"{head}…" if head else ""
+
+
+def fit(items: list[str], budget: int, per_item: int | None = None) -> tuple[list[str], bool]:
+    """Lines of `items` within `budget` tokens; True when any item was cut or dropped.
+
+    Each item is first cut to `per_item` tokens. Items are kept whole, in order, while they
+    fit; the first that does not is cut at a word boundary to the room left (kept only if at
+    least MIN_PARTIAL tokens remain for it), and the rest are dropped.
+    """
+    out: list[str] = []
+    left = budget
+    for i, item in enumerate(items):
+        line = " ".join(item.split())
+        if per_item and cost(line) > per_item:
+            line = cut_words(line, 4 * per_item - 1)
+            if not line:
+                continue
+        if cost(line) <= left:
+            out.append(line)
+            left -= cost(line)
+            continue
+        if left >= MIN_PARTIAL:
+            partial = cut_words(line, 4 * left - 1)
+            if partial:
+                out.append(partial)
+        return out, True
+    return out, len(out) < len(items)
+
+
+@dataclass
+class Section:
+    key: str
+    title: str
+    items: list[str]
+    per_item: int | None = None
+    empty: str = "- none"
+
+    def render(self, budget: int) -> tuple[list[str], bool]:
+        head = f"## {self.title}"
+        if cost(head) > budget:
+            return [], bool(self.items)
+        body = self.items or [self.empty]
+        per_item = self.per_item
+        if per_item is None and self.items:  # an equal slice each, grown by any leftover
+            per_item = max(MIN_PARTIAL * 3, (budget - cost(head)) // len(self.items))
+            if any(cost(" ".join(i.split())) > per_item for i in self.items):
+                return [head, *fit(body, budget - cost(head), per_item)[0]], True
+        lines, cut = fit(body, budget - cost(head), per_item)
+        return [head, *lines], cut
+
+
+@dataclass
+class ContextData:
+    status: str
+    contacts: list[str]
+    facts: list[str]
+    tasks: list[str]
+    summaries: list[str]
+
+
+def compose(settings: Settings, scope: str, now: datetime, data: ContextData) -> str:
+    """The text of context.md for `data`, within `settings.context.context_tokens`."""
+    cfg: ContextSettings = settings.context
+    cap = cfg.context_tokens
+    status, _ = fit([f"# Memory: {scope}", f"_updated {now.isoformat(timespec='seconds')}_", data.status], cap)
+    rest = cap - sum(cost(line) for line in status)
+    sections = [
+        Section("contacts", "People", data.contacts, PER_ITEM["contacts"]),
+        Section("facts", "Facts", data.facts, PER_ITEM["facts"]),
+        Section("tasks", "Open tasks", data.tasks, PER_ITEM["tasks"]),
+        Section("summaries", "Summaries", data.summaries, None, "- none yet"),
+    ]
+    shares = {"contacts": cfg.contacts_share, "facts": cfg.facts_share, "tasks": cfg.tasks_share,
+              "summaries": cfg.summaries_share}
+    budgets = {s.key: int(rest * shares[s.key]) for s in sections}
+    rendered = {s.key: s.render(budgets[s.key]) for s in sections}
+    used = {k: sum(cost(line) for line in lines) for k, (lines, _) in rendered.items()}
+    left = rest - sum(used.values())
+    by_key = {s.key: s for s in sections}
+    for s in (by_key[k] for k in ("facts", "contacts", "summaries", "tasks")):  # leftover, by priority
+        lines, cut = rendered[s.key]
+        if cut and left > 0:
+            again = s.render(used[s.key] + left)
+            new_used = sum(cost(line) for line in again[0])
+            if new_used > used[s.key]:
+                left -= new_used - used[s.key]
+                rendered[s.key], used[s.key] = again, new_used
+    lines = list(status)
+    for s in sections:
+        lines += rendered[s.key][0]
+    text = "".join(f"{line}\n" for line in lines)
+    assert estimate_tokens(text) <= cap, (estimate_tokens(text), cap)
+    return text
+
+
+def gather(app: App, scope: str) -> ContextData:
+    root = app.settings.snapshot_dir / scope
+    with reading(app.engine) as session:
+        contacts = contacts_of(session, scope)[:CONTACTS_READ]
+        details = current_details(session, scope, [c.id for c in contacts])
+        tasks = open_tasks(session, scope)
+        newest, newest_at = session.execute(
+            select(func.coalesce(func.max(Message.seq), 0), func.max(Message.at)).where(Message.scope == scope)
+        ).one()
+        consolidated = consolidated_seq(session, scope)
+    tasks.sort(key=lambda t: (t.due is None, t.due or t.opened_at.date(), t.opened_at, t.id))
+    summaries, watermark = ladder_lines(app.settings, root)
+    return ContextData(
+        status=status_line(newest, newest_at, consolidated, watermark),
+        contacts=[contact_line(c.name, c.aliases, details.get(c.id, {})) for c in contacts],
+        facts=fact_lines(root / "facts.json"),
+        tasks=[f"- {t.title}" + (f" (due {t.due.isoformat()})" if t.due else "") + f" [#{t.id}]" for t in tasks],
+        summaries=summaries,
+    )
+
+
+def consolidated_seq(session, scope: str) -> int:
+    """The last message of the longest run of batches, from the first, whose steps are all done."""
+    first_unfinished = session.execute(
+        select(func.min(Batch.number))
+        .join(StepRun, StepRun.batch_id == Batch.id)
+        .where(StepRun.scope == scope, StepRun.status != RunStatus.DONE.value)
+    ).scalar_one()
+    through = select(func.coalesce(func.max(Batch.last_seq), 0)).where(Batch.scope == scope)
+    if first_unfinished is not None:
+        through = through.where(Batch.number < first_unfinished)
+    return session.execute(through).scalar_one()
+
+
+def status_line(newest: int, newest_at: datetime | None, consolidated: int, watermark: int | None) -> str:
+    if not newest:
+        return "Status: no messages logged yet."
+    behind = max(0, newest - consolidated)
+    parts = [f"Status: {newest} messages logged, newest at {newest_at.isoformat(timespec='minutes')}",
+             f"{behind} messages not yet consolidated"]
+    if watermark is None:
+        parts.append("no summaries yet")
+    else:
+        parts.append(f"summaries cover messages through #{watermark} ({max(0, newest - watermark)} behind)")
+    return "; ".join(parts) + "."
+
+
+def contact_line(name: str, aliases: list[str], details: dict[str, str]) -> str:
+    line = f"- {name}"
+    if aliases:
+        line += f" (aka {', '.join(aliases)})"
+    facts = "; ".join(f"{k}: {v}" for k, v in sorted(details.items()) if v)
+    return f"{line}: {facts}" if facts else line
+
+
+def fact_lines(path: Path) -> list[str]:
+    try:
+        facts = json.loads(path.read_text(encoding="utf-8")).get("facts", [])
+    except (FileNotFoundError, ValueError, AttributeError):
+        return []
+    out = []
+    for fact in facts:
+        if isinstance(fact, dict) and str(fact.get("text", "")).strip():
+            out.append(f"- {fact['text']} [{fact.get('id', '?')}]")
+    return out
+
+
+def _read_json(path: Path) -> dict[str, Any] | None:
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (FileNotFoundError, ValueError):
+        return None
+    return data if isinstance(data, dict) else None
+
+
+def ladder_lines(settings: Settings, root: Path) -> tuple[list[str], int | None]:
+    """One line per rung with a summary (duplicates of a shorter rung's text skipped), and the
+    newest watermark among them."""
+    lines: list[str] = []
+    seen: set[str] = set()
+    watermark: int | None = None
+    views = [("time", r, r) for r in settings.ladders.time]
+    views += [("count", str(n), f"last {n} interaction{'s' if n != 1 else ''}") for n in settings.ladders.count]
+    for ladder, rung, name in views:
+        data = _read_json(root / ladder / f"{rung}.json")
+        if not data:
+            continue
+        seq = (data.get("watermark") or {}).get("seq")
+        if isinstance(seq, int):
+            watermark = max(watermark or 0, seq)
+        text = " ".join(str(data.get("text", "")).split())
+        if not text or text in seen:
+            continue
+        seen.add(text)
+        lines.append(f"- {name} ({data.get('label', '')}): {text}")
+    return lines, watermark
+
+
+def publish_context(app: App, scope: str, now: datetime) -> None:
+    """Write <snapshots>/<scope>/context.md (called for every scope with a changed view)."""
+    text = compose(app.settings, scope, now, gather(app, scope))
+    publish_text(app.settings.snapshot_dir, scope, CONTEXT_FILE, text)
+    log.debug("context.published", scope=scope, tokens=estimate_tokens(text))
+
+
+# --- the reader API ----------------------------------------------------------------------------
+
+_ROOTS: dict[tuple, Path] = {}
+
+
+def _snapshot_root(config: Path | str | Settings | None) -> Path:
+    if isinstance(config, Settings):
+        return config.snapshot_dir
+    env = os.environ
+    key = (str(config) if config else None, env.get("CONSOLIDATOR_CONFIG"), env.get("CONSOLIDATOR_STATE_DIR"), os.getcwd())
+    root = _ROOTS.get(key)
+    if root is None:
+        root = _ROOTS[key] = load_settings(Path(config) if config else None).snapshot_dir
+    return root
+
+
+def read_context(scope: str, config: Path | str | Settings | None = None) -> str:
+    """The scope's context.md ("" when none is published yet): one file read, no database.
+
+    `config` is a config.toml path (else the CLI's lookup) or a Settings. The state directory
+    is resolved once per process for a given config location and environment.
+    """
+    validate_scope(scope)
+    try:
+        return (_snapshot_root(config) / scope / CONTEXT_FILE).read_text(encoding="utf-8")
+    except FileNotFoundError:
+        return ""
