@@ -34,7 +34,7 @@ from consolidator.runtime.config import Settings
 from consolidator.snapshots.context import publish_context, read_context
 from consolidator.facts.publish import publish_facts
 from consolidator.facts.step import FactsStep
-from consolidator.model.offline.model import OfflineModel
+from consolidator.model.offline import OfflineModel
 from consolidator.facts.sleep import SleepStage, centroid_clusters
 from consolidator.pipeline.tick import Consolidator
 from stores.engine import reading, transaction

@@ -24,7 +24,7 @@ from consolidator.runtime.app import open_app
 from consolidator.runtime.config import Settings
 from consolidator.ladders.stage import LadderStage
 from consolidator.model.base import estimate_tokens
-from consolidator.model.offline.model import OfflineModel
+from consolidator.model.offline import OfflineModel
 from consolidator.pipeline.tick import Consolidator
 from stores.messages import NewMessage, append_messages
 

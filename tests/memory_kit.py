@@ -18,7 +18,7 @@ from sqlalchemy import select
 from consolidator.runtime.app import App
 from consolidator.contacts.step import ContactsStep, publish_contacts
 from consolidator.snapshots.context import publish_context
-from consolidator.model.offline.model import OfflineModel
+from consolidator.model.offline import OfflineModel
 from consolidator.model.schemas import ContactsReply, ContactsRequest, TasksReply, TasksRequest
 from consolidator.snapshots.stage import SnapshotStage
 from consolidator.tasks.step import TasksStep, publish_tasks

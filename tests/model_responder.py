@@ -20,7 +20,7 @@ from datetime import datetime
 from typing import Any
 
 from consolidator.model.prompts import _SPECS
-from consolidator.model.offline.model import OfflineModel
+from consolidator.model.offline import OfflineModel
 from consolidator.model.schemas import (
     BatchRequest,
     ClusterRequest,

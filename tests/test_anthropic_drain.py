@@ -16,7 +16,7 @@ from sqlalchemy import func, select
 from consolidator.runtime.app import App, open_app
 from consolidator.runtime.config import Settings
 from consolidator.messages.ingest import validate
-from consolidator.model.offline.model import OfflineModel
+from consolidator.model.offline import OfflineModel
 from consolidator.messages.sample import generate
 from consolidator.pipeline.tick import Consolidator
 from consolidator.runtime.wiring import build_consolidator

@@ -19,7 +19,7 @@ from consolidator.runtime.config import Settings
 from consolidator.contacts.step import ContactsStep
 from consolidator.facts.step import FactsStep
 from consolidator.model.base import ModelError
-from consolidator.model.offline.model import OfflineModel
+from consolidator.model.offline import OfflineModel
 from consolidator.model.schemas import BatchReply, BatchRequest
 from consolidator.pipeline.steps import BatchWork, MessageView
 from consolidator.tasks.step import TasksStep

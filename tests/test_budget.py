@@ -21,7 +21,7 @@ from consolidator.cost.budget import BudgetedModel, BudgetGate, Tier, budgeted
 from consolidator.runtime.config import RetrySettings, load_settings
 from consolidator.messages.ingest import validate
 from consolidator.model.base import BatchModel, BudgetExceeded
-from consolidator.model.offline.model import OfflineModel
+from consolidator.model.offline import OfflineModel
 from consolidator.model.anthropic_backend import AnthropicModel
 from consolidator.model.recording import CallRecord, MemoryRecorder
 from consolidator.model.schemas import BatchRequest, ClusterRequest, Line, SummarizeRequest, SummaryInput

@@ -10,8 +10,9 @@ from sqlalchemy import select
 from structlog.testing import capture_logs
 
 from consolidator.model.embeddings import HashingEmbedder
-from consolidator.facts.step import FactsStep, is_person, looks_conflicting
-from consolidator.model.offline.model import OfflineModel
+from consolidator.domain import is_person
+from consolidator.facts.step import FactsStep, looks_conflicting
+from consolidator.model.offline import OfflineModel
 from consolidator.model.schemas import FactCandidate, FactExtractionReply
 from consolidator.facts.scoring import score
 from consolidator.pipeline.tick import Consolidator
@@ -399,7 +400,7 @@ def test_a_batch_shows_the_model_a_bounded_number_of_neighbours(app):
 def test_batch_without_candidates_against_a_stored_fact_is_a_no_op(app):
     """A batch of small talk, with facts already stored, extracts nothing and changes nothing (no crash)."""
     from consolidator.facts.step import FactsStep
-    from consolidator.model.offline.model import OfflineModel
+    from consolidator.model.offline import OfflineModel
     from consolidator.pipeline.tick import Consolidator
     from stores.messages import NewMessage, append_messages
     from datetime import datetime, timedelta, timezone

@@ -8,7 +8,7 @@ from datetime import datetime, timedelta, timezone
 from sqlalchemy import select
 
 from consolidator.facts.publish import publish_facts
-from consolidator.model.offline.model import OfflineModel
+from consolidator.model.offline import OfflineModel
 from consolidator.snapshots.stage import SnapshotStage
 from consolidator.facts.sleep import SleepStage
 from stores.engine import reading

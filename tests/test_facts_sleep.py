@@ -11,7 +11,7 @@ from sqlalchemy import select
 
 from consolidator import mark_used
 from consolidator.facts.api import pin, restore_fact
-from consolidator.model.offline.model import OfflineModel
+from consolidator.model.offline import OfflineModel
 from consolidator.facts.sleep import SleepStage, centroid_clusters
 from stores.engine import reading, transaction
 from stores.facts import Fact, FactNotFound, FactState, FactUse, RestoreExpired, get_fact, new_fact_id, norm_hash, touch

@@ -12,7 +12,7 @@ from sqlmodel import SQLModel
 from consolidator.runtime.app import App
 from consolidator.runtime.forget import forget_scope
 from consolidator.ladders.stage import LadderStage
-from consolidator.model.offline.model import OfflineModel
+from consolidator.model.offline import OfflineModel
 from stores import lease
 from stores.engine import reading
 from stores.ledger import Batch, StepRun

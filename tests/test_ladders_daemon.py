@@ -10,7 +10,7 @@ from sqlalchemy import select
 
 from consolidator.runtime.app import open_app
 from consolidator.ladders.stage import LadderStage
-from consolidator.model.offline.model import OfflineModel
+from consolidator.model.offline import OfflineModel
 from consolidator.messages.sample import generate
 from consolidator.pipeline.tick import Consolidator
 from stores.engine import reading

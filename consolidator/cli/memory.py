@@ -6,7 +6,7 @@ import json
 
 import click
 
-from consolidator.cli.common import UserError, app_of, scope_argument, utcnow
+from consolidator.cli.common import app_of, scope_argument, utcnow
 from consolidator.contacts.step import contacts_payload
 from consolidator.runtime.forget import forget_scope
 from consolidator.tasks.step import tasks_payload

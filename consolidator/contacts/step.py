@@ -31,8 +31,8 @@ from sqlmodel import Session
 
 from consolidator.runtime.app import App
 from consolidator.model.base import Model
-from consolidator.model.offline.model import is_person_line
-from consolidator.model.schemas import ContactsReply, ContactsRequest, ContactUpdate, KnownContact, Line
+from consolidator.domain import is_person_line
+from consolidator.model.schemas import ContactsReply, ContactsRequest, ContactUpdate, KnownContact
 from consolidator.pipeline.steps import BatchWork, MessageView
 from stores.contacts import Contact, append_summary, contacts_of, current_details, merge_sources, set_detail
 from stores.engine import reading
@@ -45,10 +45,6 @@ if TYPE_CHECKING:
 log = structlog.get_logger()
 
 KNOWN_CAP = 30
-
-
-def line_of(m: MessageView) -> Line:
-    return Line(id=m.id, at=m.at, role=m.role, speaker=m.speaker, text=m.text)
 
 
 def mentioned(form: str, text_lower: str) -> bool:
@@ -86,7 +82,7 @@ class ContactsStep:
             known, reply = shared.contacts, ContactsReply(contacts=shared.reply.contacts)
         else:
             known = self.context_for(work)
-            lines = [line_of(m) for m in work.messages]
+            lines = [m.line() for m in work.messages]
             request = ContactsRequest(scope=work.scope, messages=lines, known=known, ref=f"batch:{work.batch_id}")
             reply = self.model.update_contacts(request)
         return ContactsPrepared(reply=reply, known=tuple(k.name for k in known))
@@ -187,7 +183,7 @@ def match(update: ContactUpdate, contacts: list[Contact]) -> list[Contact]:
 
 def grounded(update: ContactUpdate, messages: tuple[MessageView, ...]) -> bool:
     """Whether a person's line (not a tool or action line) supports the update."""
-    people = [m for m in messages if is_person_line(line_of(m))]
+    people = [m for m in messages if is_person_line(m)]
     batch_ids = {m.id for m in messages}
     cited = {s for s in update.source_ids if s in batch_ids}
     if cited:

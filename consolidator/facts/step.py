@@ -40,8 +40,9 @@ from sqlmodel import Session
 
 from consolidator.runtime.app import App
 from consolidator.model.embeddings import Embedder, HashingEmbedder, cosine_top_k
+from consolidator.domain import is_negated, is_person, is_person_line
 from consolidator.model.base import Model
-from consolidator.model.schemas import FactCandidate, FactExtractionRequest, KnownFact, Line
+from consolidator.model.schemas import FactCandidate, FactExtractionRequest, KnownFact
 from consolidator.pipeline.steps import BatchWork, MessageView
 from stores.engine import reading
 from stores.facts import (
@@ -64,32 +65,18 @@ if TYPE_CHECKING:
 
 log = structlog.get_logger()
 
-AGENT_SPEAKERS = frozenset({"assistant", "agent"})
-_NEGATIONS = frozenset(
-    "not no never none nothing cannot cant dont doesnt didnt isnt wasnt arent without stopped "
-    "quit former formerly longer anymore".split()
-)
 _NUMBER = re.compile(r"\d+(?:[.,:]\d+)*")
 NEIGHBOUR_LINES_CAP = 4  # at most 4 x facts.neighbours facts are shown per batch
 
 
-def is_person(role: str, speaker: str | None) -> bool:
-    """A person said it: a user line, or an assistant line relaying a named non-agent speaker."""
-    if role == "user":
-        return True
-    return role == "assistant" and bool(speaker) and speaker.strip().lower() not in AGENT_SPEAKERS
-
-
 def people_of(work: BatchWork) -> list[MessageView]:
     """The batch's lines said by people."""
-    return [m for m in work.messages if is_person(m.role, m.speaker)]
+    return [m for m in work.messages if is_person_line(m)]
 
 
 def looks_conflicting(a: str, b: str) -> bool:
     """Two close texts that may still say different things: one negated, or other numbers."""
-    words_a = set(re.findall(r"[a-z]+", a.lower().replace("'", "")))
-    words_b = set(re.findall(r"[a-z]+", b.lower().replace("'", "")))
-    if bool(words_a & _NEGATIONS) != bool(words_b & _NEGATIONS):
+    if is_negated(a) != is_negated(b):
         return True
     return _NUMBER.findall(a) != _NUMBER.findall(b)
 
@@ -165,7 +152,7 @@ class FactsStep:
         else:
             context = self.context_for(work)
             request = FactExtractionRequest(
-                scope=work.scope, messages=[_line(m) for m in work.messages], neighbours=context.neighbours,
+                scope=work.scope, messages=[m.line() for m in work.messages], neighbours=context.neighbours,
                 ref=f"batch:{work.batch_id}",
             )
             candidates = self.model.extract_facts(request).facts
@@ -330,9 +317,6 @@ class FactsStep:
         log.info("facts.batch", scope=work.scope, batch=work.number, candidates=plan.candidates,
                  refused=plan.refused, closed=counts["updated"] + counts["deleted"], **counts)
 
-
-def _line(m: MessageView) -> Line:
-    return Line(id=m.id, at=m.at, role=m.role, speaker=m.speaker, text=m.text)
 
 
 def _new_row(scope: str, a: AddFact, now: datetime) -> Fact:

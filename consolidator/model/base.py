@@ -17,6 +17,7 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Protocol, runtime_checkable
 
+from consolidator.domain import estimate_tokens  # noqa: F401  (re-exported: the one estimate)
 from consolidator.model.schemas import (
     BatchReply,
     BatchRequest,
@@ -73,8 +74,3 @@ class BatchModel(Model, Protocol):
         `extract_facts`, `update_contacts` and `update_tasks` answer to the request's parts
         (`request.facts_request()`, ...). Raises as they do."""
         ...
-
-
-def estimate_tokens(text: str) -> int:
-    """A cheap, deterministic token estimate (about four characters a token)."""
-    return max(1, (len(text) + 3) // 4) if text else 0

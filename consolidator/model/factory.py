@@ -17,6 +17,6 @@ def build_model(settings: Settings, recorder: CallRecorder | None = None, env: M
         from consolidator.model.anthropic_backend import AnthropicModel
 
         return AnthropicModel(settings.model, recorder or MemoryRecorder(), api_key=env.get("ANTHROPIC_API_KEY"))
-    from consolidator.model.offline.model import OfflineModel
+    from consolidator.model.offline import OfflineModel
 
     return OfflineModel()

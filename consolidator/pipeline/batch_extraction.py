@@ -37,8 +37,8 @@ from typing import Protocol
 import structlog
 
 from consolidator.model.base import BatchModel, Model
-from consolidator.model.offline.model import is_person_line
-from consolidator.model.schemas import BatchReply, BatchRequest, KnownContact, KnownFact, KnownTask, Line
+from consolidator.domain import is_person_line
+from consolidator.model.schemas import BatchReply, BatchRequest, KnownContact, KnownFact, KnownTask
 from consolidator.pipeline.steps import BatchWork
 
 log = structlog.get_logger()
@@ -142,7 +142,7 @@ class SharedExtraction:
         facts = self.parts.facts.context_for(work)
         contacts = self.parts.contacts.context_for(work)
         tasks = self.parts.tasks.context_for(work)
-        lines = [Line(id=m.id, at=m.at, role=m.role, speaker=m.speaker, text=m.text) for m in work.messages]
+        lines = [m.line() for m in work.messages]
         if not any(is_person_line(line) for line in lines):
             log.info("batch.no_people", scope=work.scope, batch=work.number)
             return SharedReply(BatchReply(facts=[], contacts=[], tasks=[]), facts, contacts, tasks)

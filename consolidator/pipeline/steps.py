@@ -19,6 +19,8 @@ from typing import Any, Callable, Iterable, Protocol, runtime_checkable
 
 from sqlmodel import Session
 
+from consolidator.model.schemas import Line
+
 
 @dataclass(frozen=True)
 class MessageView:
@@ -30,6 +32,10 @@ class MessageView:
     text: str
     session: str | None
     interaction: int | None
+
+    def line(self) -> Line:
+        """The message as the model sees it (one rendering for every step)."""
+        return Line(id=self.id, at=self.at, role=self.role, speaker=self.speaker, text=self.text)
 
 
 @dataclass(frozen=True)

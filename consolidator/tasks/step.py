@@ -27,9 +27,9 @@ import structlog
 from sqlmodel import Session
 
 from consolidator.runtime.app import App
-from consolidator.contacts.step import line_of, said_at
+from consolidator.contacts.step import said_at
 from consolidator.model.base import Model
-from consolidator.model.offline.model import is_person_line
+from consolidator.domain import is_person_line
 from consolidator.model.schemas import KnownTask, TaskChange, TasksReply, TasksRequest
 from consolidator.pipeline.steps import BatchWork
 from stores.engine import reading
@@ -67,7 +67,7 @@ class TasksStep:
             known, reply = shared.tasks, TasksReply(changes=shared.reply.tasks)
         else:
             known = self.context_for(work)
-            request = TasksRequest(scope=work.scope, messages=[line_of(m) for m in work.messages],
+            request = TasksRequest(scope=work.scope, messages=[m.line() for m in work.messages],
                                    open_tasks=known, ref=f"batch:{work.batch_id}")
             reply = self.model.update_tasks(request)
         return TasksPrepared(reply=reply, shown=tuple(k.id for k in known))
@@ -135,7 +135,7 @@ def _close(work: BatchWork, change: TaskChange, current: dict, by_title: dict) -
 
 
 def grounded(change: TaskChange, work: BatchWork) -> bool:
-    people = {m.id for m in work.messages if is_person_line(line_of(m))}
+    people = {m.id for m in work.messages if is_person_line(m)}
     batch_ids = {m.id for m in work.messages}
     cited = {s for s in change.source_ids if s in batch_ids}
     if cited:

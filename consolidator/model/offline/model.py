@@ -32,7 +32,7 @@ import math
 import re
 from dataclasses import replace
 
-from consolidator.model.base import estimate_tokens
+from consolidator.domain import chars_within, estimate_tokens, is_negated, is_person_line
 from consolidator.model.offline.contacts import contact_updates
 from consolidator.model.offline.rules import (
     Claim,
@@ -64,20 +64,11 @@ from consolidator.model.schemas import (
     TasksRequest,
 )
 
-_AGENT_SPEAKERS = frozenset({"assistant", "agent"})
-_NEGATION_WORDS = frozenset("not no never cannot without stopped quit former formerly longer anymore".split())
 _NUMBER = re.compile(r"\d+(?:[.,:]\d+)*")
 _CUES = frozenset(stem(w) for w in (
     "allergic allergy moved decided remind deadline due booked cancelled finished important urgent "
     "birthday appointment agreed promised started quit"
 ).split())
-
-
-def is_person_line(line: Line) -> bool:
-    """A line a person said: role user, or assistant relaying a named non-agent speaker."""
-    if line.role == "user":
-        return True
-    return line.role == "assistant" and bool(line.speaker) and line.speaker.strip().lower() not in _AGENT_SPEAKERS
 
 
 def claims_of_lines(lines: list[Line]) -> list[Claim]:
@@ -212,7 +203,7 @@ def _norm(text: str) -> tuple[str, ...]:
 
 
 def _negated(text: str) -> bool:
-    return any(w in _NEGATION_WORDS for w in re.findall(r"[a-z]+", normalise(text).lower()))
+    return is_negated(normalise(text))
 
 
 def _decide(claim: Claim, known: list[tuple[KnownFact, list[Claim]]]) -> tuple[str, str | None]:
@@ -298,7 +289,7 @@ def extractive_summary(texts: list[str], budget_tokens: int) -> str:
         return base * (0.3 if len(s.split()) < 4 else 1.0)
 
     ranked = sorted(items, key=lambda it: (-score(it), it[0]))
-    budget_chars = budget_tokens * 4  # estimate_tokens(t) <= budget  <=>  len(t) <= 4 * budget
+    budget_chars = chars_within(budget_tokens)  # estimate_tokens(t) <= budget  <=>  len(t) <= this
     first = ranked[0][1]
     if len(first) > budget_chars:
         cut = truncate_words(first, budget_chars)

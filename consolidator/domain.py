@@ -1,0 +1,55 @@
+"""Domain rules that several parts apply, each stated once.
+
+- Who said a line: a person (a user, or an assistant relaying a named speaker who is not the
+  agent) or the agent/tooling. Facts, contacts and tasks are only ever taken from people.
+- Negation words: a fact and its negation are never the same fact.
+- Tokens per character: the one estimate every budget and cap uses (4 characters a token,
+  rounded up), so a budget checked in one place holds in another.
+
+Pure functions of their arguments; the standard library only, so any layer may import this.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Protocol
+
+AGENT_SPEAKERS = frozenset({"assistant", "agent"})
+NEGATIONS = frozenset(
+    "not no never none nothing cannot cant dont doesnt didnt isnt wasnt arent without stopped "
+    "quit former formerly longer anymore".split()
+)
+CHARS_PER_TOKEN = 4
+_WORD = re.compile(r"[a-z]+")
+
+
+class Said(Protocol):
+    role: str
+    speaker: str | None
+
+
+def is_person(role: str, speaker: str | None) -> bool:
+    """A person said it: a user line, or an assistant line relaying a named non-agent speaker."""
+    if role == "user":
+        return True
+    return role == "assistant" and bool(speaker) and speaker.strip().lower() not in AGENT_SPEAKERS
+
+
+def is_person_line(line: Said) -> bool:
+    """`is_person` of anything with a role and a speaker (a model Line, a message, a view)."""
+    return is_person(line.role, line.speaker)
+
+
+def is_negated(text: str) -> bool:
+    """The text carries a negation word ("not", "never", "no longer", "quit", ...)."""
+    return any(word in NEGATIONS for word in _WORD.findall(text.lower().replace("'", "").replace("\u2019", "")))
+
+
+def estimate_tokens(text: str) -> int:
+    """Tokens a text costs: ceil(len / 4), at least 1 for a non-empty text."""
+    return max(1, (len(text) + CHARS_PER_TOKEN - 1) // CHARS_PER_TOKEN) if text else 0
+
+
+def chars_within(tokens: int) -> int:
+    """The most characters whose estimate stays within `tokens`."""
+    return max(0, tokens) * CHARS_PER_TOKEN
