@@ -59,6 +59,13 @@ def create_schema(engine: Engine) -> None:
     SQLModel.metadata.create_all(engine)
 
 
+def drop_schema(engine: Engine) -> None:
+    """Drop every table of the schema (test databases on a server; never called by the daemon)."""
+    import stores.tables  # noqa: F401
+
+    SQLModel.metadata.drop_all(engine)
+
+
 @contextmanager
 def transaction(engine: Engine) -> Iterator[Session]:
     """One write transaction: commit on success, roll back on any exception."""
