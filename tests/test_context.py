@@ -10,7 +10,8 @@ import pytest
 import consolidator
 from consolidator.runtime.app import App
 from consolidator.runtime.config import ConfigError, ContextSettings, Settings, load_settings
-from consolidator.snapshots.context import cost, cut_words, fit, publish_context, read_context
+from consolidator import read_context
+from consolidator.snapshots.context import cost, cut_words, fit, publish_context
 from consolidator.model.base import estimate_tokens
 from stores.contacts import Contact, ContactDetail
 from stores.engine import transaction

@@ -158,7 +158,7 @@ def _print_status(report: dict[str, Any]) -> None:
 @click.pass_context
 def retry_command(ctx, scope: str | None) -> None:
     """Re-arm batch steps that gave up after their last attempt."""
-    from consolidator.pipeline.runner import rearm_failed
+    from stores.runs import rearm_failed
 
     count = rearm_failed(app_of(ctx).engine, scope, utcnow())
     click.echo(f"re-armed {count} failed steps")

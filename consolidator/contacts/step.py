@@ -27,7 +27,7 @@ from datetime import datetime
 from typing import TYPE_CHECKING
 
 import structlog
-from sqlmodel import Session
+from stores.engine import Session, reading
 
 from consolidator.runtime.app import App
 from consolidator.model.base import Model
@@ -35,7 +35,6 @@ from consolidator.domain import is_person_line
 from consolidator.model.schemas import ContactsReply, ContactsRequest, ContactUpdate, KnownContact
 from consolidator.pipeline.steps import BatchWork, MessageView
 from stores.contacts import Contact, append_summary, contacts_of, current_details, merge_sources, set_detail
-from stores.engine import reading
 from stores.snapshots import publish_json
 from stores.views import bump
 

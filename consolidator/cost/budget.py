@@ -34,7 +34,7 @@ from datetime import datetime, timedelta
 from enum import Enum
 
 import structlog
-from sqlalchemy.engine import Engine
+from stores.engine import Engine, reading
 
 from consolidator.runtime.clock import utcnow
 from consolidator.model.base import BatchModel, BudgetExceeded, Model
@@ -54,7 +54,6 @@ from consolidator.model.schemas import (
     TasksRequest,
 )
 from consolidator.model.settings import ModelSettings
-from stores.engine import reading
 from stores.model_calls import totals, utc_day
 
 log = structlog.get_logger()

@@ -36,7 +36,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 import structlog
-from sqlmodel import Session
+from stores.engine import Session, reading
 
 from consolidator.runtime.app import App
 from consolidator.model.embeddings import Embedder, HashingEmbedder, cosine_top_k
@@ -44,7 +44,6 @@ from consolidator.domain import is_negated, is_person, is_person_line
 from consolidator.model.base import Model
 from consolidator.model.schemas import FactCandidate, FactExtractionRequest, KnownFact
 from consolidator.pipeline.steps import BatchWork, MessageView
-from stores.engine import reading
 from stores.facts import (
     Fact,
     FactMatrix,

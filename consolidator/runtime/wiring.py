@@ -26,7 +26,8 @@ from consolidator.snapshots.stage import SnapshotStage
 from consolidator.facts.sleep import SleepStage
 from consolidator.pipeline.steps import BatchStep, load_plugins
 from consolidator.tasks.step import TasksStep, publish_tasks
-from consolidator.pipeline.tick import Consolidator, Stage
+from consolidator.pipeline.tick import Consolidator
+from consolidator.ports import Stage
 from stores.model_calls import DbRecorder
 
 log = structlog.get_logger()
