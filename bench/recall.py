@@ -1,6 +1,7 @@
 """Recall bench: how much of LoCoMo's answers survive into each memory the consolidator writes.
 
     python bench/recall.py [--path FILE] [--limit N] [--only conv-26] [--json] [--config FILE]
+                           [--settle-days 8] [--keep DIR]
 
 Each conversation of a LoCoMo-format file (default: the dev subset, shared/data/locomo-dev)
 is imported with bench/locomo.py's loader into a fresh state dir and drained with the
@@ -33,7 +34,11 @@ lower-case word tokens; possessive 's and apostrophes dropped; numbers by value 
 "7th" = "7", "two" = "2"); ISO dates also read as "8 may 2023"; month abbreviations
 expanded; stop words (articles, prepositions, conjunctions, pronouns, auxiliaries; never
 month names) removed from the answer; a light stemmer (plural -s/-es/-ies, -ed, -ing,
-doubled consonant, final e) on both sides. "7 May 2023" needs 7, may and 2023.
+doubled consonant, final e, "ie" as "y") on both sides. "7 May 2023" needs 7, may and 2023.
+An answer left with no content word is not scored (counted apart). Caveat: a date-only answer
+("8 May 2023") is covered by any source that carries that date - a day summary's label always
+does, contacts' dated running summaries often do - so the temporal row says whether the date
+is there, not whether it is tied to the event asked about.
 
 Also printed: compression per rung (characters its summaries READ - raw lines for the base
 rungs, the summaries below for the others - against characters they WROTE, non-empty windows),
@@ -288,7 +293,8 @@ def run(path: Path, limit: int | None = None, only: list[str] | None = None, con
         if progress:
             t = r["timing"]
             progress(f"{conv.scope}: {r['messages']} messages, {sum(r['tally'].n.values())} questions; import "
-                     f"{t['import_s']:.1f} s, drain {t['drain_s']:.1f} s, read {t['read_s']:.1f} s, eval {t['eval_s']:.1f} s; "
+                     f"{t['import_s']:.1f} s, drain {t['drain_s']:.1f} s, read {t['read_s']:.1f} s, "
+                     f"eval {t['eval_s']:.1f} s; "
                      f"peak RSS {r['peak_rss_mb']:.0f} MB")
     return {
         "path": str(path), "provider": provider or "n/a", "settle_days": settle_days,

@@ -206,9 +206,8 @@ def read_state(settings: Settings, scope: str) -> ScopeState:
                 state.messages[m.id] = logged
                 state.messages.setdefault(m.id.removeprefix(f"{scope}:"), logged)
             for ladder, rung in rungs:
-                state.summaries[(ladder, rung)] = [
-                    _view(summary_payload(s)) for s in newest_versions(session, scope, ladder, rung) if s.kind != "empty"
-                ]
+                rows = newest_versions(session, scope, ladder, rung)
+                state.summaries[(ladder, rung)] = [_view(summary_payload(s)) for s in rows if s.kind != "empty"]
             for row in session.execute(select(Summary.id, Summary.text).where(Summary.scope == scope)):
                 state.summary_texts[row.id] = row.text
     finally:

@@ -12,8 +12,10 @@ from bench.locomo import load_locomo
 from bench.recall import find_data, load_questions, run_conversation, split_evidence
 from bench.recall_junk import CaseStats, contact_is_junk, fact_is_junk, task_is_junk
 from bench.recall_match import content_words, covers, vocabulary
-from bench.recall_state import bench_settings
+from bench.recall_state import bench_settings, provider_of
 from consolidator.runtime.config import LadderSettings, Settings
+from tests.fake_anthropic import FakeAnthropic
+from tests.model_responder import OfflineResponder
 from consolidator.model.schemas import (
     ClusterReply, ContactsReply, FactCandidate, FactExtractionReply, SummaryReply, TasksReply,
 )
@@ -85,7 +87,8 @@ def test_contact_and_task_heuristics() -> None:
     """Interjections are not contacts; a task needs a verb where the action goes."""
     stats = CaseStats(TRANSCRIPT)
     people = {"caroline", "melanie"}
-    assert [contact_is_junk(n, stats, people) for n in ["Melanie", "Oscar", "Wow", "Sounds"]] == [False, False, True, True]
+    names = ["Melanie", "Oscar", "Wow", "Sounds"]
+    assert [contact_is_junk(n, stats, people) for n in names] == [False, False, True, True]
     titles = ["Feed a horse a carrot", "Prepare emotionally", "Caroline calls the bank", "Must renew the passport",
               "Family love", "That day."]
     assert [task_is_junk(t, stats, people) for t in titles] == [False, False, False, False, True, True]
@@ -105,7 +108,8 @@ class MarkerModel:
     def summarize(self, request):
         if request.rung not in ("day", "1", "week"):
             return SummaryReply(text="A quiet stretch.")
-        kept = [line for i in request.inputs for line in i.text.splitlines() if any(k in line.lower() for k in self.KEEP)]
+        lines = [line for i in request.inputs for line in i.text.splitlines()]
+        kept = [line for line in lines if any(k in line.lower() for k in self.KEEP)]
         return SummaryReply(text="\n".join(kept))
 
     def extract_facts(self, request):
@@ -128,7 +132,8 @@ def tiny_locomo(path: Path) -> Path:
     turns1 = [("Alice", "Remember that I adopted a puppy named Biscuit."),
               ("Bob", "Note that my sister moved to Lisbon."),
               ("Alice", "Cool, I bought a red kayak.")]
-    turns2 = [("Bob", "Note: the weather was lovely."), ("Alice", "Indeed it was, a lovely warm afternoon in the park.")]
+    turns2 = [("Bob", "Note: the weather was lovely."),
+              ("Alice", "Indeed it was, a lovely warm afternoon in the park.")]
     conversation = {"speaker_a": "Alice", "speaker_b": "Bob",
                     "session_1_date_time": "10:00 am on 8 May, 2023", "session_2_date_time": "6:00 pm on 20 May, 2023"}
     for n, turns in ((1, turns1), (2, turns2)):
@@ -194,3 +199,19 @@ def test_default_data_is_found_from_a_worktree() -> None:
         pytest.skip("no shared/data/locomo-dev above this checkout")
     assert find_data(None).is_file()
     assert find_data(Path("elsewhere.json")) == Path("elsewhere.json")  # a given path is taken as it is
+
+
+def test_a_key_drains_through_the_anthropic_backend(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """With ANTHROPIC_API_KEY set, the bench's settings and wiring pick the Anthropic backend (here a local fake)."""
+    key = "sk-ant-recall-bench-test"
+    monkeypatch.setenv("ANTHROPIC_API_KEY", key)
+    data = tiny_locomo(tmp_path / "tiny.json")
+    conv = load_locomo(data)[0]
+    with FakeAnthropic(api_key=key, responder=OfflineResponder()) as fake:
+        config = tmp_path / "config.toml"
+        config.write_text(f'[model]\nbase_url = "{fake.url}"\n', encoding="utf-8")
+        settings = bench_settings(tmp_path / "state", config)
+        assert provider_of(settings) == "anthropic"
+        result = run_conversation(conv, load_questions(data)["tiny"], settings)
+        assert result["model"]["calls"] == fake.counters.answered > 0
+    assert result["tally"].as_dict()["categories"]["all"]["hits"]["transcript"] == 3
