@@ -9,7 +9,7 @@ from datetime import date, datetime, time
 import click
 
 from consolidator.pipeline.assign import assign_interactions
-from consolidator.cli.common import Progress, UserError, app_of, scope_argument, utcnow
+from consolidator.cli.common import ProgressBar, UserError, app_of, scope_argument, utcnow
 from consolidator.ladders.stage import LadderStage, ladder_specs
 from consolidator.runtime.lease_keeper import LeaseHeld, LeaseKeeper
 from consolidator.ladders.publish import summary_payload
@@ -88,7 +88,7 @@ def rebuild_command(ctx, scope, ladder, since) -> None:
                 start = datetime.combine(date(since.year, since.month, since.day), time(0), app.settings.timezone_of(name))
             for kind in ladders:
                 total += stage.mark_all_dirty(name, kind, start)
-        with Progress("rebuilding", sys.stderr.isatty(), total) as progress:
+        with ProgressBar("rebuilding", sys.stderr.isatty(), total) as progress:
             for name in targets:
                 if keeper.lost.is_set():
                     raise click.ClickException("lost the daemon lease during the rebuild; run it again")

@@ -178,8 +178,3 @@ def _render(request: BaseModel) -> str:
 def _describe(error: ValidationError) -> str:
     parts = [f"{'.'.join(map(str, e['loc'])) or '(root)'}: {e['msg']}" for e in error.errors(include_url=False)]
     return f"{error.error_count()} validation error(s): " + "; ".join(parts)
-
-
-# --- the per-operation deadline ------------------------------------------------------------
-
-# Absolute deadline (in the model's clock) of the operation running in this thread/context.

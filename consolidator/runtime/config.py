@@ -237,5 +237,3 @@ def to_toml_defaults() -> dict[str, Any]:
     """The built-in defaults as plain data (used by a test that compares them to config.toml)."""
     return Settings().model_dump(mode="json")
 
-
-ProviderName = Literal["auto", "offline", "anthropic"]
