@@ -9,13 +9,12 @@ from __future__ import annotations
 
 from typing import Any
 
-from sqlalchemy import select
 
 from consolidator.runtime.app import App
 from hierarchy.tiling import LadderSpec, count_ladder, time_ladder
 from stores.engine import reading, transaction
 from stores.snapshots import publish_json
-from stores.summaries import Summary
+from stores.summaries import Summary, newest_summary
 from stores.views import mark_published, stale
 
 
@@ -47,17 +46,6 @@ def summary_payload(summary: Summary) -> dict[str, Any]:
             "at": summary.watermark_at.isoformat() if summary.watermark_at else None,
         },
     }
-
-
-def newest_summary(session, scope: str, ladder: str, rung: str) -> Summary | None:
-    order = Summary.first_number.desc() if ladder == "count" else Summary.window_start.desc()
-    stmt = (
-        select(Summary)
-        .where(Summary.scope == scope, Summary.ladder == ladder, Summary.rung == rung, Summary.kind != "empty")
-        .order_by(order, Summary.version.desc())
-        .limit(1)
-    )
-    return session.execute(stmt).scalars().first()
 
 
 def publish_ladder(app: App, scope: str, specs: dict[str, LadderSpec], only: set[tuple[str, str]] | None = None) -> int:

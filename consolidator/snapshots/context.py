@@ -30,10 +30,12 @@ from consolidator.snapshots.reader import CONTEXT_FILE
 from consolidator.runtime.config import ContextSettings, Settings
 from consolidator.model.base import estimate_tokens
 from stores.contacts import contacts_of, current_details
+from stores.interactions import max_number
 from stores.engine import reading
 from stores.messages import newest_at, newest_seq
 from stores.runs import consolidated_seq
 from stores.snapshots import publish_text
+from stores.summaries import interactions_after, newest_summary
 from stores.tasks import open_tasks
 
 __all__ = ["compose", "publish_context"]
@@ -163,8 +165,10 @@ def gather(app: App, scope: str) -> ContextData:
         tasks = open_tasks(session, scope)
         newest, newest_time = newest_seq(session, scope), newest_at(session, scope)
         consolidated = consolidated_seq(session, scope)
+        interactions = max_number(session, scope)
+        recent = recent_interactions(session, scope, app.settings)
     tasks.sort(key=lambda t: (t.due is None, t.due or t.opened_at.date(), t.opened_at, t.id))
-    summaries, watermark = ladder_lines(app.settings, root)
+    summaries, watermark = ladder_lines(app.settings, root, interactions, recent)
     return ContextData(
         status=status_line(newest, newest_time, consolidated, watermark),
         contacts=[contact_line(c.name, c.aliases, details.get(c.id, {})) for c in contacts],
@@ -215,15 +219,27 @@ def _read_json(path: Path) -> dict[str, Any] | None:
     return data if isinstance(data, dict) else None
 
 
-def ladder_lines(settings: Settings, root: Path) -> tuple[list[str], int | None]:
+def ladder_lines(settings: Settings, root: Path, newest_interaction: int = 0,
+                 recent: list[tuple[int, str, str]] | None = None) -> tuple[list[str], int | None]:
     """One line per rung with a summary (duplicates of a shorter rung's text skipped), and the
-    newest watermark among them."""
+    newest watermark among them.
+
+    Count summaries say which interactions they cover ("count/10 (interactions 31-40 of 48)"), and the
+    interactions newer than every block above the base (`recent`: (number, label, text) of
+    their count/1 summaries, newest first) come first, one line each, so "the last N" is never
+    read as interactions that are not the last ones."""
     lines: list[str] = []
     seen: set[str] = set()
     watermark: int | None = None
-    views = [("time", r, r) for r in settings.ladders.time]
-    views += [("count", str(n), f"last {n} interaction{'s' if n != 1 else ''}") for n in settings.ladders.count]
-    for ladder, rung, name in views:
+
+    def add(line_head: str, text: str) -> None:
+        if text and text not in seen:
+            seen.add(text)
+            lines.append(f"{line_head}: {text}")
+
+    of = f" of {newest_interaction}" if newest_interaction else ""
+    count_blocks: list[tuple[str, str]] = []
+    for ladder, rung in [("time", r) for r in settings.ladders.time] + [("count", str(n)) for n in settings.ladders.count]:
         data = _read_json(root / ladder / f"{rung}.json")
         if not data:
             continue
@@ -231,11 +247,30 @@ def ladder_lines(settings: Settings, root: Path) -> tuple[list[str], int | None]
         if isinstance(seq, int):
             watermark = max(watermark or 0, seq)
         text = " ".join(str(data.get("text", "")).split())
-        if not text or text in seen:
-            continue
-        seen.add(text)
-        lines.append(f"- {name} ({data.get('label', '')}): {text}")
+        if ladder == "time":
+            add(f"- {rung} ({data.get('label', '')})", text)
+        elif rung != "1" or not recent:
+            count_blocks.append((f"- count/{rung} ({data.get('label', '')}{of})", text))
+    for number, _, text in recent or []:
+        add(f"- count/1 (interaction {number}{of})", " ".join(text.split()))
+    for head, text in count_blocks:
+        add(head, text)
     return lines, watermark
+
+
+def recent_interactions(session, scope: str, settings: Settings) -> list[tuple[int, str, str]]:
+    """The count/1 summaries of the interactions that no block above the base holds yet."""
+    counts = sorted(settings.ladders.count)
+    above = [n for n in counts if n > 1]
+    if not counts or counts[0] != 1:
+        return []
+    covered = 0
+    for n in above:
+        block = newest_summary(session, scope, "count", str(n))
+        if block is not None and block.last_number:
+            covered = max(covered, block.last_number)
+    limit = (above[0] - 1) if above else 1
+    return [(row.first_number, row.label, row.text) for row in interactions_after(session, scope, covered, limit)]
 
 
 def publish_context(app: App, scope: str, now: datetime) -> None:
