@@ -1,7 +1,9 @@
 """OfflineModel: the deterministic, rule-based backend used when no API key is set.
 
 Pure: the same request always gives the same reply, nothing is read from the clock, the
-network or the environment. It never invents: summaries are sentences copied from the inputs (summarise.py),
+network or the environment (summaries use the embedder and word list installed with the
+package: wordllama, else the hashing fallback). It never invents: summaries are sentences
+copied from the inputs (summarise.py; relative dates get their absolute date beside them),
 and every fact, contact detail and task is built from words of people's messages, joined by a
 few fixed verbs ("lives in", "works at"). Only lines from people are read for facts, contacts
 and tasks: role "user", and role "assistant" when it carries a `speaker` other than

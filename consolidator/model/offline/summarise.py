@@ -26,9 +26,10 @@ from its lines.
    wordllama): the next sentence maximises 0.7 x relevance / best relevance - 0.3 x its
    highest cosine to a chosen sentence; one at cosine >= 0.9 to a chosen one is a repeat.
    Sentences are added until nothing more fits the budget.
-6. A sentence too long for the room left is cut to its best clauses (numbers, names and
-   titles first), elided parts marked " … "; a clause still too long keeps its words from
-   the first number or name on.
+6. A sentence too long for the room left is cut (when at least MIN_ROOM characters are left
+   and the cut keeps KEEP_SHARE of its value): to its best clauses, numbers, names and titles
+   counting double, elided parts marked " … ", or to a run of words of its best clause that
+   starts at a number or a name, whichever keeps more.
 7. Output: the chosen sentences in input order, each turn's sentences after its prefix, one
    line per turn; estimate_tokens(output) <= budget always.
 
@@ -42,31 +43,19 @@ import math
 import re
 from dataclasses import dataclass, field
 from datetime import date
-from functools import lru_cache
 
 from consolidator.domain import chars_within, estimate_tokens
+from consolidator.model.offline.lexicon import Lexicon, base_form, has_name, names_in, zipf
 from consolidator.model.offline.reldates import resolve_relative_dates
-from consolidator.model.offline.text import NAME_STOPWORDS, STOPWORDS, sentences, truncate_words
+from consolidator.model.offline.text import sentences, truncate_words
 
 LAMBDA = 0.7  # MMR: share of relevance against redundancy
 REPEAT_COSINE = 0.9  # a sentence this close to a chosen one says it again
 COMMON_ZIPF = 5.5  # words at least this frequent in English are never content on their own
-MAX_ZIPF = 7.0  # weight = max(0, MAX_ZIPF - zipf): unknown words weigh 7
 MIN_ROOM = 60  # characters: less room left than this is not worth cutting a sentence for
 POOL_BUDGETS, POOL_MIN = 2, 16  # MMR chooses among the best 2 budgets' worth (at least 16)
 KEEP_SHARE = 0.6  # a cut sentence must keep this share of its words' value (numbers, names)
 ELLIPSIS = " … "
-
-# Interjections and reactions: a closed class of English, not phrases of any one conversation.
-PHATIC = frozenset(
-    """hi hey hello hiya howdy yo bye goodbye cya wow whoa woah oh ooh ah aw aww awww yay yeah yea
-    yep yup yes nope nah ok okay alright sure lol haha hahaha hehe hmm um uh omg gosh cheers thanks
-    thank thx congrats congratulations sorry welcome hug hugs xoxo great cool awesome amazing nice
-    good wonderful fantastic brilliant lovely beautiful gorgeous stunning sweet perfect incredible
-    excellent super fun glad happy proud lucky excited exciting inspiring inspired impressive
-    impressed thrilled blessed grateful thankful touching interesting totally absolutely
-    definitely certainly indeed exactly agree true right sound sounds seem seems look looks""".split()
-)
 
 _PREFIX = re.compile(
     r"(?:^|(?<=\s))(?:(?P<date>\d{4}-\d{2}-\d{2}) )?(?P<time>\d{2}:\d{2}) (?P<who>[^\s:][^:\n]{0,39}?): "
@@ -92,76 +81,6 @@ class Turn:
     prefix: str | None  # "2023-05-08 13:56 Caroline", or None for plain text
     day: date | None
     sentences: list[str] = field(default_factory=list)
-
-
-# --- word weights ------------------------------------------------------------------------------
-
-_ZIPF: dict[str, float] = {}
-_LOOKUP = None
-
-
-def zipf(word: str) -> float:
-    """wordfreq's English Zipf frequency of a lower-cased word (cached; 0 when unknown)."""
-    cached = _ZIPF.get(word)
-    if cached is None:
-        cached = _ZIPF[word] = _zipf_lookup()(word)
-    return cached
-
-
-def _zipf_lookup():
-    global _LOOKUP
-    if _LOOKUP is None:
-        try:
-            from wordfreq import zipf_frequency
-
-            _LOOKUP = lambda w: zipf_frequency(w, "en", wordlist="small")  # noqa: E731
-        except ImportError:  # degrade: function words common, everything else mid-rare
-            _LOOKUP = lambda w: MAX_ZIPF if w in STOPWORDS else 4.0  # noqa: E731
-    return _LOOKUP
-
-
-@lru_cache(maxsize=1 << 16)
-def base_form(token: str) -> str:
-    """Lower-cased token without its clitic: "Melanie's" -> "melanie", "that's" -> "that"."""
-    low = token.lower().replace("’", "'")
-    if low.endswith("n't"):
-        return "not"
-    return low.split("'", 1)[0]
-
-
-class Lexicon:
-    """What one request's words weigh: rarity, minus the speakers' names."""
-
-    def __init__(self, speakers: set[str]) -> None:
-        self.speakers = speakers
-        self._scored: dict[str, str | None] = {}  # token -> its scored base form, or None
-        self._speaker: dict[str, bool] = {}
-
-    def is_speaker(self, token: str) -> bool:
-        known = self._speaker.get(token)
-        if known is None:
-            low = base_form(token)
-            known = self._speaker[token] = low in self.speakers or (
-                token[:1].isupper() and len(low) >= 3 and any(name.startswith(low) for name in self.speakers))
-        return known
-
-    def scored(self, tokens: list[str]) -> list[str]:
-        """The base forms that carry weight: no function words, reactions or speakers."""
-        out = []
-        for token in tokens:
-            word = self._scored.get(token, "")
-            if word == "":
-                word = base_form(token)
-                if not word or word in STOPWORDS or word in PHATIC or word == "not" or self.is_speaker(token):
-                    word = None
-                self._scored[token] = word
-            if word is not None:
-                out.append(word)
-        return out
-
-    @staticmethod
-    def weight(word: str) -> float:
-        return max(0.0, MAX_ZIPF - zipf(word))
 
 
 # --- parsing -------------------------------------------------------------------------------------
@@ -191,15 +110,6 @@ def speakers_of(turns: list[Turn]) -> set[str]:
 
 
 # --- scoring -----------------------------------------------------------------------------------
-
-
-def names_in(tokens: list[str], lexicon: Lexicon) -> set[str]:
-    """Capitalised words past the first that are not a speaker, "I" or a calendar word."""
-    return {t for t in tokens[1:] if t[:1].isupper() and t.lower() not in NAME_STOPWORDS and not lexicon.is_speaker(t)}
-
-
-def has_name(tokens: list[str], lexicon: Lexicon) -> bool:
-    return any(t[:1].isupper() and t.lower() not in NAME_STOPWORDS and not lexicon.is_speaker(t) for t in tokens[1:])
 
 
 def relevance(sentence: str, tokens: list[str], words: list[str], value: dict[str, float], lexicon: Lexicon) -> float:
@@ -370,7 +280,7 @@ def _select(candidates: list[Candidate], turns: list[Turn], budget_chars: int, l
 
 _VECTORS: dict[str, object] = {}  # sentence -> its row, for the process's embedder (bounded)
 _VECTORS_OF: list[object] = []  # the embedder the cache belongs to
-VECTOR_CACHE = 20_000  # rows (256 float32 each: about 20 MB at most)
+VECTOR_CACHE = 4096  # rows (256 float32 each: about 4 MB at most)
 
 
 def embed_sentences(texts: list[str]):
@@ -381,17 +291,19 @@ def embed_sentences(texts: list[str]):
     from consolidator.model.embeddings import default_embedder
 
     embedder = default_embedder()
+    if not texts:
+        return np.zeros((0, embedder.dim), dtype=np.float32)
     if not _VECTORS_OF or _VECTORS_OF[0] is not embedder:
         _VECTORS.clear()
         _VECTORS_OF[:] = [embedder]
-    missing = list(dict.fromkeys(t for t in texts if t not in _VECTORS))
+    rows = {t: _VECTORS[t] for t in texts if t in _VECTORS}  # a snapshot: another thread may clear
+    missing = [t for t in dict.fromkeys(texts) if t not in rows]
     if missing:
+        rows.update(zip(missing, embedder.embed(missing)))
         if len(_VECTORS) + len(missing) > VECTOR_CACHE:
             _VECTORS.clear()
-        _VECTORS.update(zip(missing, embedder.embed(missing)))
-    if not texts:
-        return np.zeros((0, embedder.dim), dtype=np.float32)
-    return np.stack([_VECTORS[t] for t in texts])
+        _VECTORS.update((t, rows[t]) for t in missing)
+    return np.stack([rows[t] for t in texts])
 
 
 def _render(chosen: list[Candidate], turns: list[Turn]) -> str:
