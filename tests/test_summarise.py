@@ -204,6 +204,16 @@ def test_a_rung_above_reselects_from_summaries_keeping_each_prefix():
     assert "yesterday (2023-05-07)" in out or "Naxos ferry leaves" in out
 
 
+def test_labels_of_a_passed_through_window_are_not_sentences():
+    """A rung above reading "label: line" text (a window passed through) never selects a label."""
+    passed = "\n".join(f"{label}: {line}" for label, line in [
+        ("2023-05-08 (Mon)", lines(("Ana", "I booked the ferry to Naxos."))[0]),
+        ("2023-05-09 (Tue)", lines(("Ben", "My knee surgery is set for June."), day="2023-05-09")[0]),
+        ("2023-05-10 (Wed)", lines(("Ana", "The ferry leaves Piraeus at 8."), day="2023-05-10")[0])])
+    out = extractive_summary([passed, "\n".join(lines(("Ben", "Physio starts on Monday.")))], 400)
+    assert len(out.splitlines()) == 4 and "(Tue)" not in out and "(Wed)" not in out
+
+
 def test_a_resolved_date_is_not_resolved_again_a_rung_up():
     """A summary of summaries keeps one bracketed date per expression."""
     day = extractive_summary(lines(("Ana", "I booked the ferry to Naxos yesterday.")), 400)

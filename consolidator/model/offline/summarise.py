@@ -61,6 +61,7 @@ _PREFIX = re.compile(
     r"(?:^|(?<=\s))(?:(?P<date>\d{4}-\d{2}-\d{2}) )?(?P<time>\d{2}:\d{2}) (?P<who>[^\s:][^:\n]{0,39}?): "
 )
 _ISO_DATE = re.compile(r"^(\d{4}-\d{2}-\d{2})")
+_LABEL_BEFORE_PREFIX = re.compile(r"(?:^|\n)[^\n]{1,40}:\s*$")  # "2023-05-09 (Tue): " ending a line
 _TOKEN = re.compile(r"[A-Za-z0-9]+(?:['’][A-Za-z]+|-[A-Za-z0-9]+)*")
 _TITLE = re.compile(r"\"[^\"]{2,80}\"|(?<!\w)'[^']{2,60}'(?!\w)")
 _KEY = re.compile(r"(?<![\w:.,])\d|(?<=\s)[A-Z]")  # where a number or a name starts
@@ -87,16 +88,23 @@ class Turn:
 
 
 def parse_turns(text: str, fallback_day: date | None) -> list[Turn]:
-    """The turns of one input: text between prefixes, each with its prefix and local date."""
+    """The turns of one input: text between prefixes, each with its prefix and local date.
+
+    A passed-through window joins its inputs as "label: text" lines; a label just before a
+    prefix ("2023-05-09 (Tue): 2023-05-09 10:00 Ana: ...") is dropped, never read as a sentence.
+    """
     turns: list[Turn] = []
     matches = list(_PREFIX.finditer(text))
-    head = text[: matches[0].start()] if matches else text
-    if head.strip() and not (matches and len(head.strip()) <= 40 and head.strip().endswith(":")):  # a label
+    head = _LABEL_BEFORE_PREFIX.sub("", text[: matches[0].start()]) if matches else text
+    if head.strip():
         turns.append(Turn(None, fallback_day, sentences(head)))
     for i, m in enumerate(matches):
         end = matches[i + 1].start() if i + 1 < len(matches) else len(text)
+        body = text[m.end():end]
+        if i + 1 < len(matches):
+            body = _LABEL_BEFORE_PREFIX.sub("", body)
         day = date.fromisoformat(m.group("date")) if m.group("date") else fallback_day
-        turns.append(Turn(m.group(0)[:-2], day, sentences(text[m.end():end])))
+        turns.append(Turn(m.group(0)[:-2], day, sentences(body)))
     return [t for t in turns if t.sentences]
 
 
