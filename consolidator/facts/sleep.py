@@ -37,7 +37,7 @@ import numpy as np
 import structlog
 
 from consolidator.runtime.app import App
-from consolidator.model.embeddings import Embedder, HashingEmbedder
+from consolidator.model.embeddings import Embedder, HashingEmbedder, fill_missing_rows
 from consolidator.model.base import BudgetExceeded, Model
 from consolidator.model.schemas import ClusterRequest, KnownFact
 from consolidator.facts.scoring import scores
@@ -228,6 +228,7 @@ class SleepStage:
     def _merges(self, scope: str, facts: list[Fact], report: SleepReport, now: datetime) -> None:
         cfg = self.settings
         vectors = np.stack([_unit(f.vector(), self.embedder.dim) for f in facts])
+        fill_missing_rows(vectors, [f.text for f in facts], self.embedder)  # rows of another embedder
         weights = np.array([f.strength for f in facts], dtype=np.float64)
         ages = np.array([(now - f.last_used).total_seconds() for f in facts])
         rank = scores(np.array([f.importance for f in facts], dtype=np.float64), weights, ages, cfg.tau,

@@ -15,7 +15,7 @@ from consolidator.pipeline.batch_extraction import share_one_call
 from consolidator.cost.budget import BudgetGate, budgeted
 from consolidator.contacts.step import ContactsStep, publish_contacts
 from consolidator.snapshots.context import publish_context
-from consolidator.model.embeddings import HashingEmbedder
+from consolidator.model.embeddings import default_embedder
 from consolidator.facts.publish import publish_facts
 from consolidator.facts.step import FactsStep
 from consolidator.ladders.stage import LadderStage, ladder_specs
@@ -52,7 +52,7 @@ def build_consolidator(app: App, model: Model | None = None) -> Consolidator:
     if gate is not None:
         base_rungs = {kind: spec.rungs[0].name for kind, spec in ladder_specs(app).items()}
         model = budgeted(model, gate, base_rungs)
-    embedder = HashingEmbedder()
+    embedder = default_embedder()  # wordllama, else hashing (logged)
     contacts, facts, tasks = ContactsStep(app, model), FactsStep(app, model, embedder), TasksStep(app, model)
     shared = share_one_call(model, facts=facts, contacts=contacts, tasks=tasks,
                             enabled=app.settings.model.combine_batch_steps,
