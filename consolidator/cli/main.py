@@ -133,6 +133,8 @@ def status_command(ctx, as_json: bool) -> None:
 
 
 def _print_status(report: dict[str, Any]) -> None:
+    click.echo(f"state: {report['state_dir']}")
+    click.echo(f"database: {report['database']}")
     daemon = report["daemon"]
     state = "running" if daemon["running"] else "not running"
     beat = f", last heartbeat {daemon['last_heartbeat']}" if daemon["last_heartbeat"] else ""
