@@ -18,6 +18,7 @@ from consolidator.runtime import logsetup
 from consolidator.cli import facts as facts_commands
 from consolidator.cli import ladders as ladder_commands
 from consolidator.cli import memory as memory_commands
+from consolidator.cli import report as report_commands
 from consolidator.cli.common import ProgressBar, UserError, app_of, scope_argument, utcnow
 from consolidator.runtime.config import ConfigError
 from consolidator.messages.ingest import ImportRejected, InvalidMessage, import_stream, validate
@@ -183,7 +184,7 @@ def sample_command(scope: str, days: int, seed: int, start: str) -> None:
         click.echo(json.dumps(record))
 
 
-for _module in (ladder_commands, memory_commands, facts_commands):
+for _module in (ladder_commands, memory_commands, facts_commands, report_commands):
     for _command in _module.COMMANDS:
         cli.add_command(_command)
 
