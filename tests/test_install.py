@@ -4,6 +4,7 @@ installed config agree on one state directory, shared with the agents' group."""
 from __future__ import annotations
 
 import ast
+import json
 import os
 import re
 import shlex
@@ -105,6 +106,14 @@ def test_installed_config_and_unit_resolve_to_one_state_directory(tmp_path: Path
     assert daemon.state_dir == agent.state_dir == expected
     assert daemon.db_url == agent.db_url
     assert "CONSOLIDATOR_STATE_DIR" not in env  # one place names it: the installed config
+
+
+def test_status_names_the_state_directory_and_database(run_cli, state_dir: Path) -> None:
+    """`status` prints the state directory and the database it uses; status --json adds `database`."""
+    text = run_cli("status").output.splitlines()
+    assert text[:2] == [f"state: {state_dir}", f"database: sqlite:///{state_dir / 'consolidator.db'}"]
+    report = json.loads(run_cli("status", "--json").output)
+    assert report["state_dir"] == str(state_dir) and report["database"] == f"sqlite:///{state_dir / 'consolidator.db'}"
 
 
 def test_repo_config_stays_the_personal_default() -> None:

@@ -8,7 +8,7 @@ import math
 import re
 import shutil
 import subprocess
-from datetime import datetime, timedelta, timezone
+from datetime import date, datetime, timedelta, timezone
 from html.parser import HTMLParser
 from pathlib import Path
 
@@ -24,7 +24,7 @@ from hierarchy.calendar import day_unit
 from stores.engine import reading, transaction
 from stores.interactions import max_number
 from stores.messages import NewMessage, append_messages
-from stores.summaries import LadderHold, newest_versions
+from stores.summaries import DirtyWindow, LadderHold, newest_versions
 from tests.pngread import colour_stats
 
 UTC = timezone.utc
@@ -127,12 +127,20 @@ def test_blocks_link_to_their_sources_one_rung_down(ladders) -> None:
 
 
 def test_held_and_pending_windows_are_marked(ladders) -> None:
-    """A LadderHold row marks its window held (with the reason); an open window is pending."""
+    """A LadderHold row marks its window held (with the reason); an open window is pending; a written
+    day with newer messages waiting is flagged."""
+    html = page(ladders)
+    written_day = next(ref for ref, b in parse(html).blocks.items()
+                       if b["data-rung"] == "day" and b["class"].split()[1] in ("summarized", "passed"))
     with transaction(ladders.engine) as session:
         session.add(LadderHold(scope="maya", ladder="time", rung="week", key="2025-01-13", attempts=2,
                                next_at=NOW + timedelta(minutes=5), reason="TransientModelError: 529 overloaded"))
+        session.add(DirtyWindow(scope="maya", ladder="time", unit=day_unit(date.fromisoformat(written_day.split("/")[2])),
+                                last_at=NOW))
     html = page(ladders)
     blocks, details = parse(html).blocks, embedded(html)
+    assert "stale" in blocks[written_day]["class"].split() and details[written_day]["version"] == 1
+    assert any(note.startswith("newer messages") for note in details[written_day]["notes"])
     assert blocks["time/week/2025-01-13"]["class"].split()[:2] == ["block", "held"]
     assert any("529 overloaded" in note for note in details["time/week/2025-01-13"]["notes"])
     pending = [ref for ref, b in blocks.items() if "pending" in b["class"].split()]
@@ -161,6 +169,9 @@ def test_cli_writes_the_page_beside_the_snapshots_or_to_out(ladders, run_cli, st
     assert "Timeline of maya" in out.read_text(encoding="utf-8")
     unknown = run_cli("timeline", "--scope", "nobody")
     assert unknown.exit_code == 2 and "nobody" in unknown.stderr
+    run_cli("log", "--scope", "fresh", "--role", "user", "hello")  # logged, nothing consolidated yet
+    fresh = Path(run_cli("timeline", "--scope", "fresh").output.strip())
+    assert "No summaries yet" in fresh.read_text(encoding="utf-8") and not parse(fresh.read_text(encoding="utf-8")).blocks
 
 
 # --- in a real browser -----------------------------------------------------------------------
