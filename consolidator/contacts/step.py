@@ -83,7 +83,8 @@ class ContactsStep:
         else:
             known = self.context_for(work)
             lines = [m.line() for m in work.messages]
-            request = ContactsRequest(scope=work.scope, messages=lines, known=known, ref=f"batch:{work.batch_id}")
+            request = ContactsRequest(scope=work.scope, messages=lines, known=known, ref=f"batch:{work.batch_id}",
+                                      timezone=self.app.settings.timezone_of(work.scope).key)
             reply = self.model.update_contacts(request)
         return ContactsPrepared(reply=reply, known=tuple(k.name for k in known))
 

@@ -153,7 +153,7 @@ class FactsStep:
             context = self.context_for(work)
             request = FactExtractionRequest(
                 scope=work.scope, messages=[m.line() for m in work.messages], neighbours=context.neighbours,
-                ref=f"batch:{work.batch_id}",
+                ref=f"batch:{work.batch_id}", timezone=self.app.settings.timezone_of(work.scope).key,
             )
             candidates = self.model.extract_facts(request).facts
         plan.neighbours = context.neighbours

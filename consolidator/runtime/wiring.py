@@ -54,7 +54,8 @@ def build_consolidator(app: App, model: Model | None = None) -> Consolidator:
     embedder = HashingEmbedder()
     contacts, facts, tasks = ContactsStep(app, model), FactsStep(app, model, embedder), TasksStep(app, model)
     shared = share_one_call(model, facts=facts, contacts=contacts, tasks=tasks,
-                            enabled=app.settings.model.combine_batch_steps)
+                            enabled=app.settings.model.combine_batch_steps,
+                            timezone_of=lambda scope: app.settings.timezone_of(scope).key)
     log.info("model.batch_steps", combined=shared is not None)
     steps: list[BatchStep] = [contacts, facts, tasks]
     steps.extend(load_plugins(app.settings.plugins, PluginContext(app, model)))

@@ -68,7 +68,8 @@ class TasksStep:
         else:
             known = self.context_for(work)
             request = TasksRequest(scope=work.scope, messages=[m.line() for m in work.messages],
-                                   open_tasks=known, ref=f"batch:{work.batch_id}")
+                                   open_tasks=known, ref=f"batch:{work.batch_id}",
+                                   timezone=self.app.settings.timezone_of(work.scope).key)
             reply = self.model.update_tasks(request)
         return TasksPrepared(reply=reply, shown=tuple(k.id for k in known))
 

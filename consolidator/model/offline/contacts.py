@@ -16,7 +16,8 @@ from __future__ import annotations
 
 import re
 
-from consolidator.model.offline.rules import Claim, Polarity, parse_text, same_subject, spec_of, take_name
+from consolidator.model.offline.parse import parse_text, take_name
+from consolidator.model.offline.rules import Claim, Polarity, same_subject, spec_of
 from consolidator.model.offline.text import NAME_STOPWORDS, content_stems, normalise, sentences, truncate_words
 from consolidator.model.schemas import ContactUpdate, KnownContact, Line
 

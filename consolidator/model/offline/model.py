@@ -34,16 +34,9 @@ from dataclasses import replace
 
 from consolidator.domain import chars_within, estimate_tokens, is_negated, is_person_line
 from consolidator.model.offline.contacts import contact_updates
-from consolidator.model.offline.rules import (
-    Claim,
-    Context,
-    Polarity,
-    parse_sentence,
-    parse_text,
-    same_subject,
-    spec_of,
-    values_compatible,
-)
+from consolidator.model.offline.names import known_subjects
+from consolidator.model.offline.parse import claims_of_lines, parse_text
+from consolidator.model.offline.rules import Claim, Polarity, same_subject, spec_of, values_compatible
 from consolidator.model.offline.tasks import task_changes
 from consolidator.model.offline.text import content_stems, normalise, sentences, stem, truncate_words
 from consolidator.model.schemas import (
@@ -71,18 +64,6 @@ _CUES = frozenset(stem(w) for w in (
 ).split())
 
 
-def claims_of_lines(lines: list[Line]) -> list[Claim]:
-    """Every claim of the people's lines, in order, each carrying its line id."""
-    out: list[Claim] = []
-    for line in lines:
-        if not is_person_line(line):
-            continue
-        ctx = Context(me=(line.speaker or "").strip() or "The user")
-        for sentence in sentences(line.text):
-            out += [replace(c, source_ids=(line.id,)) for c in parse_sentence(sentence, ctx)]
-    return out
-
-
 class OfflineModel:
     """Deterministic rule-based Model (see the module docstring for what it does and misses)."""
 
@@ -96,7 +77,9 @@ class OfflineModel:
     # --- facts ---------------------------------------------------------------------------
 
     def extract_facts(self, request: FactExtractionRequest) -> FactExtractionReply:
-        claims = _latest_per_single_attribute(_merge_duplicates(claims_of_lines(request.messages)))
+        known_names = known_subjects(f.text for f in request.neighbours)
+        said = claims_of_lines(request.messages, request.timezone, known_names)
+        claims = _latest_per_single_attribute(_merge_duplicates(said))
         known = [(f, parse_text(f.text)) for f in sorted(request.neighbours, key=lambda f: -f.similarity)]
         facts: list[FactCandidate] = []
         targeted: set[str] = set()
@@ -138,11 +121,12 @@ class OfflineModel:
 
     def update_contacts(self, request: ContactsRequest) -> ContactsReply:
         people = [line for line in request.messages if is_person_line(line)]
-        return ContactsReply(contacts=contact_updates(people, claims_of_lines(people), request.known))
+        known = [name for k in request.known for name in (k.name, *k.aliases)]
+        return ContactsReply(contacts=contact_updates(people, claims_of_lines(people, request.timezone, known), request.known))
 
     def update_tasks(self, request: TasksRequest) -> TasksReply:
         people = [line for line in request.messages if is_person_line(line)]
-        return TasksReply(changes=task_changes(people, request.open_tasks))
+        return TasksReply(changes=task_changes(people, request.open_tasks, request.timezone))
 
     # --- one batch, all three --------------------------------------------------------------
 
