@@ -45,7 +45,8 @@ VAGUE = frozenset(
     kind sort way ways time times day days moment moments week weeks weekend month months year years
     today tonight yesterday tomorrow morning evening night ever even always never often sometimes
     definitely absolutely totally honestly literally actually basically seriously truly pretty
-    idea ideas one ones guys people person everyone someone anyone wow yeah yes yep haha omg lol
+    idea ideas one ones guys people person everyone someone anyone everywhere somewhere anywhere happen
+    happened happens wow yeah yes yep haha omg lol
     thanks thank congrats congratulations hey hi hello bye cheers ah oh ooh aww hmm wait last next ago
     soon later lately recently early late monday tuesday wednesday thursday friday saturday sunday
     january february march april may june july august september october november december""".split()
@@ -53,7 +54,7 @@ VAGUE = frozenset(
 _ADVERB = frozenset(
     """no longer never not also still now just really actually always often usually finally recently
     already even totally definitely absolutely honestly literally truly so too then once sometimes
-    currently officially both all""".split()
+    currently officially both all last first""".split()
 )
 _THIRD = {"am": "is", "are": "is", "were": "was", "have": "has", "do": "does", "'m": "is", "'re": "is", "'ve": "has"}
 _BRACKETS = re.compile(r"\s*\[[^\]]*\]?")

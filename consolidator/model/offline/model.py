@@ -7,23 +7,28 @@ few fixed verbs ("lives in", "works at"). Only lines from people are read for fa
 and tasks: role "user", and role "assistant" when it carries a `speaker` other than
 "assistant"/"agent". Tool, action and system lines never produce anything but summary text.
 
-What it covers (see offline_rules.py and offline_tasks.py for the patterns): where someone
-lives or moved, origin, employer and job, diet and avoided foods, allergies and medical
-conditions (critical), injuries, pets, relatives ("my sister Ana"), training, learning, plans,
-goals, likes and dislikes, favourites, age, and changes ("no longer", "stopped", "quit",
-"... any more"); first person (resolved to the line's speaker, else "The user") and third
-person, with she/he/they resolved to the last person named in the same message. Tasks open on
-requests and reminders, close on "done"/"I sent ...", cancel on "cancel"/"never mind".
+What it covers. Facts: attribute rules (patterns.py) for where someone lives or moved, origin,
+employer and job, partner, diet and avoided foods, allergies and medical conditions (critical),
+injuries, pets, relatives ("my sister Ana"), training, learning, plans, goals, likes and
+dislikes, favourites, age, and changes ("no longer", "quit", "split up", "got laid off"); the
+single-valued ones (home, job, employer, partner, diet...) supersede the old value whatever
+verb said it (verb classes, not set phrases). Every other clause of substance about a person
+is kept whole as an event or experience, third person, dated with the local day it was said
+in the scope's time zone ("Caroline went to an LGBTQ support group (2023-05-07)."); a clause
+with no person for subject is kept as what the speaker said (parse.py, clauses.py). Subjects:
+I/we (the speaker, else "The user"), you (the other person speaking), "my X" (the speaker's X),
+she/he/they (the last person named in the same message), and names the batch's evidence vets
+(names.py): never a capitalised opener such as "Sounds" or "Unconditional". Contacts are
+people only (contacts.py). Tasks open on requests, reminders and dated or errand promises that
+carry an action, close on "done"/"I sent ...", cancel on "cancel"/"never mind" (tasks.py).
 
-Limits: English only; one clause pattern at a time, so paraphrases outside the patterns are
-missed ("Maya's new flat is in Paris", "I'm off meat"), as are facts spread over several
-sentences, sarcasm, hypotheticals ("if I moved to Paris") and reported speech ("Tom said he
-moved" is read as Tom's claim). Values end at the first comma or conjunction, so "cats and
-dogs" survives but "works at Acme as a nurse" keeps only Acme. Coreference is limited to
-she/he/they within one message; gender is never guessed (first-person "my" becomes "their").
-Op decisions compare parsed (subject, attribute, value) triples, so two stored facts that the
-rules cannot parse are only matched by identical content words. Dates are understood only in
-the plain forms listed in offline_tasks.py.
+Limits: English only; attribute values end at the first comma or conjunction ("works at Acme
+as a nurse" keeps only Acme as the employer); sarcasm, hypotheticals ("if I moved to Paris")
+and reported speech ("Tom said he moved" is read as Tom's claim) are taken at face value.
+Coreference is limited to she/he/they within one message and "you" to the nearest other
+person speaking; gender is never guessed ("my" becomes "their"). Op decisions compare parsed
+(subject, attribute, value) triples, so two stored facts that the rules cannot parse are only
+matched by identical content words. Dates are understood only in the plain forms of tasks.py.
 """
 
 from __future__ import annotations

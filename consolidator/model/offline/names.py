@@ -62,6 +62,12 @@ def zipf(word: str) -> float:
     return zipf_frequency(word.lower(), "en")
 
 
+def common_plural(word: str) -> bool:
+    """'doctors', 'parents', 'friends': the plural of a common noun, not a name ('James')."""
+    low = word.lower()
+    return low.endswith("s") and not low.endswith("ss") and zipf(low[:-1]) >= 4.0
+
+
 def agrees_with_singular(word: str) -> bool:
     """Whether `word` can follow a singular name as its verb: 'is', 'called', 'loves', 'went'."""
     low = word.lower()
@@ -128,7 +134,7 @@ class NameBook:
             return True
         if not initial:
             return words[0] not in self.lower
-        if any(w in self.lower for w in words) or not agrees_with_singular(next_word):
+        if any(w in self.lower or common_plural(w) for w in words) or not agrees_with_singular(next_word):
             return False
         limit = COMMON_ZIPF if person_predicate else RARE_ZIPF
         return all(zipf(w) < limit for w in words)

@@ -53,15 +53,21 @@ _THE_USER = re.compile(r"[Tt]he user\b\s*")
 _PRONOUN = re.compile(r"(?:[Ss]he|[Hh]e|[Tt]hey)\b\s*")
 _TIME = (
     r"(?:(?:last|this|next|on|early|late|earlier|later) )?(?:(?:monday|tuesday|wednesday|thursday|friday|saturday|"
-    r"sunday|week|weekend|month|year|night|morning|afternoon|evening|summer|winter|spring|fall|autumn)s?"
+    r"sunday|mon|tue|tues|wed|thu|thur|thurs|fri|sat|sun|week|weekend|month|year|night|morning|afternoon|evening|"
+    r"summer|winter|spring|fall|autumn)s?"
     r"(?: (?:morning|afternoon|evening|night))?|yesterday|today|tonight|recently|lately|earlier|"
     r"(?:a|one|two|three|four|five|a few|a couple of|\d+) (?:days?|weeks?|months?|years?) ago)"
 )
 _TIME_ONLY = re.compile(_TIME, re.I)
 _TIME_LEAD = re.compile(rf"(?P<t>{_TIME})(?:,\s*|\s+)(?=\S)", re.I)  # "Last month I got hurt"
 _EXAMPLE = re.compile(r"(?:like|such as|including|especially)\b", re.I)  # ", like my bowl": an example
+_ASKING = frozenset("how what why when where who which whose do does did is are was were can could would will shall should have has".split())
 _PLURAL_VERBS = frozenset("are were have had do did will would can could should may might must never always just really also still".split())
-_LEAD = re.compile(r"^(?:(?:and|but|so|also|then|oh|well|anyway|btw|actually|plus)[, ]+)+", re.I)
+_LEAD = re.compile(
+    r"^(?:(?:and|but|so|also|then|oh|ah|aw+|well|anyway|btw|actually|plus|wow|yeah|yes|yep|haha|hmm|ok|okay|omg|lol|"
+    r"sure|right|true|totally|exactly|absolutely|definitely|honestly|indeed|agreed|great|cool|awesome|nice)(?:[, !]+|$))+",
+    re.I,
+)
 _FAVOURITE = re.compile(
     r"(?:(?P<my>[Mm]y)|(?P<pron>[Hh]er|[Hh]is|[Tt]heir)|(?P<own>[A-Z][a-z]+(?: [A-Z][a-z]+)?|[Tt]he user)'s) "
     r"favou?rite (?P<k>[a-z]+(?: [a-z]+)?) is (?P<v>.+)"
@@ -188,8 +194,10 @@ def _segments(sentence: str, ctx: Context) -> list[str]:
         starts = bool(_FAVOURITE.match(seg) or _PRONOUN.match(seg) or (subj and subj[1].strip())
                       or parse_predicate("x", seg, False) or (not segs and _TIME_ONLY.fullmatch(seg)))
         starts = starts and not (segs and _EXAMPLE.match(seg))
+        if segs and i == len(pieces) - 1 and subj and not subj[1].strip() and ctx.names and ctx.names.is_person(seg):
+            break  # "I'm here for you, Mel": a name addressed at the end
         if segs and not starts:
-            segs[-1] += pieces[i - 1] + pieces[i]
+            segs[-1] = _LEAD.sub("", segs[-1] + pieces[i - 1] + pieces[i])
         else:
             segs.append(seg)
     return segs
@@ -219,12 +227,14 @@ def _said(seg: str, ctx: Context, when: str) -> Claim | None:
     """A clause with no person for subject ("It stands for freedom", "A friend made it for my
     birthday"): what the speaker said, in their name ("Ana said: a friend made it for Ana's birthday")."""
     pred = strip_asides(f"{when} {seg}" if when else seg).strip(" \t.!?;:,-")
+    if (pred.split() or [""])[0].lower() in _ASKING:
+        return None  # "How does art help you ...": a question, whatever its punctuation
     said = rewrite(pred, Speakers(ctx.me, ctx.you), False)
     if not said or substance(said, tuple(n for n in (ctx.me, ctx.you) if n)) < MIN_SAID:
         return None
     said = clip(said)
     day = f" ({ctx.day})" if ctx.day else ""
-    return Claim(ctx.me, "event", said, f"{ctx.me} said: {said[:1].lower() + said[1:]}{day}.")
+    return Claim(ctx.me, "event", said, f"{ctx.me} said: {said}{day}.")
 
 
 def parse_sentence(sentence: str, ctx: Context) -> list[Claim]:

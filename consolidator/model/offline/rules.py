@@ -19,6 +19,7 @@ from enum import Enum
 
 from consolidator.domain import is_negated
 
+from consolidator.model.offline.clauses import substance
 from consolidator.model.offline.patterns import ANY_RULE, ENDINGS, INJURY_ADJ, RULES
 from consolidator.model.offline.text import (
     clean_general,
@@ -128,6 +129,7 @@ _DENIED_FLIP = {"likes": "dislikes", "eats": "avoids"}
 _DEICTIC = re.compile(r"(?:this|that|these|those|it|them|you|him|her|there)\b", re.I)
 _CLAUSE_VALUE = re.compile(r"(?:how|that|when|what|where|why|whether|if|the way|seeing|being|having)\b", re.I)
 _SECOND_PERSON = re.compile(r"\b(?:you|your|yours|yourself)\b", re.I)
+_TASTES = frozenset({"likes", "dislikes"})
 _ENDS_EMPTY = frozenset({"employer", "partner", "home"})  # "I quit my job", "we split up": no new value needed
 _VAGUE_HABITS = frozenset("know think care remember understand mind want need feel see get".split())
 
@@ -183,6 +185,8 @@ def parse_predicate(subject: str, predicate: str, first_person: bool, me: str = 
             return []  # "I love that", "I like it": nothing to store without the context
         if _CLAUSE_VALUE.match(value) or _SECOND_PERSON.search(value):
             return []  # "love how you paint": a whole clause, kept as one (parse.py)
+        if attribute in _TASTES and substance(value) < 1:
+            return []  # "I love everywhere", "I like it a lot": no taste worth a detail
         if not (value or attribute in _ENDS_EMPTY and polarity is not Polarity.ASSERTED):
             return []
         if polarity is not Polarity.ASSERTED:

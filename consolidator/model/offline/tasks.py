@@ -31,7 +31,7 @@ from __future__ import annotations
 import re
 from datetime import date, datetime, timedelta
 
-from consolidator.model.offline.clauses import local_time
+from consolidator.model.offline.clauses import local_time, substance
 from consolidator.model.offline.parse import addressee
 from consolidator.model.offline.text import MONTHS, STOPWORDS, WEEKDAYS, content_stems, normalise, sentences, stem
 from consolidator.model.schemas import KnownTask, Line, TaskChange
@@ -54,9 +54,10 @@ _REQUEST = re.compile(r"\b(?:can|could|would|will) you(?: please)? (?P<a>.+)", r
 # "remind me" as a request: at the start, after one interjection ("Hey,") or "can you"/"please";
 # "these photos remind me of home" is no request.
 _ASK = r"^\s*(?:[A-Za-z]+,\s*)?(?:(?:please|pls|and|so|also|oh|ok|okay) )*(?:(?:can|could|would|will) you (?:please )?)?"
+_WHEN = rf"(?: (?:tomorrow|today|tonight|(?:on|next|this|by) [a-z]+|in [a-z0-9]+ (?:days?|weeks?)|(?:on )?{_MON} \d{{1,2}}))?"
 _REMIND = [
-    re.compile(rf"{_ASK}remind me (?:to|that I (?:need|have) to) (?P<a>.+)", re.I),
-    re.compile(rf"{_ASK}remind me (?:about|of) (?P<a>.+)", re.I),
+    re.compile(rf"{_ASK}remind me{_WHEN} (?:to|that I (?:need|have) to) (?P<a>.+)", re.I),
+    re.compile(rf"{_ASK}remind me{_WHEN} (?:about|of) (?P<a>.+)", re.I),
 ]
 _FORGET = re.compile(r"\bdo not (?:let me )?forget to (?P<a>.+)", re.I)
 _WANT_YOU = re.compile(r"\bI (?:want|need|would like) you to (?P<a>.+)")
@@ -121,6 +122,8 @@ _TASK_VERBS = frozenset(stem(w) for w in (
     "organise organize feed walk water meet bring take make finish get do read"
 ).split())
 _ASIDE = re.compile(r"\s*\[[^\]]*\]?")  # "[shares a photo: ...]": an annotation, not speech
+# Verbs of a plain errand: a promise without a date must use one ("I'll call Ana", not "I'll make it").
+_ERRANDS = _TASK_VERBS - frozenset(stem(w) for w in "do get make take read bring plan check meet".split())
 _CUT = re.compile(r"\s*(?:[,;(].*|\b(?:because|so that|since|if|when|as soon as|once|after I|before I)\b.*)$", re.I)
 _POLITE = re.compile(r"\b(?:please|for me|thanks|thank you|any ?more|any longer)\b", re.I)
 
@@ -247,10 +250,9 @@ def _has_action(action: str, title: str, due: date | None, promise: bool) -> boo
     verb = words[0]
     if verb in _NOT_TASKS or (verb in STOPWORDS and verb not in _VERBS_IN_STOPWORDS) or verb.endswith("ly"):
         return False
-    objects = [w for w in content_stems(title)[1:]]
-    if promise and due is None and stem(verb) not in _TASK_VERBS:
+    if promise and due is None and stem(verb) not in _ERRANDS:
         return False
-    return bool(objects) or due is not None
+    return substance(" ".join(title.split()[1:])) > 0 or due is not None
 
 
 def _sentence_changes(book: _Book, sentence: str, line: Line, today: datetime, peer: bool) -> None:
