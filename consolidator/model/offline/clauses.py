@@ -173,7 +173,7 @@ def _pronoun(low: str, speakers: Speakers, subject_is_me: bool):
     if low in ("me", "us"):
         return "them" if subject_is_me else me
     if low in ("myself", "ourselves"):
-        return "themselves" if subject_is_me else me
+        return "themselves"
     if low in ("mine", "ours"):
         return "theirs" if subject_is_me else f"{me}'s"
     if low == "i":

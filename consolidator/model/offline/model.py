@@ -217,6 +217,8 @@ def _decide(claim: Claim, known: list[tuple[KnownFact, list[Claim]]]) -> tuple[s
             if mine and mine <= words and claim.subject.lower().split()[0] in words and not _negated(fact.text):
                 return op, fact.id
         return "ADD", None
+    if claim.attribute == "event":
+        return "ADD", None  # events add up: a fuller account of one day never erases another day's
     single = spec_of(claim.attribute).single
     for fact, k in matches:
         if k.polarity is not Polarity.ASSERTED and values_compatible(claim.key, k.key):
