@@ -13,15 +13,18 @@ subject, else "<Speaker>'s"/"<Speaker>"; "you/your" -> the addressee (the neares
 speaking in the batch) and "you use" -> "<Addressee> uses". A clause that says "you" with no
 person to address it to is dropped: it would not stand alone.
 
-A clause is kept only when it has substance: at least one content word that is not vague
-(feelings, intensifiers, light verbs, time words, "thing"/"stuff": VAGUE), so "I'm so happy
-for you", "I know, right" and "I love that" give nothing. Questions give nothing. Square-
+A clause is kept only when it has substance (`substance`: content words that are not VAGUE,
+i.e. feelings, intensifiers, light verbs, time words, "thing"/"stuff"; names and numbers count
+twice): MIN_SUBSTANCE for a clause about a person, MIN_SAID for one kept in the speaker's name
+because no person is its subject ("It stands for freedom" -> "Ana said: It stands for
+freedom"). So "I'm so happy for you", "I know, right" and "I love that" give nothing. Questions give nothing. Square-
 bracketed asides ("[shares a photo: ...]") are annotations, not speech, and are left out.
 """
 
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 from datetime import datetime, timezone
 from functools import lru_cache
 from zoneinfo import ZoneInfo
@@ -35,7 +38,7 @@ VAGUE = frozenset(
     """happy glad sad sorry excited thrilled proud grateful thankful lucky blessed great good nice cool
     awesome amazing wonderful fantastic incredible beautiful lovely cute sweet fun funny hard tough easy
     bad terrible awful interesting important special true sure right wrong okay fine crazy perfect
-    super best better worse worst glad stoked pumped bummed jealous impressive inspiring inspired
+    super best better worse worst stoked pumped bummed jealous impressive inspiring inspired
     touched moved meaningful rewarding powerful exciting appreciate appreciated agree agreed wish hope
     hoping hoped think thought thinking guess believe mean meant know knew knowing understand feel
     felt feeling feels see saw seen seeing look looking looks seem seems sound sounds say said tell
@@ -46,8 +49,8 @@ VAGUE = frozenset(
     today tonight yesterday tomorrow morning evening night ever even always never often sometimes
     definitely absolutely totally honestly literally actually basically seriously truly pretty
     idea ideas one ones guys people person everyone someone anyone everywhere somewhere anywhere happen
-    happened happens wow yeah yes yep haha omg lol
-    thanks thank congrats congratulations hey hi hello bye cheers ah oh ooh aww hmm wait last next ago
+    happened happens wow yeah yes yep haha omg lol thanks thank congrats congratulations hey hi hello
+    bye cheers ah oh ooh aww hmm wait last next ago
     soon later lately recently early late monday tuesday wednesday thursday friday saturday sunday
     january february march april may june july august september october november december""".split()
 )
@@ -61,6 +64,12 @@ _BRACKETS = re.compile(r"\s*\[[^\]]*\]?")
 _ISO_DAY = re.compile(r"\s*\(\d{4}-\d{2}-\d{2}\)")
 _WORD = re.compile(r"[A-Za-z0-9]+(?:['-][A-Za-z0-9]+)*")
 _PUNCT = re.compile(r"^(\W*)(.*?)(\W*)$")
+_SUBORDINATORS = frozenset(
+    "how that what when whenever if because as since where why and but so while which who whether though "
+    "although before after until once".split()
+)
+_AFTER_YOU_SKIP = frozenset(STOPWORDS | {"guys", "all", "both", "two", "soon", "later", "again", "there"})
+_UNRESOLVED = object()  # "you" with no one to address it to
 # Verbs that take a person as subject: a named subject doing one of these is a person.
 PERSON_VERBS = frozenset(stem(w) for w in (
     """said told asked called texted emailed met visited went came moved lives works married divorced dated
@@ -113,12 +122,12 @@ def substance(predicate: str, names: tuple[str, ...] = ()) -> int:
 _VAGUE_STEMS = frozenset(stem(w) for w in VAGUE)
 
 
+@dataclass(frozen=True)
 class Speakers:
     """Who the pronouns of one line point to: `me` (I/we/my), `you` (the addressee or None)."""
 
-    def __init__(self, me: str, you: str | None) -> None:
-        self.me = me
-        self.you = you
+    me: str
+    you: str | None
 
 
 def rewrite(predicate: str, speakers: Speakers, subject_is_me: bool) -> str | None:
@@ -157,13 +166,6 @@ def rewrite(predicate: str, speakers: Speakers, subject_is_me: bool) -> str | No
         prev = low
     return " ".join(out)
 
-
-_SUBORDINATORS = frozenset(
-    "how that what when whenever if because as since where why and but so while which who whether though "
-    "although before after until once".split()
-)
-_AFTER_YOU_SKIP = frozenset(STOPWORDS | {"guys", "all", "both", "two", "soon", "later", "again", "there"})
-_UNRESOLVED = object()
 
 
 def _pronoun(low: str, speakers: Speakers, subject_is_me: bool):

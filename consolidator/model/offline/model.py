@@ -55,7 +55,6 @@ from consolidator.model.schemas import (
     FactExtractionReply,
     FactExtractionRequest,
     KnownFact,
-    Line,
     SummarizeRequest,
     SummaryReply,
     TasksReply,

@@ -14,7 +14,7 @@ A predicate no rule covers gives no claim here: parse.py then keeps it as a plai
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from enum import Enum
 
 from consolidator.domain import is_negated
