@@ -102,15 +102,15 @@ def test_details_a_question_asks_for_are_kept(said, details):
 
 def test_you_is_the_person_spoken_to():
     """'I love how you paint' said to Melanie is about Melanie, by name."""
-    assert said_by_caroline("I love how you use colour to tell your stories.") == [
-        "Caroline loves how Melanie uses colour to tell Melanie's stories (2023-05-07)."
+    assert said_by_caroline("I love how you use watercolours to paint your lake scenes.") == [
+        "Caroline loves how Melanie uses watercolours to paint Melanie's lake scenes (2023-05-07)."
     ]
 
 
 def test_a_clause_with_no_person_for_subject_is_kept_in_the_speakers_name():
     """'This necklace ... a gift from my grandma' is what Caroline said, with the place kept."""
     (fact,) = said_by_caroline("This necklace is super special to me - a gift from my grandma in my home country, Sweden.")
-    assert fact.startswith("Caroline said: This necklace is super special to Caroline") and "Sweden" in fact
+    assert fact.startswith("Caroline said: This necklace is special to Caroline") and "Sweden" in fact
 
 
 @pytest.mark.parametrize(

@@ -45,6 +45,7 @@ if TYPE_CHECKING:
 log = structlog.get_logger()
 
 KNOWN_CAP = 30
+SUMMARY_ENTRIES = 2  # a contact's running summary keeps its newest dated entries (one per batch)
 
 
 def mentioned(form: str, text_lower: str) -> bool:
@@ -157,9 +158,20 @@ def _fold(session: Session, contact: Contact, update: ContactUpdate, work: Batch
         contact.biography = update.biography.strip()
     if update.summary.strip():
         day = at.astimezone(zone).date()
-        contact.summary = append_summary(contact.summary, f"{day.isoformat()}: {update.summary.strip()}")
+        running = append_summary(contact.summary, f"{day.isoformat()}: {update.summary.strip()}")
+        contact.summary = newest_entries(running, SUMMARY_ENTRIES)
     contact.sources = merge_sources(list(contact.sources), [s for s in update.source_ids if s])
     contact.updated_at = work.now
+
+
+def newest_entries(summary: str, keep: int) -> str:
+    """The running summary's newest `keep` lines (one dated entry per batch).
+
+    The summary is what a planner reads about a person at a glance: what happened lately.
+    Older entries repeat what the facts store keeps in full, so they are dropped whole rather
+    than cut to a character bound mid-entry."""
+    lines = summary.split("\n")
+    return "\n".join(lines[-keep:]) if keep > 0 else ""
 
 
 def match(update: ContactUpdate, contacts: list[Contact]) -> list[Contact]:

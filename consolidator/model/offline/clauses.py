@@ -57,9 +57,12 @@ VAGUE = frozenset(
 _ADVERB = frozenset(
     """no longer never not also still now just really actually always often usually finally recently
     already even totally definitely absolutely honestly literally truly so too then once sometimes
-    currently officially both all last first""".split()
+    currently officially both all last first ever""".split()
 )
-_THIRD = {"am": "is", "are": "is", "were": "was", "have": "has", "do": "does", "'m": "is", "'re": "is", "'ve": "has"}
+_THIRD = {"am": "is", "are": "is", "were": "was", "have": "has", "do": "does", "'m": "is", "'re": "is", "'ve": "has",
+          "wanna": "wants to", "gotta": "has to", "gonna": "is gonna"}
+# Never a verb to inflect ("my new car broke down" said after "I": not "mys new car").
+_NOT_VERBS = frozenset("my our your his her their its the a an this that these those it they he she we you i".split())
 _BRACKETS = re.compile(r"\s*\[[^\]]*\]?")
 _ISO_DAY = re.compile(r"\s*\(\d{4}-\d{2}-\d{2}\)")
 _WORD = re.compile(r"[A-Za-z0-9]+(?:['-][A-Za-z0-9]+)*")
@@ -78,6 +81,24 @@ PERSON_VERBS = frozenset(stem(w) for w in (
     hates thinks feels wants knows believes hopes plans learned learnt taught volunteered attended won lost
     got became hugged laughed cried smiled shared sent paid""".split()
 ))
+
+
+# Advice and requests ("Let's ...", "Keep it up", "Check this out"): said to someone, about no one.
+_ADVICE = re.compile(
+    r"(?:let's|lets|let us|do not|don't|never|always|please|remember|keep|check|try|make sure|stay|enjoy|imagine|"
+    r"hang in|believe|follow|go for|take care|have fun|be)\b",
+    re.I,
+)
+_JUDGES_IT = re.compile(r"(?:[Ii]t|[Tt]his|[Tt]hat) (?:is|was|has been) (?:(?:so|really|such|a|an|just|pretty|very) )*(?P<w>[\w-]+)", re.I)
+# A sentence that drops its "I" ("Took a trip to Rome", "Started a new job", "Been busy painting").
+_DROPPED_ADVERBS = frozenset("just finally recently also actually".split())
+_PAST_FORMS = frozenset(
+    """went came saw took gave got made met ran bought brought found kept began wrote sang drew won lost sent
+    spent paid built became grew knew heard taught caught sold wore ate drank drove flew rode swam spoke broke
+    chose woke slept had did tried""".split()
+)
+_CATENATIVE = frozenset("started decided tried managed wanted needed planned used learned continued began".split())
+_NOT_AFTER_PAST = frozenset("to of about by that with at in".split())
 
 
 @lru_cache(maxsize=64)
@@ -149,7 +170,7 @@ def rewrite(predicate: str, speakers: Speakers, subject_is_me: bool) -> str | No
             agree = False
             if low in _THIRD:
                 word = _THIRD[low]
-            elif low.isalpha() and not (from_you and (low in _AFTER_YOU_SKIP or low.endswith(("ed", "ing")))):
+            elif low.isalpha() and low not in _NOT_VERBS and not (from_you and (low in _AFTER_YOU_SKIP or low.endswith(("ed", "ing")))):
                 word = third_person(word)
             out.append(f"{lead}{word}{trail}")
             prev = low
@@ -206,3 +227,36 @@ def first_verb(predicate: str) -> str:
         if w and w not in _ADVERB and not w.endswith("ly"):
             return stem(w)
     return ""
+
+
+def dropped_i(seg: str) -> str | None:
+    """The predicate of a clause that drops its "I", else None ("Took a trip to Rome" -> "took a
+    trip to Rome"; "Been painting a lot" -> "has been painting a lot"). Only a past form opens
+    such a clause: a word of feeling ("Excited to ...", "Tired of ...") or a present form
+    ("Dance is ...") never does."""
+    words = seg.split()
+    k = 0
+    while k < len(words) - 1 and words[k].lower() in _DROPPED_ADVERBS:
+        k += 1
+    if k >= len(words) - 1:
+        return None
+    verb, nxt = words[k].lower().strip(",.!"), words[k + 1].lower()
+    if not words[k].isalpha() and not words[k].rstrip(",.!").isalpha():
+        return None
+    regular = verb.endswith("ed") and len(verb) >= 5 and verb not in VAGUE and (
+        nxt not in _NOT_AFTER_PAST or verb in _CATENATIVE and nxt == "to")
+    if not (verb == "been" or verb in _PAST_FORMS or regular):
+        return None
+    pred = " ".join([*words[:k], words[k][:1].lower() + words[k][1:], *words[k + 1:]])
+    return pred[:1].lower() + pred[1:] if verb != "been" else "has " + pred[:1].lower() + pred[1:]
+
+
+def is_advice(clause: str) -> bool:
+    """"Let's ...", "Keep it up", "Check this out": said to someone, about no one, so no fact."""
+    return bool(_ADVICE.match(clause))
+
+
+def judges_it(clause: str) -> str | None:
+    """The word that says what "it" was, in a clause that opens "It was (so) ..." ("great"), else None."""
+    m = _JUDGES_IT.match(clause)
+    return m.group("w") if m else None

@@ -24,6 +24,7 @@ from consolidator.model.offline.names import COMMON_ZIPF, common_plural, zipf
 from consolidator.model.offline.parse import parse_text, take_name
 from consolidator.model.offline.rules import Claim, Polarity, same_subject, spec_of
 from consolidator.model.offline.text import NAME_STOPWORDS, content_stems, normalise, sentences, truncate_words
+from consolidator.model.offline.worth import worth
 from consolidator.model.schemas import ContactUpdate, KnownContact, Line
 
 DETAIL_KEYS = {
@@ -34,7 +35,9 @@ DETAIL_KEYS = {
     "partner": "partner",
 }
 BIOGRAPHY_WORDS = 60
-SUMMARY_WORDS = 50
+SUMMARY_WORDS = 20
+CHANGE_BONUS = 3.0  # a claim that changes a detail is news: it weighs as much as one more name
+_ISO_DAY = re.compile(r" \(\d{4}-\d{2}-\d{2}\)(?=\.$)")
 _AGENT = frozenset({"assistant", "agent"})
 _MENTION = re.compile(r"(?<![\w.])@([A-Za-z][\w.-]*[A-Za-z0-9])")
 _PEOPLE_VERB = re.compile(
@@ -170,16 +173,23 @@ def _biography(known: str, fresh: list[Claim], changed: set[str]) -> str:
     return text if len(words) <= BIOGRAPHY_WORDS else truncate_words(text, len(" ".join(words[:BIOGRAPHY_WORDS])))
 
 
-def _summary(person: _Person) -> str:
-    out: list[str] = []
-    for s in person.sentences:
-        if len(" ".join([*out, s]).split()) > SUMMARY_WORDS:
-            break
-        out.append(s)
-    if not out and person.sentences:
-        first = person.sentences[0]
-        out.append(truncate_words(first, len(" ".join(first.split()[:SUMMARY_WORDS]))))
-    return " ".join(out)
+def _summary(person: _Person, changed: set[str]) -> str:
+    """The batch's one most telling line about the person, within SUMMARY_WORDS words.
+
+    A claim about them (third person, "Ana moved to Madrid.") beats a raw sentence that only
+    names them; the one with the rarest content (worth.py) wins, a claim that changed one of
+    their details counting CHANGE_BONUS more, the latest on a tie. The running summary is a
+    dated line per batch that a planner reads at a glance: the batch's every clause is in the
+    facts already."""
+    if person.claims:
+        ranked = [((worth(c.text, person.forms) + CHANGE_BONUS * (_key(c) in changed), i), _ISO_DAY.sub("", c.text))
+                  for i, c in enumerate(person.claims)]
+    else:
+        ranked = [((worth(s, person.forms), i), s) for i, s in enumerate(person.sentences)]
+    if not ranked:
+        return ""
+    text = max(ranked)[1]
+    return truncate_words(text, len(" ".join(text.split()[:SUMMARY_WORDS])))
 
 
 def contact_updates(lines: list[Line], claims: list[Claim], known: list[KnownContact]) -> list[ContactUpdate]:
@@ -222,7 +232,7 @@ def contact_updates(lines: list[Line], claims: list[Claim], known: list[KnownCon
             old = p.known.biography if p.known else ""
             bio = _biography(old, fresh, set(changed))
             biography = bio if bio and bio != old else None
-        summary = _summary(p)
+        summary = _summary(p, set(changed))
         if p.known and not (changed or new_alias or summary):
             continue
         updates.append(ContactUpdate(

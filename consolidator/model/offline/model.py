@@ -46,6 +46,7 @@ from consolidator.model.offline.parse import claims_of_lines, parse_text
 from consolidator.model.offline.rules import Claim, Polarity, same_subject, spec_of, values_compatible
 from consolidator.model.offline.tasks import task_changes
 from consolidator.model.offline.text import content_stems, normalise
+from consolidator.model.offline.worth import novel
 from consolidator.model.schemas import (
     BatchReply,
     BatchRequest,
@@ -64,6 +65,9 @@ from consolidator.model.schemas import (
 )
 
 _NUMBER = re.compile(r"\d+(?:[.,:]\d+)*")
+# A feeling, wish or intention ("will keep pushing") matters less than what happened: it ranks
+# below events in context.md and, unused, falls under facts.score_floor sooner.
+ATTITUDE_DISCOUNT = 1
 
 
 class OfflineModel:
@@ -84,6 +88,8 @@ class OfflineModel:
         known_names = known_subjects(f.text for f in request.neighbours)
         said = claims_of_lines(request.messages, request.timezone, known_names)
         claims = _latest_per_single_attribute(_merge_duplicates(said))
+        speakers = {(m.speaker or "").strip() for m in request.messages if m.speaker}
+        claims = novel(claims, [f.text for f in request.neighbours], speakers)
         known = [(f, parse_text(f.text)) for f in sorted(request.neighbours, key=lambda f: -f.similarity)]
         facts: list[FactCandidate] = []
         targeted: set[str] = set()
@@ -96,8 +102,9 @@ class OfflineModel:
                     targeted.add(target)
             spec = spec_of(claim.attribute)
             asserted = claim.polarity is Polarity.ASSERTED
+            importance = max(1, spec.importance - ATTITUDE_DISCOUNT) if claim.kind == "attitude" else spec.importance
             facts.append(FactCandidate(
-                text=claim.text, importance=spec.importance, topic=spec.topic, op=op, target_id=target,
+                text=claim.text, importance=importance, topic=spec.topic, op=op, target_id=target,
                 source_ids=list(claim.source_ids), critical=spec.critical and asserted,
             ))
         return FactExtractionReply(facts=facts)

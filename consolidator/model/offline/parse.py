@@ -29,7 +29,10 @@ from consolidator.model.offline.clauses import (
     PERSON_VERBS,
     Speakers,
     clip,
+    dropped_i,
     first_verb,
+    is_advice,
+    judges_it,
     local_day,
     rewrite,
     strip_asides,
@@ -37,6 +40,7 @@ from consolidator.model.offline.clauses import (
 )
 from consolidator.model.offline.names import NameBook, agrees_with_singular
 from consolidator.model.offline.rules import Claim, parse_predicate
+from consolidator.model.offline.worth import MIN_WORTH, MIN_WORTH_SAID, is_evaluation, is_stance, kind_of, tidy, worth
 from consolidator.model.offline.text import NAME_STOPWORDS, RELATIONS, SPECIES, STOPWORDS, clean_general, normalise, sentences
 
 _CAP = re.compile(r"([A-Z][a-z]+(?:[A-Z][a-z]+)?(?:-[A-Z][a-z]+)?)\b(?!')")
@@ -44,7 +48,7 @@ _POSSESSED = re.compile(
     rf"(?:(?P<my>[Mm]y|[Oo]ur)|(?P<own>[A-Z][a-z]+(?: [A-Z][a-z]+)?|[Tt]he user)'s) (?P<rel>(?i:{RELATIONS}|{SPECIES}))\b(?!')\s*"
 )
 _SPECIES = re.compile(rf"(?:{SPECIES})$", re.I)
-_SEP = re.compile(r"(\s*[;:]\s*|\s*,?\s+(?:and|but|while|whereas|although|though|because|since|so)\s+|\s*,\s+)")
+_SEP = re.compile(r"(\s*[;:]\s*|\s+[-\u2013\u2014]+\s+|\s*,?\s+(?:and|but|while|whereas|although|though|because|'cause|cuz|since|so)\s+|\s*,\s+)")
 _I = re.compile(r"[Ii]\b(?!')\s*")
 _WE = re.compile(r"[Ww]e(?: all| both| two)?\b(?!')\s*")
 _WITH_ME = re.compile(r"(?:(?P<who>(?:[Mm]y|[Oo]ur) [a-z][\w'-]*(?: [a-z][\w'-]*)?|[A-Z][a-z]+) and I|[Mm]e and (?P<who2>(?:my|our) [a-z][\w'-]*(?: [a-z][\w'-]*)?|[A-Z][a-z]+))\b\s*")
@@ -188,6 +192,7 @@ def _segments(sentence: str, ctx: Context) -> list[str]:
     """Cut at conjunctions and commas; a piece that starts no new statement is glued back."""
     pieces = _SEP.split(normalise(sentence).rstrip(" .!?"))
     segs: list[str] = []
+    glued: list[str] = []  # the pieces glued to the current segment, from an "it was ..." on
     for i in range(0, len(pieces), 2):
         seg = _LEAD.sub("", pieces[i])
         subj = _subject(seg, ctx, not segs)
@@ -197,10 +202,23 @@ def _segments(sentence: str, ctx: Context) -> list[str]:
         if segs and i == len(pieces) - 1 and subj and not subj[1].strip() and ctx.names and ctx.names.is_person(seg):
             break  # "I'm here for you, Mel": a name addressed at the end
         if segs and not starts:
-            segs[-1] = _LEAD.sub("", segs[-1] + pieces[i - 1] + pieces[i])
-        else:
-            segs.append(seg)
+            glued += [pieces[i - 1], pieces[i]]
+            continue
+        segs[-1:] = [_glue(segs[-1], glued)] if segs else []
+        segs.append(seg)
+        glued = []
+    segs[-1:] = [_glue(segs[-1], glued)] if segs else []
     return segs
+
+
+def _glue(seg: str, glued: list[str]) -> str:
+    """The segment with the pieces that continue it ("..., reading, or playing the violin"), less
+    a trailing evaluation and what continues it ("- it was so much fun and relaxing")."""
+    for k in range(1, len(glued), 2):
+        if is_evaluation(" ".join(glued[k::2])):
+            glued = glued[:k - 1]
+            break
+    return _LEAD.sub("", seg + "".join(glued))
 
 
 def _clause(subject: Subject, predicate: str, ctx: Context, when: str = "") -> Claim | None:
@@ -211,7 +229,9 @@ def _clause(subject: Subject, predicate: str, ctx: Context, when: str = "") -> C
     if not pred:
         return None
     said = rewrite(pred, Speakers(ctx.me, ctx.you), subject.first_person)
-    if said is None or substance(said, tuple(n for n in (ctx.me, ctx.you, subject.name) if n)) < MIN_SUBSTANCE:
+    names = tuple(n for n in (ctx.me, ctx.you, subject.name) if n)
+    said = tidy(said) if said else None
+    if not said or substance(said, names) < MIN_SUBSTANCE or worth(f"{subject.name} {said}", names[:2]) < MIN_WORTH:
         return None
     said = clip(said)
     day = f" ({ctx.day})" if ctx.day else ""
@@ -220,7 +240,7 @@ def _clause(subject: Subject, predicate: str, ctx: Context, when: str = "") -> C
     text = f"{subject.display or subject.name} {said}{day}."
     if when:
         text = f"{when[:1].upper()}{when[1:]}, {text}"
-    return Claim(subject.name, "event", f"{said} {when}".rstrip(), text, person=person)
+    return Claim(subject.name, "event", f"{said} {when}".rstrip(), text, person=person, kind=kind_of(said))
 
 
 def _said(seg: str, ctx: Context, when: str) -> Claim | None:
@@ -229,12 +249,19 @@ def _said(seg: str, ctx: Context, when: str) -> Claim | None:
     pred = strip_asides(f"{when} {seg}" if when else seg).strip(" \t.!?;:,-")
     if (pred.split() or [""])[0].lower() in _ASKING:
         return None  # "How does art help you ...": a question, whatever its punctuation
+    if is_advice(pred):
+        return None
     said = rewrite(pred, Speakers(ctx.me, ctx.you), False)
-    if not said or substance(said, tuple(n for n in (ctx.me, ctx.you) if n)) < MIN_SAID:
+    names = tuple(n for n in (ctx.me, ctx.you) if n)
+    said = tidy(said) if said else None
+    if not said or substance(said, names) < MIN_SAID or worth(said, names) < MIN_WORTH_SAID:
         return None
     said = clip(said)
     day = f" ({ctx.day})" if ctx.day else ""
-    return Claim(ctx.me, "event", said, f"{ctx.me} said: {said}{day}.")
+    if said.startswith(f"{ctx.me}'s "):  # "my studio is ..." -> "Jon's studio is ...": already about the speaker
+        return Claim(ctx.me, "event", said, f"{said}{day}.", kind="said")
+    kind = "attitude" if (judged := judges_it(said)) and is_stance(judged) else "said"  # "It was so great"
+    return Claim(ctx.me, "event", said, f"{ctx.me} said: {said}{day}.", kind=kind)
 
 
 def parse_sentence(sentence: str, ctx: Context) -> list[Claim]:
@@ -243,7 +270,7 @@ def parse_sentence(sentence: str, ctx: Context) -> list[Claim]:
     current: Subject | None = None
     question = sentence.rstrip().endswith("?")
     when = ""  # a leading time phrase ("Last Friday,"), carried to the next clause
-    for i, seg in enumerate(_segments(sentence, ctx)):
+    for i, seg in enumerate(_segments(strip_asides(sentence), ctx)):
         found = _favourite(seg, ctx)
         if found:
             claims += found
@@ -254,6 +281,8 @@ def parse_sentence(sentence: str, ctx: Context) -> list[Claim]:
         if current is None and (m := _TIME_LEAD.match(seg)):
             when, seg = m.group("t"), seg[m.end():]
         subj = _subject(seg, ctx, initial=i == 0 or bool(when))
+        if not subj and current is None and i == 0 and ctx.names is not None and (pred := dropped_i(seg)):
+            subj = Subject(ctx.me, first_person=True), pred, []
         if subj:
             current, predicate, extra = subj
         elif current is not None:

@@ -86,6 +86,7 @@ class Claim:
     person: bool = True  # False for pets and unnamed relatives ("Maya's sister")
     sentence: str = ""
     source_ids: tuple[str, ...] = field(default=())
+    kind: str = ""  # a plain clause's kind (worth.kind_of): "event", "state", "attitude", or "said"
 
     @property
     def key(self) -> tuple[str, ...]:

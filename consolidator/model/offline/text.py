@@ -89,7 +89,8 @@ IRREGULAR_PAST = frozenset(
     began wrote read sang drew won lost sent spent paid built became fell grew knew heard held led
     taught caught fought sold stood understood wore threw ate drank drove flew rode swam forgot got
     hid hit shut cut put set let quit spoke broke chose froze woke stole sat lay meant slept sought
-    dealt fed bit lit shot struck stuck hung dug spun split spread bet bid burst cast shed upset""".split()
+    dealt fed bit lit shot struck stuck hung dug spun split spread bet bid burst cast shed upset learnt dreamt
+    burnt spelt spoilt leapt knelt""".split()
 )
 _THIRD_PERSON = {"am": "is", "are": "is", "have": "has", "do": "does", "go": "goes", "be": "is"}
 _NO_INFLECT = frozenset(
