@@ -17,8 +17,13 @@ A clause is kept only when it has substance (`substance`: content words that are
 i.e. feelings, intensifiers, light verbs, time words, "thing"/"stuff"; names and numbers count
 twice): MIN_SUBSTANCE for a clause about a person, MIN_SAID for one kept in the speaker's name
 because no person is its subject ("It stands for freedom" -> "Ana said: It stands for
-freedom"). So "I'm so happy for you", "I know, right" and "I love that" give nothing. Questions give nothing. Square-
-bracketed asides ("[shares a photo: ...]") are annotations, not speech, and are left out.
+freedom"). So "I'm so happy for you", "I know, right" and "I love that" give nothing.
+Questions give nothing, nor does advice said to the other person ("Let's ...", "Keep it up":
+`is_advice`). Square-bracketed asides ("[shares a photo: ...]") are annotations, not speech,
+and are left out. A
+sentence that drops its "I" ("Took a trip to Rome", "Been painting a lot") is read as the
+speaker's (`dropped_i`) when it opens with a past form. How rare and how new a clause's
+content is, and so whether it is stored at all, is worth.py's measure.
 """
 
 from __future__ import annotations
@@ -89,7 +94,8 @@ _ADVICE = re.compile(
     r"hang in|believe|follow|go for|take care|have fun|be)\b",
     re.I,
 )
-_JUDGES_IT = re.compile(r"(?:[Ii]t|[Tt]his|[Tt]hat) (?:is|was|has been) (?:(?:so|really|such|a|an|just|pretty|very) )*(?P<w>[\w-]+)", re.I)
+_JUDGES_IT = re.compile(r"(?:it|this|that) (?:is|was|has been) (?:(?:so|really|such|a|an|just|pretty|very) )*(?P<w>[\w-]+)",
+                        re.I)
 # A sentence that drops its "I" ("Took a trip to Rome", "Started a new job", "Been busy painting").
 _DROPPED_ADVERBS = frozenset("just finally recently also actually".split())
 _PAST_FORMS = frozenset(
@@ -170,7 +176,8 @@ def rewrite(predicate: str, speakers: Speakers, subject_is_me: bool) -> str | No
             agree = False
             if low in _THIRD:
                 word = _THIRD[low]
-            elif low.isalpha() and low not in _NOT_VERBS and not (from_you and (low in _AFTER_YOU_SKIP or low.endswith(("ed", "ing")))):
+            elif low.isalpha() and low not in _NOT_VERBS and not (
+                    from_you and (low in _AFTER_YOU_SKIP or low.endswith(("ed", "ing")))):
                 word = third_person(word)
             out.append(f"{lead}{word}{trail}")
             prev = low

@@ -13,7 +13,8 @@ Forms of one name merge: equal ignoring case, or one is the other's first name (
 Lopez"); a known contact's name and aliases win, else the longest form is the name. Details come
 from the claims about the person, keyed as in DETAIL_KEYS; only new or changed values are sent.
 A detail ended or denied ("no longer training for the marathon") is sent as "" (cleared).
-Multi-valued details (allergies, likes, pets) are kept as "a; b".
+Multi-valued details (allergies, likes, pets) are kept as "a; b". The batch's summary of a
+person is one line: their most telling claim of the batch (`_summary`).
 """
 
 from __future__ import annotations

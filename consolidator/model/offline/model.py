@@ -15,9 +15,12 @@ injuries, pets, relatives ("my sister Ana"), training, learning, plans, goals, l
 dislikes, favourites, age, and changes ("no longer", "quit", "split up", "got laid off"); the
 single-valued ones (home, job, employer, partner, diet...) supersede the old value whatever
 verb said it (verb classes, not set phrases). Every other clause of substance about a person
-is kept whole as an event or experience, third person, dated with the local day it was said
-in the scope's time zone ("Caroline went to an LGBTQ support group (2023-05-07)."); a clause
-with no person for subject is kept as what the speaker said (parse.py, clauses.py). Subjects:
+is kept as an event or experience, third person, dated with the local day it was said in the
+scope's time zone ("Caroline went to an LGBTQ support group (2023-05-07)."); a clause with no
+person for subject is kept as what the speaker said (parse.py, clauses.py). Such plain
+clauses lose their intensifiers and trailing evaluations, and are kept only when they add
+enough rare content to the neighbours shown and the batch's earlier claims: little for what
+happened, more for a feeling or intention, more for a longer fact (worth.py). Subjects:
 I/we (the speaker, else "The user"), you (the other person speaking), "my X" (the speaker's X),
 she/he/they (the last person named in the same message), and names the batch's evidence vets
 (names.py): never a capitalised opener such as "Sounds" or "Unconditional". Contacts are

@@ -1,12 +1,16 @@
 """Sentences into claims: subjects, segments, and the plain clauses no rule covers.
 
-A sentence is cut into segments at conjunctions and commas; each segment is an optional
+A sentence (less its bracketed asides) is cut into segments at conjunctions ("and", "but",
+"because", "'cause"...), commas, semicolons, colons and spaced dashes; each segment is an optional
 subject and a predicate. Subjects: I and we (the speaker), "my family and I" (the speaker, with
 company in the text), "my sister Ana" / "my dog Rex" / "my sister" / "my hand-painted bowl"
 (owned by the speaker), a name that the batch's evidence vets (names.py), she/he/they (the last
 person named in the same line). A segment with no subject inherits the previous one ("Maya
 injured her knee and is no longer training"); a segment that is only a time ("Last Friday,")
-is carried to the next clause. The predicate goes to the attribute rules (rules.py); when none
+is carried to the next clause; a piece that starts nothing new is glued back to its segment,
+unless it and what follows it only judge it ("- it was so much fun"). A first segment that
+drops its "I" ("Took a trip to Rome") has the speaker as subject (clauses.dropped_i). The
+predicate goes to the attribute rules (rules.py); when none
 applies it is kept whole as a dated plain clause (clauses.py), if it has substance. Questions
 give no plain clauses.
 

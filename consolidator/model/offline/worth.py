@@ -63,7 +63,8 @@ _WEIGHTLESS = frozenset(STOPWORDS | VAGUE | PHATIC)
 
 # Intensifiers and hedges: they grade a statement, they never carry it.
 _FILLER = re.compile(
-    r"\b(?:really|super|totally|truly|definitely|absolutely|honestly|literally|basically|actually|kinda|sorta)\s+(?=[\w'])",
+    r"\b(?:really|super|totally|truly|definitely|absolutely|honestly|literally|basically|actually|kinda|sorta)"
+    r"\s+(?=[\w'])",
     re.I,
 )
 # "so", "very", "pretty", "quite", "such" only grade a following word of feeling or degree.

@@ -1,0 +1,203 @@
+"""What the offline extractor keeps as a fact, and how short: rare content over filler, what a
+fact adds to the known ones, events over attitudes, trimmed clauses, bounded contact summaries."""
+
+from __future__ import annotations
+
+from datetime import datetime, timedelta, timezone
+
+import pytest
+
+from consolidator.contacts.step import SUMMARY_ENTRIES, newest_entries
+from consolidator.model.offline import OfflineModel
+from consolidator.model.offline.contacts import SUMMARY_WORDS
+from consolidator.model.offline.worth import is_evaluation, kind_of, new_worth, stems_of, tidy, worth
+from consolidator.model.schemas import ContactsRequest, FactExtractionRequest, KnownFact
+from tests.test_offline_extraction import chat, fact_texts, said_by_caroline
+
+MODEL = OfflineModel()
+
+
+# --- worth and filler ----------------------------------------------------------------------------
+
+
+def test_rare_specific_words_outweigh_feelings_and_common_words():
+    """A named place, a number or a rare object weighs more than praise, feelings and light verbs."""
+    assert worth("went to a pottery workshop in Lisbon") > worth("is so grateful for all the support") + 2
+    assert worth("is so happy and excited, thanks so much") == 0
+    assert worth("ran 10 miles") > worth("ran miles")
+
+
+def test_the_speakers_names_weigh_nothing():
+    """'Caroline' in a fact about Caroline says nothing new; 'Oliver' does."""
+    assert worth("Caroline met Caroline's friends", ("Caroline",)) < worth("Caroline met Oliver", ("Caroline",))
+
+
+def test_new_worth_counts_only_words_the_known_texts_lack():
+    """A clause repeating a stored fact adds nothing; its new detail is what counts."""
+    known = stems_of("Maya went to a pottery workshop in Lisbon (2023-05-07).")
+    assert new_worth("Maya went to the pottery workshop", known) == 0
+    assert new_worth("Maya went to the pottery workshop with Ana", known) > 0
+
+
+@pytest.mark.parametrize(
+    ("clause", "trimmed"),
+    [
+        ("went to a workshop and it was really enlightening", "went to a workshop"),
+        ("ran a charity race - it was fun", "ran a charity race"),
+        ("is super proud of the painting", "is proud of the painting"),
+        ("is so happy about the new job", "is happy about the new job"),
+        ("loves the new studio <3", "loves the new studio"),
+        ("went to a workshop and it was about Kafka", "went to a workshop and it was about Kafka"),
+    ],
+)
+def test_intensifiers_emoticons_and_trailing_evaluations_are_trimmed(clause, trimmed):
+    """How it felt is cut; what it was about stays."""
+    assert tidy(clause) == trimmed
+
+
+def test_an_evaluation_has_nothing_rare_in_it():
+    """'it was so powerful' judges; 'it was a reading of Kafka's letters' describes."""
+    assert is_evaluation("it was so powerful")
+    assert not is_evaluation("it was a reading of Kafka's letters")
+
+
+@pytest.mark.parametrize(
+    ("predicate", "kind"),
+    [
+        ("went to Rome last week", "event"),
+        ("is taking a cooking class", "event"),
+        ("was hit by a flood in March", "event"),
+        ("has finished their screenplay", "event"),
+        ("is grateful for the support", "attitude"),
+        ("will keep pushing", "attitude"),
+        ("can make a real difference", "attitude"),
+        ("wants to savor the good vibes", "attitude"),
+        ("mentors a transgender teen", "state"),
+        ("is a Weight Watchers coach", "state"),
+    ],
+)
+def test_kinds_of_predicate(predicate, kind):
+    """What happened, a stance or intention, or a standing state."""
+    assert kind_of(predicate) == kind
+
+
+# --- what the extractor keeps --------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("said", "fact"),
+    [
+        ("I went to a pottery workshop and it was so much fun.", "Caroline went to a pottery workshop (2023-05-07)."),
+        ("I made my own pots, it was fun and therapeutic.", "Caroline made their own pots (2023-05-07)."),
+        ("I ran a charity race for mental health last Saturday – it was really rewarding.",
+         "Caroline ran a charity race for mental health last Saturday (2023-05-07)."),
+    ],
+)
+def test_a_trailing_evaluation_and_what_continues_it_leave_the_fact(said, fact):
+    """'..., it was fun and therapeutic' is cut whole, not left as '... and therapeutic'."""
+    assert said_by_caroline(said) == [fact]
+
+
+@pytest.mark.parametrize(
+    ("said", "fact"),
+    [
+        ("Took a short trip to Rome last week.", "Caroline took a short trip to Rome last week (2023-05-07)."),
+        ("Started hitting the gym last week.", "Caroline started hitting the gym last week (2023-05-07)."),
+        ("Been practicing salsa routines with my sister.",
+         "Caroline has been practicing salsa routines with their sister (2023-05-07)."),
+    ],
+)
+def test_a_sentence_that_drops_its_i_gets_the_speaker_as_subject(said, fact):
+    """Chat drops the 'I': the fact names the speaker instead of quoting them."""
+    assert said_by_caroline(said) == [fact]
+
+
+def test_a_word_of_feeling_at_the_start_is_not_a_dropped_i():
+    """'Excited to show you my painting!' never becomes 'Caroline excited to ...'."""
+    texts = said_by_caroline("Excited to show you my new painting of a lake!")
+    assert not any(t.startswith("Caroline excited") for t in texts)
+
+
+@pytest.mark.parametrize(
+    "said",
+    ["Let's keep chasing our dreams together and supporting each other!", "Keep up the great work with the studio!",
+     "Remember that stumbling blocks can be opened doors."],
+)
+def test_advice_to_the_other_person_gives_no_fact(said):
+    """Advice and cheering are said to someone, about no one."""
+    assert said_by_caroline(said) == []
+
+
+def test_a_quote_that_opens_with_the_speakers_possessive_needs_no_said():
+    """'My own journey and the support I got made a difference' is about Caroline already."""
+    texts = said_by_caroline("My own journey and the support I got from my Swedish grandma made a huge difference.")
+    assert texts and texts[0].startswith("Caroline's own journey") and "said:" not in texts[0]
+
+
+def test_a_clause_cut_at_cause_is_two_clauses():
+    """"'cause" joins two statements as "because" does: the reason never swallows the event."""
+    texts = said_by_caroline("I chose the Lisbon agency 'cause they help LGBTQ+ folks with adoption.")
+    assert texts and texts[0] == "Caroline chose the Lisbon agency (2023-05-07)."
+
+
+def test_a_bracketed_aside_never_joins_a_fact():
+    """'[shares a photo: ...]' is an annotation: none of its words reach a fact."""
+    texts = said_by_caroline("This island is where I grew up in Sweden. [shares a photo: a boat on a lake]")
+    assert texts and not any("boat" in t or "]" in t for t in texts)
+
+
+def test_a_repeat_of_a_known_fact_is_not_kept_but_a_new_detail_is():
+    """The neighbours already say it: only the clause with something new becomes a fact."""
+    known = [KnownFact(id="f1", text="Caroline went to a pottery workshop in Lisbon (2023-05-01).", similarity=0.8)]
+    lines = chat(("Caroline", "I went to the pottery workshop in Lisbon again."),
+                 ("Caroline", "I bought a blue ceramic vase from Giulia at the workshop."))
+    texts = fact_texts(lines, neighbours=known)
+    assert texts == ["Caroline bought a blue ceramic vase from Giulia at the workshop (2023-05-07)."]
+
+
+def test_events_need_less_than_attitudes():
+    """'went camping in the Rockies' is kept; 'will keep pushing to make our dreams come true' is not."""
+    assert said_by_caroline("We went camping in the Rockies.") == ["Caroline went camping in the Rockies (2023-05-07)."]
+    assert said_by_caroline("I will keep pushing to make my dreams come true!") == []
+
+
+def test_an_attitude_that_is_kept_ranks_below_an_event():
+    """A kept feeling or intention gets a lower importance than what happened."""
+    lines = chat(("Caroline", "I will open a dance studio in Porto with my cousin Ana next spring."),
+                 ("Caroline", "I adopted a pup from a shelter in Ohio."))
+    request = FactExtractionRequest(scope="s", messages=lines, neighbours=[])
+    by_text = {f.text: f.importance for f in MODEL.extract_facts(request).facts}
+    hope = next(i for t, i in by_text.items() if "Porto" in t)
+    pup = next(i for t, i in by_text.items() if "pup" in t)
+    assert hope < pup
+
+
+@pytest.mark.parametrize(
+    ("said", "bad"),
+    [("I wanna open a dance studio in Porto.", "wannas"), ("Ugh, I hit a snag - my new Prius broke down.", "mys"),
+     ("I learnt to play the cello at the conservatory.", "learnts")],
+)
+def test_informal_and_irregular_verbs_are_not_inflected_wrongly(said, bad):
+    """'wanna' reads 'wants to'; a possessive or 'learnt' never takes an -s."""
+    assert not any(bad in t for t in said_by_caroline(said))
+
+
+# --- contacts ------------------------------------------------------------------------------------
+
+
+def test_a_contacts_batch_summary_is_one_third_person_line():
+    """The batch's summary of a person is their most telling claim, not their raw sentences."""
+    lines = chat(("Caroline", "I went to a pottery workshop in Lisbon. It was so much fun. I love you all!"),
+                 ("Melanie", "Wow!"))
+    reply = MODEL.update_contacts(ContactsRequest(scope="s", messages=lines, known=[]))
+    caroline = next(c for c in reply.contacts if c.name == "Caroline")
+    assert caroline.summary == "Caroline went to a pottery workshop in Lisbon."
+    assert len(caroline.summary.split()) <= SUMMARY_WORDS
+
+
+def test_a_running_summary_keeps_its_newest_entries_whole():
+    """Older dated entries leave whole: no entry is cut mid-sentence."""
+    day = datetime(2025, 3, 3, tzinfo=timezone.utc)
+    entries = [f"{(day + timedelta(days=i)).date()}: Ana did thing {i}." for i in range(SUMMARY_ENTRIES + 3)]
+    kept = newest_entries("\n".join(entries), SUMMARY_ENTRIES)
+    assert kept.split("\n") == entries[-SUMMARY_ENTRIES:]
