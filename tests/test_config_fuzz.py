@@ -13,7 +13,7 @@ from consolidator.cli.main import cli
 
 ROOT = Path(__file__).resolve().parents[1]
 BASE = (ROOT / "config.toml").read_text(encoding="utf-8")
-CASES = 300
+CASES = 250
 SEED = 20250310
 
 # Replacement values: wrong types, out of range, non-finite, huge, empty, odd strings.

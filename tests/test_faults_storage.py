@@ -6,7 +6,7 @@ recovers; nothing accepted is lost."""
 from __future__ import annotations
 
 import json
-from datetime import datetime, timezone
+from datetime import datetime, timedelta, timezone
 from pathlib import Path
 
 import structlog
@@ -22,19 +22,21 @@ from stores.messages import append_messages
 from stores.views import stale
 from tests.mounts import fill, mounts  # noqa: F401  (fixture)
 
-NOW = datetime(2025, 3, 1, 12, 0, tzinfo=timezone.utc)
+NOW = datetime.now(timezone.utc)
+# Recent histories: the time ladder announces every day since the first message, so old ones cost time.
+START = (NOW - timedelta(days=12)).replace(hour=0, minute=0, second=0, microsecond=0)
 VIEWS = ("context.md", "facts.json", "contacts.json", "time/day.json", "count/1.json")
 
 
-def sample_file(tmp_path: Path, scope: str, days: int = 8) -> tuple[Path, int]:
-    records = list(generate(scope=scope, days=days))
+def sample_file(tmp_path: Path, scope: str, days: int = 6) -> tuple[Path, int]:
+    records = list(generate(scope=scope, start=START, days=days))
     path = tmp_path / f"{scope}.jsonl"
     path.write_text("".join(json.dumps(r) + "\n" for r in records), encoding="utf-8")
     return path, len(records)
 
 
-def log_sample(app, scope: str, days: int = 8) -> int:
-    messages = [validate(r) for r in generate(scope=scope, days=days)]
+def log_sample(app, scope: str, days: int = 6) -> int:
+    messages = [validate(r) for r in generate(scope=scope, start=START, days=days)]
     return append_messages(app.engine, messages, NOW).added
 
 
@@ -171,7 +173,7 @@ def test_daemon_publishes_other_scopes_while_one_directory_is_read_only(mounts, 
         structlog.reset_defaults()
         with capture_logs() as logs:
             daemon._tick()
-            log_sample(app, "ana", days=12)  # more work for ana: her views change again
+            log_sample(app, "ana", days=10)  # more work for ana: her views change again
             daemon._tick()
         assert [(e["event"], e["scope"]) for e in fault_events(logs)] == [("fault", "maya")]
         with reading(app.engine) as session:

@@ -219,11 +219,12 @@ def find_config(explicit: Path | None, env: dict[str, str] | None = None, cwd: P
         return explicit
     if env.get("CONSOLIDATOR_CONFIG"):
         return Path(env["CONSOLIDATOR_CONFIG"])
-    local = (cwd or Path.cwd()) / "config.toml"
-    if local.is_file():
-        return local
-    if SYSTEM_CONFIG.is_file():
-        return SYSTEM_CONFIG
+    for candidate in ((cwd or Path.cwd()) / "config.toml", SYSTEM_CONFIG):
+        try:
+            if candidate.is_file():
+                return candidate
+        except OSError:  # a directory we may not look into holds no config of ours
+            continue
     return None
 
 
