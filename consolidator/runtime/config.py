@@ -83,6 +83,9 @@ def _short(value: Any, limit: int = 40) -> str:
 Duration = Annotated[timedelta, BeforeValidator(parse_duration)]
 PositiveDuration = Annotated[timedelta, BeforeValidator(parse_duration), AfterValidator(_at_least(timedelta(0)))]
 TickDuration = Annotated[timedelta, BeforeValidator(parse_duration), AfterValidator(_at_least(timedelta(seconds=0.1)))]
+LeaseDuration = Annotated[timedelta, BeforeValidator(parse_duration), AfterValidator(_at_least(timedelta(seconds=1)))]
+# Shorter than one unit of work (a model call) and the watchdog would restart a healthy daemon.
+StallDuration = Annotated[timedelta, BeforeValidator(parse_duration), AfterValidator(_at_least(timedelta(seconds=10)))]
 
 
 def _check_timezone(name: str) -> str:
@@ -113,9 +116,9 @@ class RetrySettings(_Section):
 
 class DaemonSettings(_Section):
     tick_interval: TickDuration = timedelta(seconds=5)
-    lease_ttl: PositiveDuration = timedelta(seconds=60)
+    lease_ttl: LeaseDuration = timedelta(seconds=60)
     step_workers: int = Field(default=3, ge=1, le=32)
-    stall_after: PositiveDuration = timedelta(minutes=5)
+    stall_after: StallDuration = timedelta(minutes=5)
 
 
 class LadderSettings(_Section):
