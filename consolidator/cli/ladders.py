@@ -4,24 +4,17 @@ from __future__ import annotations
 
 import json
 import sys
-from datetime import date, datetime, time
 
 import click
 
-from consolidator.pipeline.assign import assign_interactions
 from consolidator.cli.common import Progress, UserError, app_of, scope_argument, utcnow
-from consolidator.ladders.stage import LadderStage, ladder_specs
-from consolidator.runtime.lease_keeper import LeaseHeld, LeaseKeeper
-from consolidator.ladders.publish import summary_payload
-from stores import lease
+from consolidator.ladders.publish import ladder_specs, summary_payload
+from consolidator.ladders.rebuild import LeaseHeld, LeaseLost, Rebuild
 from stores.engine import reading
-from stores.messages import scopes as all_scopes
 from stores.snapshots import read_snapshot
 from stores.summaries import newest_versions
 
 LIST_KEYS = ("id", "window", "label", "version", "kind", "sources", "text")
-
-
 
 
 @click.command("summaries")
@@ -68,35 +61,17 @@ def rebuild_command(ctx, scope, ladder, since) -> None:
     app = app_of(ctx)
     scope = scope_argument(scope)
     now = utcnow()
-    keeper = LeaseKeeper(app.engine, lease.Holder.this_process("rebuild"), app.settings.daemon.lease_ttl, utcnow)
     try:
-        keeper.__enter__()
+        with Rebuild(app, utcnow) as rebuild:
+            total = rebuild.mark(build_model(app.settings), scope, ladder, since.date() if since is not None else None)
+            with Progress("rebuilding", sys.stderr.isatty(), total) as progress:
+                written = rebuild.run(now, progress)
     except LeaseHeld:
         click.echo("a daemon holds the lease on this database; stop it before rebuilding", err=True)
         ctx.exit(3)
-    try:
-        stage = LadderStage(app, build_model(app.settings))
-        stage.reuse = False
-        ladders = (ladder,) if ladder else ("time", "count")
-        with reading(app.engine) as session:
-            targets = [scope] if scope else all_scopes(session)
-        total = 0
-        for name in targets:
-            assign_interactions(app.engine, name, app.settings.interaction_gap)
-            start = None
-            if since is not None:
-                start = datetime.combine(date(since.year, since.month, since.day), time(0), app.settings.timezone_of(name))
-            for kind in ladders:
-                total += stage.mark_all_dirty(name, kind, start)
-        with Progress("rebuilding", sys.stderr.isatty(), total) as progress:
-            for name in targets:
-                if keeper.lost.is_set():
-                    raise click.ClickException("lost the daemon lease during the rebuild; run it again")
-                stage.run_scope(name, now, keeper.lost, progress=progress, ladders=ladders)
-    finally:
-        keeper.__exit__(None, None, None)
-    written = sum(stage.stats.values())
-    click.echo(f"rebuilt {len(targets)} scopes: {total} base windows recomputed, {written} summaries written")
+    except LeaseLost as exc:
+        raise click.ClickException(str(exc)) from None
+    click.echo(f"rebuilt {len(rebuild.scopes)} scopes: {total} base windows recomputed, {written} summaries written")
 
 
 @click.command("snapshot")

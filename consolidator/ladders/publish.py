@@ -9,13 +9,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from sqlalchemy import select
-
 from consolidator.runtime.app import App
 from hierarchy.tiling import LadderSpec, count_ladder, time_ladder
 from stores.engine import reading, transaction
 from stores.snapshots import publish_json
-from stores.summaries import Summary
+from stores.summaries import Summary, newest_with_content
 from stores.views import mark_published, stale
 
 
@@ -49,17 +47,6 @@ def summary_payload(summary: Summary) -> dict[str, Any]:
     }
 
 
-def newest_summary(session, scope: str, ladder: str, rung: str) -> Summary | None:
-    order = Summary.first_number.desc() if ladder == "count" else Summary.window_start.desc()
-    stmt = (
-        select(Summary)
-        .where(Summary.scope == scope, Summary.ladder == ladder, Summary.rung == rung, Summary.kind != "empty")
-        .order_by(order, Summary.version.desc())
-        .limit(1)
-    )
-    return session.execute(stmt).scalars().first()
-
-
 def publish_ladder(app: App, scope: str, specs: dict[str, LadderSpec], only: set[tuple[str, str]] | None = None) -> int:
     """Publish the newest summary of each rung (of the rungs in `only`, when given)."""
     written = 0
@@ -69,7 +56,7 @@ def publish_ladder(app: App, scope: str, specs: dict[str, LadderSpec], only: set
             for rung in spec.rungs:
                 if only is not None and (ladder, rung.name) not in only:
                     continue
-                summary = newest_summary(session, scope, ladder, rung.name)
+                summary = newest_with_content(session, scope, ladder, rung.name)
                 if summary is not None:
                     payloads.append((f"{ladder}/{rung.name}.json", summary_payload(summary)))
     for view, payload in payloads:
