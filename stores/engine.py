@@ -14,20 +14,42 @@ from pathlib import Path
 from typing import Iterator
 
 from sqlalchemy import event
-from sqlalchemy.engine import Engine
+from sqlalchemy.engine import Engine, make_url
 from sqlmodel import Session, SQLModel, create_engine
 
 BUSY_TIMEOUT_MS = 30_000
 READONLY = "consolidator_readonly"
 
 
-def sqlite_url(path: Path) -> str:
-    return f"sqlite:///{path}"
+SCHEMA_VERSION = 1  # PRAGMA user_version on SQLite: 1 = every stored time has one fixed-width form
+
+
+def default_url(state_dir: Path) -> str:
+    """The embedded database of a state directory."""
+    return f"sqlite:///{state_dir / 'consolidator.db'}"
+
+
+def is_embedded(url: str) -> bool:
+    """The URL names a file database on this machine (SQLite), not a server."""
+    return url.startswith("sqlite")
+
+
+def printable_url(url: str) -> str:
+    """A database URL safe to log: no password, no query parameters (they may hold one)."""
+    try:
+        parsed = make_url(url)
+    except Exception:  # not a URL SQLAlchemy understands: log nothing of it
+        return "<unparsable database url>"
+    if is_embedded(url):
+        return f"{parsed.drivername}:///{parsed.database or ''}"
+    host = (parsed.host or "").rsplit("@", 1)[-1]  # an unescaped '@' in a password ends up in host
+    port = f":{parsed.port}" if parsed.port else ""
+    return f"{parsed.drivername}://{host}{port}/{parsed.database or ''}"
 
 
 def make_engine(url: str) -> Engine:
     """Create an engine for `url`, configuring SQLite for several processes at once."""
-    if url.startswith("sqlite"):
+    if is_embedded(url):
         engine = create_engine(url, connect_args={"timeout": BUSY_TIMEOUT_MS / 1000, "check_same_thread": False})
         _configure_sqlite(engine)
     else:
@@ -57,6 +79,23 @@ def create_schema(engine: Engine) -> None:
     import stores.tables  # noqa: F401  (registers all tables on SQLModel.metadata)
 
     SQLModel.metadata.create_all(engine)
+    if engine.dialect.name == "sqlite":
+        _upgrade_sqlite_times(engine)
+
+
+def _upgrade_sqlite_times(engine: Engine) -> None:
+    """Databases written before schema version 1 hold bulk-imported times without the
+    microseconds ('2025-05-28 22:00:00'), which compare wrongly as text against bound
+    parameters ('2025-05-28 22:00:00.000000'): rewrite them once in the fixed-width form."""
+    with engine.connect() as connection:
+        if connection.exec_driver_sql("PRAGMA user_version").scalar_one() >= SCHEMA_VERSION:
+            return
+    with engine.begin() as connection:
+        if connection.exec_driver_sql("PRAGMA user_version").scalar_one() >= SCHEMA_VERSION:
+            return
+        for column in ("at", "received_at"):
+            connection.exec_driver_sql(f"UPDATE message SET {column} = {column} || '.000000' WHERE length({column}) = 19")
+        connection.exec_driver_sql(f"PRAGMA user_version = {SCHEMA_VERSION}")
 
 
 def drop_schema(engine: Engine) -> None:

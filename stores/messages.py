@@ -13,11 +13,13 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import NamedTuple, Sequence
 
-from sqlalchemy import Column, Index, String, func, select, text
+from functools import lru_cache
+
+from sqlalchemy import Column, Index, String, bindparam, func, insert, select, text
 from sqlalchemy.engine import Connection, Engine
 from sqlmodel import Field, Session, SQLModel
 
-from stores.types import UTCDateTime, utc
+from stores.types import UTCDateTime, bind_utc, utc
 
 ROLES = ("user", "assistant", "action", "tool", "system")
 PEOPLE_ROLES = ("user",)
@@ -81,7 +83,7 @@ class AppendResult:
     ids: list[str]
 
 
-_EXISTING_CHUNK = 5_000  # bound parameters per query (SQLite allows 32,766)
+_EXISTING_CHUNK = 5_000  # bound parameters per query: under every supported database's limit
 
 
 def append_messages(engine: Engine, messages: Sequence[NewMessage], received_at: datetime) -> AppendResult:
@@ -118,19 +120,24 @@ def insert_new(connection: Connection, messages: Sequence[NewMessage], received_
              message.session, received, None)
         )
     if rows:
-        connection.exec_driver_sql(_insert_sql(connection.dialect), rows)
+        sql, positional = _insert_sql(connection.dialect)
+        if not positional:
+            rows = [dict(zip(_COLUMNS, row)) for row in rows]
+        connection.exec_driver_sql(sql, rows)
     return AppendResult(added=len(rows), duplicates=len(messages) - len(rows), ids=keys)
 
 
 def _converter(dialect):
     """The bind conversion of our UTC datetime columns for this dialect, looked up once."""
-    process = Message.__table__.c.at.type.bind_processor(dialect)
-    return process if process is not None else (lambda value: value)
+    return bind_utc(Message.__table__.c.at.type, dialect)
 
 
-def _insert_sql(dialect) -> str:
-    marks = ", ".join(["?"] * len(_COLUMNS)) if dialect.paramstyle == "qmark" else ", ".join(["%s"] * len(_COLUMNS))
-    return f"INSERT INTO message ({', '.join(_COLUMNS)}) VALUES ({marks})"
+@lru_cache(maxsize=8)
+def _insert_sql(dialect) -> tuple[str, bool]:
+    """The plain INSERT compiled for the dialect's own parameter style, and whether it is positional."""
+    stmt = insert(Message.__table__).values({name: bindparam(name) for name in _COLUMNS})
+    compiled = stmt.compile(dialect=dialect)
+    return str(compiled), bool(compiled.positional)
 
 
 def _existing_ids(connection: Connection | Session, keys: set[str]) -> set[str]:

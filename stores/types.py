@@ -1,12 +1,17 @@
 """Column types shared by every table.
 
-`UTCDateTime` stores aware datetimes as UTC and returns them aware: SQLite gives back naive
-values for DateTime(timezone=True), PostgreSQL gives back aware ones; both read back the same.
+`UTCDateTime` owns how a time is stored and compared: always as a naive UTC timestamp
+(`timestamp without time zone`), on every database, through the dialect's own processor.
+Aware datetimes go in (a naive one is refused) and aware UTC datetimes come out. Every
+write path, ORM or bulk, converts through `bind_utc`, so on SQLite (where a timestamp is
+text compared as text) every stored value has the same fixed-width form as a bound query
+parameter, and a time at exactly a window's boundary compares equal to it.
 """
 
 from __future__ import annotations
 
 from datetime import datetime, timezone
+from typing import Callable
 
 from sqlalchemy import DateTime
 from sqlalchemy.types import TypeDecorator
@@ -17,7 +22,7 @@ class NaiveDatetime(ValueError):
 
 
 class UTCDateTime(TypeDecorator):
-    impl = DateTime(timezone=True)
+    impl = DateTime(timezone=False)
     cache_ok = True
 
     def process_bind_param(self, value: datetime | None, dialect) -> datetime | None:
@@ -25,8 +30,7 @@ class UTCDateTime(TypeDecorator):
             return None
         if value.tzinfo is None or value.utcoffset() is None:
             raise NaiveDatetime(f"naive datetime {value.isoformat()} (a time zone is required)")
-        value = value.astimezone(timezone.utc)
-        return value.replace(tzinfo=None) if dialect.name == "sqlite" else value
+        return value.astimezone(timezone.utc).replace(tzinfo=None)
 
     def process_result_value(self, value: datetime | None, dialect) -> datetime | None:
         if value is None:
@@ -41,3 +45,12 @@ def utc(value: datetime) -> datetime:
     if value.tzinfo is None or value.utcoffset() is None:
         raise NaiveDatetime(f"naive datetime {value.isoformat()} (a time zone is required)")
     return value.astimezone(timezone.utc)
+
+
+def bind_utc(column_type: UTCDateTime, dialect) -> Callable[[datetime | None], object]:
+    """The full bind conversion of a UTC column for `dialect` (ours, then the dialect's own),
+    looked up once: what the bulk insert path applies so it stores exactly what the ORM does."""
+    process = column_type.dialect_impl(dialect).bind_processor(dialect)
+    if process is None:
+        return lambda value: column_type.process_bind_param(value, dialect)
+    return process

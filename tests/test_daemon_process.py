@@ -149,7 +149,7 @@ def test_run_with_bad_config_exits_2(tmp_path, bad):
 )
 def test_database_url_is_logged_without_credentials(url, secret):
     """The URL the daemon logs at start-up carries no password, not even an unescaped one."""
-    from consolidator.runtime.daemon import _redact
+    from stores.engine import printable_url as _redact
 
     shown = _redact(url)
     assert not any(s in shown for s in secret) and shown.startswith("postgresql")

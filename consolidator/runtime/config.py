@@ -166,7 +166,9 @@ class Settings(_Section):
 
     @property
     def db_url(self) -> str:
-        return self.database_url or f"sqlite:///{self.state_dir / 'consolidator.db'}"
+        from stores.engine import default_url  # lazy: the snapshot reader needs settings, not SQLAlchemy
+
+        return self.database_url or default_url(self.state_dir)
 
     @property
     def snapshot_dir(self) -> Path:

@@ -15,13 +15,13 @@ from typing import Callable
 
 import structlog
 from apscheduler.schedulers.background import BackgroundScheduler
-from sqlalchemy.engine import make_url
 
 from consolidator.runtime.clock import utcnow
 from consolidator.runtime.lease_keeper import AnyEvent, LeaseHeld, LeaseKeeper
 from consolidator.runtime.sdnotify import Notifier
 from consolidator.pipeline.tick import Consolidator
 from stores import lease
+from stores.engine import printable_url
 
 log = structlog.get_logger()
 
@@ -65,7 +65,7 @@ class Daemon:
         scheduler.add_job(self._heartbeat, "interval", seconds=max(0.5, heartbeat), id="heartbeat",
                           max_instances=1, coalesce=True)
         scheduler.start()
-        log.info("daemon.started", holder=self.me.holder, database=_redact(self.app.settings.db_url),
+        log.info("daemon.started", holder=self.me.holder, database=printable_url(self.app.settings.db_url),
                  tick_s=settings.tick_interval.total_seconds())
         self.notifier.ready("serving")
         try:
@@ -123,15 +123,3 @@ class Daemon:
                 self._lease_lost.set()
         self.notifier.watchdog()
 
-
-def _redact(url: str) -> str:
-    """A database URL safe to log: no password, no query parameters (they may hold one)."""
-    try:
-        parsed = make_url(url)
-    except Exception:  # not a URL SQLAlchemy understands: log nothing of it
-        return "<unparsable database url>"
-    if parsed.get_backend_name() == "sqlite":
-        return f"{parsed.drivername}:///{parsed.database or ''}"
-    host = (parsed.host or "").rsplit("@", 1)[-1]  # an unescaped '@' in a password ends up in host
-    port = f":{parsed.port}" if parsed.port else ""
-    return f"{parsed.drivername}://{host}{port}/{parsed.database or ''}"
