@@ -60,11 +60,19 @@ def _copy(row: LadderState) -> Progress:
 
 
 def _row(session: Session, scope: str, ladder: str) -> LadderState:
-    """The state row, created (all cursors at zero) when the ladder has none yet."""
-    row = session.get(LadderState, (scope, ladder))
+    """The state row, created (all cursors at zero) when the ladder has none yet.
+
+    Kept in `session.info` for the transaction: the session's identity map holds unchanged
+    rows only weakly, so a second call would otherwise read the row again.
+    """
+    rows = session.info.setdefault("ladder_state", {})
+    row = rows.get((scope, ladder))
     if row is None:
-        row = LadderState(scope=scope, ladder=ladder)
-        session.add(row)
+        row = session.get(LadderState, (scope, ladder))
+        if row is None:
+            row = LadderState(scope=scope, ladder=ladder)
+            session.add(row)
+        rows[(scope, ladder)] = row
     return row
 
 

@@ -20,7 +20,7 @@ from consolidator.ladders.blocks import Target
 from consolidator.model.base import BudgetExceeded, ModelError
 from consolidator.pipeline.runner import backoff
 from consolidator.runtime.app import App
-from stores.engine import reading, transaction
+from stores.engine import Session, reading, transaction
 from stores.holds import hold_after_failure, hold_until, holds, release
 
 log = structlog.get_logger()
@@ -56,10 +56,12 @@ class Guard:
         self.app = app
         self.beat = beat  # the watchdog's beat: one per window tried
 
-    def held(self, scope: str, ladder: str, now: datetime) -> Held:
-        with reading(self.app.engine) as session:
-            found = holds(session, scope, ladder)
-        return Held({w: h.next_at for w, h in found.items()}, now)
+    def held(self, scope: str, ladder: str, now: datetime, session: Session | None = None) -> Held:
+        """The ladder's held windows at `now` (read in `session` when given, else in a read of its own)."""
+        if session is None:
+            with reading(self.app.engine) as own:
+                return self.held(scope, ladder, now, own)
+        return Held({w: h.next_at for w, h in holds(session, scope, ladder).items()}, now)
 
     def run(self, target: Target, now: datetime, held: Held, write: Callable[[], T]) -> T | None:
         """`write()`'s result, or None when its model call was deferred or failed (the window is held)."""

@@ -42,7 +42,7 @@ class Propagation:
             state = progress(session, scope, ladder)
             seen = state.seen_announcement if state else 0
             announced = announcements_after(session, scope, ladder, seen)
-        held = self.guard.held(scope, ladder, now)
+            held = self.guard.held(scope, ladder, now, session)
         work: set[Block] = {  # held blocks whose wait is over are tried again
             parse_block_key(spec, spec.rung_index(rung), key) for rung, key in held.due() if spec.rung_index(rung) > 0
         }
