@@ -31,7 +31,8 @@ from sqlalchemy import func, select
 
 from consolidator.runtime.app import open_app
 from consolidator.runtime.config import Settings
-from consolidator.snapshots.context import publish_context, read_context
+from consolidator import read_context
+from consolidator.snapshots.context import publish_context
 from consolidator.facts.publish import publish_facts
 from consolidator.facts.step import FactsStep
 from consolidator.model.offline import OfflineModel

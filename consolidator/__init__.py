@@ -3,10 +3,42 @@
 Agents log messages with `MessageLog`; the daemon (`consolidator run`) cuts them into
 batches, consolidates each batch into contacts, facts and tasks, keeps two summary ladders
 per scope, and publishes everything as snapshot files a planner reads every turn.
+
+A planner imports this package every time it starts, so importing it is light: the reader
+is standard library only, and `mark_used` and `MessageLog` load the database layer on first
+use (a test holds `from consolidator import read_context, mark_used` free of numpy,
+SQLAlchemy, SQLModel and anthropic).
 """
 
-from consolidator.snapshots.context import read_context
-from consolidator.facts.api import mark_used
-from consolidator.messages.log import MessageLog
+from __future__ import annotations
+
+from datetime import datetime
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Iterable
+
+from consolidator.snapshots.reader import read_context
+
+if TYPE_CHECKING:
+    from consolidator.messages.log import MessageLog
+    from consolidator.runtime.app import App
 
 __all__ = ["MessageLog", "mark_used", "read_context"]
+
+
+def mark_used(scope: str, fact_ids: str | Iterable[str], config: str | Path | None = None, *,
+              at: datetime | None = None, app: "App | None" = None) -> int:
+    """Record that a planner used these facts (applied by the daemon); returns how many were queued.
+
+    One short insert per id into the use queue; see `consolidator.facts.api.mark_used`.
+    """
+    from consolidator.facts.api import mark_used as queue_uses
+
+    return queue_uses(scope, fact_ids, config, at=at, app=app)
+
+
+def __getattr__(name: str) -> Any:
+    if name == "MessageLog":
+        from consolidator.messages.log import MessageLog
+
+        return MessageLog
+    raise AttributeError(f"module 'consolidator' has no attribute {name!r}")

@@ -17,6 +17,9 @@ from sqlalchemy import event
 from sqlalchemy.engine import Engine, make_url
 from sqlmodel import Session, SQLModel, create_engine
 
+__all__ = ["Engine", "Session", "create_schema", "default_url", "drop_schema", "is_embedded", "make_engine",
+           "printable_url", "reading", "transaction"]  # Engine and Session: opaque handles for the layers above
+
 BUSY_TIMEOUT_MS = 30_000
 READONLY = "consolidator_readonly"
 

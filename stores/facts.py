@@ -159,8 +159,24 @@ def touch(session: Session, scope: str, added_importance: int = 0) -> FactState:
 
 
 def revision(session: Session, scope: str) -> int:
+    """The scope's fact revision (bumped by every change): the offline pass commits only if unchanged."""
     value = session.execute(select(FactState.revision).where(FactState.scope == scope)).scalar_one_or_none()
     return value or 0
+
+
+def unslept_states(session: Session) -> list[FactState]:
+    """The scopes whose facts changed since their last offline pass."""
+    return [s for s in session.execute(select(FactState)).scalars() if s.revision != s.slept_revision]
+
+
+def facts_by_id(session: Session, scope: str, ids: set[str], chunk: int = 500) -> dict[str, Fact]:
+    """The scope's fact rows with these ids (in chunks of bound parameters)."""
+    ordered = sorted(ids)
+    out: dict[str, Fact] = {}
+    for start in range(0, len(ordered), chunk):
+        part = ordered[start:start + chunk]
+        out.update({f.id: f for f in session.execute(select(Fact).where(Fact.scope == scope, Fact.id.in_(part))).scalars()})
+    return out
 
 
 # --- reads ----------------------------------------------------------------------------------

@@ -10,9 +10,14 @@ from __future__ import annotations
 from datetime import datetime, timedelta
 from typing import Iterable
 
-from sqlalchemy import Column, Index, String, func, or_, select, and_
+from typing import Callable, Sequence
+
+from sqlalchemy import Column, Index, String, and_, func, or_, select, update
 from sqlmodel import Field, Session, SQLModel
 
+from stores.engine import transaction
+from stores.ledger import ScopeCursor
+from stores.messages import Message, messages_after
 from stores.types import UTCDateTime
 
 
@@ -66,3 +71,32 @@ def nearby(session: Session, scope: str, sessions: set[str], lo: datetime, hi: d
         conditions.append(Interaction.session.in_(sorted(sessions)))
     stmt = select(Interaction).where(Interaction.scope == scope, or_(*conditions))
     return list(session.execute(stmt).scalars())
+
+
+def assign_next(engine, scope: str, limit: int, gap: timedelta,
+                place: Callable[[Sequence[Message], list[Interaction], int], tuple[dict[str, int], dict]]) -> list[int] | None:
+    """Place up to `limit` of the scope's unassigned messages in one transaction; returns the
+    interaction numbers touched, or None when nothing was left to place.
+
+    `place(new, nearby, max_number)` is the rule (hierarchy.interactions): it returns the
+    interaction of each message id and the touched spans by number (each with session,
+    first_at, last_at, message_count, max_seq)."""
+    with transaction(engine) as session:
+        cursor = session.get(ScopeCursor, scope) or ScopeCursor(scope=scope)
+        session.add(cursor)
+        new = messages_after(session, scope, cursor.assigned_seq, limit)
+        if not new:
+            return None
+        sessions = {m.session for m in new if m.session is not None}
+        rows = {row.number: row for row in nearby(session, scope, sessions, min(m.at for m in new), max(m.at for m in new), gap)}
+        placed, touched = place(new, list(rows.values()), max_number(session, scope))
+        session.execute(update(Message), [{"id": mid, "interaction": number} for mid, number in placed.items()])
+        for number, span in touched.items():
+            row = rows.get(number)
+            if row is None:
+                row = Interaction(scope=scope, number=number, session=span.session, first_at=span.first_at, last_at=span.last_at)
+                session.add(row)
+            row.first_at, row.last_at = span.first_at, span.last_at
+            row.message_count, row.max_seq = span.message_count, span.max_seq
+        cursor.assigned_seq = new[-1].seq
+        return sorted(touched)

@@ -187,3 +187,13 @@ def scope_heads(session: Session) -> dict[str, int]:
     """scope -> newest seq (also its message count: seq is dense per scope)."""
     return {scope: _max_seq(session, scope) for scope in scopes(session)}
 
+
+
+def newest_at(session: Session, scope: str) -> datetime | None:
+    """The time of the scope's newest message (an index probe), None for an empty scope."""
+    return session.execute(select(func.max(Message.at)).where(Message.scope == scope)).scalar_one()
+
+
+def newest_seq(session: Session, scope: str) -> int:
+    """The scope's newest seq, which is also its message count (0 for an empty scope)."""
+    return _max_seq(session, scope)

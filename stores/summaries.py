@@ -108,23 +108,42 @@ def newest_versions(session: Session, scope: str, ladder: str, rung: str) -> lis
     return rows
 
 
-def reusable(session: Session, scope: str, input_hash: str) -> Summary | None:
-    """An earlier summary of this scope written by a model call from identical inputs."""
-    stmt = (
-        select(Summary)
-        .where(Summary.scope == scope, Summary.input_hash == input_hash, Summary.kind == "summarized")
-        .limit(1)
-    )
-    return session.execute(stmt).scalars().first()
-
-
-def newest_with_content(session: Session, scope: str, ladder: str, rung: str) -> Summary | None:
-    """The newest version of the newest window of a rung that is not empty (what a snapshot shows)."""
+def newest_summary(session: Session, scope: str, ladder: str, rung: str) -> Summary | None:
+    """The newest version of the rung's newest window that has something in it."""
     order = Summary.first_number.desc() if ladder == "count" else Summary.window_start.desc()
     stmt = (
         select(Summary)
         .where(Summary.scope == scope, Summary.ladder == ladder, Summary.rung == rung, Summary.kind != "empty")
         .order_by(order, Summary.version.desc())
+        .limit(1)
+    )
+    return session.execute(stmt).scalars().first()
+
+
+def interactions_after(session: Session, scope: str, after: int, limit: int) -> list[Summary]:
+    """The newest non-empty version of the count/1 summary of each interaction numbered above
+    `after`, newest interaction first, at most `limit` (the interactions no bigger block holds)."""
+    if limit <= 0:
+        return []
+    stmt = (
+        select(Summary)
+        .where(Summary.scope == scope, Summary.ladder == "count", Summary.rung == "1", Summary.first_number > after)
+        .order_by(Summary.first_number.desc(), Summary.version.desc())
+    )
+    out: dict[int, Summary] = {}
+    for row in session.execute(stmt).scalars():
+        if row.first_number not in out:
+            out[row.first_number] = row
+            if len(out) > limit:
+                break
+    return [row for row in list(out.values())[:limit] if row.kind != "empty"]
+
+
+def reusable(session: Session, scope: str, input_hash: str) -> Summary | None:
+    """An earlier summary of this scope written by a model call from identical inputs."""
+    stmt = (
+        select(Summary)
+        .where(Summary.scope == scope, Summary.input_hash == input_hash, Summary.kind == "summarized")
         .limit(1)
     )
     return session.execute(stmt).scalars().first()

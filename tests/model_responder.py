@@ -4,11 +4,12 @@
 
 It reads the request back from the first user message, which AnthropicModel renders in a
 fixed, lossless-enough form (consolidator.model.prompts._render): message lines
-`[id] at role/speaker: "json text"`, known items as one compact JSON object a line, summary
-inputs `[id] label: "json text"`. Times come back to the minute, which the offline rules
-never look below. The rebuilt pydantic request goes to an OfflineModel, and its reply is the
-tool input. So a drain through the real SDK writes the same summaries, facts, contacts and
-tasks as an offline drain of the same history.
+`[id] local time role/speaker: "json text"` (`2025-03-04 00:30 +01:00 (Tue)`, under a
+`time zone:` line), known items as one compact JSON object a line, summary inputs
+`[id] label: "json text"`. Times come back to the minute, which the offline rules never look
+below, and the zone comes back as the request's `timezone`. The rebuilt pydantic request goes
+to an OfflineModel, and its reply is the tool input. So a drain through the real SDK writes
+the same summaries, facts, contacts and tasks as an offline drain of the same history.
 """
 
 from __future__ import annotations
@@ -36,7 +37,11 @@ from consolidator.model.schemas import (
 )
 
 _OPERATION_OF_TOOL = {spec.tool: op for op, spec in _SPECS.items()}
-_LINE = re.compile(r'^\[(?P<id>[^\]]*)\] (?P<at>\S+) (?P<who>[^:]*?): (?P<text>".*")$')
+_LINE = re.compile(
+    r'^\[(?P<id>[^\]]*)\] (?P<at>\d{4}-\d\d-\d\d \d\d:\d\d [+-]\d\d:\d\d) \((?P<weekday>\w{3})\) '
+    r'(?P<who>[^:]*?): (?P<text>".*")$'
+)
+_ZONE = re.compile(r"^time zone: (?P<zone>\S+)$")
 _INPUT = re.compile(r'^\[(?P<id>[^\]]*)\] (?P<label>.*?): (?P<text>".*")$')
 _WINDOW = re.compile(r"^window: (?P<label>.*) \((?P<ladder>\w+) ladder, rung (?P<rung>.+)\)$")
 _BUDGET = re.compile(r"^budget: at most (?P<n>\d+) tokens$")
@@ -62,14 +67,23 @@ def parse_line(raw: str) -> Line:
     if m is None:
         raise ValueError(f"not a message line: {raw!r}")
     role, _, speaker = m["who"].partition("/")
-    return Line(id=m["id"], at=datetime.fromisoformat(m["at"]), role=role, speaker=speaker or None,
-                text=json.loads(m["text"]))
+    at = datetime.strptime(m["at"], "%Y-%m-%d %H:%M %z")
+    if ("Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun")[at.weekday()] != m["weekday"]:
+        raise ValueError(f"weekday {m['weekday']} is not the day of {m['at']}")
+    return Line(id=m["id"], at=at, role=role, speaker=speaker or None, text=json.loads(m["text"]))
+
+
+def zone_of(parts: dict[str, list[str]]) -> str:
+    """The `time zone:` line of the rendered request (UTC when there is none)."""
+    found = [m["zone"] for m in map(_ZONE.match, parts.get("head", [])) if m]
+    return found[0] if found else "UTC"
 
 
 def parse_request(operation: str, text: str) -> Any:
     """The request AnthropicModel rendered as `text` (scope and ref are not sent: 'fake', '')."""
     parts = sections(text)
     lines = [parse_line(raw) for raw in parts.get("messages", [])]
+    zone = zone_of(parts)
     items = lambda key, cls: [cls.model_validate(json.loads(raw)) for raw in parts.get(key, [])]  # noqa: E731
     match operation:
         case "summarize":
@@ -80,19 +94,23 @@ def parse_request(operation: str, text: str) -> Any:
                 m = _INPUT.match(raw)
                 inputs.append(SummaryInput(id=m["id"], label=m["label"], text=json.loads(m["text"])))
             return SummarizeRequest(scope="fake", ladder=window["ladder"], rung=window["rung"],
-                                    window_label=window["label"], inputs=inputs, budget_tokens=int(budget["n"]))
+                                    window_label=window["label"], inputs=inputs, budget_tokens=int(budget["n"]),
+                                    timezone=zone)
         case "extract_facts":
-            return FactExtractionRequest(scope="fake", messages=lines, neighbours=items("known facts", KnownFact))
+            return FactExtractionRequest(scope="fake", messages=lines, neighbours=items("known facts", KnownFact),
+                                         timezone=zone)
         case "judge_cluster":
             return ClusterRequest(scope="fake", facts=items("facts", KnownFact))
         case "update_contacts":
-            return ContactsRequest(scope="fake", messages=lines, known=items("known contacts", KnownContact))
+            return ContactsRequest(scope="fake", messages=lines, known=items("known contacts", KnownContact),
+                                   timezone=zone)
         case "update_tasks":
-            return TasksRequest(scope="fake", messages=lines, open_tasks=items("open tasks", KnownTask))
+            return TasksRequest(scope="fake", messages=lines, open_tasks=items("open tasks", KnownTask),
+                                timezone=zone)
         case "consolidate_batch":
             return BatchRequest(scope="fake", messages=lines, neighbours=items("known facts", KnownFact),
                                 known_contacts=items("known contacts", KnownContact),
-                                open_tasks=items("open tasks", KnownTask))
+                                open_tasks=items("open tasks", KnownTask), timezone=zone)
     raise ValueError(f"unknown operation {operation!r}")
 
 

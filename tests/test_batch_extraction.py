@@ -193,6 +193,47 @@ def test_without_the_capability_or_with_config_off_each_step_calls_its_own_opera
     assert all(step.shared is not None for step in parts.values())
 
 
+class ZoneRecordingModel(CountingBatchModel):
+    """CountingBatchModel that also keeps (operation, timezone) of every batch request."""
+
+    def __init__(self) -> None:
+        super().__init__(delay_s=0)
+        self.zones: list[tuple[str, str]] = []
+
+    def extract_facts(self, request):
+        self.zones.append(("extract_facts", request.timezone))
+        return super().extract_facts(request)
+
+    def update_contacts(self, request):
+        self.zones.append(("update_contacts", request.timezone))
+        return super().update_contacts(request)
+
+    def update_tasks(self, request):
+        self.zones.append(("update_tasks", request.timezone))
+        return super().update_tasks(request)
+
+    def consolidate_batch(self, request: BatchRequest) -> BatchReply:
+        parts = (request.facts_request(), request.contacts_request(), request.tasks_request())
+        self.zones += [("consolidate_batch", request.timezone), *(("part", p.timezone) for p in parts)]
+        return super().consolidate_batch(request)
+
+
+@pytest.mark.parametrize("combine", [True, False], ids=["combined", "per-step"])
+def test_every_batch_request_carries_the_scopes_time_zone(tmp_path, combine: bool) -> None:
+    """A scope configured for Europe/Paris sends that zone with every batch request (and its parts)."""
+    settings = Settings(state_dir=tmp_path / "zones", scopes={"maya": {"timezone": "Europe/Paris"}},
+                        model={"provider": "offline", "combine_batch_steps": combine})
+    app = open_app(settings)
+    try:
+        model = ZoneRecordingModel()
+        tell(app, build_consolidator(app, model=model), STORY[:1])
+    finally:
+        app.close()
+    expected = {"consolidate_batch", "part"} if combine else {"extract_facts", "update_contacts", "update_tasks"}
+    assert {op for op, _ in model.zones} == expected
+    assert {zone for _, zone in model.zones} == {"Europe/Paris"}
+
+
 def test_the_seeds_maya_candidates_through_the_combined_call(app: App) -> None:
     """The seeds' Maya batch through build_consolidator: NOOP, London superseded, cat added, marathon updated."""
     model = CountingBatchModel(delay_s=0)

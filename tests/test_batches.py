@@ -10,7 +10,8 @@ from sqlalchemy import select
 from consolidator.runtime.app import open_app
 from consolidator.pipeline.batching import Cut, plan_batches
 from consolidator.runtime.config import RetrySettings, Settings
-from consolidator.pipeline.runner import backoff, rearm_failed
+from consolidator.pipeline.runner import backoff
+from stores.runs import rearm_failed
 from consolidator.runtime.status import gather
 from consolidator.pipeline.tick import Consolidator
 from hierarchy.interactions import InteractionPlacer, interaction_complete

@@ -2,9 +2,13 @@
 
 from __future__ import annotations
 
+from datetime import datetime, timezone
+
 import pytest
 
 from consolidator.model.schemas import ContactsReply, ContactUpdate
+from consolidator.runtime.app import open_app
+from consolidator.runtime.config import ScopeSettings, Settings
 from stores.contacts import SUMMARY_CHARS, append_summary
 from tests.memory_kit import Memory, RecordingModel, ScriptedModel
 
@@ -103,6 +107,44 @@ class TestHistory:
         """The running summary drops its oldest words whole, never half a word."""
         assert append_summary(running, addition, limit) == expected
 
+
+class TestLocalDates:
+    def test_a_summary_said_at_half_past_midnight_in_paris_is_dated_that_tuesday(self, state_dir) -> None:
+        """Monday 23:30 UTC is Tuesday 00:30 in Paris: a Paris scope dates it Tuesday, a UTC scope Monday."""
+        settings = Settings(state_dir=state_dir, scopes={"maya": ScopeSettings(timezone="Europe/Paris")})
+        reply = lambda r: ContactsReply(contacts=[  # noqa: E731
+            ContactUpdate(name="Ana", summary="Ana started a new job.", source_ids=[r.messages[0].id])])
+        model = ScriptedModel(contacts=reply)
+        app = open_app(settings)
+        try:
+            memory = Memory(app, model)
+            for scope in ("maya", "omar"):
+                memory.clock = datetime(2025, 3, 3, 23, 29, tzinfo=timezone.utc)  # said at 23:30 UTC, a Monday
+                memory.say(scope, "user: Ana started a new job.")
+            [maya], [omar] = memory.contacts("maya"), memory.contacts("omar")
+        finally:
+            app.close()
+        assert maya.summary == "2025-03-04: Ana started a new job."
+        assert omar.summary == "2025-03-03: Ana started a new job."
+        assert [r.timezone for r in model.contacts] == ["Europe/Paris", "UTC"]
+
+
+    def test_the_history_command_shows_a_former_values_local_days(self, state_dir, tmp_path, run_cli) -> None:
+        """`contacts --history` dates a former value by the Paris days it held, not the UTC days."""
+        (tmp_path / "config.toml").write_text('[scopes.maya]\ntimezone = "Europe/Paris"\n')
+        script = iter([{"employer": "Google"}, {"employer": "Meta"}])
+        reply = lambda r: ContactsReply(contacts=[  # noqa: E731
+            ContactUpdate(name="Ana", details=next(script), source_ids=[r.messages[0].id])])
+        app = open_app(Settings(state_dir=state_dir, scopes={"maya": ScopeSettings(timezone="Europe/Paris")}))
+        try:
+            memory = Memory(app, ScriptedModel(contacts=reply))
+            for day in (3, 5):  # 23:30 UTC on Monday 3 and Wednesday 5 March
+                memory.clock = datetime(2025, 3, day, 23, 29, tzinfo=timezone.utc)
+                memory.say("maya", "user: Ana works somewhere new.")
+        finally:
+            app.close()
+        assert "(was) employer: Google [2025-03-04 .. 2025-03-06]" in run_cli("contacts", "--scope", "maya",
+                                                                             "--history").stdout
 
 class TestMatching:
     def test_shared_first_name_never_merges_two_people(self, app) -> None:

@@ -10,7 +10,8 @@ import pytest
 import consolidator
 from consolidator.runtime.app import App
 from consolidator.runtime.config import ConfigError, ContextSettings, Settings, load_settings
-from consolidator.snapshots.context import cost, cut_words, fit, publish_context, read_context
+from consolidator import read_context
+from consolidator.snapshots.context import cost, cut_words, fit, publish_context
 from consolidator.model.base import estimate_tokens
 from stores.contacts import Contact, ContactDetail
 from stores.engine import transaction
@@ -201,3 +202,31 @@ def test_context_follows_a_new_day_summary(app: App) -> None:
     memory.consolidator.drain(memory.clock + timedelta(minutes=1))
     assert "- day (2025-03-03): A quiet day." in context_text(app)
     assert datetime.fromisoformat(context_text(app).split("_updated ")[1].split("_")[0]) > START.replace(tzinfo=timezone.utc)
+
+
+class TestWhatTheCountSummariesCover:
+    def test_count_blocks_say_their_range_and_newer_interactions_are_added(self, tmp_path) -> None:
+        """13 interactions (the newest still open) with count rungs 1 and 10: the block says 1-10 of 13, and the
+        closed interactions that no block holds yet (11, 12) have lines of their own, newest first."""
+        from consolidator.ladders.stage import LadderStage
+        from consolidator.pipeline.tick import Consolidator
+        from consolidator.runtime.app import open_app
+        from consolidator.runtime.config import LadderSettings, Settings
+        from tests.fakes import CountingModel
+
+        settings = Settings(state_dir=tmp_path / "state", ladders=LadderSettings(count=[1, 10]))
+        app = open_app(settings)
+        try:
+            messages = [NewMessage("maya", START + timedelta(hours=3 * k, minutes=i), "user", f"topic{k} line{i}",
+                                   session=f"s{k}") for k in range(1, 14) for i in range(2)]
+            append_messages(app.engine, messages, START)
+            now = START + timedelta(days=10)
+            Consolidator(app, [], [LadderStage(app, CountingModel())]).tick(now)
+            publish_context(app, "maya", now)
+            text = context_text(app)
+        finally:
+            app.close()
+        lines = [line for line in text.split("## Summaries", 1)[1].splitlines() if line.startswith("- count/")]
+        assert [line.split(":", 1)[0] for line in lines] == [
+            "- count/1 (interaction 12 of 13)", "- count/1 (interaction 11 of 13)", "- count/10 (interactions 1-10 of 13)"]
+        assert "topic12" in lines[0] and "topic11" in lines[1] and "topic10" in lines[2]

@@ -204,3 +204,16 @@ class TestUses:
         pin("maya", old, pinned=False, app=app, now=NOW)
         SleepStage(app, OfflineModel()).run_scope("maya", NOW)
         assert fact(app, old).end_reason == "dropped"
+
+
+class TestProgress:
+    def test_the_pass_beats_once_per_cluster_judged(self, app):
+        """on_progress is called for every cluster the model judges, so a long pass keeps the watchdog fed."""
+        for group in range(3):
+            put(app, f"topic {group} first", angle(group * 60))
+            put(app, f"topic {group} second", angle(group * 60 + 2))
+        stage = SleepStage(app, OfflineModel())
+        beats: list[int] = []
+        stage.on_progress = lambda: beats.append(1)
+        report = stage.run_scope("maya", NOW)
+        assert report.clusters == 3 and len(beats) == 3

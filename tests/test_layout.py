@@ -75,3 +75,154 @@ def test_only_the_anthropic_backend_imports_anthropic() -> None:
     files = python_files("consolidator", "hierarchy", "stores", "bench")
     importers = {rel(f) for f in files if "anthropic" in top_levels(imported_modules(f))}
     assert importers == {ANTHROPIC_BACKEND}
+
+
+# --- the house rules of issue 8 ---------------------------------------------------------------
+
+PROJECT = ("consolidator", "hierarchy", "stores")
+DATABASE_LIBRARIES = {"sqlalchemy", "sqlmodel"}
+MAX_LINES = 400
+CLOCK_CALLS = {"now", "utcnow", "today", "time", "monotonic", "perf_counter", "time_ns"}
+HEAVY = ("numpy", "sqlalchemy", "sqlmodel", "anthropic")
+
+
+def module_name(path: Path) -> str:
+    parts = list(path.relative_to(ROOT).with_suffix("").parts)
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+def load_time_imports(path: Path, root: Path = ROOT) -> set[str]:
+    """Modules imported when `path` is loaded: module level, outside `if TYPE_CHECKING:`,
+    not inside functions (those are deliberate lazy imports)."""
+    tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
+    package = list(path.relative_to(root).parent.parts)
+    names: set[str] = set()
+
+    def visit(nodes) -> None:
+        for node in nodes:
+            if isinstance(node, ast.If) and "TYPE_CHECKING" in ast.unparse(node.test):
+                visit(node.orelse)
+                continue
+            if isinstance(node, (ast.If, ast.Try, ast.With)):
+                visit(ast.iter_child_nodes(node))
+            elif isinstance(node, ast.Import):
+                names.update(alias.name for alias in node.names)
+            elif isinstance(node, ast.ImportFrom):
+                base = package[: len(package) - (node.level - 1)] if node.level else []
+                module = ".".join(base + ([node.module] if node.module else []))
+                names.update(f"{module}.{alias.name}" for alias in node.names)  # a name resolves to its module
+
+    visit(tree.body)
+    return names
+
+
+def project_graph() -> dict[str, set[str]]:
+    """module -> the project modules it loads at import time (the real import graph)."""
+    files = python_files(*PROJECT)
+    modules = {module_name(f): f for f in files}
+    graph: dict[str, set[str]] = {}
+    for name, path in modules.items():
+        targets = set()
+        for imported in load_time_imports(path):
+            while imported and imported not in modules:
+                imported = imported.rpartition(".")[0]
+            if imported and imported != name:
+                targets.add(imported)
+        graph[name] = targets
+    return graph
+
+
+def test_hierarchy_imports_only_the_standard_library_and_itself() -> None:
+    """hierarchy/ imports nothing outside the standard library and hierarchy/."""
+    import sys
+
+    allowed = set(sys.stdlib_module_names) | {"hierarchy", "__future__"}
+    offenders = {rel(f): sorted(top_levels(imported_modules(f)) - allowed) for f in python_files("hierarchy")}
+    assert {f: bad for f, bad in offenders.items() if bad} == {}
+
+
+def test_hierarchy_reads_no_clock() -> None:
+    """hierarchy/ never calls now()/today()/time(): `now` is always an argument."""
+    offenders: dict[str, list[str]] = {}
+    for path in python_files("hierarchy"):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in CLOCK_CALLS:
+                offenders.setdefault(rel(path), []).append(f"line {node.lineno}: {ast.unparse(node.func)}")
+    assert offenders == {}
+
+
+def test_only_stores_import_the_database_libraries() -> None:
+    """Every query lives in stores/: nothing else imports sqlalchemy or sqlmodel."""
+    files = python_files("consolidator", "hierarchy")
+    offenders = {rel(f): sorted(top_levels(imported_modules(f)) & DATABASE_LIBRARIES) for f in files}
+    assert {f: bad for f, bad in offenders.items() if bad} == {}
+
+
+def sqlite_mentions_in_code(path: Path) -> list[int]:
+    """Lines whose code (names, attributes, string literals other than docstrings) says sqlite."""
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    docstrings = {id(node.value) for node in ast.walk(tree) if isinstance(node, ast.Expr) and isinstance(node.value, ast.Constant)}
+    lines = []
+    for node in ast.walk(tree):
+        said = (node.value if isinstance(node, ast.Constant) and isinstance(node.value, str) and id(node) not in docstrings
+                else node.id if isinstance(node, ast.Name) else node.attr if isinstance(node, ast.Attribute)
+                else node.name if isinstance(node, ast.alias) else "")
+        if "sqlite" in said.lower():
+            lines.append(node.lineno if hasattr(node, "lineno") else 0)
+    return lines
+
+
+def test_sqlite_specifics_only_in_the_engine_module() -> None:
+    """Only stores/engine.py says SQLite in code (PRAGMAs, URLs, dialect branches); prose may."""
+    offenders = {rel(f): lines for f in python_files(*PROJECT)
+                 if rel(f) != "stores/engine.py" and (lines := sqlite_mentions_in_code(f))}
+    assert offenders == {}
+
+
+def test_no_module_is_over_the_line_limit() -> None:
+    """No project module is longer than 400 lines."""
+    sizes = {rel(f): len(f.read_text(encoding="utf-8").splitlines()) for f in python_files(*PROJECT)}
+    assert {f: n for f, n in sizes.items() if n > MAX_LINES} == {}
+
+
+def test_no_import_cycle() -> None:
+    """The load-time import graph among project modules has no cycle (a package's __init__ included)."""
+    graph = project_graph()
+    cycles: list[list[str]] = []
+    state: dict[str, int] = {}
+    stack: list[str] = []
+
+    def walk(node: str) -> None:
+        state[node] = 1
+        stack.append(node)
+        for target in sorted(graph.get(node, ())):
+            if state.get(target) == 1:
+                cycles.append(stack[stack.index(target):] + [target])
+            elif target not in state:
+                walk(target)
+        stack.pop()
+        state[node] = 2
+
+    for node in sorted(graph):
+        if node not in state:
+            walk(node)
+    assert cycles == []
+
+
+def test_the_cycle_check_sees_a_cycle(tmp_path: Path) -> None:
+    """The import-graph reader counts load-time imports and skips TYPE_CHECKING-guarded ones."""
+    package = tmp_path / "stores"
+    package.mkdir()
+    (package / "a.py").write_text("from stores import b\nif TYPE_CHECKING:\n    import c\n", encoding="utf-8")
+    assert load_time_imports(package / "a.py", tmp_path) == {"stores.b"}
+
+
+def test_the_planner_reader_is_light() -> None:
+    """`from consolidator import read_context, mark_used` loads none of numpy, SQLAlchemy, SQLModel, anthropic."""
+    import subprocess
+    import sys
+
+    probe = ("import sys\nfrom consolidator import read_context, mark_used\n"
+             f"print(','.join(m for m in {HEAVY!r} if m in sys.modules))")
+    result = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, cwd=ROOT, check=True)
+    assert result.stdout.strip() == ""

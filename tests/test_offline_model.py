@@ -8,7 +8,8 @@ from datetime import date, datetime
 import pytest
 
 from consolidator.model.base import Model, estimate_tokens
-from consolidator.model.offline.model import OfflineModel, extractive_summary
+from consolidator.model.offline.model import OfflineModel
+from consolidator.model.offline.summarise import ELLIPSIS, extractive_summary
 from consolidator.model.offline.text import sentences
 from consolidator.model.schemas import (
     ClusterRequest,
@@ -237,36 +238,20 @@ INPUTS = [
 
 @pytest.mark.parametrize("budget", [1, 2, 3, 5, 8, 13, 21, 34, 55, 1000])
 def test_summary_never_exceeds_budget_and_only_copies_input(budget):
-    """Within budget; every sentence is an input sentence, the only cut one a prefix of one."""
+    """Within budget; every sentence, or part of a cut one (parts joined by an ellipsis), is copied from an input."""
     req = SummarizeRequest(scope="s", ladder="count", rung="10", window_label="w", budget_tokens=budget,
                            inputs=[SummaryInput(id=f"i{n}", label=str(n), text=t) for n, t in enumerate(INPUTS)])
     out = MODEL.summarize(req).text
     assert estimate_tokens(out) <= budget
-    source = [s for t in INPUTS for s in sentences(t)]
-    remaining = out
-    while remaining:
-        match = next((s for s in source if remaining.startswith(s)), None)
-        if match is None:
-            assert any(s.startswith(remaining) for s in source), remaining
-            break
-        remaining = remaining[len(match):].lstrip()
+    for part in out.split(ELLIPSIS):
+        for sentence in sentences(part):
+            assert any(sentence in text for text in INPUTS), sentence
 
 
 def test_summary_prefers_the_central_topic_under_a_tight_budget():
     """With room for one sentence, it is about what the inputs keep returning to (the move to Paris)."""
     out = extractive_summary(INPUTS, 12)
     assert "Paris" in out and "Ok." not in out
-
-
-def test_summary_keeps_order_of_appearance_and_drops_repeats():
-    """Chosen sentences appear in input order, an exact repeat only once."""
-    out = extractive_summary(["Tom booked Rome.", "Ana flew to Oslo.", "Tom booked Rome."], 100)
-    assert out == "Tom booked Rome. Ana flew to Oslo."
-
-
-def test_summary_of_nothing_is_empty():
-    """No inputs (or only whitespace) give an empty summary."""
-    assert extractive_summary([], 50) == "" and extractive_summary(["  ", "\n"], 50) == ""
 
 
 # --- tasks --------------------------------------------------------------------------------------

@@ -11,7 +11,7 @@ from consolidator.runtime.clock import utcnow
 from consolidator.runtime.config import ConfigError
 from stores.scopes import InvalidScope, validate_scope
 
-__all__ = ["Progress", "UserError", "app_of", "scope_argument", "utcnow"]
+__all__ = ["ProgressBar", "UserError", "app_of", "scope_argument", "utcnow"]
 
 
 class UserError(click.ClickException):
@@ -39,13 +39,13 @@ def scope_argument(value: str | None, option: str = "--scope") -> str | None:
         raise UserError(f"{option}: {exc}") from None
 
 
-class Progress:
+class ProgressBar:
     """A progress bar on a terminal; silent otherwise. Call it with the amount done."""
 
     def __init__(self, label: str, show: bool, length: int = 1) -> None:
         self._bar = click.progressbar(length=max(1, length), label=label, file=sys.stderr, show_pos=True) if show else None
 
-    def __enter__(self) -> "Progress":
+    def __enter__(self) -> "ProgressBar":
         if self._bar is not None:
             self._bar.__enter__()
         return self

@@ -7,7 +7,7 @@ import sys
 
 import click
 
-from consolidator.cli.common import Progress, UserError, app_of, scope_argument, utcnow
+from consolidator.cli.common import ProgressBar, UserError, app_of, scope_argument, utcnow
 from consolidator.ladders.publish import ladder_specs, summary_payload
 from consolidator.ladders.rebuild import LeaseHeld, LeaseLost, Rebuild
 from stores.engine import reading
@@ -64,7 +64,7 @@ def rebuild_command(ctx, scope, ladder, since) -> None:
     try:
         with Rebuild(app, utcnow) as rebuild:
             total = rebuild.mark(build_model(app.settings), scope, ladder, since.date() if since is not None else None)
-            with Progress("rebuilding", sys.stderr.isatty(), total) as progress:
+            with ProgressBar("rebuilding", sys.stderr.isatty(), total) as progress:
                 written = rebuild.run(now, progress)
     except LeaseHeld:
         click.echo("a daemon holds the lease on this database; stop it before rebuilding", err=True)

@@ -18,7 +18,7 @@ from consolidator.runtime import logsetup
 from consolidator.cli import facts as facts_commands
 from consolidator.cli import ladders as ladder_commands
 from consolidator.cli import memory as memory_commands
-from consolidator.cli.common import Progress, UserError, app_of, scope_argument, utcnow
+from consolidator.cli.common import ProgressBar, UserError, app_of, scope_argument, utcnow
 from consolidator.runtime.config import ConfigError
 from consolidator.messages.ingest import ImportRejected, InvalidMessage, import_stream, validate
 from consolidator.pipeline.steps import PluginError
@@ -75,7 +75,7 @@ def import_command(ctx, file, skip_invalid: bool, as_json: bool) -> None:
     source = "<stdin>" if name in ("<stdin>", "-") or not isinstance(name, str) else name
     show = sys.stderr.isatty() and not as_json
     try:
-        with Progress("importing", show) as progress:
+        with ProgressBar("importing", show) as progress:
             report = import_stream(app.engine, file, source, utcnow(), skip_invalid=skip_invalid, progress=progress)
     except ImportRejected as exc:
         for error in exc.errors[:50]:
@@ -158,7 +158,7 @@ def _print_status(report: dict[str, Any]) -> None:
 @click.pass_context
 def retry_command(ctx, scope: str | None) -> None:
     """Re-arm batch steps that gave up after their last attempt."""
-    from consolidator.pipeline.runner import rearm_failed
+    from stores.runs import rearm_failed
 
     count = rearm_failed(app_of(ctx).engine, scope, utcnow())
     click.echo(f"re-armed {count} failed steps")

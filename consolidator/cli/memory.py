@@ -41,6 +41,7 @@ def contacts_command(ctx, scope: str, history: bool, as_json: bool) -> None:
         return
     if not payload["contacts"]:
         click.echo(f"no contacts in scope {scope}")
+    zone = app.settings.timezone_of(scope)  # a former value's dates, as days where the scope lives
     for contact in payload["contacts"]:
         aka = f" (aka {', '.join(contact['aliases'])})" if contact["aliases"] else ""
         click.echo(f"== {contact['name']}{aka}")
@@ -48,7 +49,8 @@ def contacts_command(ctx, scope: str, history: bool, as_json: bool) -> None:
             click.echo(f"  {key}: {value}")
         for d in rows.get(contact["name"], []):
             if d.valid_to is not None:
-                click.echo(f"  (was) {d.key}: {d.value} [{d.valid_from.date()} .. {d.valid_to.date()}]")
+                since, until = (t.astimezone(zone).date() for t in (d.valid_from, d.valid_to))
+                click.echo(f"  (was) {d.key}: {d.value} [{since} .. {until}]")
         if contact["biography"]:
             click.echo(f"  {contact['biography']}")
 

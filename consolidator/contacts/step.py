@@ -25,9 +25,10 @@ import re
 from dataclasses import dataclass
 from datetime import datetime
 from typing import TYPE_CHECKING
+from zoneinfo import ZoneInfo
 
 import structlog
-from sqlmodel import Session
+from stores.engine import Session, reading
 
 from consolidator.runtime.app import App
 from consolidator.model.base import Model
@@ -35,7 +36,6 @@ from consolidator.domain import is_person_line
 from consolidator.model.schemas import ContactsReply, ContactsRequest, ContactUpdate, KnownContact
 from consolidator.pipeline.steps import BatchWork, MessageView
 from stores.contacts import Contact, append_summary, contacts_of, current_details, merge_sources, set_detail
-from stores.engine import reading
 from stores.snapshots import publish_json
 from stores.views import bump
 
@@ -83,7 +83,8 @@ class ContactsStep:
         else:
             known = self.context_for(work)
             lines = [m.line() for m in work.messages]
-            request = ContactsRequest(scope=work.scope, messages=lines, known=known, ref=f"batch:{work.batch_id}")
+            request = ContactsRequest(scope=work.scope, messages=lines, known=known, ref=f"batch:{work.batch_id}",
+                                      timezone=self.app.settings.timezone_of(work.scope).key)
             reply = self.model.update_contacts(request)
         return ContactsPrepared(reply=reply, known=tuple(k.name for k in known))
 
@@ -110,6 +111,7 @@ class ContactsStep:
 
     def apply(self, session: Session, work: BatchWork, prepared: ContactsPrepared) -> None:
         contacts = contacts_of(session, work.scope)
+        zone = self.app.settings.timezone_of(work.scope)
         changed = False
         for update in prepared.reply.contacts:
             name = " ".join(update.name.split())
@@ -129,13 +131,15 @@ class ContactsStep:
                 session.add(contact)
                 session.flush()
                 contacts.append(contact)
-            _fold(session, contact, update, work)
+            _fold(session, contact, update, work, zone)
             changed = True
         if changed:
             bump(session, work.scope, "contacts")
 
 
-def _fold(session: Session, contact: Contact, update: ContactUpdate, work: BatchWork) -> None:
+def _fold(session: Session, contact: Contact, update: ContactUpdate, work: BatchWork, zone: ZoneInfo) -> None:
+    """Fold one update into `contact`; its summary line is dated with the day it was said where
+    the scope lives (`zone`), not the UTC day."""
     at = said_at(update.source_ids, work)
     known = {n.lower() for n in contact.names()}
     aliases = list(contact.aliases)
@@ -152,7 +156,8 @@ def _fold(session: Session, contact: Contact, update: ContactUpdate, work: Batch
     if update.biography:
         contact.biography = update.biography.strip()
     if update.summary.strip():
-        contact.summary = append_summary(contact.summary, f"{at.date().isoformat()}: {update.summary.strip()}")
+        day = at.astimezone(zone).date()
+        contact.summary = append_summary(contact.summary, f"{day.isoformat()}: {update.summary.strip()}")
     contact.sources = merge_sources(list(contact.sources), [s for s in update.source_ids if s])
     contact.updated_at = work.now
 

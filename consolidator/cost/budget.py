@@ -16,8 +16,8 @@ With both limits set, a tier closes when either share is reached. A closed tier 
 DEFERRED until the next UTC midnight, never failed: `BudgetedModel` raises `BudgetExceeded`
 (carrying the tier and `reopens_at`) before the call, and each caller keeps its work for later
 (the step runner reschedules the run to `reopens_at` without using an attempt; the ladders
-leave a base window dirty and re-decide a higher block on a later tick; the offline pass
-skips the scope until `reopens_at`).
+hold that one window until `reopens_at` with a hold row, and go on with the windows that
+need no call; the offline pass skips the scope until `reopens_at`).
 
 The check happens before a call whose cost is not known yet, so the call that crosses a
 threshold is allowed; spend can pass B by the calls already in flight (at most one per step
@@ -34,7 +34,7 @@ from datetime import datetime, timedelta
 from enum import Enum
 
 import structlog
-from sqlalchemy.engine import Engine
+from stores.engine import Engine, reading
 
 from consolidator.runtime.clock import utcnow
 from consolidator.model.base import BatchModel, BudgetExceeded, Model
@@ -54,7 +54,6 @@ from consolidator.model.schemas import (
     TasksRequest,
 )
 from consolidator.model.settings import ModelSettings
-from stores.engine import reading
 from stores.model_calls import totals, utc_day
 
 log = structlog.get_logger()

@@ -15,11 +15,10 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy.engine import Engine
+from stores.engine import Engine, reading
 
 from consolidator.cost.budget import BudgetGate, Spend
 from consolidator.model.settings import ModelSettings
-from stores.engine import reading
 from stores.model_calls import CallTotals, per_operation, totals, utc_day
 
 _KEYS = ("calls", "input_tokens", "output_tokens", "cache_read_tokens", "cost_usd", "errors")

@@ -31,20 +31,22 @@ from __future__ import annotations
 import threading
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
+from typing import Callable
 
 import numpy as np
 import structlog
-from sqlalchemy import func, select
 
 from consolidator.runtime.app import App
-from consolidator.model.embeddings import Embedder, HashingEmbedder
+from consolidator.model.embeddings import Embedder, HashingEmbedder, fill_missing_rows
 from consolidator.model.base import BudgetExceeded, Model
 from consolidator.model.schemas import ClusterRequest, KnownFact
 from consolidator.facts.scoring import scores
 from stores.engine import reading, transaction
 from stores.facts import (
+    facts_by_id,
+    revision,
+    unslept_states,
     Fact,
-    FactState,
     apply_uses,
     close_fact,
     current_facts,
@@ -55,7 +57,7 @@ from stores.facts import (
     to_bytes,
     touch,
 )
-from stores.messages import Message
+from stores.messages import newest_at
 from stores.views import bump
 
 log = structlog.get_logger()
@@ -139,6 +141,7 @@ class SleepStage:
         self.embedder = embedder or HashingEmbedder()
         self.settings = app.settings.facts
         self._paused: dict[str, datetime] = {}
+        self.on_progress: Callable[[], None] = lambda: None  # ports.Stage: beat per cluster judged
 
     # --- the stage ---------------------------------------------------------------------------
 
@@ -178,12 +181,9 @@ class SleepStage:
 
     def due_scopes(self, now: datetime) -> list[str]:
         with reading(self.app.engine) as session:
-            states = [s for s in session.execute(select(FactState)).scalars() if s.revision != s.slept_revision]
+            states = unslept_states(session)
             # one index probe per changed scope, never a scan of the whole log
-            newest = {
-                s.scope: session.execute(select(func.max(Message.at)).where(Message.scope == s.scope)).scalar_one()
-                for s in states
-            }
+            newest = {s.scope: newest_at(session, s.scope) for s in states}
         due = []
         for state in sorted(states, key=lambda s: s.scope):
             last = newest.get(state.scope)
@@ -197,7 +197,7 @@ class SleepStage:
     def run_scope(self, scope: str, now: datetime) -> SleepReport:
         report = SleepReport(scope)
         with reading(self.app.engine) as session:
-            fingerprint = state_of_read(session, scope)
+            fingerprint = revision(session, scope)
             facts = current_facts(session, scope)
         report.facts = len(facts)
         gone: set[str] = set()
@@ -228,6 +228,7 @@ class SleepStage:
     def _merges(self, scope: str, facts: list[Fact], report: SleepReport, now: datetime) -> None:
         cfg = self.settings
         vectors = np.stack([_unit(f.vector(), self.embedder.dim) for f in facts])
+        fill_missing_rows(vectors, [f.text for f in facts], self.embedder)  # rows of another embedder
         weights = np.array([f.strength for f in facts], dtype=np.float64)
         ages = np.array([(now - f.last_used).total_seconds() for f in facts])
         rank = scores(np.array([f.importance for f in facts], dtype=np.float64), weights, ages, cfg.tau,
@@ -237,6 +238,7 @@ class SleepStage:
             if len(members) < 2:
                 continue
             report.clusters += 1
+            self.on_progress()
             centre = (vectors[members] * weights[members, None]).sum(axis=0)
             centre /= max(float(np.linalg.norm(centre)), 1e-12)
             group = [facts[i] for i in members]
@@ -290,7 +292,7 @@ class SleepStage:
     def _write(self, session, scope: str, report: SleepReport, now: datetime) -> None:
         cap = self.settings.strength_cap
         ids = {fid for m in report.merges for fid in m.members} | set(report.drops)
-        rows = _load(session, scope, ids)
+        rows = facts_by_id(session, scope, ids)
         for merge in report.merges:
             group = [rows[i] for i in merge.members]
             kept = rows[merge.kept] if merge.kept else _merged_row(scope, merge, group, now)
@@ -311,10 +313,6 @@ class SleepStage:
             close_fact(rows[fid], now, "dropped", now, tombstone=True)
 
 
-def state_of_read(session, scope: str) -> int:
-    row = session.get(FactState, scope)
-    return row.revision if row is not None else 0
-
 
 def _unit(vec: np.ndarray, dim: int) -> np.ndarray:
     if vec.shape[0] != dim:
@@ -322,16 +320,6 @@ def _unit(vec: np.ndarray, dim: int) -> np.ndarray:
     norm = float(np.linalg.norm(vec))
     return vec / norm if norm > 0 else vec
 
-
-def _load(session, scope: str, ids: set[str], chunk: int = 500) -> dict[str, Fact]:
-    ordered = sorted(ids)
-    out: dict[str, Fact] = {}
-    for start in range(0, len(ordered), chunk):
-        part = ordered[start:start + chunk]
-        out.update({f.id: f for f in session.execute(
-            select(Fact).where(Fact.scope == scope, Fact.id.in_(part))
-        ).scalars()})
-    return out
 
 
 def _merged_row(scope: str, merge: Merge, group: list[Fact], now: datetime) -> Fact:

@@ -36,15 +36,14 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 import structlog
-from sqlmodel import Session
+from stores.engine import Session, reading
 
 from consolidator.runtime.app import App
-from consolidator.model.embeddings import Embedder, HashingEmbedder, cosine_top_k
+from consolidator.model.embeddings import Embedder, HashingEmbedder, cosine_top_k, fill_missing_rows
 from consolidator.domain import is_negated, is_person, is_person_line
 from consolidator.model.base import Model
 from consolidator.model.schemas import FactCandidate, FactExtractionRequest, KnownFact
 from consolidator.pipeline.steps import BatchWork, MessageView
-from stores.engine import reading
 from stores.facts import (
     Fact,
     FactMatrix,
@@ -153,7 +152,7 @@ class FactsStep:
             context = self.context_for(work)
             request = FactExtractionRequest(
                 scope=work.scope, messages=[m.line() for m in work.messages], neighbours=context.neighbours,
-                ref=f"batch:{work.batch_id}",
+                ref=f"batch:{work.batch_id}", timezone=self.app.settings.timezone_of(work.scope).key,
             )
             candidates = self.model.extract_facts(request).facts
         plan.neighbours = context.neighbours
@@ -168,6 +167,7 @@ class FactsStep:
             return FactsContext(known=FactMatrix([], [], [], np.zeros((0, self.embedder.dim), np.float32)))
         with reading(self.app.engine) as session:
             known = current_matrix(session, work.scope, self.embedder.dim)
+        fill_missing_rows(known.matrix, known.texts, self.embedder)  # rows of another embedder
         return FactsContext(known=known, neighbours=self._neighbours(people, known))
 
     def _neighbours(self, people: list[MessageView], known: FactMatrix) -> list[KnownFact]:

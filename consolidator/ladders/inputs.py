@@ -13,15 +13,19 @@ from zoneinfo import ZoneInfo
 from consolidator.model.schemas import SummaryInput
 from stores.messages import Message
 
-PROMPT_VERSION = "summary-v1"
+PROMPT_VERSION = "summary-v2"  # v2: lines carry their local date
 
 
 def render(message: Message, tz: ZoneInfo) -> str:
-    """One raw line as summary input: local time, who, what (the same for both ladders)."""
+    """One raw line as summary input: local date and time, who, what (the same for both ladders).
+
+    The date is the scope's local date, not UTC's: a count rung spans days, and "yesterday"
+    in a line is resolved against the date of that line.
+    """
     who = message.speaker or message.role
     if message.role in ("action", "tool") and message.speaker is None:
         who = f"[{message.role}]"
-    return f"{message.at.astimezone(tz):%H:%M} {who}: {message.text}"
+    return f"{message.at.astimezone(tz):%Y-%m-%d %H:%M} {who}: {message.text}"
 
 
 def content_hash(model: str, budget: int, inputs: list[SummaryInput]) -> str:

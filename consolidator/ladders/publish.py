@@ -13,7 +13,7 @@ from consolidator.runtime.app import App
 from hierarchy.tiling import LadderSpec, count_ladder, time_ladder
 from stores.engine import reading, transaction
 from stores.snapshots import publish_json
-from stores.summaries import Summary, newest_with_content
+from stores.summaries import Summary, newest_summary
 from stores.views import mark_published, stale
 
 
@@ -56,7 +56,7 @@ def publish_ladder(app: App, scope: str, specs: dict[str, LadderSpec], only: set
             for rung in spec.rungs:
                 if only is not None and (ladder, rung.name) not in only:
                     continue
-                summary = newest_with_content(session, scope, ladder, rung.name)
+                summary = newest_summary(session, scope, ladder, rung.name)
                 if summary is not None:
                     payloads.append((f"{ladder}/{rung.name}.json", summary_payload(summary)))
     for view, payload in payloads:

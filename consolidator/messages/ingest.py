@@ -18,9 +18,8 @@ from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from typing import Any, Callable, Iterable, Iterator, Mapping
 
-from sqlalchemy.engine import Engine
+from stores.engine import Engine, transaction
 
-from stores.engine import transaction
 from stores.messages import ROLES, AppendResult, NewMessage, insert_new
 from stores.scopes import InvalidScope, validate_scope
 

@@ -1,10 +1,22 @@
-"""Text embeddings for fact dedup and nearest-neighbour lookup.
+"""Text embeddings for fact dedup, nearest-neighbour lookup, clustering and summary redundancy.
 
-`Embedder` is the port; `HashingEmbedder` is the offline implementation: deterministic across
-processes and machines (a keyed-free blake2b, never Python's salted `hash()`), nothing to
-download, no state. It is a lexical embedder: it sees shared words and spellings, not meaning
-("moved to Paris" is not close to "lives in France"), which is what the write path's exact and
-near-duplicate checks need, and no more.
+`Embedder` is the port, with two offline implementations:
+
+- `WordLlamaEmbedder` (the default, `default_embedder()`): wordllama's static token embeddings
+  (256 dims, average-pooled), whose weights ship inside the wheel: meaning, not spelling
+  ("I moved to Paris." / "Maya lives in France now." 0.45; paraphrased facts 0.83-1.0 while
+  same-template facts with another value, "lives in Paris" / "lives in Lyon", stay at
+  0.39-0.82; figures in DESIGN.md). Loaded once per process (0.6-0.8 s), then about 30 us a
+  short text.
+- `HashingEmbedder`, the fallback when wordllama cannot be imported or loaded: deterministic
+  across processes and machines (a keyed-free blake2b, never Python's salted `hash()`),
+  nothing to load, no state. It is lexical: it sees shared words and spellings, not meaning
+  ("moved to Paris" is not close to "lives in France").
+
+Rows stored by one embedder are meaningless to another (another dimension, another space):
+the store hands a row of the wrong dimension back as zeros, and `fill_missing_rows` embeds
+those facts' texts again in memory, so a model change never crashes nor silently disables
+the duplicate checks.
 
 Features, each hashed to a column with a sign taken from the same digest (signed hashing keeps
 collisions from adding up in one direction):
@@ -23,20 +35,25 @@ shared 2-core box (numpy, float32, 384 dimensions, k = 10 or 100): 10,000 rows t
 0.3 ms a query, 100,000 rows about 8 ms (memory-bound: the matrix is 1.5 KB a row, 150 MB).
 Brute force is right up to about 10^5 rows per scope, and for the offline pass's n queries up
 to about 10^4 rows (n x 0.3 ms = 3 s); beyond that use an ANN index (HNSW) behind the same
-signature. Embedding itself is pure Python, about 0.15 ms a short text (10,000 in 1.5 s).
+signature. Hashing embedding is pure Python, about 0.15 ms a short text (10,000 in 1.5 s).
 """
 
 from __future__ import annotations
 
 import math
 import re
+import threading
 from functools import lru_cache
 from hashlib import blake2b
-from typing import Protocol, runtime_checkable
+from pathlib import Path
+from typing import Any, Protocol, runtime_checkable
 
 import numpy as np
+import structlog
 
-__all__ = ["Embedder", "HashingEmbedder", "cosine_top_k"]
+__all__ = ["Embedder", "HashingEmbedder", "WordLlamaEmbedder", "cosine_top_k", "default_embedder", "fill_missing_rows"]
+
+log = structlog.get_logger()
 
 _WORD = re.compile(r"[a-z0-9]+")
 _STOPWORDS = frozenset(
@@ -121,6 +138,71 @@ class HashingEmbedder:
         for i, text in enumerate(texts):
             out[i] = self.embed_one(text)
         return out
+
+
+class WordLlamaEmbedder:
+    """wordllama's static embeddings, loaded from the wheel only (never from the network).
+
+    Rows are L2-normalised here; a text without any word character is the zero row, as with
+    `HashingEmbedder`. A row does not depend on the other texts of the batch.
+    """
+
+    def __init__(self, model: Any | None = None) -> None:
+        self._model = model if model is not None else _load_wordllama()
+        self.dim = int(self._model.embed(["dimension probe"]).shape[1])
+
+    def embed(self, texts: list[str]) -> np.ndarray:
+        if not texts:
+            return np.zeros((0, self.dim), dtype=np.float32)
+        raw = np.nan_to_num(np.asarray(self._model.embed(list(texts), norm=False), dtype=np.float32))
+        norms = np.linalg.norm(raw, axis=1, keepdims=True)
+        out = np.divide(raw, norms, out=np.zeros_like(raw), where=norms > 0)
+        blank = [i for i, text in enumerate(texts) if not _ANY_WORD.search(text)]
+        out[blank] = 0.0
+        return out
+
+
+_ANY_WORD = re.compile(r"\w")
+
+
+def _load_wordllama() -> Any:
+    """The model inside the installed wheel; raises (ImportError, OSError...) when it is not there."""
+    import wordllama
+    from wordllama import WordLlama
+
+    return WordLlama.load(cache_dir=Path(wordllama.__file__).parent, disable_download=True)
+
+
+_DEFAULT: Embedder | None = None
+_DEFAULT_LOCK = threading.Lock()
+
+
+def default_embedder() -> Embedder:
+    """The process's embedder: wordllama when it loads, else the hashing one (logged once).
+
+    Built on first use and shared (the summariser, the facts step and the offline pass all
+    compare rows of one space).
+    """
+    global _DEFAULT
+    with _DEFAULT_LOCK:
+        if _DEFAULT is None:
+            try:
+                _DEFAULT = WordLlamaEmbedder()
+            except Exception as exc:  # missing package, missing weights, a broken install
+                log.warning("embeddings.fallback", embedder="hashing", error=f"{type(exc).__name__}: {exc}"[:300])
+                _DEFAULT = HashingEmbedder()
+        return _DEFAULT
+
+
+def fill_missing_rows(matrix: np.ndarray, texts: list[str], embedder: Embedder) -> int:
+    """Embed again, in place, the texts whose row is all zeros (stored by another embedder,
+    of another dimension); returns how many rows were filled. A text without words stays zero."""
+    if matrix.size == 0:
+        return 0
+    missing = np.flatnonzero(~matrix.any(axis=1))
+    if missing.size:
+        matrix[missing] = embedder.embed([texts[i] for i in missing.tolist()])
+    return int(missing.size)
 
 
 def cosine_top_k(query: np.ndarray, matrix: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray]:

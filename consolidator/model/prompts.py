@@ -2,14 +2,23 @@
 
 Kept apart from the transport (`anthropic_backend`) so the prompts can be read, reviewed
 and tested on their own; nothing here imports `anthropic`.
+
+The prompts ask for what the offline model aims at: named details kept, relative dates
+resolved to absolute ones from the local date of the message that says them, events
+recorded as dated third-person facts, no greetings or thanks, contacts for people only,
+tasks for commitments only. Message lines are shown in the request's `timezone` with their
+UTC offset and weekday ("2023-05-08 13:56 +02:00 (Mon)"): a line stored at 23:30 UTC may
+have been said the next day where the user lives.
 """
 
 from __future__ import annotations
 
 import json
 from dataclasses import dataclass
+from datetime import UTC, datetime, timedelta
 from functools import cached_property
 from typing import Any, Generic, TypeVar
+from zoneinfo import ZoneInfo
 
 from pydantic import BaseModel, ValidationError
 
@@ -45,6 +54,45 @@ class _Spec(Generic[R]):
         return {"name": self.tool, "description": self.description, "input_schema": self.reply.model_json_schema()}
 
 
+# Rules shared by several prompts, written once so the operations ask for the same things.
+# Every system prompt is a constant (a cached prefix): nothing per request goes into one.
+_PEOPLE_ONLY = (
+    "Use only what people state themselves (user lines or named speakers), never tool or action "
+    "output, system lines or the assistant's guesses. "
+)
+_DATES = (
+    "Message times are local to the scope's time zone (with UTC offset and weekday). Resolve "
+    "relative dates (\"yesterday\", \"last week\", \"next month\", \"on Friday\") against the local "
+    "date of the message that says them and write absolute dates (2023-05-07; 2023-05 or \"the week "
+    "of 2023-05-01\" when vaguer). "
+)
+_DETAILS = "Keep named details exactly: titles, genres, names, numbers, places. "
+_NO_PHATIC = "Leave out greetings, thanks, acknowledgements and small talk. "
+_FACT_STYLE = (
+    "A fact is one short, self-contained third-person sentence about a person or a named thing "
+    "(pet, place, work, project), naming it; events and experiences are facts too, dated with when "
+    "they happened: \"Caroline went to an LGBTQ support group (2023-05-07).\" "
+)
+_FACT_OPS = (
+    "Check each candidate against the known facts shown: ADD a new fact; UPDATE (target_id) when it "
+    "changes a known fact, writing the full new statement, which supersedes the old; NOOP (target_id) "
+    "when a known fact already says it; DELETE (target_id) only when a person retracts a known fact: "
+    "prefer UPDATE. Mark critical only what must never be forgotten (allergies, medical conditions). "
+)
+_CONTACTS = (
+    "people only (never pets, places, organisations, products or the agent itself): "
+    "each person the messages say something new about, named as in the known contacts (or their "
+    "aliases), with new aliases, new or changed details only, a refreshed biography only when it "
+    "changes (else null) and a one-line summary of what this batch says about them; leave out "
+    "people with nothing new. "
+)
+_TASKS = (
+    "commitments or requests with an action to do (\"I'll send the report\", \"remind me to call "
+    "Mom\"), not wishes, opinions or finished events: open one per new commitment, with its "
+    "due date as an absolute date if one is stated; mark an open task done or cancelled, by its "
+    "task_id, when the messages say so. "
+)
+
 _SPECS: dict[Operation, _Spec[Any]] = {
     "summarize": _Spec(
         tool="record_summary",
@@ -53,24 +101,21 @@ _SPECS: dict[Operation, _Spec[Any]] = {
         system=(
             "You condense an AI agent's memory log. Summarise the inputs of the given window "
             "within the token budget. Use only what the inputs say and invent nothing; keep "
-            "names, dates, decisions, commitments and open questions; drop small talk. "
-            "Answer only by calling record_summary."
+            "dates, decisions, commitments and open questions. " + _DETAILS
+            + "Input labels are local dates and times in the scope's time zone: resolve relative "
+            "dates (\"yesterday\", \"last week\", \"next month\") against the date of the input that "
+            "says them and write absolute dates. " + _NO_PHATIC
+            + "Answer only by calling record_summary."
         ),
     ),
     "extract_facts": _Spec(
         tool="record_facts",
-        description="Record the fact operations for this batch of messages.",
+        description="Record the dated, third-person facts of this batch of messages and their operations.",
         reply=FactExtractionReply,
         system=(
-            "You keep the long-term facts an AI agent knows about people. Take facts only from "
-            "what people state themselves (user lines or named speakers), never from tool or "
-            "action output, system lines or the assistant's guesses. Give one entry per "
-            "candidate fact, checked against the known facts shown: ADD a new fact; UPDATE "
-            "(target_id) when it changes a known fact, writing the full new statement, which "
-            "supersedes the old; NOOP (target_id) when a known fact already says it; DELETE "
-            "(target_id) only when a person retracts a known fact: prefer UPDATE. Cite "
-            "source_ids. Mark critical only what must never be forgotten (allergies, medical "
-            "conditions). An empty list is fine. Answer only by calling record_facts."
+            "You keep the long-term facts an AI agent knows about people. " + _PEOPLE_ONLY + _FACT_STYLE
+            + _DETAILS + _DATES + _NO_PHATIC + "Give one entry per candidate fact. " + _FACT_OPS
+            + "Cite source_ids. An empty list is fine. Answer only by calling record_facts."
         ),
     ),
     "judge_cluster": _Spec(
@@ -79,32 +124,28 @@ _SPECS: dict[Operation, _Spec[Any]] = {
         reply=ClusterReply,
         system=(
             "You tidy an AI agent's fact store. Decide whether these near-duplicate facts may be "
-            "merged into one. Merge only when they agree and no detail is lost; then give the "
-            "merged statement. Give a short reason. Answer only by calling record_cluster_verdict."
+            "merged into one. Merge only when they agree and no detail is lost (names, titles, "
+            "numbers, places, dates); then give the merged statement as one third-person sentence, "
+            "dates kept absolute. Give a short reason. Answer only by calling record_cluster_verdict."
         ),
     ),
     "update_contacts": _Spec(
         tool="record_contacts",
-        description="Record what the messages say that is new about people.",
+        description="Record what the messages say that is new about people (people only).",
         reply=ContactsReply,
         system=(
-            "You keep an AI agent's contact book. For each person the messages say something new "
-            "about, give their name (matching known names and aliases), new aliases, new or "
-            "changed details only, a refreshed biography only when it changes (else null), a "
-            "one-line summary of what this batch says about them, and source_ids. Use what "
-            "people state, never tool or action output. Leave out people with nothing new. "
-            "Answer only by calling record_contacts."
+            "You keep an AI agent's contact book. " + _PEOPLE_ONLY + "Contacts are " + _CONTACTS + _DETAILS + _DATES
+            + _NO_PHATIC + "Cite source_ids. Answer only by calling record_contacts."
         ),
     ),
     "update_tasks": _Spec(
         tool="record_tasks",
-        description="Record task changes stated in the messages.",
+        description="Record the commitments opened, done or cancelled in the messages.",
         reply=TasksReply,
         system=(
-            "You track an AI agent's open tasks. Open a task for each new commitment or request "
-            "(with the due date if one is stated); mark an open task done or cancelled, by its "
-            "task_id, when the messages say so. Only what the messages state; an empty list is "
-            "fine. Answer only by calling record_tasks."
+            "You track an AI agent's open tasks. " + _PEOPLE_ONLY + "Tasks are " + _TASKS + _DETAILS + _DATES
+            + _NO_PHATIC
+            + "Only what the messages state; an empty list is fine. Answer only by calling record_tasks."
         ),
     ),
     "consolidate_batch": _Spec(
@@ -112,23 +153,10 @@ _SPECS: dict[Operation, _Spec[Any]] = {
         description="Record the facts, contact updates and task changes of this batch of messages.",
         reply=BatchReply,
         system=(
-            "You keep an AI agent's memory of people: facts, contacts and tasks. Use only what "
-            "people state themselves (user lines or named speakers), never tool or action output, "
-            "system lines or the assistant's guesses. Cite source_ids everywhere; empty lists are "
-            "fine. "
-            "facts: one entry per candidate fact (short, self-contained), checked against the known "
-            "facts shown: ADD a new fact; UPDATE (target_id) when it changes a known fact, writing "
-            "the full new statement, which supersedes the old; NOOP (target_id) when a known fact "
-            "already says it; DELETE (target_id) only when a person retracts a known fact: prefer "
-            "UPDATE. Mark critical only what must never be forgotten (allergies, medical "
-            "conditions). "
-            "contacts: each person the messages say something new about, named as in the known "
-            "contacts (or their aliases), with new aliases, new or changed details only, a "
-            "refreshed biography only when it changes (else null) and a one-line summary of what "
-            "this batch says about them; leave out people with nothing new. "
-            "tasks: open a task for each new commitment or request (with the due date if one is "
-            "stated); mark an open task done or cancelled, by its task_id, when the messages say "
-            "so. Answer only by calling record_batch."
+            "You keep an AI agent's memory of people: facts, contacts and tasks. " + _PEOPLE_ONLY
+            + _DETAILS + _DATES + _NO_PHATIC + "Cite source_ids everywhere; empty lists are fine. "
+            "facts: one entry per candidate fact. " + _FACT_STYLE + _FACT_OPS
+            + "contacts: " + _CONTACTS + "tasks: " + _TASKS + "Answer only by calling record_batch."
         ),
     ),
 }
@@ -138,11 +166,26 @@ def _compact(value: Any) -> str:
     return json.dumps(value, ensure_ascii=False, separators=(",", ":"), default=str)
 
 
-def _render_lines(lines: list[Line]) -> str:
+_WEEKDAYS = ("Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun")
+
+
+def local_time(at: datetime, zone: ZoneInfo) -> str:
+    """`2023-05-08 13:56 +02:00 (Mon)`: the time as the scope lived it, so that the model
+    resolves "yesterday" from the right day; the offset keeps the instant exact. A naive
+    time is taken as UTC (the stores' convention)."""
+    local = (at if at.tzinfo is not None else at.replace(tzinfo=UTC)).astimezone(zone)
+    offset = local.utcoffset() or timedelta(0)
+    minutes = int(offset.total_seconds() // 60)
+    sign, (hours, mins) = ("-" if minutes < 0 else "+"), divmod(abs(minutes), 60)
+    return f"{local:%Y-%m-%d %H:%M} {sign}{hours:02d}:{mins:02d} ({_WEEKDAYS[local.weekday()]})"
+
+
+def _render_lines(lines: list[Line], timezone: str) -> str:
+    zone = ZoneInfo(timezone)
     out = []
     for line in lines:
         who = f"{line.role}/{line.speaker}" if line.speaker else line.role
-        out.append(f"[{line.id}] {line.at.isoformat(timespec='minutes')} {who}: {_compact(line.text)}")
+        out.append(f"[{line.id}] {local_time(line.at, zone)} {who}: {_compact(line.text)}")
     return "\n".join(out) or "(none)"
 
 
@@ -154,23 +197,36 @@ def _render(request: BaseModel) -> str:
     match request:
         case SummarizeRequest():
             inputs = "\n".join(f"[{i.id}] {i.label}: {_compact(i.text)}" for i in request.inputs)
+            # The default (UTC) is also what a request that was never told its zone says: not stated.
+            zone = f"time zone: {request.timezone}\n" if request.timezone != "UTC" else ""
             return (
                 f"window: {request.window_label} ({request.ladder} ladder, rung {request.rung})\n"
-                f"budget: at most {request.budget_tokens} tokens\ninputs:\n{inputs or '(none)'}"
+                f"budget: at most {request.budget_tokens} tokens\n{zone}inputs:\n{inputs or '(none)'}"
             )
         case FactExtractionRequest():
-            return f"known facts:\n{_render_items(request.neighbours)}\nmessages:\n{_render_lines(request.messages)}"
+            return (
+                f"time zone: {request.timezone}\nknown facts:\n{_render_items(request.neighbours)}\n"
+                f"messages:\n{_render_lines(request.messages, request.timezone)}"
+            )
         case ClusterRequest():
             return f"facts:\n{_render_items(request.facts)}"
         case ContactsRequest():
-            return f"known contacts:\n{_render_items(request.known)}\nmessages:\n{_render_lines(request.messages)}"
+            return (
+                f"time zone: {request.timezone}\nknown contacts:\n{_render_items(request.known)}\n"
+                f"messages:\n{_render_lines(request.messages, request.timezone)}"
+            )
         case TasksRequest():
-            return f"open tasks:\n{_render_items(request.open_tasks)}\nmessages:\n{_render_lines(request.messages)}"
+            return (
+                f"time zone: {request.timezone}\nopen tasks:\n{_render_items(request.open_tasks)}\n"
+                f"messages:\n{_render_lines(request.messages, request.timezone)}"
+            )
         case BatchRequest():
             return (
+                f"time zone: {request.timezone}\n"
                 f"known facts:\n{_render_items(request.neighbours)}\n"
                 f"known contacts:\n{_render_items(request.known_contacts)}\n"
-                f"open tasks:\n{_render_items(request.open_tasks)}\nmessages:\n{_render_lines(request.messages)}"
+                f"open tasks:\n{_render_items(request.open_tasks)}\n"
+                f"messages:\n{_render_lines(request.messages, request.timezone)}"
             )
     raise TypeError(f"no rendering for {type(request).__name__}")
 
@@ -178,8 +234,3 @@ def _render(request: BaseModel) -> str:
 def _describe(error: ValidationError) -> str:
     parts = [f"{'.'.join(map(str, e['loc'])) or '(root)'}: {e['msg']}" for e in error.errors(include_url=False)]
     return f"{error.error_count()} validation error(s): " + "; ".join(parts)
-
-
-# --- the per-operation deadline ------------------------------------------------------------
-
-# Absolute deadline (in the model's clock) of the operation running in this thread/context.

@@ -6,7 +6,9 @@ the reply classes' JSON schemas as forced tools and validates what comes back wi
 same classes, so nothing a model says reaches a store without passing through here.
 
 Requests carry `scope` and `ref` (a batch id or a rung window) so a backend can account
-for each call; replies carry only what the stores need. `BatchRequest`/`BatchReply` carry
+for each call; replies carry only what the stores need. The batch operations' requests also
+carry the scope's `timezone`: a line's `at` is UTC, and the day it was said on (a fact's date,
+"tomorrow" in a reminder) is its local day there. `BatchRequest`/`BatchReply` carry
 the three batch operations (facts, contacts, tasks) in one call; their parts are exactly
 the single operations' requests and replies.
 """
@@ -55,6 +57,7 @@ class SummarizeRequest(_Strict):
     inputs: list[SummaryInput]
     budget_tokens: int = Field(gt=0)
     ref: str = ""
+    timezone: str = Field(default="UTC", description="The scope's IANA time zone: the inputs' labels are local.")
 
 
 class SummaryReply(_Strict):
@@ -92,6 +95,7 @@ class FactExtractionRequest(_Strict):
     messages: list[Line]
     neighbours: list[KnownFact]
     ref: str = ""
+    timezone: str = Field(default="UTC", description="The scope's IANA time zone: local dates of `at`.")
 
 
 class FactExtractionReply(_Strict):
@@ -138,6 +142,7 @@ class ContactsRequest(_Strict):
     messages: list[Line]
     known: list[KnownContact]
     ref: str = ""
+    timezone: str = Field(default="UTC", description="The scope's IANA time zone: local dates of `at`.")
 
 
 class ContactsReply(_Strict):
@@ -166,6 +171,7 @@ class TasksRequest(_Strict):
     messages: list[Line]
     open_tasks: list[KnownTask]
     ref: str = ""
+    timezone: str = Field(default="UTC", description="The scope's IANA time zone: local dates of `at`.")
 
 
 class TasksReply(_Strict):
@@ -184,15 +190,19 @@ class BatchRequest(_Strict):
     known_contacts: list[KnownContact]
     open_tasks: list[KnownTask]
     ref: str = ""
+    timezone: str = Field(default="UTC", description="The scope's IANA time zone: local dates of `at`.")
 
     def facts_request(self) -> FactExtractionRequest:
-        return FactExtractionRequest(scope=self.scope, messages=self.messages, neighbours=self.neighbours, ref=self.ref)
+        return FactExtractionRequest(scope=self.scope, messages=self.messages, neighbours=self.neighbours, ref=self.ref,
+                                     timezone=self.timezone)
 
     def contacts_request(self) -> ContactsRequest:
-        return ContactsRequest(scope=self.scope, messages=self.messages, known=self.known_contacts, ref=self.ref)
+        return ContactsRequest(scope=self.scope, messages=self.messages, known=self.known_contacts, ref=self.ref,
+                               timezone=self.timezone)
 
     def tasks_request(self) -> TasksRequest:
-        return TasksRequest(scope=self.scope, messages=self.messages, open_tasks=self.open_tasks, ref=self.ref)
+        return TasksRequest(scope=self.scope, messages=self.messages, open_tasks=self.open_tasks, ref=self.ref,
+                            timezone=self.timezone)
 
 
 class BatchReply(_Strict):

@@ -32,7 +32,7 @@ import threading
 from collections import OrderedDict
 from concurrent.futures import Future
 from dataclasses import dataclass
-from typing import Protocol
+from typing import Callable, Protocol
 
 import structlog
 
@@ -104,9 +104,11 @@ def batch_key(work: BatchWork) -> _Key:
 class SharedExtraction:
     """The one `consolidate_batch` call of each batch round, memoised for the round; thread-safe."""
 
-    def __init__(self, model: BatchModel, parts: BatchParts, memo_size: int = MEMO_SIZE) -> None:
+    def __init__(self, model: BatchModel, parts: BatchParts, memo_size: int = MEMO_SIZE,
+                 timezone_of: Callable[[str], str] | None = None) -> None:
         self.model = model
         self.parts = parts
+        self.timezone_of = timezone_of or _utc  # scope -> IANA zone name, sent with the request
         self._memo_size = memo_size
         self._lock = threading.Lock()
         self._memo: OrderedDict[_Key, _Entry] = OrderedDict()
@@ -148,7 +150,7 @@ class SharedExtraction:
             return SharedReply(BatchReply(facts=[], contacts=[], tasks=[]), facts, contacts, tasks)
         request = BatchRequest(
             scope=work.scope, messages=lines, neighbours=facts.neighbours, known_contacts=contacts,
-            open_tasks=tasks, ref=f"batch:{work.batch_id}",
+            open_tasks=tasks, ref=f"batch:{work.batch_id}", timezone=self.timezone_of(work.scope),
         )
         reply = self.model.consolidate_batch(request)
         log.info("batch.extracted", scope=work.scope, batch=work.number, facts=len(reply.facts),
@@ -156,14 +158,20 @@ class SharedExtraction:
         return SharedReply(reply, facts, contacts, tasks)
 
 
+def _utc(scope: str) -> str:
+    return "UTC"
+
+
 def share_one_call(
-    model: Model, *, facts: FactsPart, contacts: ContactsPart, tasks: TasksPart, enabled: bool = True
+    model: Model, *, facts: FactsPart, contacts: ContactsPart, tasks: TasksPart, enabled: bool = True,
+    timezone_of: Callable[[str], str] | None = None,
 ) -> SharedExtraction | None:
     """Make the three steps share one call per batch when `enabled` and the model can; returns
-    the extractor, or None when each step keeps calling its own operation."""
+    the extractor, or None when each step keeps calling its own operation. `timezone_of` names a
+    scope's time zone (UTC when not given)."""
     if not enabled or not isinstance(model, BatchModel):
         return None
-    shared = SharedExtraction(model, BatchParts(facts=facts, contacts=contacts, tasks=tasks))
+    shared = SharedExtraction(model, BatchParts(facts=facts, contacts=contacts, tasks=tasks), timezone_of=timezone_of)
     for step in (facts, contacts, tasks):
         step.shared = shared
     return shared

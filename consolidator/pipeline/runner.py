@@ -16,20 +16,18 @@ from datetime import datetime, timedelta
 from typing import Any, Callable, Sequence
 
 import structlog
-from sqlalchemy import func, select
-from sqlalchemy.engine import Engine
 
 from consolidator.runtime.config import RetrySettings
 from consolidator.model.base import BudgetExceeded
 from consolidator.pipeline.steps import BatchStep, BatchWork, MessageView
-from stores.engine import reading, transaction
+from stores.engine import Engine, reading
 from stores.ledger import Batch, RunStatus, StepRun
 from stores.messages import messages_between
+from stores.runs import head_runs, open_run
 from stores.model_calls import utc_day
 
 log = structlog.get_logger()
 
-_OPEN = (RunStatus.PENDING.value, RunStatus.RETRYING.value)
 DEFERRED = "deferred: daily budget"
 
 
@@ -49,28 +47,10 @@ def backoff(attempts: int, retry: RetrySettings) -> timedelta:
 
 
 def due_runs(engine: Engine, now: datetime, known_steps: set[str]) -> list[tuple[StepRun, Batch]]:
-    """The first open run of each (scope, step), if it is due now, in batch order.
-
-    The heads are picked in SQL (one grouped scan of the open runs), so a long backlog costs
-    one small query per round, not a load of every open run.
-    """
-    heads = (
-        select(StepRun.scope, StepRun.step, func.min(StepRun.batch_id).label("head"))
-        .where(StepRun.status.in_(_OPEN))
-        .group_by(StepRun.scope, StepRun.step)
-        .subquery()
-    )
-    stmt = (
-        select(StepRun, Batch)
-        .join(heads, (StepRun.scope == heads.c.scope) & (StepRun.step == heads.c.step) & (StepRun.batch_id == heads.c.head))
-        .join(Batch, Batch.id == StepRun.batch_id)
-        .order_by(Batch.id, StepRun.step)
-    )
-    with reading(engine) as session:
-        rows = list(session.execute(stmt).all())
+    """The first open run of each (scope, step), if it is due now, in batch order."""
     return [
         (run, batch)
-        for run, batch in rows
+        for run, batch in head_runs(engine)
         if run.step in known_steps and (run.next_at is None or run.next_at <= now)
     ]
 
@@ -157,9 +137,8 @@ class StepRunner:
             return "error", exc, started
 
     def _apply(self, run_id: int, step: BatchStep, work: BatchWork, prepared: Any, started: float) -> bool:
-        with transaction(self._engine) as session:
-            run = session.get(StepRun, run_id)
-            if run is None or run.status == RunStatus.DONE.value:
+        with open_run(self._engine, run_id) as (session, run):
+            if run is None:
                 return False  # another worker finished it first
             step.apply(session, work, prepared)
             duration = int((time.monotonic() - started) * 1000)
@@ -174,9 +153,8 @@ class StepRunner:
 
     def _defer(self, run_id: int, batch: Batch, step: str, exc: BudgetExceeded, now: datetime, report: RunReport) -> None:
         until = exc.reopens_at or utc_day(now)[1]
-        with transaction(self._engine) as session:
-            run = session.get(StepRun, run_id)
-            if run is None or run.status == RunStatus.DONE.value:
+        with open_run(self._engine, run_id) as (_, run):
+            if run is None:
                 return
             run.status = RunStatus.RETRYING.value
             run.next_at = until
@@ -188,9 +166,8 @@ class StepRunner:
     def _fail(self, run_id: int, batch: Batch, step: str, exc: BaseException, started: float, now: datetime, report: RunReport) -> None:
         duration = int((time.monotonic() - started) * 1000)
         error = f"{type(exc).__name__}: {exc}"[:2000]
-        with transaction(self._engine) as session:
-            run = session.get(StepRun, run_id)
-            if run is None or run.status == RunStatus.DONE.value:
+        with open_run(self._engine, run_id) as (_, run):
+            if run is None:
                 return
             run.attempts += 1
             run.last_error = error
@@ -214,17 +191,3 @@ class StepRunner:
             duration_ms=duration,
             error=error,
         )
-
-
-def rearm_failed(engine: Engine, scope: str | None, now: datetime) -> int:
-    """Give failed runs a fresh set of attempts (the `retry` command)."""
-    with transaction(engine) as session:
-        stmt = select(StepRun).where(StepRun.status == RunStatus.FAILED.value)
-        if scope is not None:
-            stmt = stmt.where(StepRun.scope == scope)
-        runs = list(session.execute(stmt).scalars())
-        for run in runs:
-            run.status = RunStatus.PENDING.value
-            run.attempts = 0
-            run.next_at = now
-    return len(runs)

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any, Callable, Iterable, Protocol, runtime_checkable
 
-from sqlmodel import Session
+from stores.engine import Session
 
 from consolidator.model.schemas import Line
 

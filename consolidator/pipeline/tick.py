@@ -11,10 +11,9 @@ from __future__ import annotations
 import threading
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Protocol, Sequence
+from typing import TYPE_CHECKING, Sequence
 
 import structlog
-from sqlalchemy import select
 
 from consolidator.runtime.app import App
 from consolidator.pipeline.assign import assign_interactions
@@ -24,18 +23,13 @@ from consolidator.runtime.progress import Progress
 from consolidator.pipeline.runner import StepRunner
 from consolidator.pipeline.steps import BatchStep, check_unique
 from stores.engine import reading
-from stores.ledger import ScopeCursor
+from stores.runs import scope_cursors
 from stores.messages import scope_heads
 
+if TYPE_CHECKING:
+    from consolidator.ports import Stage
+
 log = structlog.get_logger()
-
-
-class Stage(Protocol):
-    """Work after the batch steps (e.g. the ladders); returns how many things it did."""
-
-    name: str
-
-    def run(self, now: datetime, stop: threading.Event | None) -> int: ...
 
 
 @dataclass
@@ -60,7 +54,7 @@ class TickReport:
 
 
 class Consolidator:
-    def __init__(self, app: App, steps: Sequence[BatchStep], stages: Sequence[Stage] = (), gate: BudgetGate | None = None):
+    def __init__(self, app: App, steps: Sequence[BatchStep], stages: Sequence["Stage"] = (), gate: BudgetGate | None = None):
         self.app = app
         self.gate = gate  # the daily model budget, read once per tick
         self.steps = check_unique(list(steps))
@@ -70,9 +64,8 @@ class Consolidator:
         self._runner = StepRunner(
             app.engine, self.steps, settings.retry, settings.daemon.step_workers, on_progress=self.progress.beat
         )
-        for stage in self.stages:
-            if hasattr(stage, "on_progress"):  # stages that do long work beat per unit of it
-                stage.on_progress = self.progress.beat
+        for stage in self.stages:  # every stage beats per finished unit of work (ports.Stage)
+            stage.on_progress = self.progress.beat
         ensure_step_runs(app.engine, [s.name for s in self.steps])
 
     def tick(self, now: datetime, stop: threading.Event | None = None) -> TickReport:
@@ -122,7 +115,7 @@ class Consolidator:
     def _scope_positions(self) -> list[tuple[str, int, int, int]]:
         with reading(self.app.engine) as session:
             newest = scope_heads(session)
-            cursors = {c.scope: c for c in session.execute(select(ScopeCursor)).scalars()}
+            cursors = scope_cursors(session)
         out = []
         for scope, top in sorted(newest.items()):
             cursor = cursors.get(scope)

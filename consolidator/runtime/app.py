@@ -9,10 +9,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from sqlalchemy.engine import Engine
+from stores.engine import Engine, create_schema, make_engine
 
 from consolidator.runtime.config import Settings, load_settings
-from stores.engine import create_schema, make_engine
 
 
 @dataclass

@@ -107,14 +107,14 @@ class FactSettings(_Section):
     """Facts: write-path dedup, decay, and the offline ("sleep") pass."""
 
     tau: Duration = timedelta(days=30)
-    near_duplicate: float = Field(default=0.95, gt=0.0, le=1.0)
+    near_duplicate: float = Field(default=0.9, gt=0.0, le=1.0)
     neighbours: int = Field(default=10, ge=0, le=200)
     strength_cap: float = Field(default=10.0, ge=1.0)
     score_floor: float = Field(default=0.05, ge=0.0)
     keep_top: int = Field(default=500, ge=1)
     sleep_idle: Duration = timedelta(hours=2)
     sleep_importance: int = Field(default=40, ge=1)
-    merge_threshold: float = Field(default=0.9, gt=0.0, le=1.0)
+    merge_threshold: float = Field(default=0.85, gt=0.0, le=1.0)
     restore_grace: Duration = timedelta(days=30)
 
 
@@ -237,5 +237,3 @@ def to_toml_defaults() -> dict[str, Any]:
     """The built-in defaults as plain data (used by a test that compares them to config.toml)."""
     return Settings().model_dump(mode="json")
 
-
-ProviderName = Literal["auto", "offline", "anthropic"]

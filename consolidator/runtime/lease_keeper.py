@@ -13,7 +13,7 @@ from datetime import datetime, timedelta
 from typing import Callable
 
 import structlog
-from sqlalchemy.engine import Engine
+from stores.engine import Engine
 
 from stores import lease
 

@@ -5,25 +5,24 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import func, select
-
 from consolidator.runtime.app import App
 from consolidator.cost.usage import usage_report
 from stores import lease
 from stores.engine import reading
 from stores.interactions import max_number
-from stores.ledger import ScopeCursor, batch_counts
-from stores.messages import Message, scope_heads
+from stores.ledger import batch_counts
+from stores.messages import newest_at, scope_heads
+from stores.runs import scope_cursors
 
 
 def gather(app: App, now: datetime) -> dict[str, Any]:
     with reading(app.engine) as session:
         # Index probes per scope (seq and interaction numbers are dense), never a scan of the log.
         per_scope = [
-            (scope, newest, newest, _last_at(session, scope)) for scope, newest in scope_heads(session).items()
+            (scope, newest, newest, newest_at(session, scope)) for scope, newest in scope_heads(session).items()
         ]
         interactions = {scope: max_number(session, scope) for scope, *_ in per_scope}
-        cursors = {c.scope: c for c in session.execute(select(ScopeCursor)).scalars()}
+        cursors = scope_cursors(session)
         batches = batch_counts(session)
     scopes: dict[str, Any] = {}
     for scope, count, newest_seq, last_at in per_scope:
@@ -46,6 +45,3 @@ def gather(app: App, now: datetime) -> dict[str, Any]:
     model = usage_report(app.engine, app.settings.model, now)
     return {"scopes": scopes, "daemon": daemon, "state_dir": str(app.settings.state_dir), "model": model}
 
-
-def _last_at(session, scope: str) -> datetime | None:
-    return session.execute(select(func.max(Message.at)).where(Message.scope == scope)).scalar_one()

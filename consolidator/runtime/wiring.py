@@ -15,7 +15,7 @@ from consolidator.pipeline.batch_extraction import share_one_call
 from consolidator.cost.budget import BudgetGate, budgeted
 from consolidator.contacts.step import ContactsStep, publish_contacts
 from consolidator.snapshots.context import publish_context
-from consolidator.model.embeddings import HashingEmbedder
+from consolidator.model.embeddings import default_embedder
 from consolidator.facts.publish import publish_facts
 from consolidator.facts.step import FactsStep
 from consolidator.ladders.stage import LadderStage, ladder_specs
@@ -26,7 +26,8 @@ from consolidator.snapshots.stage import SnapshotStage
 from consolidator.facts.sleep import SleepStage
 from consolidator.pipeline.steps import BatchStep, load_plugins
 from consolidator.tasks.step import TasksStep, publish_tasks
-from consolidator.pipeline.tick import Consolidator, Stage
+from consolidator.pipeline.tick import Consolidator
+from consolidator.ports import Stage
 from stores.model_calls import DbRecorder
 
 log = structlog.get_logger()
@@ -51,10 +52,11 @@ def build_consolidator(app: App, model: Model | None = None) -> Consolidator:
     if gate is not None:
         base_rungs = {kind: spec.rungs[0].name for kind, spec in ladder_specs(app).items()}
         model = budgeted(model, gate, base_rungs)
-    embedder = HashingEmbedder()
+    embedder = default_embedder()  # wordllama, else hashing (logged)
     contacts, facts, tasks = ContactsStep(app, model), FactsStep(app, model, embedder), TasksStep(app, model)
     shared = share_one_call(model, facts=facts, contacts=contacts, tasks=tasks,
-                            enabled=app.settings.model.combine_batch_steps)
+                            enabled=app.settings.model.combine_batch_steps,
+                            timezone_of=lambda scope: app.settings.timezone_of(scope).key)
     log.info("model.batch_steps", combined=shared is not None)
     steps: list[BatchStep] = [contacts, facts, tasks]
     steps.extend(load_plugins(app.settings.plugins, PluginContext(app, model)))

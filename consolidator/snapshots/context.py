@@ -12,40 +12,36 @@ kept in order while they fit, the first one that does not is cut at a word bound
 rest are dropped. Each line is costed with its newline, and because the estimate rounds up per
 piece, the sum of the pieces bounds the whole file; the final size is asserted.
 
-`read_context(scope)` is the reader API: it resolves the snapshot directory the way the CLI
-does (once per process for a given config location) and reads the one file.
+The reader (`read_context`) lives in `consolidator.snapshots.reader`, apart from this
+composer, so a planner that only reads the file imports none of what writes it.
 """
 
 from __future__ import annotations
 
 import json
-import os
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
 from typing import Any
 
 import structlog
-from sqlalchemy import func, select
-
 from consolidator.runtime.app import App
-from consolidator.runtime.config import ContextSettings, Settings, load_settings
-from consolidator.contacts.step import publish_contacts
+from consolidator.snapshots.reader import CONTEXT_FILE
+from consolidator.runtime.config import ContextSettings, Settings
 from consolidator.model.base import estimate_tokens
-from consolidator.tasks.step import publish_tasks
 from stores.contacts import contacts_of, current_details
+from stores.interactions import max_number
 from stores.engine import reading
-from stores.ledger import Batch, RunStatus, StepRun
-from stores.messages import Message
-from stores.scopes import validate_scope
+from stores.messages import newest_at, newest_seq
+from stores.runs import consolidated_seq
 from stores.snapshots import publish_text
+from stores.summaries import interactions_after, newest_summary
 from stores.tasks import open_tasks
 
-__all__ = ["compose", "publish_contacts", "publish_context", "publish_tasks", "read_context"]
+__all__ = ["compose", "publish_context"]
 
 log = structlog.get_logger()
 
-CONTEXT_FILE = "context.md"
 PER_ITEM = {"contacts": 60, "facts": 60, "tasks": 40}
 MIN_PARTIAL = 8  # a cut item shorter than this many tokens is dropped instead
 CONTACTS_READ = 500  # contacts considered (most recently updated first)
@@ -167,32 +163,19 @@ def gather(app: App, scope: str) -> ContextData:
         contacts = contacts_of(session, scope)[:CONTACTS_READ]
         details = current_details(session, scope, [c.id for c in contacts])
         tasks = open_tasks(session, scope)
-        newest, newest_at = session.execute(
-            select(func.coalesce(func.max(Message.seq), 0), func.max(Message.at)).where(Message.scope == scope)
-        ).one()
+        newest, newest_time = newest_seq(session, scope), newest_at(session, scope)
         consolidated = consolidated_seq(session, scope)
+        interactions = max_number(session, scope)
+        recent = recent_interactions(session, scope, app.settings)
     tasks.sort(key=lambda t: (t.due is None, t.due or t.opened_at.date(), t.opened_at, t.id))
-    summaries, watermark = ladder_lines(app.settings, root)
+    summaries, watermark = ladder_lines(app.settings, root, interactions, recent)
     return ContextData(
-        status=status_line(newest, newest_at, consolidated, watermark),
+        status=status_line(newest, newest_time, consolidated, watermark),
         contacts=[contact_line(c.name, c.aliases, details.get(c.id, {})) for c in contacts],
         facts=fact_lines(root / "facts.json"),
         tasks=[f"- {t.title}" + (f" (due {t.due.isoformat()})" if t.due else "") + f" [#{t.id}]" for t in tasks],
         summaries=summaries,
     )
-
-
-def consolidated_seq(session, scope: str) -> int:
-    """The last message of the longest run of batches, from the first, whose steps are all done."""
-    first_unfinished = session.execute(
-        select(func.min(Batch.number))
-        .join(StepRun, StepRun.batch_id == Batch.id)
-        .where(StepRun.scope == scope, StepRun.status != RunStatus.DONE.value)
-    ).scalar_one()
-    through = select(func.coalesce(func.max(Batch.last_seq), 0)).where(Batch.scope == scope)
-    if first_unfinished is not None:
-        through = through.where(Batch.number < first_unfinished)
-    return session.execute(through).scalar_one()
 
 
 def status_line(newest: int, newest_at: datetime | None, consolidated: int, watermark: int | None) -> str:
@@ -236,15 +219,27 @@ def _read_json(path: Path) -> dict[str, Any] | None:
     return data if isinstance(data, dict) else None
 
 
-def ladder_lines(settings: Settings, root: Path) -> tuple[list[str], int | None]:
+def ladder_lines(settings: Settings, root: Path, newest_interaction: int = 0,
+                 recent: list[tuple[int, str, str]] | None = None) -> tuple[list[str], int | None]:
     """One line per rung with a summary (duplicates of a shorter rung's text skipped), and the
-    newest watermark among them."""
+    newest watermark among them.
+
+    Count summaries say which interactions they cover ("count/10 (interactions 31-40 of 48)"), and the
+    interactions newer than every block above the base (`recent`: (number, label, text) of
+    their count/1 summaries, newest first) come first, one line each, so "the last N" is never
+    read as interactions that are not the last ones."""
     lines: list[str] = []
     seen: set[str] = set()
     watermark: int | None = None
-    views = [("time", r, r) for r in settings.ladders.time]
-    views += [("count", str(n), f"last {n} interaction{'s' if n != 1 else ''}") for n in settings.ladders.count]
-    for ladder, rung, name in views:
+
+    def add(line_head: str, text: str) -> None:
+        if text and text not in seen:
+            seen.add(text)
+            lines.append(f"{line_head}: {text}")
+
+    of = f" of {newest_interaction}" if newest_interaction else ""
+    count_blocks: list[tuple[str, str]] = []
+    for ladder, rung in [("time", r) for r in settings.ladders.time] + [("count", str(n)) for n in settings.ladders.count]:
         data = _read_json(root / ladder / f"{rung}.json")
         if not data:
             continue
@@ -252,11 +247,30 @@ def ladder_lines(settings: Settings, root: Path) -> tuple[list[str], int | None]
         if isinstance(seq, int):
             watermark = max(watermark or 0, seq)
         text = " ".join(str(data.get("text", "")).split())
-        if not text or text in seen:
-            continue
-        seen.add(text)
-        lines.append(f"- {name} ({data.get('label', '')}): {text}")
+        if ladder == "time":
+            add(f"- {rung} ({data.get('label', '')})", text)
+        elif rung != "1" or not recent:
+            count_blocks.append((f"- count/{rung} ({data.get('label', '')}{of})", text))
+    for number, _, text in recent or []:
+        add(f"- count/1 (interaction {number}{of})", " ".join(text.split()))
+    for head, text in count_blocks:
+        add(head, text)
     return lines, watermark
+
+
+def recent_interactions(session, scope: str, settings: Settings) -> list[tuple[int, str, str]]:
+    """The count/1 summaries of the interactions that no block above the base holds yet."""
+    counts = sorted(settings.ladders.count)
+    above = [n for n in counts if n > 1]
+    if not counts or counts[0] != 1:
+        return []
+    covered = 0
+    for n in above:
+        block = newest_summary(session, scope, "count", str(n))
+        if block is not None and block.last_number:
+            covered = max(covered, block.last_number)
+    limit = (above[0] - 1) if above else 1
+    return [(row.first_number, row.label, row.text) for row in interactions_after(session, scope, covered, limit)]
 
 
 def publish_context(app: App, scope: str, now: datetime) -> None:
@@ -264,32 +278,3 @@ def publish_context(app: App, scope: str, now: datetime) -> None:
     text = compose(app.settings, scope, now, gather(app, scope))
     publish_text(app.settings.snapshot_dir, scope, CONTEXT_FILE, text)
     log.debug("context.published", scope=scope, tokens=estimate_tokens(text))
-
-
-# --- the reader API ----------------------------------------------------------------------------
-
-_ROOTS: dict[tuple, Path] = {}
-
-
-def _snapshot_root(config: Path | str | Settings | None) -> Path:
-    if isinstance(config, Settings):
-        return config.snapshot_dir
-    env = os.environ
-    key = (str(config) if config else None, env.get("CONSOLIDATOR_CONFIG"), env.get("CONSOLIDATOR_STATE_DIR"), os.getcwd())
-    root = _ROOTS.get(key)
-    if root is None:
-        root = _ROOTS[key] = load_settings(Path(config) if config else None).snapshot_dir
-    return root
-
-
-def read_context(scope: str, config: Path | str | Settings | None = None) -> str:
-    """The scope's context.md ("" when none is published yet): one file read, no database.
-
-    `config` is a config.toml path (else the CLI's lookup) or a Settings. The state directory
-    is resolved once per process for a given config location and environment.
-    """
-    validate_scope(scope)
-    try:
-        return (_snapshot_root(config) / scope / CONTEXT_FILE).read_text(encoding="utf-8")
-    except FileNotFoundError:
-        return ""

@@ -32,6 +32,7 @@ class SnapshotStage:
         self.app = app
         self.publishers = publishers
         self.context = context
+        self.on_progress: Callable[[], None] = lambda: None  # ports.Stage: beat per view published
 
     def run(self, now: datetime, stop: threading.Event | None = None) -> int:
         with reading(self.app.engine) as session:
@@ -48,6 +49,7 @@ class SnapshotStage:
                 mark_published(session, scope, view, version)
             scopes.add(scope)
             done += 1
+            self.on_progress()
         if self.context is not None:
             for scope in sorted(scopes):
                 self.context(self.app, scope, now)

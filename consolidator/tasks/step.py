@@ -24,7 +24,7 @@ from datetime import datetime
 from typing import TYPE_CHECKING
 
 import structlog
-from sqlmodel import Session
+from stores.engine import Session, reading
 
 from consolidator.runtime.app import App
 from consolidator.contacts.step import said_at
@@ -32,7 +32,6 @@ from consolidator.model.base import Model
 from consolidator.domain import is_person_line
 from consolidator.model.schemas import KnownTask, TaskChange, TasksReply, TasksRequest
 from consolidator.pipeline.steps import BatchWork
-from stores.engine import reading
 from stores.snapshots import publish_json
 from stores.tasks import CANCELLED, DONE, OPEN, Task, listed_tasks, normalise_title, open_tasks, task_payload
 from stores.views import bump
@@ -68,7 +67,8 @@ class TasksStep:
         else:
             known = self.context_for(work)
             request = TasksRequest(scope=work.scope, messages=[m.line() for m in work.messages],
-                                   open_tasks=known, ref=f"batch:{work.batch_id}")
+                                   open_tasks=known, ref=f"batch:{work.batch_id}",
+                                   timezone=self.app.settings.timezone_of(work.scope).key)
             reply = self.model.update_tasks(request)
         return TasksPrepared(reply=reply, shown=tuple(k.id for k in known))
 

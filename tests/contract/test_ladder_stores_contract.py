@@ -34,8 +34,8 @@ from stores.summaries import (
     Summary,
     announcements_after,
     latest_rows,
+    newest_summary,
     newest_versions,
-    newest_with_content,
     reusable,
     tally,
     write_summary,
@@ -242,14 +242,14 @@ def test_summaries_are_versioned_and_the_newest_version_wins(engine) -> None:
 
 @pytest.mark.parametrize("ladder, rung", [("time", "week"), ("count", "10")])
 def test_the_newest_window_with_content_skips_empty_ones(engine, ladder: str, rung: str) -> None:
-    """newest_with_content: the latest window that is not empty (by its start or first number), newest version."""
+    """newest_summary: the latest window that is not empty (by its start or first number), newest version."""
     write(engine, summary("a", ladder=ladder, rung=rung, order=1), summary("b", ladder=ladder, rung=rung, order=2),
           summary("b", 2, ladder=ladder, rung=rung, order=2, text="b again"),
           summary("c", ladder=ladder, rung=rung, order=3, kind="empty"))
     with reading(engine) as session:
-        found = newest_with_content(session, "s", ladder, rung)
+        found = newest_summary(session, "s", ladder, rung)
         assert (found.key, found.version, found.text) == ("b", 2, "b again")
-        assert newest_with_content(session, "s", ladder, "other") is None
+        assert newest_summary(session, "s", ladder, "other") is None
 
 
 def test_only_a_summarized_row_of_the_same_scope_is_reusable(engine) -> None:

@@ -1,7 +1,9 @@
 """OfflineModel: the deterministic, rule-based backend used when no API key is set.
 
 Pure: the same request always gives the same reply, nothing is read from the clock, the
-network or the environment. It never invents: summaries are sentences copied from the inputs,
+network or the environment (summaries use the embedder and word list installed with the
+package: wordllama, else the hashing fallback). It never invents: summaries are sentences
+copied from the inputs (summarise.py; relative dates get their absolute date beside them),
 and every fact, contact detail and task is built from words of people's messages, joined by a
 few fixed verbs ("lives in", "works at"). Only lines from people are read for facts, contacts
 and tasks: role "user", and role "assistant" when it carries a `speaker` other than
@@ -28,11 +30,10 @@ the plain forms listed in offline_tasks.py.
 
 from __future__ import annotations
 
-import math
 import re
 from dataclasses import replace
 
-from consolidator.domain import chars_within, estimate_tokens, is_negated, is_person_line
+from consolidator.domain import is_negated, is_person_line
 from consolidator.model.offline.contacts import contact_updates
 from consolidator.model.offline.rules import (
     Claim,
@@ -44,8 +45,9 @@ from consolidator.model.offline.rules import (
     spec_of,
     values_compatible,
 )
+from consolidator.model.offline.summarise import extractive_summary, fallback_days
 from consolidator.model.offline.tasks import task_changes
-from consolidator.model.offline.text import content_stems, normalise, sentences, stem, truncate_words
+from consolidator.model.offline.text import content_stems, normalise, sentences
 from consolidator.model.schemas import (
     BatchReply,
     BatchRequest,
@@ -65,10 +67,6 @@ from consolidator.model.schemas import (
 )
 
 _NUMBER = re.compile(r"\d+(?:[.,:]\d+)*")
-_CUES = frozenset(stem(w) for w in (
-    "allergic allergy moved decided remind deadline due booked cancelled finished important urgent "
-    "birthday appointment agreed promised started quit"
-).split())
 
 
 def claims_of_lines(lines: list[Line]) -> list[Claim]:
@@ -91,7 +89,9 @@ class OfflineModel:
     # --- summaries -----------------------------------------------------------------------
 
     def summarize(self, request: SummarizeRequest) -> SummaryReply:
-        return SummaryReply(text=extractive_summary([i.text for i in request.inputs], request.budget_tokens))
+        """Extractive: the inputs' most telling sentences within the budget (summarise.py)."""
+        days = fallback_days([i.label for i in request.inputs], request.window_label)
+        return SummaryReply(text=extractive_summary([i.text for i in request.inputs], request.budget_tokens, days))
 
     # --- facts ---------------------------------------------------------------------------
 
@@ -250,58 +250,3 @@ def conflict(a: str, b: str) -> str:
                     and spec_of(ca.attribute).single and not values_compatible(ca.key, cb.key)):
                 return f"different {ca.attribute}: {ca.value} / {cb.value}"
     return ""
-
-
-# --- summaries -------------------------------------------------------------------------------
-
-
-def extractive_summary(texts: list[str], budget_tokens: int) -> str:
-    """Salient sentences of `texts` in their original order, within `budget_tokens`.
-
-    Score: mean document frequency of a sentence's content words (how central its topic is),
-    a bonus for the first sentence of each input and for cue words (allergy, moved, deadline),
-    a penalty under four words. Exact repeats are kept once. If not even the best sentence
-    fits, it is cut at a word boundary.
-    """
-    items: list[tuple[int, str, tuple[str, ...], bool]] = []  # (position, sentence, stems, first)
-    seen: set[tuple[str, ...]] = set()
-    for text in texts:
-        for j, s in enumerate(sentences(text)):
-            stems = tuple(content_stems(s))
-            key = stems or (s.lower(),)
-            if key in seen:
-                continue
-            seen.add(key)
-            items.append((len(items), s, stems, j == 0))
-    if not items:
-        return ""
-    freq: dict[str, int] = {}
-    for _, _, stems, _ in items:
-        for w in stems:
-            freq[w] = freq.get(w, 0) + 1
-    top = max(freq.values(), default=1)
-
-    def score(item: tuple[int, str, tuple[str, ...], bool]) -> float:
-        _, s, stems, first = item
-        base = sum(freq[w] / top for w in stems) / math.sqrt(len(stems) + 1) if stems else 0.0
-        base += 0.3 if first else 0.0
-        base += 0.3 if any(w in _CUES for w in stems) else 0.0
-        return base * (0.3 if len(s.split()) < 4 else 1.0)
-
-    ranked = sorted(items, key=lambda it: (-score(it), it[0]))
-    budget_chars = chars_within(budget_tokens)  # estimate_tokens(t) <= budget  <=>  len(t) <= this
-    first = ranked[0][1]
-    if len(first) > budget_chars:
-        cut = truncate_words(first, budget_chars)
-        return cut if cut and estimate_tokens(cut) <= budget_tokens else ""
-    floor = score(ranked[0]) * 0.5
-    chosen: list[tuple[int, str]] = []
-    used = -1  # joining n sentences costs n - 1 spaces
-    for item in ranked:
-        pos, s = item[0], item[1]
-        if chosen and score(item) < floor and used + 1 + len(s) > budget_chars // 2:
-            break
-        if used + 1 + len(s) <= budget_chars:
-            chosen.append((pos, s))
-            used += 1 + len(s)
-    return " ".join(s for _, s in sorted(chosen))

@@ -1,0 +1,104 @@
+"""Word weights for the offline summariser: how rare a word is in English, and which words never count.
+
+- Rarity: max(0, 7 - zipf), where zipf is wordfreq's English Zipf frequency (the "small"
+  list, 29k words; words not in it are rarer than zipf 3 and weigh 7, as names do). wordfreq
+  is imported on first use and every lookup is cached.
+- Never scored: function words (text.STOPWORDS), the closed class of interjections and
+  reactions below (greetings, thanks, agreement, generic praise and feeling), negation
+  clitics, and the speakers' own names with their short forms ("Mel" for "Melanie").
+- Names: a capitalised word past the first of a sentence that is not a speaker, "I" or a
+  calendar word (text.NAME_STOPWORDS).
+"""
+
+from __future__ import annotations
+
+from functools import lru_cache
+
+from consolidator.model.offline.text import NAME_STOPWORDS, STOPWORDS
+
+MAX_ZIPF = 7.0  # weight = max(0, MAX_ZIPF - zipf): unknown words weigh 7
+
+# Interjections and reactions: a closed class of English, not phrases of any one conversation.
+PHATIC = frozenset(
+    """hi hey hello hiya howdy yo bye goodbye cya wow whoa woah oh ooh ah aw aww awww yay yeah yea
+    yep yup yes nope nah ok okay alright sure lol haha hahaha hehe hmm um uh omg gosh cheers thanks
+    thank thx congrats congratulations sorry welcome hug hugs xoxo great cool awesome amazing nice
+    good wonderful fantastic brilliant lovely beautiful gorgeous stunning sweet perfect incredible
+    excellent super fun glad happy proud lucky excited exciting inspiring inspired impressive
+    impressed thrilled blessed grateful thankful touching interesting totally absolutely
+    definitely certainly indeed exactly agree true right sound sounds seem seems look looks""".split()
+)
+
+_LOOKUP = None
+
+
+@lru_cache(maxsize=1 << 17)
+def zipf(word: str) -> float:
+    """wordfreq's English Zipf frequency of a lower-cased word (0 when unknown)."""
+    return _zipf_lookup()(word)
+
+
+def _zipf_lookup():
+    global _LOOKUP
+    if _LOOKUP is None:
+        try:
+            from wordfreq import zipf_frequency
+
+            _LOOKUP = lambda w: zipf_frequency(w, "en", wordlist="small")  # noqa: E731
+        except ImportError:  # degrade: function words common, everything else mid-rare
+            _LOOKUP = lambda w: MAX_ZIPF if w in STOPWORDS else 4.0  # noqa: E731
+    return _LOOKUP
+
+
+@lru_cache(maxsize=1 << 16)
+def base_form(token: str) -> str:
+    """Lower-cased token without its clitic: "Melanie's" -> "melanie", "that's" -> "that"."""
+    low = token.lower().replace("’", "'")
+    if low.endswith("n't"):
+        return "not"
+    return low.split("'", 1)[0]
+
+
+class Lexicon:
+    """What one request's words weigh: rarity, minus the speakers' names."""
+
+    def __init__(self, speakers: set[str]) -> None:
+        self.speakers = speakers
+        self._scored: dict[str, str | None] = {}  # token -> its scored base form, or None
+        self._speaker: dict[str, bool] = {}
+
+    def is_speaker(self, token: str) -> bool:
+        known = self._speaker.get(token)
+        if known is None:
+            low = base_form(token)
+            known = self._speaker[token] = low in self.speakers or (
+                token[:1].isupper() and len(low) >= 3 and any(name.startswith(low) for name in self.speakers))
+        return known
+
+    def scored(self, tokens: list[str]) -> list[str]:
+        """The base forms that carry weight: no function words, reactions or speakers."""
+        out = []
+        for token in tokens:
+            word = self._scored.get(token, "")
+            if word == "":
+                word = base_form(token)
+                if not word or word in STOPWORDS or word in PHATIC or word == "not" or self.is_speaker(token):
+                    word = None
+                self._scored[token] = word
+            if word is not None:
+                out.append(word)
+        return out
+
+    @staticmethod
+    def weight(word: str) -> float:
+        return max(0.0, MAX_ZIPF - zipf(word))
+
+
+def names_in(tokens: list[str], lexicon: Lexicon) -> set[str]:
+    """Capitalised words past the first that are not a speaker, "I" or a calendar word."""
+    return {t for t in tokens[1:] if t[:1].isupper() and t.lower() not in NAME_STOPWORDS and not lexicon.is_speaker(t)}
+
+
+def has_name(tokens: list[str], lexicon: Lexicon) -> bool:
+    """`names_in(tokens)` is not empty (without building it)."""
+    return any(t[:1].isupper() and t.lower() not in NAME_STOPWORDS and not lexicon.is_speaker(t) for t in tokens[1:])

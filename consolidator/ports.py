@@ -1,0 +1,46 @@
+"""The contracts between the daemon's parts, in one place.
+
+- `BatchStep`: consolidates one batch in two phases (prepare: reads and model calls, no
+  writes; apply: writes inside the ledger transaction). Contacts, facts, tasks and plugins.
+- `Stage`: work after the steps each tick (ladders, the offline facts pass, snapshots).
+  Every stage calls `on_progress()` after each finished unit of work (a summary, a cluster,
+  a view), which the daemon wires to the systemd watchdog's beat: a long stage that keeps
+  finishing units keeps the service alive, one that stalls lets the watchdog act.
+- `Publisher`: writes one snapshot view of a scope (a file a planner reads).
+- `Model` / `BatchModel`: what the steps and stages may ask of a language model
+  (consolidator.model.base); `Embedder`: text to unit vectors (consolidator.model.embeddings).
+"""
+
+from __future__ import annotations
+
+import threading
+from datetime import datetime
+from typing import TYPE_CHECKING, Callable, Protocol
+
+from consolidator.model.base import BatchModel, Model
+from consolidator.pipeline.steps import BatchStep
+
+if TYPE_CHECKING:
+    from consolidator.runtime.app import App
+
+__all__ = ["BatchModel", "BatchStep", "Embedder", "Model", "Publisher", "Stage"]
+
+
+class Stage(Protocol):
+    """Work after the batch steps of a tick; `run` returns how many units it finished."""
+
+    name: str
+    on_progress: Callable[[], None]  # called after each finished unit; the daemon sets it
+
+    def run(self, now: datetime, stop: threading.Event | None) -> int: ...
+
+
+Publisher = Callable[["App", str, datetime], None]
+
+
+class Embedder(Protocol):
+    """Texts to L2-normalised float32 vectors of `dim` columns (see consolidator.model.embeddings)."""
+
+    dim: int
+
+    def embed(self, texts: list[str]) -> "object": ...

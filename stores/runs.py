@@ -1,0 +1,130 @@
+"""The batch ledger's queries: cutting batches, picking due step runs, and marking them.
+
+Every function takes an engine (it opens its own transaction) or a session (it runs inside
+the caller's), as its signature says. The rules (how to cut, how long to back off) are the
+caller's and come in as values or a pure function.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Callable, Iterator, Sequence, TypeVar
+
+from contextlib import contextmanager
+from sqlalchemy import func, select
+from sqlalchemy.engine import Engine
+from sqlmodel import Session
+
+from stores.engine import reading, transaction
+from stores.ledger import Batch, RunStatus, ScopeCursor, StepRun
+from stores.messages import Message
+
+OPEN = (RunStatus.PENDING.value, RunStatus.RETRYING.value)
+Cut = TypeVar("Cut")
+
+
+def scope_cursors(session: Session) -> dict[str, ScopeCursor]:
+    """Every scope's cursor (how far it was placed and batched)."""
+    return {c.scope: c for c in session.execute(select(ScopeCursor)).scalars()}
+
+
+def cursor_for_update(session: Session, scope: str) -> ScopeCursor:
+    """The scope's cursor inside the caller's write transaction (created when missing)."""
+    cursor = session.get(ScopeCursor, scope) or ScopeCursor(scope=scope)
+    session.add(cursor)
+    return cursor
+
+
+def record_batches(engine: Engine, scope: str, step_names: Sequence[str], now: datetime,
+                   plan: Callable[[list[tuple[int, datetime]]], list]) -> list[int]:
+    """Cut the batches `plan` picks from the scope's unbatched (seq, at) pairs, each with a
+    pending run per step, in one transaction; returns the new batch ids.
+
+    `plan` returns cuts with first_seq, last_seq, size and reason (pipeline.batching)."""
+    with transaction(engine) as session:
+        cursor = cursor_for_update(session, scope)
+        stmt = select(Message.seq, Message.at).where(Message.scope == scope, Message.seq > cursor.batched_seq).order_by(Message.seq)
+        pending = [(seq, at) for seq, at in session.execute(stmt)]
+        ids: list[int] = []
+        for cut in plan(pending):
+            cursor.batches += 1
+            batch = Batch(scope=scope, number=cursor.batches, first_seq=cut.first_seq, last_seq=cut.last_seq,
+                          size=cut.size, reason=cut.reason, created_at=now)
+            session.add(batch)
+            session.flush()
+            for name in step_names:
+                session.add(StepRun(batch_id=batch.id, scope=scope, step=name))
+            cursor.batched_seq = cut.last_seq
+            ids.append(batch.id)
+    return ids
+
+
+def ensure_step_runs(engine: Engine, step_names: Sequence[str]) -> int:
+    """Give every existing batch a pending run for steps registered after it was cut."""
+    added = 0
+    with transaction(engine) as session:
+        have = {(b, s) for b, s in session.execute(select(StepRun.batch_id, StepRun.step))}
+        for batch_id, scope in session.execute(select(Batch.id, Batch.scope)).all():
+            for name in step_names:
+                if (batch_id, name) not in have:
+                    session.add(StepRun(batch_id=batch_id, scope=scope, step=name))
+                    added += 1
+    return added
+
+
+def head_runs(engine: Engine) -> list[tuple[StepRun, Batch]]:
+    """The first open run of each (scope, step) with its batch, in batch order.
+
+    The heads are picked in SQL (one grouped scan of the open runs), so a long backlog costs
+    one small query per round, not a load of every open run.
+    """
+    heads = (
+        select(StepRun.scope, StepRun.step, func.min(StepRun.batch_id).label("head"))
+        .where(StepRun.status.in_(OPEN))
+        .group_by(StepRun.scope, StepRun.step)
+        .subquery()
+    )
+    stmt = (
+        select(StepRun, Batch)
+        .join(heads, (StepRun.scope == heads.c.scope) & (StepRun.step == heads.c.step) & (StepRun.batch_id == heads.c.head))
+        .join(Batch, Batch.id == StepRun.batch_id)
+        .order_by(Batch.id, StepRun.step)
+    )
+    with reading(engine) as session:
+        return [(run, batch) for run, batch in session.execute(stmt).all()]
+
+
+@contextmanager
+def open_run(engine: Engine, run_id: int) -> Iterator[tuple[Session, StepRun | None]]:
+    """A write transaction holding the run, or None when it is gone or already done (another
+    worker finished it): the caller's changes to the run commit with whatever else it writes."""
+    with transaction(engine) as session:
+        run = session.get(StepRun, run_id)
+        yield session, (None if run is None or run.status == RunStatus.DONE.value else run)
+
+
+def rearm_failed(engine: Engine, scope: str | None, now: datetime) -> int:
+    """Give failed runs a fresh set of attempts (the `retry` command)."""
+    with transaction(engine) as session:
+        stmt = select(StepRun).where(StepRun.status == RunStatus.FAILED.value)
+        if scope is not None:
+            stmt = stmt.where(StepRun.scope == scope)
+        runs = list(session.execute(stmt).scalars())
+        for run in runs:
+            run.status = RunStatus.PENDING.value
+            run.attempts = 0
+            run.next_at = now
+    return len(runs)
+
+
+def consolidated_seq(session: Session, scope: str) -> int:
+    """The last message of the longest run of batches, from the first, whose steps are all done."""
+    first_unfinished = session.execute(
+        select(func.min(Batch.number))
+        .join(StepRun, StepRun.batch_id == Batch.id)
+        .where(StepRun.scope == scope, StepRun.status != RunStatus.DONE.value)
+    ).scalar_one()
+    through = select(func.coalesce(func.max(Batch.last_seq), 0)).where(Batch.scope == scope)
+    if first_unfinished is not None:
+        through = through.where(Batch.number < first_unfinished)
+    return session.execute(through).scalar_one()
