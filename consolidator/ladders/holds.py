@@ -4,8 +4,8 @@ A write that raises `BudgetExceeded` holds its window until the daily budget reo
 that raises `ModelError` holds it for the retry backoff (base delay doubling per failed
 attempt, capped), so a window whose call keeps failing costs one call per backoff, not one
 per tick. Either way the stage goes on with the other windows. A held window is skipped
-until its `next_at`, then tried again; once written (or found up to date) its hold is
-released.
+until its `next_at`, then tried again; a try that does not fail again (it writes, finds the
+window up to date, or waits for an input) releases the hold.
 """
 
 from __future__ import annotations

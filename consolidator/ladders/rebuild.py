@@ -9,6 +9,7 @@ start while one holds it (`LeaseHeld`), and stops between scopes if it loses it 
 
 from __future__ import annotations
 
+import threading
 from datetime import date, datetime, time
 from typing import Callable
 
@@ -39,6 +40,11 @@ class Rebuild:
         self.scopes: list[str] = []
         self.ladders: tuple[str, ...] = LADDERS
         self._stage: LadderStage | None = None
+
+    @property
+    def lost(self) -> threading.Event:
+        """Set once another process has taken the lease: the rebuild stops before the next scope."""
+        return self._keeper.lost
 
     def __enter__(self) -> Rebuild:
         self._keeper.__enter__()
@@ -75,7 +81,7 @@ class Rebuild:
             raise RuntimeError("Rebuild.run before Rebuild.mark")
         written = 0
         for name in self.scopes:
-            if self._keeper.lost.is_set():
+            if self.lost.is_set():
                 raise LeaseLost("lost the daemon lease during the rebuild; run it again")
-            written += self._stage.run_scope(name, now, self._keeper.lost, progress=progress, ladders=self.ladders)
+            written += self._stage.run_scope(name, now, self.lost, progress=progress, ladders=self.ladders)
         return written

@@ -18,8 +18,9 @@ with the other windows, within the same tick. The daily budget (`BudgetExceeded`
 it until the budget reopens; a failed call (`ModelError`) holds it for the retry backoff,
 which doubles with each failed attempt (capped). A held base window stays dirty; a held
 higher block does not keep the announcement cursor back: the cursor moves past the
-announcements that woke it, and its hold row wakes it again once the wait is over. A
-window tried and written (or found up to date) is released.
+announcements that woke it, and its hold row wakes it again once the wait is over. A held
+window is skipped until then; the next try that does not fail again (it writes, finds the
+window up to date, or waits for an input) releases the hold.
 """
 
 from __future__ import annotations
