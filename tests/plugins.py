@@ -70,6 +70,11 @@ def crash_steps(context):
     return [RecordingStep("alpha"), KillingStep("omega")]
 
 
+def stuck_steps(context):
+    """Plugin factory: a step that never succeeds (for a plugin later removed from the config)."""
+    return [FlakyStep("stuck", failures=10**9)]
+
+
 def effects(engine) -> list[tuple[int, str]]:
     with engine.connect() as conn:
         conn.execute(text(EFFECTS_DDL))

@@ -18,6 +18,7 @@ from consolidator.runtime import logsetup
 from consolidator.cli import facts as facts_commands
 from consolidator.cli import ladders as ladder_commands
 from consolidator.cli import memory as memory_commands
+from consolidator.cli import report as report_commands
 from consolidator.cli.common import ProgressBar, UserError, app_of, scope_argument, utcnow
 from consolidator.runtime.config import ConfigError
 from consolidator.messages.ingest import ImportRejected, InvalidMessage, import_stream, validate
@@ -133,6 +134,8 @@ def status_command(ctx, as_json: bool) -> None:
 
 
 def _print_status(report: dict[str, Any]) -> None:
+    click.echo(f"state: {report['state_dir']}")
+    click.echo(f"database: {report['database']}")
     daemon = report["daemon"]
     state = "running" if daemon["running"] else "not running"
     beat = f", last heartbeat {daemon['last_heartbeat']}" if daemon["last_heartbeat"] else ""
@@ -181,7 +184,7 @@ def sample_command(scope: str, days: int, seed: int, start: str) -> None:
         click.echo(json.dumps(record))
 
 
-for _module in (ladder_commands, memory_commands, facts_commands):
+for _module in (ladder_commands, memory_commands, facts_commands, report_commands):
     for _command in _module.COMMANDS:
         cli.add_command(_command)
 

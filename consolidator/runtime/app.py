@@ -10,6 +10,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from stores.engine import Engine, create_schema, make_engine
+from stores.shared_state import share_database_file
 
 from consolidator.runtime.config import Settings, load_settings
 
@@ -28,4 +29,5 @@ def open_app(settings: Settings | None = None, config: Path | None = None) -> Ap
     settings.state_dir.mkdir(parents=True, exist_ok=True, mode=0o700)
     engine = make_engine(settings.db_url)
     create_schema(engine)
+    share_database_file(settings.db_url)  # group-writable in a group-shared state directory
     return App(settings=settings, engine=engine)

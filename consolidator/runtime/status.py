@@ -8,7 +8,7 @@ from typing import Any
 from consolidator.runtime.app import App
 from consolidator.cost.usage import usage_report
 from stores import lease
-from stores.engine import reading
+from stores.engine import printable_url, reading
 from stores.interactions import max_number
 from stores.ledger import batch_counts
 from stores.messages import newest_at, scope_heads
@@ -43,5 +43,6 @@ def gather(app: App, now: datetime) -> dict[str, Any]:
         "last_heartbeat": info.heartbeat_at.isoformat() if info else None,
     }
     model = usage_report(app.engine, app.settings.model, now)
-    return {"scopes": scopes, "daemon": daemon, "state_dir": str(app.settings.state_dir), "model": model}
+    return {"scopes": scopes, "daemon": daemon, "state_dir": str(app.settings.state_dir),
+            "database": printable_url(app.settings.db_url), "model": model}
 
