@@ -25,7 +25,7 @@ from stores import lease
 from stores.engine import reading, transaction
 from stores.facts import FactUse
 from stores.messages import Message, NewMessage, append_messages
-from stores.summaries import LadderHold
+from stores.holds import LadderHold
 
 # Recent messages: the time ladder announces every day since the first one, so old ones cost time.
 T0 = (datetime.now(timezone.utc) - timedelta(days=2)).replace(hour=9, minute=0, second=0, microsecond=0)

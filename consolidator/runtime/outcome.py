@@ -11,7 +11,7 @@ from consolidator.runtime.app import App
 from consolidator.runtime.faults import OpenFault
 from stores.engine import reading
 from stores.ledger import batch_counts
-from stores.summaries import count_holds
+from stores.holds import count_holds
 
 
 def plural(count: int, word: str, many: str | None = None) -> str:
