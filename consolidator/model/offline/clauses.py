@@ -46,6 +46,8 @@ def shorten(sentence: str, max_chars: int, lexicon: Lexicon) -> str:
     from any number or name in it."""
     if len(sentence) <= max_chars:
         return sentence
+    if sentence.startswith("["):
+        return ""  # an aside is kept whole or not at all
     clauses = clause_spans(sentence)
     names = names_in(TOKEN.findall(sentence), lexicon)
     ranked = sorted(range(len(clauses)), key=lambda i: (-clause_value(sentence[slice(*clauses[i])], lexicon, names), i))
@@ -69,3 +71,23 @@ def join_clauses(sentence: str, spans: list[tuple[int, int]]) -> str:
         out += between if not TOKEN.search(between) else ELLIPSIS
         out += sentence[a:b]
     return out
+
+
+def trim_edges(sentence: str, is_filler) -> str:
+    """The sentence without its leading and trailing filler clauses ("Yeah, ", "Wow, ",
+    ", Mel!", " but I'm doing my best"): `is_filler(clause)` says which carry nothing. The
+    sentence keeps its final punctuation and starts with a capital; a sentence that is all
+    filler is left whole."""
+    spans = clause_spans(sentence)
+    first, last = 0, len(spans)
+    while last - first > 1 and is_filler(sentence[slice(*spans[first])]):
+        first += 1
+    while last - first > 1 and is_filler(sentence[slice(*spans[last - 1])]):
+        last -= 1
+    if (first, last) == (0, len(spans)):
+        return sentence
+    out = sentence[spans[first][0]:spans[last - 1][1]].rstrip(" ,;:-–—")
+    end = sentence.rstrip()[-1:]
+    if end in ".!?" and not out.endswith(end):
+        out += end
+    return out[:1].upper() + out[1:]

@@ -39,6 +39,7 @@ _PREFIX_LINE = re.compile(
     rf"^{_LABELS}(?P<date>\d{{4}}-\d{{2}}-\d{{2}}) (?P<time>\d{{2}}:\d{{2}}) (?P<who>[^\s:][^:\n]{{0,39}}?): (?P<body>.*)$"
 )
 _HEADER_LINE = re.compile(rf"^{_LABELS}(?P<date>\d{{4}}-\d{{2}}-\d{{2}})(?: (?P<time>\d{{2}}:\d{{2}}))?[ \t]*$")
+_ASIDE = re.compile(r"(\[[^\[\]\n]{1,300}\])")
 _SPEAKER_LINE = re.compile(r"^(?P<who>[^\s:.!?][^:\n.!?]{0,39}?): (?P<body>.*)$")
 
 
@@ -97,9 +98,15 @@ def parse_turns(texts: list[str], days: list[date | None] | None = None) -> list
                                bool(block and block[0]), text=line)
                 turns.append(current)
     for t in turns:
-        t.sentences = sentences(t.text)
+        t.sentences = [part for s in sentences(t.text) for part in split_asides(s)]
     _sessions(turns, breaks)
     return [t for t in turns if t.sentences]
+
+
+def split_asides(sentence: str) -> list[str]:
+    """A bracketed aside ("[shares a photo: ...]", "[laughs]") is a unit of its own: it is
+    chosen or left apart from the words around it, and never cut inside."""
+    return [p.strip() for p in _ASIDE.split(sentence) if p.strip()]
 
 
 def _sessions(turns: list[Turn], breaks: set[int]) -> None:
