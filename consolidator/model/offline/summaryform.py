@@ -125,17 +125,22 @@ def _sessions(turns: list[Turn], breaks: set[int]) -> None:
 
 def render(pieces: list[tuple[Turn, str]]) -> str:
     """`pieces` (a turn and one of its sentences, in input order) written in the summary form."""
-    lines: list[str] = []
-    session: int | None = None
-    run: tuple[int, str | None] | None = None  # (session, speaker) of the line being written
+    out, prev = [], None
     for turn, text in pieces:
-        if turn.session != session:
-            session, run = turn.session, None
-            if turn.dated and turn.day:
-                lines.append(f"{turn.day.isoformat()} {turn.time}" if turn.time else turn.day.isoformat())
-        if run == (turn.session, turn.speaker):
-            lines[-1] += " " + text
-        else:
-            lines.append(f"{turn.speaker}: {text}" if turn.speaker else text)
-            run = (turn.session, turn.speaker)
-    return "\n".join(lines)
+        out += [separator(prev, turn), text]
+        prev = turn
+    return "".join(out)
+
+
+def separator(prev: Turn | None, turn: Turn) -> str:
+    """What is written before a sentence of `turn` that follows one of `prev` (None: the first):
+    a session's header, a speaker's label, or a space within a speaker's run. A summary's
+    length is the sum of its sentences and their separators, so the cost of adding a sentence
+    depends on its neighbours only."""
+    label = f"{turn.speaker}: " if turn.speaker else ""
+    if prev is None or prev.session != turn.session:
+        header = ""
+        if turn.dated and turn.day:
+            header = (f"{turn.day.isoformat()} {turn.time}" if turn.time else turn.day.isoformat()) + "\n"
+        return ("" if prev is None else "\n") + header + label
+    return " " if prev.speaker == turn.speaker else "\n" + label
