@@ -18,6 +18,8 @@ ELLIPSIS = " … "
 TOKEN = re.compile(r"[A-Za-z0-9]+(?:['’][A-Za-z]+|-[A-Za-z0-9]+)*")
 TITLE = re.compile(r"\"[^\"]{2,80}\"|(?<!\w)'[^']{2,60}'(?!\w)")
 _KEY = re.compile(r"(?<![\w:.,])\d|(?<=\s)[A-Z]")  # where a number or a name starts
+_DANGLING = re.compile(r"(?:for|to|with|about|of|from|on|in|at|by|as|than)\b", re.I)  # a complement, not a clause
+_LEADING_LINK = re.compile(r"^(?:but|and|so|because|which|while|although|though)\s+", re.I)
 _CLAUSE_END = re.compile(r"[,;:]\s+|\s+[-–—]\s+|\s+(?=(?:but|because|which|while|although|though)\s)")
 
 
@@ -76,17 +78,24 @@ def join_clauses(sentence: str, spans: list[tuple[int, int]]) -> str:
 def trim_edges(sentence: str, is_filler) -> str:
     """The sentence without its leading and trailing filler clauses ("Yeah, ", "Wow, ",
     ", Mel!", " but I'm doing my best"): `is_filler(clause)` says which carry nothing. The
-    sentence keeps its final punctuation and starts with a capital; a sentence that is all
-    filler is left whole."""
+    sentence keeps its final punctuation and starts with a capital, without a linking word
+    ("but I'm ..." -> "I'm ..."); a leading clause is kept when what follows it is its
+    complement ("Thanks, for the lift to Leeds"), and a sentence that is all filler is left whole."""
     spans = clause_spans(sentence)
+    if all(is_filler(sentence[a:b]) for a, b in spans):
+        return sentence
     first, last = 0, len(spans)
     while last - first > 1 and is_filler(sentence[slice(*spans[first])]):
         first += 1
+    if _DANGLING.match(sentence[spans[first][0]:]):
+        first = 0
     while last - first > 1 and is_filler(sentence[slice(*spans[last - 1])]):
         last -= 1
     if (first, last) == (0, len(spans)):
         return sentence
     out = sentence[spans[first][0]:spans[last - 1][1]].rstrip(" ,;:-–—")
+    if first:
+        out = _LEADING_LINK.sub("", out)
     end = sentence.rstrip()[-1:]
     if end in ".!?" and not out.endswith(end):
         out += end

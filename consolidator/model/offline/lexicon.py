@@ -17,7 +17,6 @@ from functools import lru_cache
 from consolidator.model.offline.text import NAME_STOPWORDS, STOPWORDS
 
 MAX_ZIPF = 7.0  # weight = max(0, MAX_ZIPF - zipf): unknown words weigh 7
-RARE_ZIPF = 0.0
 
 # Interjections and reactions: a closed class of English, not phrases of any one conversation.
 PHATIC = frozenset(
@@ -92,7 +91,7 @@ class Lexicon:
 
     @staticmethod
     def weight(word: str) -> float:
-        return max(0.0, MAX_ZIPF - max(RARE_ZIPF, zipf(word)))
+        return max(0.0, MAX_ZIPF - zipf(word))
 
 
 def names_in(tokens: list[str], lexicon: Lexicon) -> set[str]:

@@ -11,10 +11,13 @@ characters of date and time each); a summary writes instead
 - a header line "YYYY-MM-DD HH:MM" where a session starts: a new date, a gap of SESSION_GAP
   or more between consecutive input turns, or a header in the input (a session of a lower
   rung's summary stays one session). HH:MM is the time of the session's first chosen line:
-  5 characters a session, not 17 a line;
+  17 characters a session, not 17 a line;
 - one "Speaker: " line per run of chosen sentences of one speaker within a session
   (consecutive turns of one speaker merge);
 - undated text without a speaker (plain inputs) is joined with spaces, as it came.
+
+A bracketed aside ("[shares a photo: a cup with a dog face]") is a sentence of its own
+(split_asides): it is chosen or left apart from the words around it.
 
 Read back (parse_turns), an input may hold any of: raw lines ("date time who: text", one
 message, whose later lines are part of its text), summaries in this form, summaries in the
