@@ -1,4 +1,4 @@
-"""Cutting a sentence for the offline summariser: what its parts carry, and the best part that fits.
+"""Cutting sentences for the offline summariser: what a part carries, the best part that fits, edge filler.
 
 A sentence too long for the room left in a summary is cut rather than dropped when what is
 left keeps its numbers, names and quoted titles: the parts of a sentence are its clauses
