@@ -21,6 +21,7 @@ class RunStatus(str, Enum):
     RETRYING = "retrying"  # failed, waiting for next_at
     FAILED = "failed"  # gave up after max attempts; `consolidator retry` re-arms it
     DONE = "done"
+    RETIRED = "retired"  # its step is no longer configured: not open work, blocks nothing
 
 
 class Batch(SQLModel, table=True):
@@ -68,8 +69,10 @@ class ScopeCursor(SQLModel, table=True):
 
 
 def batch_counts(session: Session) -> dict[str, dict[str, int]]:
-    """Per scope: batches done, pending, retrying, failed (a batch counts once, by its worst step)."""
-    rank = {RunStatus.DONE.value: 0, RunStatus.PENDING.value: 1, RunStatus.RETRYING.value: 2, RunStatus.FAILED.value: 3}
+    """Per scope: batches done, pending, retrying, failed (a batch counts once, by its worst step;
+    a retired run, of a step no longer configured, counts as done)."""
+    rank = {RunStatus.DONE.value: 0, RunStatus.RETIRED.value: 0, RunStatus.PENDING.value: 1,
+            RunStatus.RETRYING.value: 2, RunStatus.FAILED.value: 3}
     worst: dict[int, int] = {}
     for batch_id, status in session.execute(select(StepRun.batch_id, StepRun.status).where(StepRun.status != RunStatus.DONE.value)):
         worst[batch_id] = max(worst.get(batch_id, 0), rank[status])

@@ -11,7 +11,7 @@ from datetime import datetime
 from typing import Callable, Iterator, Sequence, TypeVar
 
 from contextlib import contextmanager
-from sqlalchemy import func, select
+from sqlalchemy import func, select, update
 from sqlalchemy.engine import Engine
 from sqlmodel import Session
 
@@ -20,6 +20,7 @@ from stores.ledger import Batch, RunStatus, ScopeCursor, StepRun
 from stores.messages import Message
 
 OPEN = (RunStatus.PENDING.value, RunStatus.RETRYING.value)
+FINISHED = (RunStatus.DONE.value, RunStatus.RETIRED.value)  # nothing left to do for the batch
 Cut = TypeVar("Cut")
 
 
@@ -60,8 +61,15 @@ def record_batches(engine: Engine, scope: str, step_names: Sequence[str], now: d
 
 
 def ensure_step_runs(engine: Engine, step_names: Sequence[str]) -> int:
-    """Give every existing batch a pending run for steps registered after it was cut."""
+    """Reconcile the ledger with the configured steps; returns the runs added.
+
+    Every existing batch gets a pending run for a step registered after it was cut. The
+    open and failed runs of a step that is no longer configured (a plugin removed from the
+    config) are retired: they are no longer open work, so they count nowhere as pending and
+    hold back nothing (`consolidated_seq`). A retired run whose step comes back is pending
+    again, with fresh attempts."""
     added = 0
+    names = set(step_names)
     with transaction(engine) as session:
         have = {(b, s) for b, s in session.execute(select(StepRun.batch_id, StepRun.step))}
         for batch_id, scope in session.execute(select(Batch.id, Batch.scope)).all():
@@ -69,6 +77,17 @@ def ensure_step_runs(engine: Engine, step_names: Sequence[str]) -> int:
                 if (batch_id, name) not in have:
                     session.add(StepRun(batch_id=batch_id, scope=scope, step=name))
                     added += 1
+        unfinished = (*OPEN, RunStatus.FAILED.value)
+        session.execute(
+            update(StepRun)
+            .where(StepRun.status.in_(unfinished), StepRun.step.not_in(names))
+            .values(status=RunStatus.RETIRED.value, next_at=None)
+        )
+        session.execute(
+            update(StepRun)
+            .where(StepRun.status == RunStatus.RETIRED.value, StepRun.step.in_(names))
+            .values(status=RunStatus.PENDING.value, attempts=0, next_at=None)
+        )
     return added
 
 
@@ -118,11 +137,12 @@ def rearm_failed(engine: Engine, scope: str | None, now: datetime) -> int:
 
 
 def consolidated_seq(session: Session, scope: str) -> int:
-    """The last message of the longest run of batches, from the first, whose steps are all done."""
+    """The last message of the longest run of batches, from the first, whose steps are all done
+    (or retired: a step no longer configured holds nothing back)."""
     first_unfinished = session.execute(
         select(func.min(Batch.number))
         .join(StepRun, StepRun.batch_id == Batch.id)
-        .where(StepRun.scope == scope, StepRun.status != RunStatus.DONE.value)
+        .where(StepRun.scope == scope, StepRun.status.not_in(FINISHED))
     ).scalar_one()
     through = select(func.coalesce(func.max(Batch.last_seq), 0)).where(Batch.scope == scope)
     if first_unfinished is not None:

@@ -142,6 +142,10 @@ def test_clean_drain_through_the_sdk_equals_the_offline_drain(
 ) -> None:
     """Every operation goes through the real SDK; the stores end exactly as an offline drain leaves them."""
     app, fake = anthropic_app
+    # No fault is injected here, so no call may time out: a loaded machine answering slower
+    # than the fault test's 0.3 s must not make the client give up on an answer the server counted.
+    app.settings = app.settings.model_copy(
+        update={"model": app.settings.model.model_copy(update={"timeout_s": 10.0, "max_call_s": 30.0})})
     combined = app.settings.model.combine_batch_steps
     result = run_drain(app)
     assert result == offline_outcome

@@ -140,5 +140,6 @@ class TestCli:
         every = run_cli("tasks", "--scope", "maya", "--all").stdout.splitlines()
         assert [line.split("] ", 1)[1] for line in every] == ["Buy milk", "Call Ana (due 2025-03-04)"]
         assert "[done 2025-03-03]" in every[1]
-        assert run_cli("tasks", "--scope", "nobody").stdout == "no open tasks in scope nobody\n"
+        unknown = run_cli("tasks", "--scope", "nobody")
+        assert unknown.exit_code == 2 and "unknown scope 'nobody'" in unknown.stderr
         assert run_cli("contacts", "--scope", "../x").exit_code == 2

@@ -146,10 +146,10 @@ def test_unit_settings() -> None:
     assert svc("KillSignal") == ["SIGTERM"]
     assert svc("StateDirectory") == ["consolidator"]
     assert svc("ConfigurationDirectory") == ["consolidator"]
-    assert "CONSOLIDATOR_STATE_DIR=/var/lib/consolidator" in svc("Environment")
+    assert not any(e.startswith("CONSOLIDATOR_STATE_DIR=") for e in svc("Environment"))  # the config names it
     assert "CONSOLIDATOR_CONFIG=/etc/consolidator/config.toml" in svc("Environment")
     assert svc("EnvironmentFile") == ["-/etc/consolidator/env"]
-    assert svc("UMask") == ["0077"]
+    assert svc("UMask") == ["0007"]
     assert svc("RestrictAddressFamilies") == ["AF_UNIX AF_INET AF_INET6"]
     for key in (
         "NoNewPrivileges",

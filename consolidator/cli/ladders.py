@@ -9,7 +9,7 @@ from datetime import date, datetime, time
 import click
 
 from consolidator.pipeline.assign import assign_interactions
-from consolidator.cli.common import ProgressBar, UserError, app_of, scope_argument, utcnow
+from consolidator.cli.common import ProgressBar, UserError, app_of, existing_scope, scope_argument, utcnow
 from consolidator.ladders.stage import LadderStage, ladder_specs
 from consolidator.runtime.lease_keeper import LeaseHeld, LeaseKeeper
 from consolidator.ladders.publish import summary_payload
@@ -34,7 +34,7 @@ LIST_KEYS = ("id", "window", "label", "version", "kind", "sources", "text")
 def summaries_command(ctx, scope, ladder, rung, show_all, as_json) -> None:
     """List a rung's summaries, oldest first (the newest version of each window)."""
     app = app_of(ctx)
-    scope = scope_argument(scope)
+    scope = existing_scope(ctx, scope)
     spec = ladder_specs(app)[ladder]
     if rung not in [r.name for r in spec.rungs]:
         raise UserError(f"--rung: {rung!r} is not a rung of the {ladder} ladder ({', '.join(r.name for r in spec.rungs)})")
@@ -104,17 +104,30 @@ def rebuild_command(ctx, scope, ladder, since) -> None:
 @click.argument("view")
 @click.pass_context
 def snapshot_command(ctx, scope, view) -> None:
-    """Print one snapshot, e.g. `time/week`, `count/40`, `facts`, `context.md`."""
+    """Print one snapshot, e.g. `time/week`, `count/40`, `facts`, `context.md`.
+
+    Exit 2 for an unknown scope or view (the message lists the valid views), 1 when the
+    view is valid but not published yet.
+    """
     app = app_of(ctx)
-    scope = scope_argument(scope)
+    scope = existing_scope(ctx, scope)
+    valid = snapshot_views(app)
     name = view if "." in view.rsplit("/", 1)[-1] else f"{view}.json"
+    if name not in valid:
+        shown = ", ".join(v.removesuffix(".json") for v in valid)
+        raise UserError(f"VIEW: unknown view {view!r} (valid: {shown})")
     try:
         text = read_snapshot(app.settings.snapshot_dir, scope, name)
-    except ValueError as exc:
-        raise UserError(f"VIEW: {exc}") from None
     except FileNotFoundError:
-        click.echo(f"no snapshot {name} for scope {scope} yet", err=True)
+        click.echo(f"no snapshot {name} for scope {scope} yet: the daemon publishes it after its first work "
+                   "on the scope", err=True)
         ctx.exit(1)
     click.echo(text, nl=not text.endswith("\n"))
+
+
+def snapshot_views(app) -> list[str]:
+    """Every snapshot file a scope can have, as `snapshot` names them (the ladders as configured)."""
+    rungs = [f"{ladder}/{rung.name}.json" for ladder, spec in ladder_specs(app).items() for rung in spec.rungs]
+    return ["context.md", "facts.json", "contacts.json", "tasks.json", *rungs]
 
 COMMANDS = [summaries_command, rebuild_command, snapshot_command]

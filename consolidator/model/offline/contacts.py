@@ -1,9 +1,13 @@
 """Contact rules for the offline backend.
 
-People come from: the speakers of people's lines, the named subjects of claims ("Ana works at
-Google", "my sister Ana"), "@name" mentions, and names right after people verbs (met, called,
-emailed, texted, told, asked, "lunch with"). Capitalised words elsewhere are never taken for
-people, so sentence starts, days, months and places ("in Paris") do not become contacts.
+People come from: the speakers of people's lines, the subjects of claims about people ("Ana
+works at Google", "my sister Ana"; a name is a subject only on the batch's evidence, names.py,
+and a plain clause's subject only when the name is known as a person or does a people verb),
+"@name" mentions, names right after people verbs (met, called, emailed, texted, told, asked,
+"lunch with"), and names addressed after a greeting ("Hey Ana", "Thanks, Ana!"). A name
+addressed that starts another speaker's name ("Mel" to Melanie) is that speaker's alias.
+Capitalised words elsewhere are never taken for people, so sentence starts ("Sounds like...",
+"Unconditional love..."), days, months and places ("in Paris") do not become contacts.
 
 Forms of one name merge: equal ignoring case, or one is the other's first name ("Ana" and "Ana
 Lopez"); a known contact's name and aliases win, else the longest form is the name. Details come
@@ -16,7 +20,9 @@ from __future__ import annotations
 
 import re
 
-from consolidator.model.offline.rules import Claim, Polarity, parse_text, same_subject, spec_of, take_name
+from consolidator.model.offline.names import COMMON_ZIPF, common_plural, zipf
+from consolidator.model.offline.parse import parse_text, take_name
+from consolidator.model.offline.rules import Claim, Polarity, same_subject, spec_of
 from consolidator.model.offline.text import NAME_STOPWORDS, content_stems, normalise, sentences, truncate_words
 from consolidator.model.schemas import ContactUpdate, KnownContact, Line
 
@@ -25,6 +31,7 @@ DETAIL_KEYS = {
     "avoids": "avoids", "allergy": "allergy", "condition": "condition", "injury": "health",
     "pet": "pets", "relation": "relation", "training": "training", "learning": "learning",
     "plan": "plans", "goal": "goals", "likes": "likes", "dislikes": "dislikes", "age": "age",
+    "partner": "partner",
 }
 BIOGRAPHY_WORDS = 60
 SUMMARY_WORDS = 50
@@ -35,6 +42,10 @@ _PEOPLE_VERB = re.compile(
     r"(?:lunch|dinner|coffee|drinks|breakfast|meeting|call|chat|date) with) ",
     re.I,
 )
+
+
+_GREETING = r"hey|hi|hello|dear|thanks|thank you|congrats|congratulations|bye|sorry|yo|wow|aww?|omg|good morning"
+_ADDRESSED = re.compile(rf"^(?:(?P<greet>(?i:{_GREETING}))(?:,\s*|\s+))?(?P<n>[A-Z][a-z]+)(?=\s*[,!.?]|$)")
 
 
 class _Person:
@@ -93,6 +104,22 @@ def _mentions(sentence: str) -> list[str]:
         if named:
             found.append((m.end(), named[0]))
     return [name for _, name in sorted(found) if name.split()[0].lower() not in NAME_STOPWORDS]
+
+
+def _addressed(reg: "_Registry", sentence: str, line: Line, speakers: list[str]) -> None:
+    """'Hey Mel!' said to Melanie: Mel is Melanie's alias; 'Hi Ana,' to no speaker: Ana, a person."""
+    m = _ADDRESSED.match(sentence)
+    if not m or m.group("n").lower() in NAME_STOPWORDS:
+        return
+    name, low = m.group("n"), m.group("n").lower()
+    me = (line.speaker or "").strip().lower()
+    for speaker in speakers:
+        first = speaker.split()[0].lower()
+        if speaker.lower() != me and len(low) >= 2 and (first.startswith(low) or first[:3] == low[:3]):
+            reg.see(speaker, line.id).see(name, line.id, None)  # a nickname: "Mel", "Mell", "Ev"
+            return
+    if m.group("greet") and zipf(low) < COMMON_ZIPF and not common_plural(low) and low not in line.text.lower().split():
+        reg.see(name, line.id, sentence)
 
 
 def _items(value: str) -> list[str]:
@@ -162,11 +189,13 @@ def contact_updates(lines: list[Line], claims: list[Claim], known: list[KnownCon
         if claim.person and claim.subject != "The user" and claim.source_ids:
             by_sentence.setdefault((claim.source_ids[0], claim.sentence), []).append(claim)
     reg = _Registry(known)
+    speakers = list(dict.fromkeys(s for s in ((line.speaker or "").strip() for line in lines) if s and s.lower() not in _AGENT))
     for line in lines:
         speaker = (line.speaker or "").strip()
         if speaker and speaker.lower() not in _AGENT:
             reg.see(speaker, line.id)
         for sentence in sentences(line.text):
+            _addressed(reg, sentence, line, speakers)
             for form in _mentions(normalise(sentence)):
                 reg.see(form, line.id, sentence)
             for claim in by_sentence.get((line.id, sentence), []):

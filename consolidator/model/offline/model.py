@@ -9,23 +9,28 @@ few fixed verbs ("lives in", "works at"). Only lines from people are read for fa
 and tasks: role "user", and role "assistant" when it carries a `speaker` other than
 "assistant"/"agent". Tool, action and system lines never produce anything but summary text.
 
-What it covers (see offline_rules.py and offline_tasks.py for the patterns): where someone
-lives or moved, origin, employer and job, diet and avoided foods, allergies and medical
-conditions (critical), injuries, pets, relatives ("my sister Ana"), training, learning, plans,
-goals, likes and dislikes, favourites, age, and changes ("no longer", "stopped", "quit",
-"... any more"); first person (resolved to the line's speaker, else "The user") and third
-person, with she/he/they resolved to the last person named in the same message. Tasks open on
-requests and reminders, close on "done"/"I sent ...", cancel on "cancel"/"never mind".
+What it covers. Facts: attribute rules (patterns.py) for where someone lives or moved, origin,
+employer and job, partner, diet and avoided foods, allergies and medical conditions (critical),
+injuries, pets, relatives ("my sister Ana"), training, learning, plans, goals, likes and
+dislikes, favourites, age, and changes ("no longer", "quit", "split up", "got laid off"); the
+single-valued ones (home, job, employer, partner, diet...) supersede the old value whatever
+verb said it (verb classes, not set phrases). Every other clause of substance about a person
+is kept whole as an event or experience, third person, dated with the local day it was said
+in the scope's time zone ("Caroline went to an LGBTQ support group (2023-05-07)."); a clause
+with no person for subject is kept as what the speaker said (parse.py, clauses.py). Subjects:
+I/we (the speaker, else "The user"), you (the other person speaking), "my X" (the speaker's X),
+she/he/they (the last person named in the same message), and names the batch's evidence vets
+(names.py): never a capitalised opener such as "Sounds" or "Unconditional". Contacts are
+people only (contacts.py). Tasks open on requests, reminders and dated or errand promises that
+carry an action, close on "done"/"I sent ...", cancel on "cancel"/"never mind" (tasks.py).
 
-Limits: English only; one clause pattern at a time, so paraphrases outside the patterns are
-missed ("Maya's new flat is in Paris", "I'm off meat"), as are facts spread over several
-sentences, sarcasm, hypotheticals ("if I moved to Paris") and reported speech ("Tom said he
-moved" is read as Tom's claim). Values end at the first comma or conjunction, so "cats and
-dogs" survives but "works at Acme as a nurse" keeps only Acme. Coreference is limited to
-she/he/they within one message; gender is never guessed (first-person "my" becomes "their").
-Op decisions compare parsed (subject, attribute, value) triples, so two stored facts that the
-rules cannot parse are only matched by identical content words. Dates are understood only in
-the plain forms listed in offline_tasks.py.
+Limits: English only; attribute values end at the first comma or conjunction ("works at Acme
+as a nurse" keeps only Acme as the employer); sarcasm, hypotheticals ("if I moved to Paris")
+and reported speech ("Tom said he moved" is read as Tom's claim) are taken at face value.
+Coreference is limited to she/he/they within one message and "you" to the nearest other
+person speaking; gender is never guessed ("my" becomes "their"). Op decisions compare parsed
+(subject, attribute, value) triples, so two stored facts that the rules cannot parse are only
+matched by identical content words. Dates are understood only in the plain forms of tasks.py.
 """
 
 from __future__ import annotations
@@ -35,19 +40,12 @@ from dataclasses import replace
 
 from consolidator.domain import is_negated, is_person_line
 from consolidator.model.offline.contacts import contact_updates
-from consolidator.model.offline.rules import (
-    Claim,
-    Context,
-    Polarity,
-    parse_sentence,
-    parse_text,
-    same_subject,
-    spec_of,
-    values_compatible,
-)
 from consolidator.model.offline.summarise import extractive_summary, fallback_days
+from consolidator.model.offline.names import known_subjects
+from consolidator.model.offline.parse import claims_of_lines, parse_text
+from consolidator.model.offline.rules import Claim, Polarity, same_subject, spec_of, values_compatible
 from consolidator.model.offline.tasks import task_changes
-from consolidator.model.offline.text import content_stems, normalise, sentences
+from consolidator.model.offline.text import content_stems, normalise
 from consolidator.model.schemas import (
     BatchReply,
     BatchRequest,
@@ -59,7 +57,6 @@ from consolidator.model.schemas import (
     FactExtractionReply,
     FactExtractionRequest,
     KnownFact,
-    Line,
     SummarizeRequest,
     SummaryReply,
     TasksReply,
@@ -67,18 +64,6 @@ from consolidator.model.schemas import (
 )
 
 _NUMBER = re.compile(r"\d+(?:[.,:]\d+)*")
-
-
-def claims_of_lines(lines: list[Line]) -> list[Claim]:
-    """Every claim of the people's lines, in order, each carrying its line id."""
-    out: list[Claim] = []
-    for line in lines:
-        if not is_person_line(line):
-            continue
-        ctx = Context(me=(line.speaker or "").strip() or "The user")
-        for sentence in sentences(line.text):
-            out += [replace(c, source_ids=(line.id,)) for c in parse_sentence(sentence, ctx)]
-    return out
 
 
 class OfflineModel:
@@ -96,7 +81,9 @@ class OfflineModel:
     # --- facts ---------------------------------------------------------------------------
 
     def extract_facts(self, request: FactExtractionRequest) -> FactExtractionReply:
-        claims = _latest_per_single_attribute(_merge_duplicates(claims_of_lines(request.messages)))
+        known_names = known_subjects(f.text for f in request.neighbours)
+        said = claims_of_lines(request.messages, request.timezone, known_names)
+        claims = _latest_per_single_attribute(_merge_duplicates(said))
         known = [(f, parse_text(f.text)) for f in sorted(request.neighbours, key=lambda f: -f.similarity)]
         facts: list[FactCandidate] = []
         targeted: set[str] = set()
@@ -138,11 +125,12 @@ class OfflineModel:
 
     def update_contacts(self, request: ContactsRequest) -> ContactsReply:
         people = [line for line in request.messages if is_person_line(line)]
-        return ContactsReply(contacts=contact_updates(people, claims_of_lines(people), request.known))
+        known = [name for k in request.known for name in (k.name, *k.aliases)]
+        return ContactsReply(contacts=contact_updates(people, claims_of_lines(people, request.timezone, known), request.known))
 
     def update_tasks(self, request: TasksRequest) -> TasksReply:
         people = [line for line in request.messages if is_person_line(line)]
-        return TasksReply(changes=task_changes(people, request.open_tasks))
+        return TasksReply(changes=task_changes(people, request.open_tasks, request.timezone))
 
     # --- one batch, all three --------------------------------------------------------------
 
@@ -228,6 +216,8 @@ def _decide(claim: Claim, known: list[tuple[KnownFact, list[Claim]]]) -> tuple[s
             if mine and mine <= words and claim.subject.lower().split()[0] in words and not _negated(fact.text):
                 return op, fact.id
         return "ADD", None
+    if claim.attribute == "event":
+        return "ADD", None  # events add up: a fuller account of one day never erases another day's
     single = spec_of(claim.attribute).single
     for fact, k in matches:
         if k.polarity is not Polarity.ASSERTED and values_compatible(claim.key, k.key):

@@ -1,7 +1,13 @@
 """Task rules for the offline backend: open, done and cancelled, with plain due dates.
 
-Opens on: "remind me to X", "remind me about X", "I need/have/must/got to X", "don't forget to
-X", "todo: X", "can/could/would/will you X", "I want/need/would like you to X", "please X".
+Opens on: "remind me to X", "remind me about X" (as a request: at the start, not "these photos
+remind me of home"), "I need/have/must/have got to X" (not in "what I have to do"), "don't forget
+to X", "todo: X", "can/could/would/will you X", "I want/need/would like you to X", "please X",
+and promises "I will/am going to X" that carry a due date or a plain errand verb (call, send,
+book...). X must be an action: a leading verb and an object of substance or a due date ("That
+day." and "Family love" are not tasks). Requests to someone (can you, please, don't forget to,
+I want you to) open a task only when no other person is in the conversation: between two
+people they are advice or favours, not the speaker's errands.
 Closes (done) on: "done: X", "X is done/finished/sent/booked", "I (have) finished/sent/booked/
 paid/called/... X" (not in questions). Cancels on: "cancel the reminder to X", a sentence
 starting "cancel/scrap/forget (about) X", "never mind (about) X", "no need to X", "I no longer
@@ -12,7 +18,8 @@ Matching is by content-word overlap (stems): at least one shared word that is no
 title's leading verb, covering half of the shorter side; when both start with different known
 task verbs ("call mom" vs "buy flowers for mom") they never match.
 
-Due dates, relative to the message's `at` date: 2025-03-10; March 10 / 10 March (this year,
+Due dates, relative to the day the message was said on, in the scope's time zone (`at` is
+UTC: "tomorrow" said at 00:30 on a Tuesday in Paris is Wednesday): 2025-03-10; March 10 / 10 March (this year,
 or next year when already past), with an optional year; today, tonight, tomorrow, the day after
 tomorrow; a weekday (the next one strictly after today; "this"/"next"/"coming" Friday all mean
 that one); in N days/weeks. Anything else ("end of the month", "after the holidays") leaves
@@ -24,7 +31,9 @@ from __future__ import annotations
 import re
 from datetime import date, datetime, timedelta
 
-from consolidator.model.offline.text import MONTHS, WEEKDAYS, content_stems, normalise, sentences, stem
+from consolidator.model.offline.clauses import local_time, substance
+from consolidator.model.offline.parse import addressee
+from consolidator.model.offline.text import MONTHS, STOPWORDS, WEEKDAYS, content_stems, normalise, sentences, stem
 from consolidator.model.schemas import KnownTask, Line, TaskChange
 
 _MON = "|".join([m for m in MONTHS] + ["jan", "feb", "mar", "apr", "jun", "jul", "aug", "sept", "sep", "oct", "nov", "dec"])
@@ -42,27 +51,44 @@ _DUE = re.compile(
 )
 
 _REQUEST = re.compile(r"\b(?:can|could|would|will) you(?: please)? (?P<a>.+)", re.I)
+# "remind me" as a request: at the start, after one interjection ("Hey,") or "can you"/"please";
+# "these photos remind me of home" is no request.
+_ASK = r"^\s*(?:[A-Za-z]+,\s*)?(?:(?:please|pls|and|so|also|oh|ok|okay) )*(?:(?:can|could|would|will) you (?:please )?)?"
+_WHEN = rf"(?: (?:tomorrow|today|tonight|(?:on|next|this|by) [a-z]+|in [a-z0-9]+ (?:days?|weeks?)|(?:on )?{_MON} \d{{1,2}}))?"
 _REMIND = [
-    re.compile(r"\bremind me (?:to|that I (?:need|have) to) (?P<a>.+)", re.I),
-    re.compile(r"\bremind me (?:about|of) (?P<a>.+)", re.I),
+    re.compile(rf"{_ASK}remind me{_WHEN} (?:to|that I (?:need|have) to) (?P<a>.+)", re.I),
+    re.compile(rf"{_ASK}remind me{_WHEN} (?:about|of) (?P<a>.+)", re.I),
 ]
+_FORGET = re.compile(r"\bdo not (?:let me )?forget to (?P<a>.+)", re.I)
+_WANT_YOU = re.compile(r"\bI (?:want|need|would like) you to (?P<a>.+)")
+_PLEASE = re.compile(r"^\s*please (?P<a>.+)", re.I)
+# "I'll send it tomorrow": a promise, opened only with a due date or a plain errand (_TASK_VERBS).
+_PROMISE = re.compile(r"\bI (?:will|shall|am going to|am gonna) (?:(?:definitely|really|also|just|probably|surely) )?(?P<a>.+)")
 _ASKABLE = frozenset([*_REMIND, _REQUEST])  # the open patterns that may come as a question
+# Requests to someone else: when that someone is another person rather than the agent, they are
+# advice or favours between people ("don't forget to take breaks"), not the speaker's errands.
+_TO_ADDRESSEE = frozenset([_FORGET, _WANT_YOU, _REQUEST, _PLEASE])
 _OPEN = [
     *_REMIND,
-    re.compile(r"\bI (?:(?:really|still|also|just) )?(?:need|have|must|have got|got) to (?P<a>.+)"),
+    re.compile(r"\bI (?:(?:really|still|also|just) )?(?:need|have|have got) to (?P<a>.+)"),
     re.compile(r"\bI (?:must|gotta) (?P<a>.+)"),
-    re.compile(r"\bdo not (?:let me )?forget to (?P<a>.+)", re.I),
+    _FORGET,
     re.compile(r"^\s*(?:todo|to-do|to do|task)\s*:\s*(?P<a>.+)", re.I),
-    re.compile(r"\bI (?:want|need|would like) you to (?P<a>.+)"),
+    _WANT_YOU,
     _REQUEST,
-    re.compile(r"^\s*please (?P<a>.+)", re.I),
+    _PLEASE,
+    _PROMISE,
 ]
 # First words of "can you ..." / "I have to ..." that are not errands.
 _NOT_TASKS = frozenset(
     """believe imagine see hear explain tell describe summarize summarise recommend suggest give
     show clarify answer think guess say read admit agree confess go leave run know understand
-    help be repeat translate define compare""".split()
+    help be repeat translate define compare share keep miss love like enjoy try wait feel
+    remember forget stay look""".split()
 )
+# A relative clause ("what I have to do") is not a commitment.
+_RELATIVE_BEFORE = re.compile(r"\b(?:what|which|that|whatever|everything|all|something|anything|things|stuff|one)\s*$", re.I)
+_VERBS_IN_STOPWORDS = frozenset("do get let have make go be take".split())
 _DONE_VERBS = (
     r"finished|did|done|completed|sent|booked|paid|called|rang|emailed|bought|submitted|fixed|renewed|ordered|"
     r"scheduled|returned|wrote|made|posted|mailed|filed|cleaned|signed|texted|messaged|visited|picked up|"
@@ -95,6 +121,9 @@ _TASK_VERBS = frozenset(stem(w) for w in (
     "schedule write draft visit prepare check print sign file post mail update review reply contact plan "
     "organise organize feed walk water meet bring take make finish get do read"
 ).split())
+_ASIDE = re.compile(r"\s*\[[^\]]*\]?")  # "[shares a photo: ...]": an annotation, not speech
+# Verbs of a plain errand: a promise without a date must use one ("I'll call Ana", not "I'll make it").
+_ERRANDS = _TASK_VERBS - frozenset(stem(w) for w in "do get make take read bring plan check meet".split())
 _CUT = re.compile(r"\s*(?:[,;(].*|\b(?:because|so that|since|if|when|as soon as|once|after I|before I)\b.*)$", re.I)
 _POLITE = re.compile(r"\b(?:please|for me|thanks|thank you|any ?more|any longer)\b", re.I)
 
@@ -210,8 +239,25 @@ def _done_phrase(m: re.Match[str]) -> str:
     return phrase
 
 
-def _sentence_changes(book: _Book, sentence: str, line: Line) -> None:
-    s = normalise(sentence)
+def _has_action(action: str, title: str, due: date | None, promise: bool) -> bool:
+    """A task needs a verb phrase: a leading verb, then an object of substance or a due date.
+
+    A promise ("I'll ...") also needs a due date or a plain errand verb: "I'll keep that in mind"
+    and "I will be there" are no tasks."""
+    words = re.findall(r"[a-z']+", action.lower())
+    if not words or not title:
+        return False
+    verb = words[0]
+    if verb in _NOT_TASKS or (verb in STOPWORDS and verb not in _VERBS_IN_STOPWORDS) or verb.endswith("ly"):
+        return False
+    if promise and due is None and stem(verb) not in _ERRANDS:
+        return False
+    return substance(" ".join(title.split()[1:])) > 0 or due is not None
+
+
+def _sentence_changes(book: _Book, sentence: str, line: Line, today: datetime, peer: bool) -> None:
+    """`today`: the line's local time; `peer`: the line speaks to another person, not the agent."""
+    s = normalise(_ASIDE.sub("", sentence))
     question = s.rstrip().endswith("?")
     if (m := _CANCEL_REMINDER.search(s)) and book.close("cancelled", m.group("p"), line.id):
         return
@@ -224,21 +270,26 @@ def _sentence_changes(book: _Book, sentence: str, line: Line) -> None:
             return
     for pattern in _OPEN:
         m = pattern.search(s)
-        if not m or (question and pattern not in _ASKABLE):
+        if not m or (question and pattern not in _ASKABLE) or (peer and pattern in _TO_ADDRESSEE):
+            continue
+        if _RELATIVE_BEFORE.search(s[:m.start()]):
             continue
         action = m.group("a")
-        first = (re.findall(r"[a-z]+", action.lower()) or [""])[0]
-        if first in _NOT_TASKS:
+        due, _ = due_date(s, today)
+        title = title_of(action)
+        if not _has_action(action, title, due, pattern is _PROMISE) and pattern not in _REMIND:
             continue
-        due, _ = due_date(s, line.at)
-        book.open(title_of(action), due, line.id)
+        book.open(title, due, line.id)
         return
 
 
-def task_changes(lines: list[Line], open_tasks: list[KnownTask]) -> list[TaskChange]:
-    """Opened, done and cancelled tasks said in `lines` (people's lines only, in order)."""
+def task_changes(lines: list[Line], open_tasks: list[KnownTask], zone: str = "UTC") -> list[TaskChange]:
+    """Opened, done and cancelled tasks said in `lines` (people's lines only, in order); relative
+    due dates count from each line's local day in `zone`."""
     book = _Book(open_tasks)
-    for line in lines:
+    for i, line in enumerate(lines):
+        today = local_time(line.at, zone)
+        peer = addressee(lines, i) is not None
         for sentence in sentences(line.text):
-            _sentence_changes(book, sentence, line)
+            _sentence_changes(book, sentence, line, today, peer)
     return [c for c in book.changes if c is not None]

@@ -7,19 +7,37 @@ iterated, so results do not depend on Python's hash seed.
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 
 _QUOTES = str.maketrans({"\u2019": "'", "\u2018": "'", "\u201c": '"', "\u201d": '"'})
-_CONTRACTIONS = [
-    (re.compile(r"\bi'm\b", re.I), "I am"),
-    (re.compile(r"\bi've\b", re.I), "I have"),
-    (re.compile(r"\bi'd\b", re.I), "I would"),
-    (re.compile(r"\bi'll\b", re.I), "I will"),
-    (re.compile(r"\b(do|does|did|is|are|was|were|has|have|had|could|would|should)n't\b", re.I), r"\1 not"),
-    (re.compile(r"\bcan't\b", re.I), "cannot"),
-    (re.compile(r"\bwon't\b", re.I), "will not"),
-    (re.compile(r"\b(she|he|it|that|there)'s\b", re.I), r"\1 is"),
-    (re.compile(r"\b(they|we|you)'re\b", re.I), r"\1 are"),
-]
+_APOSTROPHE = re.compile(r"\b([A-Za-z]+)'([A-Za-z]+)\b")
+_NOT_BASES = frozenset("do does did is are was were has have had could would should".split())
+_EXPANSIONS = {  # (word, ending) -> the words it stands for ("she's" -> "she is")
+    **{("i", e): f"I {w}" for e, w in (("m", "am"), ("ve", "have"), ("d", "would"), ("ll", "will"))},
+    **{(p, "s"): "is" for p in ("she", "he", "it", "that", "there")},
+    **{(p, "re"): "are" for p in ("they", "we", "you")},
+    **{(p, "ll"): "will" for p in ("we", "you", "they", "she", "he", "it", "that", "there", "who")},
+    **{(p, "ve"): "have" for p in ("we", "you", "they", "who")},
+    **{(p, "d"): "would" for p in ("we", "you", "they", "she", "he")},
+}
+
+
+def _expand(m: re.Match[str]) -> str:
+    word, ending = m.group(1), m.group(2).lower()
+    low = word.lower()
+    if ending == "t" and low.endswith("n"):
+        base = word[:-1]
+        if base.lower() in _NOT_BASES:
+            return f"{base} not"
+        if low in ("can", "won"):
+            return "cannot" if low == "can" else "will not"
+        return m.group(0)
+    expansion = _EXPANSIONS.get((low, ending))
+    if expansion is None:
+        return m.group(0)
+    return expansion if low == "i" else f"{word} {expansion}"
+
+
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[\"'(@A-Z0-9])|\n+")
 _WORD = re.compile(r"[A-Za-z0-9]+(?:['-][A-Za-z0-9]+)*")
 
@@ -65,6 +83,14 @@ _IRREGULAR = {
     "ran": "run", "brought": "bring", "thought": "think", "found": "find", "kept": "keep",
     "felt": "feel", "broke": "break", "broken": "break", "children": "child", "people": "person",
 }
+# Simple past forms that take no -s ("went", not "wents"): third_person leaves them as they are.
+IRREGULAR_PAST = frozenset(
+    """went came saw said told took gave got made met ran bought brought thought found kept felt left
+    began wrote read sang drew won lost sent spent paid built became fell grew knew heard held led
+    taught caught fought sold stood understood wore threw ate drank drove flew rode swam forgot got
+    hid hit shut cut put set let quit spoke broke chose froze woke stole sat lay meant slept sought
+    dealt fed bit lit shot struck stuck hung dug spun split spread bet bid burst cast shed upset""".split()
+)
 _THIRD_PERSON = {"am": "is", "are": "is", "have": "has", "do": "does", "go": "goes", "be": "is"}
 _NO_INFLECT = frozenset(
     """is was were has had does did will would can could shall should may might must cannot
@@ -76,8 +102,8 @@ _PRONOUNS_3P = {"my": "their", "me": "them", "myself": "themselves", "mine": "th
 def normalise(text: str) -> str:
     """Straight quotes, expanded contractions, single spaces."""
     out = text.translate(_QUOTES)
-    for pattern, repl in _CONTRACTIONS:
-        out = pattern.sub(repl, out)
+    if "'" in out:
+        out = _APOSTROPHE.sub(_expand, out)
     return " ".join(out.split())
 
 
@@ -92,6 +118,7 @@ def words(text: str) -> list[str]:
     return [w.lower() for w in _WORD.findall(text)]
 
 
+@lru_cache(maxsize=1 << 16)
 def stem(word: str) -> str:
     """A crude, stable English stemmer: 'trained', 'training', 'trains' -> 'train'."""
     w = word.lower().replace("'", "")
@@ -122,7 +149,7 @@ def third_person(verb: str) -> str:
     low = verb.lower()
     if low in _THIRD_PERSON:
         return _THIRD_PERSON[low]
-    if low in _NO_INFLECT or low.endswith(("ed", "s")) or not low.isalpha():
+    if low in _NO_INFLECT or low in IRREGULAR_PAST or low.endswith(("ed", "s")) or not low.isalpha():
         return verb
     if low.endswith(("ch", "sh", "x", "z", "o")):
         return verb + "es"
@@ -147,7 +174,7 @@ def third_person_predicate(predicate: str) -> str:
         if low in _PRONOUNS_3P:
             tokens[i] = _PRONOUNS_3P[low]
             continue
-        if not inflected and low not in _SKIP_BEFORE_VERB:
+        if not inflected and low not in _SKIP_BEFORE_VERB and not (low.endswith("ly") and len(low) > 5):
             tokens[i] = third_person(tok)
             inflected = True
     return " ".join(tokens)

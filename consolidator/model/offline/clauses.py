@@ -1,0 +1,208 @@
+"""Events, experiences and other statements that no attribute rule covers, as dated facts.
+
+"I went to an LGBTQ support group last Friday" matches no attribute rule (home, job, diet...),
+yet it is what a later question asks about. Such a clause becomes one fact: its subject (the
+speaker for I/we, the addressee for you, a vetted name, "<Speaker>'s X" for "my X"), then
+the whole rest of the clause rewritten in the third person, then the local day it was said:
+"Caroline went to an LGBTQ support group last Friday (2023-05-07)." Nothing is summarised away:
+titles, numbers, places and objects stay as they were said.
+
+Rewriting: "I/we" as subject -> the speaker, and the first verb agrees ("am"/"are" -> "is",
+"were" -> "was", "love" -> "loves"); "my/our/me/us" -> "their/them" when the speaker is the
+subject, else "<Speaker>'s"/"<Speaker>"; "you/your" -> the addressee (the nearest other person
+speaking in the batch) and "you use" -> "<Addressee> uses". A clause that says "you" with no
+person to address it to is dropped: it would not stand alone.
+
+A clause is kept only when it has substance (`substance`: content words that are not VAGUE,
+i.e. feelings, intensifiers, light verbs, time words, "thing"/"stuff"; names and numbers count
+twice): MIN_SUBSTANCE for a clause about a person, MIN_SAID for one kept in the speaker's name
+because no person is its subject ("It stands for freedom" -> "Ana said: It stands for
+freedom"). So "I'm so happy for you", "I know, right" and "I love that" give nothing. Questions give nothing. Square-
+bracketed asides ("[shares a photo: ...]") are annotations, not speech, and are left out.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from datetime import datetime, timezone
+from functools import lru_cache
+from zoneinfo import ZoneInfo
+
+from consolidator.model.offline.text import STOPWORDS, stem, third_person
+
+MIN_SUBSTANCE = 2  # a clause about a person keeps at least this much substance (see substance)
+MIN_SAID = 5  # a clause with no person for subject, kept in the speaker's name, needs more
+MAX_WORDS = 45  # a longer clause is cut at its last comma (or word) within this many words
+VAGUE = frozenset(
+    """happy glad sad sorry excited thrilled proud grateful thankful lucky blessed great good nice cool
+    awesome amazing wonderful fantastic incredible beautiful lovely cute sweet fun funny hard tough easy
+    bad terrible awful interesting important special true sure right wrong okay fine crazy perfect
+    super best better worse worst stoked pumped bummed jealous impressive inspiring inspired
+    touched moved meaningful rewarding powerful exciting appreciate appreciated agree agreed wish hope
+    hoping hoped think thought thinking guess believe mean meant know knew knowing understand feel
+    felt feeling feels see saw seen seeing look looking looks seem seems sound sounds say said tell
+    told glad love loved loving like liked enjoy enjoyed want wanted need needed try trying tried
+    got get getting go going gone went come came coming make made making take took taking keep kept
+    let lets put give gave thing things stuff something anything everything nothing lot lots bit
+    kind sort way ways time times day days moment moments week weeks weekend month months year years
+    today tonight yesterday tomorrow morning evening night ever even always never often sometimes
+    definitely absolutely totally honestly literally actually basically seriously truly pretty
+    idea ideas one ones guys people person everyone someone anyone everywhere somewhere anywhere happen
+    happened happens wow yeah yes yep haha omg lol thanks thank congrats congratulations hey hi hello
+    bye cheers ah oh ooh aww hmm wait last next ago
+    soon later lately recently early late monday tuesday wednesday thursday friday saturday sunday
+    january february march april may june july august september october november december""".split()
+)
+_ADVERB = frozenset(
+    """no longer never not also still now just really actually always often usually finally recently
+    already even totally definitely absolutely honestly literally truly so too then once sometimes
+    currently officially both all last first""".split()
+)
+_THIRD = {"am": "is", "are": "is", "were": "was", "have": "has", "do": "does", "'m": "is", "'re": "is", "'ve": "has"}
+_BRACKETS = re.compile(r"\s*\[[^\]]*\]?")
+_ISO_DAY = re.compile(r"\s*\(\d{4}-\d{2}-\d{2}\)")
+_WORD = re.compile(r"[A-Za-z0-9]+(?:['-][A-Za-z0-9]+)*")
+_PUNCT = re.compile(r"^(\W*)(.*?)(\W*)$")
+_SUBORDINATORS = frozenset(
+    "how that what when whenever if because as since where why and but so while which who whether though "
+    "although before after until once".split()
+)
+_AFTER_YOU_SKIP = frozenset(STOPWORDS | {"guys", "all", "both", "two", "soon", "later", "again", "there"})
+_UNRESOLVED = object()  # "you" with no one to address it to
+# Verbs that take a person as subject: a named subject doing one of these is a person.
+PERSON_VERBS = frozenset(stem(w) for w in (
+    """said told asked called texted emailed met visited went came moved lives works married divorced dated
+    adopted painted drew wrote recorded sang played studied graduated joined started finished quit left
+    bought sold gave took made cooked baked ran hiked travelled traveled flew drove decided loves likes
+    hates thinks feels wants knows believes hopes plans learned learnt taught volunteered attended won lost
+    got became hugged laughed cried smiled shared sent paid""".split()
+))
+
+
+@lru_cache(maxsize=64)
+def _zone(name: str) -> ZoneInfo | timezone:
+    try:
+        return ZoneInfo(name)
+    except (KeyError, ValueError):
+        return timezone.utc
+
+
+def local_time(at: datetime, zone: str = "UTC") -> datetime:
+    """`at` in `zone` (a naive `at` is UTC; an unknown zone is UTC)."""
+    aware = at if at.tzinfo else at.replace(tzinfo=timezone.utc)
+    return aware.astimezone(_zone(zone))
+
+
+def local_day(at: datetime, zone: str = "UTC") -> str:
+    """The ISO day `at` falls on in `zone`."""
+    return local_time(at, zone).date().isoformat()
+
+
+def strip_asides(text: str) -> str:
+    """Drop square-bracketed annotations and a trailing '(YYYY-MM-DD)' date."""
+    return _ISO_DAY.sub("", _BRACKETS.sub("", text)).strip()
+
+
+def substance(predicate: str, names: tuple[str, ...] = ()) -> int:
+    """How informative a predicate is: its distinct content words that are not VAGUE, a name,
+    title or number counting twice ("went to a support group": 2; "visited Boston": 2)."""
+    skip = {n.lower() for name in names for n in name.split()}
+    found: dict[str, int] = {}
+    for i, w in enumerate(_WORD.findall(predicate)):
+        low = w.lower()
+        low = low[:-2] if low.endswith("'s") else low
+        if low in STOPWORDS or low in VAGUE or low in skip or stem(low) in _VAGUE_STEMS:
+            continue
+        specific = any(c.isdigit() for c in w) or (i > 0 and w[:1].isupper())
+        found[stem(low)] = max(found.get(stem(low), 0), 2 if specific else 1)
+    return sum(found.values())
+
+
+_VAGUE_STEMS = frozenset(stem(w) for w in VAGUE)
+
+
+@dataclass(frozen=True)
+class Speakers:
+    """Who the pronouns of one line point to: `me` (I/we/my), `you` (the addressee or None)."""
+
+    me: str
+    you: str | None
+
+
+def rewrite(predicate: str, speakers: Speakers, subject_is_me: bool) -> str | None:
+    """The predicate in the third person (see the module docstring); None if 'you' cannot be resolved.
+
+    `subject_is_me`: the clause's subject was I/we, so its first verb must agree with a name.
+    """
+    out: list[str] = []
+    agree = subject_is_me  # the next verb must agree with a singular name
+    from_you = False  # ...and that name replaced "you" ("how you use" -> "how Ana uses")
+    prev = ""
+    for raw in predicate.split():
+        lead, word, trail = _PUNCT.match(raw).groups()
+        low = word.lower()
+        if agree and (low in _ADVERB or (low.endswith("ly") and len(low) > 5)):
+            out.append(raw)
+            continue
+        if agree:
+            agree = False
+            if low in _THIRD:
+                word = _THIRD[low]
+            elif low.isalpha() and not (from_you and (low in _AFTER_YOU_SKIP or low.endswith(("ed", "ing")))):
+                word = third_person(word)
+            out.append(f"{lead}{word}{trail}")
+            prev = low
+            continue
+        new = _pronoun(low, speakers, subject_is_me)
+        if new is _UNRESOLVED:
+            return None
+        if new is not None:
+            # a pronoun that became a name and starts a clause of its own: its verb must agree
+            agree = (low in ("i", "we") or low == "you" and (not out or prev in _SUBORDINATORS)) and new != "they"
+            from_you = low == "you"
+            word = new
+        out.append(f"{lead}{word}{trail}")
+        prev = low
+    return " ".join(out)
+
+
+
+def _pronoun(low: str, speakers: Speakers, subject_is_me: bool):
+    me, you = speakers.me, speakers.you
+    if low in ("my", "our"):
+        return "their" if subject_is_me else f"{me}'s"
+    if low in ("me", "us"):
+        return "them" if subject_is_me else me
+    if low in ("myself", "ourselves"):
+        return "themselves"
+    if low in ("mine", "ours"):
+        return "theirs" if subject_is_me else f"{me}'s"
+    if low == "i":
+        return me
+    if low == "we":
+        return "they" if subject_is_me else me
+    if low in ("you", "your", "yours", "yourself", "yourselves", "ya", "u"):
+        if you is None:
+            return _UNRESOLVED
+        return you if low in ("you", "yourself", "yourselves", "ya", "u") else f"{you}'s"
+    return None
+
+
+def clip(text: str, max_words: int = MAX_WORDS) -> str:
+    """At most `max_words` words, cut at the last comma inside them when there is one."""
+    words = text.split()
+    if len(words) <= max_words:
+        return text
+    head = " ".join(words[:max_words])
+    comma = head.rfind(",")
+    return (head[:comma] if comma > len(head) // 2 else head).rstrip(" ,;:-")
+
+
+def first_verb(predicate: str) -> str:
+    """The stem of the predicate's first word that is not an adverb ('just finished' -> 'finish')."""
+    for w in predicate.lower().split():
+        w = w.strip(".,!?;:\"'")
+        if w and w not in _ADVERB and not w.endswith("ly"):
+            return stem(w)
+    return ""

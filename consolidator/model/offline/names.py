@@ -1,0 +1,150 @@
+"""Which capitalised words name people or things: evidence from the batch, not a gazetteer.
+
+A capital letter alone proves little: every sentence starts with one ("Sounds like fun",
+"Unconditional love is so important", "Wow"). And word frequency alone cannot tell names
+from words either ("caroline" and "unconditional" are about as rare in English; "mark" and
+"will" are common words). So a capitalised word is taken for a name only on evidence:
+
+- it is a known name: a speaker of the batch, a known contact, the subject of a known fact;
+- it is capitalised somewhere not at the start of a sentence ("I met Ana", "Thanks, Mel!")
+  and never seen in lower case in the batch (a proper noun, not a capitalised common word);
+- it is introduced as a person: after a relation word ("my friend Ana"), before one ("Ana is
+  my cousin"), addressed at a sentence start ("Hey Ana", "Thanks, Ana!"), or after a people
+  verb ("I called Ana", "lunch with Ana"; not "visited", which places take too);
+- it is said to be someone's something ("Oliver is my mother's cat"): a named thing;
+- or, only at a sentence start, the next word agrees with a singular subject ("Ana works",
+  "Ana called", "Ana is"; not "Unconditional love", "Sounds like", "Thanks so much") and the
+  word is not seen in lower case in the batch and is rare in English (wordfreq zipf below
+  RARE_ZIPF), or, when what follows is said of people (an attribute rule such as "works at", or
+  a people verb such as "called", "visited"), below COMMON_ZIPF ("Ana", "Tom"; not "Mark").
+
+Two kinds of answer: `is_named` (a person or a named thing may be a fact's subject) and
+`is_person` (may become a contact). Places and titles are named things, not people: only the
+person evidence above, or a people verb in the claim itself (see clauses.py), makes a person.
+Lookups are cached; the frequency list loads once per process, on first use.
+"""
+
+from __future__ import annotations
+
+import re
+from functools import lru_cache
+from typing import Iterable
+
+from consolidator.model.offline.text import IRREGULAR_PAST, NAME_STOPWORDS, RELATIONS, STOPWORDS, sentences
+
+RARE_ZIPF = 3.0  # below this a lower-cased word is too rare to be common English ("xiomara": 0)
+COMMON_ZIPF = 5.0  # at or above this a word is common English ("sounds" 4.97 is below: agreement rules it out)
+_CAP_WORD = re.compile(r"(?<![\w'@-])[A-Z][a-z]+(?:[A-Z][a-z]+)?(?:-[A-Z][a-z]+)?(?![\w-])")
+_LOWER_WORD = re.compile(r"(?<![\w'-])[a-z]+(?![\w-])")
+_NAME = r"[A-Z][a-z]+(?:[A-Z][a-z]+)?(?: [A-Z][a-z]+)?"
+_PERSON_EVIDENCE = [
+    re.compile(rf"\b(?:[Mm]y|[Oo]ur|[Hh]is|[Hh]er|[Tt]heir|[Yy]our) (?i:{RELATIONS}),? (?P<n>{_NAME})"),
+    re.compile(rf"(?P<n>{_NAME}) (?:is|was) (?:my|our|his|her|their|your) (?i:{RELATIONS})\b(?!')"),
+    re.compile(rf"\b(?:[Mm]y|[Oo]ur) (?i:{RELATIONS})'s name is (?P<n>{_NAME})"),
+    re.compile(rf"^(?i:hey|hi|hello|dear|thanks|thank you|congrats|congratulations|bye|sorry|yo),? (?P<n>{_NAME})\b"),
+    re.compile(
+        rf"\b(?i:met|meet|meeting|rang|emailed|texted|told|asked|hugged|married|dating|"
+        rf"(?:I|we|she|he|they) (?:just |finally )?called|(?:lunch|dinner|coffee|drinks|breakfast|chat|talked|spoke|"
+        rf"hung out|went out) with) (?P<n>{_NAME})"
+    ),
+]
+# A name said to be someone's or something's: "Oliver is my mother's cat" (named, maybe not a person).
+_NAMED_EVIDENCE = re.compile(rf"^(?P<n>{_NAME}) (?:is|was) (?:my|our|his|her|their|your) ")
+_AUX = frozenset(
+    """is was has had does did will would can could should may might must cannot just also still never
+    always really finally recently""".split()
+)
+@lru_cache(maxsize=1 << 16)
+def zipf(word: str) -> float:
+    """wordfreq's Zipf frequency of a lower-cased English word (0 for unknown words)."""
+    from wordfreq import zipf_frequency  # imported on first use: 0.5 s, then cached by wordfreq
+
+    return zipf_frequency(word.lower(), "en")
+
+
+def common_plural(word: str) -> bool:
+    """'doctors', 'parents', 'friends': the plural of a common noun, not a name ('James')."""
+    low = word.lower()
+    return low.endswith("s") and not low.endswith("ss") and zipf(low[:-1]) >= 4.0
+
+
+def agrees_with_singular(word: str) -> bool:
+    """Whether `word` can follow a singular name as its verb: 'is', 'called', 'loves', 'went'."""
+    low = word.lower()
+    if low in _AUX or low in IRREGULAR_PAST:
+        return True
+    if low in STOPWORDS:
+        return False
+    return low.endswith("ed") or (low.endswith("s") and not low.endswith("ss") and len(low) > 3)
+
+
+def _starts(text: str) -> set[int]:
+    """Offsets where a sentence or quotation starts (a capital there proves nothing)."""
+    out = {0}
+    for m in re.finditer(r"(?:[.!?:;]\s+|[\"(\[]\s*|\n\s*|^\W+)", text):
+        out.add(m.end())
+    return out
+
+
+class NameBook:
+    """Name evidence of one batch (see the module docstring); `None` elsewhere means 'trust capitals'."""
+
+    def __init__(self, known: Iterable[str] = ()) -> None:
+        self.people: set[str] = set()  # lower-cased full names and first names
+        self.proper: set[str] = set()  # capitalised where a capital proves it
+        self.lower: set[str] = set()  # words seen in lower case
+        for name in known:
+            self.add_person(name)
+
+    def add_person(self, name: str) -> None:
+        name = " ".join(name.split())
+        if not name or name.split()[0].lower() in NAME_STOPWORDS:
+            return
+        self.people.add(name.lower())
+        self.people.add(name.split()[0].lower())
+
+    def read(self, text: str) -> None:
+        """Collect the evidence of one person's line."""
+        starts = _starts(text)
+        for m in _CAP_WORD.finditer(text):
+            if m.start() not in starts and m.group().lower() not in NAME_STOPWORDS:
+                self.proper.add(m.group().lower())
+        self.lower.update(m.group() for m in _LOWER_WORD.finditer(text))
+        for sentence in sentences(text):
+            if m := _NAMED_EVIDENCE.match(sentence):
+                self.proper.update(m.group("n").lower().split())
+            for pattern in _PERSON_EVIDENCE:
+                for m in pattern.finditer(sentence):
+                    self.add_person(m.group("n"))
+
+    def is_person(self, name: str) -> bool:
+        low = name.lower()
+        return low in self.people or low.split()[0] in self.people
+
+    def is_named(self, name: str, initial: bool, next_word: str = "", person_predicate: bool = False) -> bool:
+        """May `name` (one or two capitalised words) be a subject at this position?
+
+        `person_predicate`: what follows is said of people ("works at", "called", "moved to")."""
+        words = name.lower().split()
+        if not words or words[0] in NAME_STOPWORDS or words[0] in STOPWORDS:
+            return False
+        if self.is_person(name):
+            return True
+        if all(w in self.proper and w not in self.lower for w in words):
+            return True
+        if not initial:
+            return words[0] not in self.lower
+        if any(w in self.lower or common_plural(w) for w in words) or not agrees_with_singular(next_word):
+            return False
+        limit = COMMON_ZIPF if person_predicate else RARE_ZIPF
+        return all(zipf(w) < limit for w in words)
+
+
+def known_subjects(texts: Iterable[str]) -> list[str]:
+    """The leading names of stored fact texts ('Ana works at Acme.' -> 'Ana'): already vetted."""
+    out = []
+    for text in texts:
+        m = re.match(rf"({_NAME})(?:'s)?\b", text)
+        if m and m.group(1).split()[0].lower() not in NAME_STOPWORDS:
+            out.append(m.group(1))
+    return out

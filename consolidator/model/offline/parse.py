@@ -1,0 +1,336 @@
+"""Sentences into claims: subjects, segments, and the plain clauses no rule covers.
+
+A sentence is cut into segments at conjunctions and commas; each segment is an optional
+subject and a predicate. Subjects: I and we (the speaker), "my family and I" (the speaker, with
+company in the text), "my sister Ana" / "my dog Rex" / "my sister" / "my hand-painted bowl"
+(owned by the speaker), a name that the batch's evidence vets (names.py), she/he/they (the last
+person named in the same line). A segment with no subject inherits the previous one ("Maya
+injured her knee and is no longer training"); a segment that is only a time ("Last Friday,")
+is carried to the next clause. The predicate goes to the attribute rules (rules.py); when none
+applies it is kept whole as a dated plain clause (clauses.py), if it has substance. Questions
+give no plain clauses.
+
+The same parser reads stored facts (`parse_text`): there no batch evidence exists, capitals
+are trusted, and a fact's trailing "(YYYY-MM-DD)" is not part of its value.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, replace
+from datetime import datetime
+from functools import lru_cache
+from typing import Iterable
+
+from consolidator.domain import is_person_line
+from consolidator.model.offline.clauses import (
+    MIN_SAID,
+    MIN_SUBSTANCE,
+    PERSON_VERBS,
+    Speakers,
+    clip,
+    first_verb,
+    local_day,
+    rewrite,
+    strip_asides,
+    substance,
+)
+from consolidator.model.offline.names import NameBook, agrees_with_singular
+from consolidator.model.offline.rules import Claim, parse_predicate
+from consolidator.model.offline.text import NAME_STOPWORDS, RELATIONS, SPECIES, STOPWORDS, clean_general, normalise, sentences
+
+_CAP = re.compile(r"([A-Z][a-z]+(?:[A-Z][a-z]+)?(?:-[A-Z][a-z]+)?)\b(?!')")
+_POSSESSED = re.compile(
+    rf"(?:(?P<my>[Mm]y|[Oo]ur)|(?P<own>[A-Z][a-z]+(?: [A-Z][a-z]+)?|[Tt]he user)'s) (?P<rel>(?i:{RELATIONS}|{SPECIES}))\b(?!')\s*"
+)
+_SPECIES = re.compile(rf"(?:{SPECIES})$", re.I)
+_SEP = re.compile(r"(\s*[;:]\s*|\s*,?\s+(?:and|but|while|whereas|although|though|because|since|so)\s+|\s*,\s+)")
+_I = re.compile(r"[Ii]\b(?!')\s*")
+_WE = re.compile(r"[Ww]e(?: all| both| two)?\b(?!')\s*")
+_WITH_ME = re.compile(r"(?:(?P<who>(?:[Mm]y|[Oo]ur) [a-z][\w'-]*(?: [a-z][\w'-]*)?|[A-Z][a-z]+) and I|[Mm]e and (?P<who2>(?:my|our) [a-z][\w'-]*(?: [a-z][\w'-]*)?|[A-Z][a-z]+))\b\s*")
+_MY = re.compile(r"(?:[Mm]y|[Oo]ur) ")
+_THE_USER = re.compile(r"[Tt]he user\b\s*")
+_PRONOUN = re.compile(r"(?:[Ss]he|[Hh]e|[Tt]hey)\b\s*")
+_TIME = (
+    r"(?:(?:last|this|next|on|early|late|earlier|later) )?(?:(?:monday|tuesday|wednesday|thursday|friday|saturday|"
+    r"sunday|mon|tue|tues|wed|thu|thur|thurs|fri|sat|sun|week|weekend|month|year|night|morning|afternoon|evening|"
+    r"summer|winter|spring|fall|autumn)s?"
+    r"(?: (?:morning|afternoon|evening|night))?|yesterday|today|tonight|recently|lately|earlier|"
+    r"(?:a|one|two|three|four|five|a few|a couple of|\d+) (?:days?|weeks?|months?|years?) ago)"
+)
+_TIME_ONLY = re.compile(_TIME, re.I)
+_TIME_LEAD = re.compile(rf"(?P<t>{_TIME})(?:,\s*|\s+)(?=\S)", re.I)  # "Last month I got hurt"
+_EXAMPLE = re.compile(r"(?:like|such as|including|especially)\b", re.I)  # ", like my bowl": an example
+_ASKING = frozenset("how what why when where who which whose do does did is are was were can could would will shall should have has".split())
+_PLURAL_VERBS = frozenset("are were have had do did will would can could should may might must never always just really also still".split())
+_LEAD = re.compile(
+    r"^(?:(?:and|but|so|also|then|oh|ah|aw+|well|anyway|btw|actually|plus|wow|yeah|yes|yep|haha|hmm|ok|okay|omg|lol|"
+    r"sure|right|true|totally|exactly|absolutely|definitely|honestly|indeed|agreed|great|cool|awesome|nice)(?:[, !]+|$))+",
+    re.I,
+)
+_FAVOURITE = re.compile(
+    r"(?:(?P<my>[Mm]y)|(?P<pron>[Hh]er|[Hh]is|[Tt]heir)|(?P<own>[A-Z][a-z]+(?: [A-Z][a-z]+)?|[Tt]he user)'s) "
+    r"favou?rite (?P<k>[a-z]+(?: [a-z]+)?) is (?P<v>.+)"
+)
+_NAMED_IS = re.compile(rf"(?:[Mm]y|[Oo]ur) (?P<rel>(?i:{RELATIONS}|{SPECIES}))'s name is (?P<n>[A-Z][a-z]+(?: [A-Z][a-z]+)?)")
+
+
+def take_name(text: str, names: NameBook | None = None, initial: bool = True) -> tuple[str, str] | None:
+    """A leading name of one or two capitalised words, and the rest of the text.
+
+    With a batch's `names`, only a name its evidence vets (names.py); without, any capital
+    that is not a stopword (stored fact texts, whose subjects were vetted when written)."""
+    m = _CAP.match(text)
+    if not m or m.group(1).lower() in NAME_STOPWORDS:
+        return None
+    name, rest = m.group(1), text[m.end():]
+    m2 = re.match(r" " + _CAP.pattern, rest)
+    if m2 and m2.group(1).lower() not in NAME_STOPWORDS:
+        name, rest = f"{name} {m2.group(1)}", rest[m2.end():]
+    rest = rest.lstrip()
+    if names is not None and not names.is_named(name, initial, (rest.split() or [""])[0], _said_of_people(rest)):
+        return None
+    return name, rest
+
+
+def _said_of_people(predicate: str) -> bool:
+    """An attribute rule applies ("works at Acme") or the first verb is a people verb ("called")."""
+    return first_verb(predicate) in PERSON_VERBS or bool(parse_predicate("x", predicate, False))
+
+
+@dataclass
+class Context:
+    me: str  # who "I" is: the speaker, or "The user"
+    last: str | None = None  # the last person named, for she/he/they
+    you: str | None = None  # who "you" is: the nearest other person speaking, if any
+    names: NameBook | None = None  # the batch's name evidence (None: trust capitals)
+    day: str | None = None  # the local day the line was said on, for plain clauses
+
+
+@dataclass(frozen=True)
+class Subject:
+    name: str
+    first_person: bool = False
+    person: bool = True
+    display: str = ""  # how a plain clause names it, when not just `name` ("Ana and their family")
+
+
+def _owned_thing(seg: str, ctx: Context) -> tuple[Subject, str, list[Claim]] | None:
+    """'my hand-painted bowl reminds me ...' -> ("<me>'s hand-painted bowl", 'reminds me ...')."""
+    m = _MY.match(seg)
+    if not m:
+        return None
+    words = seg[m.end():].split(" ")
+    for n in range(1, min(4, len(words) - 1) + 1):
+        head, nxt = words[:n], words[n]
+        if not re.fullmatch(r"[a-z][\w'-]*", head[-1]):
+            return None
+        if head[-1] in STOPWORDS:
+            continue
+        low = nxt.lower()
+        plural = head[-1].endswith("s") and (low in _PLURAL_VERBS or (low.isalpha() and low not in STOPWORDS))
+        if agrees_with_singular(nxt) or plural:
+            return Subject(f"{ctx.me}'s {' '.join(head)}", person=False), " ".join(words[n:]), []
+    return None
+
+
+def _subject(seg: str, ctx: Context, initial: bool = False) -> tuple[Subject, str, list[Claim]] | None:
+    if m := _I.match(seg):
+        return Subject(ctx.me, first_person=True), seg[m.end():], []
+    if m := _WE.match(seg):
+        return Subject(ctx.me, first_person=True), seg[m.end():], []
+    if m := _WITH_ME.match(seg):
+        who = rewrite(m.group("who") or m.group("who2"), Speakers(ctx.me, ctx.you), True) or ""
+        return Subject(ctx.me, first_person=True, display=f"{ctx.me} and {who}"), seg[m.end():], []
+    if m := _POSSESSED.match(seg):
+        owner = ctx.me if m.group("my") else m.group("own")
+        owner = "The user" if owner.lower() == "the user" else owner
+        rel, rest = m.group("rel").lower(), seg[m.end():]
+        named = take_name(rest, None)  # "my sister Ana": the relation word vouches for the name
+        name, rest = named if named else (None, rest)
+        if _SPECIES.match(rel):
+            text = f"{owner} has a {rel}{f' named {name}' if name else ''}."
+            pet = Claim(owner, "pet", f"{rel} {name or ''}".strip(), text, detail=f"{name} ({rel})" if name else rel)
+            return Subject(name or f"{owner}'s {rel}", person=False), rest, [pet]
+        if not name:
+            return Subject(f"{owner}'s {rel}", person=False), rest, []
+        relation = Claim(name, "relation", f"{owner}'s {rel}", f"{name} is {owner}'s {rel}.")
+        return Subject(name), rest, [relation]
+    if owned := _owned_thing(seg, ctx):
+        return owned
+    if m := _THE_USER.match(seg):
+        return Subject("The user"), seg[m.end():], []
+    if (named := take_name(seg, ctx.names, initial)) and not named[1].startswith(","):
+        return Subject(named[0]), named[1], []  # "Caroline, it's tough": a name addressed, not a subject
+    if (m := _PRONOUN.match(seg)) and ctx.last:
+        return Subject(ctx.last), seg[m.end():], []
+    return None
+
+
+def _favourite(seg: str, ctx: Context) -> list[Claim]:
+    if m := _NAMED_IS.match(seg):  # "my sister's name is Ana"
+        rel, name = m.group("rel").lower(), m.group("n")
+        if _SPECIES.match(rel):
+            return [Claim(ctx.me, "pet", f"{rel} {name}", f"{ctx.me} has a {rel} named {name}.", detail=f"{name} ({rel})")]
+        return [Claim(name, "relation", f"{ctx.me}'s {rel}", f"{name} is {ctx.me}'s {rel}.")]
+    m = _FAVOURITE.match(seg)
+    if not m:
+        return []
+    owner = ctx.me if m.group("my") else (ctx.last if m.group("pron") else m.group("own"))
+    value = clean_general(m.group("v"))
+    if not owner or not value:
+        return []
+    thing = m.group("k").lower()
+    return [Claim(owner, f"favourite {thing}", value, f"{owner}'s favourite {thing} is {value}.")]
+
+
+def _segments(sentence: str, ctx: Context) -> list[str]:
+    """Cut at conjunctions and commas; a piece that starts no new statement is glued back."""
+    pieces = _SEP.split(normalise(sentence).rstrip(" .!?"))
+    segs: list[str] = []
+    for i in range(0, len(pieces), 2):
+        seg = _LEAD.sub("", pieces[i])
+        subj = _subject(seg, ctx, not segs)
+        starts = bool(_FAVOURITE.match(seg) or _PRONOUN.match(seg) or (subj and subj[1].strip())
+                      or parse_predicate("x", seg, False) or (not segs and _TIME_ONLY.fullmatch(seg)))
+        starts = starts and not (segs and _EXAMPLE.match(seg))
+        if segs and i == len(pieces) - 1 and subj and not subj[1].strip() and ctx.names and ctx.names.is_person(seg):
+            break  # "I'm here for you, Mel": a name addressed at the end
+        if segs and not starts:
+            segs[-1] = _LEAD.sub("", segs[-1] + pieces[i - 1] + pieces[i])
+        else:
+            segs.append(seg)
+    return segs
+
+
+def _clause(subject: Subject, predicate: str, ctx: Context, when: str = "") -> Claim | None:
+    """A plain clause as a dated third-person claim, or None without substance (clauses.py).
+
+    `when`: a time phrase said before the subject ("Last Friday, I went ..."), kept in front."""
+    pred = strip_asides(predicate).strip(" \t.!?;:,")
+    if not pred:
+        return None
+    said = rewrite(pred, Speakers(ctx.me, ctx.you), subject.first_person)
+    if said is None or substance(said, tuple(n for n in (ctx.me, ctx.you, subject.name) if n)) < MIN_SUBSTANCE:
+        return None
+    said = clip(said)
+    day = f" ({ctx.day})" if ctx.day else ""
+    person = subject.person and (subject.first_person or ctx.names is None or ctx.names.is_person(subject.name)
+                                 or first_verb(pred) in PERSON_VERBS)
+    text = f"{subject.display or subject.name} {said}{day}."
+    if when:
+        text = f"{when[:1].upper()}{when[1:]}, {text}"
+    return Claim(subject.name, "event", f"{said} {when}".rstrip(), text, person=person)
+
+
+def _said(seg: str, ctx: Context, when: str) -> Claim | None:
+    """A clause with no person for subject ("It stands for freedom", "A friend made it for my
+    birthday"): what the speaker said, in their name ("Ana said: a friend made it for Ana's birthday")."""
+    pred = strip_asides(f"{when} {seg}" if when else seg).strip(" \t.!?;:,-")
+    if (pred.split() or [""])[0].lower() in _ASKING:
+        return None  # "How does art help you ...": a question, whatever its punctuation
+    said = rewrite(pred, Speakers(ctx.me, ctx.you), False)
+    if not said or substance(said, tuple(n for n in (ctx.me, ctx.you) if n)) < MIN_SAID:
+        return None
+    said = clip(said)
+    day = f" ({ctx.day})" if ctx.day else ""
+    return Claim(ctx.me, "event", said, f"{ctx.me} said: {said}{day}.")
+
+
+def parse_sentence(sentence: str, ctx: Context) -> list[Claim]:
+    """Claims of one sentence; updates ctx.last with the last person something was said of."""
+    claims: list[Claim] = []
+    current: Subject | None = None
+    question = sentence.rstrip().endswith("?")
+    when = ""  # a leading time phrase ("Last Friday,"), carried to the next clause
+    for i, seg in enumerate(_segments(sentence, ctx)):
+        found = _favourite(seg, ctx)
+        if found:
+            claims += found
+            continue
+        if _TIME_ONLY.fullmatch(seg.strip(" ,")):
+            when = seg.strip(" ,")
+            continue
+        if current is None and (m := _TIME_LEAD.match(seg)):
+            when, seg = m.group("t"), seg[m.end():]
+        subj = _subject(seg, ctx, initial=i == 0 or bool(when))
+        if subj:
+            current, predicate, extra = subj
+        elif current is not None:
+            predicate, extra = seg, []
+        else:
+            if not question and ctx.names is not None and (quote := _said(seg, ctx, when)):
+                claims.append(quote)
+            when = ""
+            continue
+        said = parse_predicate(current.name, predicate, current.first_person, ctx.me)
+        if not said and not extra and not question:
+            plain = _clause(current, predicate, ctx, when)
+            said = [plain] if plain else []
+        when = ""
+        if not current.person:
+            said = [replace(c, person=False) for c in said]
+        if (said or extra) and current.person and not current.first_person and current.name != "The user":
+            ctx.last = current.name
+        claims += extra + said
+    return [replace(c, person=c.person and _is_person(c.subject), sentence=sentence) for c in claims]
+
+
+def _is_person(subject: str) -> bool:
+    return "'s " not in subject
+
+
+def parse_text(text: str, me: str = "The user") -> list[Claim]:
+    """All claims of a text (a message or a stored fact), sentence by sentence."""
+    ctx = Context(me=me)
+    out: list[Claim] = []
+    for s in sentences(text):
+        out += parse_sentence(s, ctx)
+    return out
+
+
+# --- a batch of lines --------------------------------------------------------------------------
+
+
+def addressee(lines: list, i: int) -> str | None:
+    """Who line i speaks to: the nearest other named person speaking in the batch (before, then after)."""
+    me = (lines[i].speaker or "").strip()
+    for j in [*range(i - 1, -1, -1), *range(i + 1, len(lines))]:
+        other = (lines[j].speaker or "").strip()
+        if other and other != me and is_person_line(lines[j]):
+            return other
+    return None
+
+
+@dataclass(frozen=True)
+class _Line:
+    id: str
+    at: datetime
+    role: str
+    speaker: str | None
+    text: str
+
+
+def claims_of_lines(lines: list, zone: str = "UTC", known: Iterable[str] = ()) -> list[Claim]:
+    """Every claim of the people's lines, in order, each carrying its line id.
+
+    `zone` dates plain clauses on the local day; `known` names (contacts, subjects of stored
+    facts) join the speakers as vetted names. The last few batches' claims are memoised, so
+    the facts and contacts parts of one batch call parse its lines once."""
+    people = tuple(_Line(line.id, line.at, line.role, line.speaker, line.text) for line in lines if is_person_line(line))
+    names = frozenset(n.lower() for n in [*known, *((line.speaker or "") for line in people)] if n.strip())
+    return list(_claims(people, zone, names))
+
+
+@lru_cache(maxsize=8)
+def _claims(people: tuple[_Line, ...], zone: str, known: frozenset[str]) -> tuple[Claim, ...]:
+    names = NameBook(sorted(known))
+    for line in people:
+        names.read(line.text)
+    out: list[Claim] = []
+    for i, line in enumerate(people):
+        ctx = Context(me=(line.speaker or "").strip() or "The user", you=addressee(list(people), i), names=names,
+                      day=local_day(line.at, zone))
+        for sentence in sentences(line.text):
+            out += [replace(c, source_ids=(line.id,)) for c in parse_sentence(sentence, ctx)]
+    return tuple(out)

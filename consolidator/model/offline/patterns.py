@@ -1,0 +1,139 @@
+"""The attribute rules of the offline backend: which predicates state what, in which words.
+
+Each rule is (attribute, predicate regex, asserted template, value cleaner); the first rule
+whose regex matches a predicate ("moved from London to Paris") gives the claim, and the
+template renders it ("{s} lives in {v}."). The single-valued attributes (home, employer, job,
+partner, diet...) are the ones whose new value supersedes the old fact, so their rules are
+written as verb classes rather than set phrases: a change of home is moved/relocated (to,
+into, "into a place in X"), settled in, bought/rented/found a place in X; a new employer is
+works/employed at, joined X, started at X, got/landed/accepted/took a job at, hired by; a new
+job is works as, got/took a job as, promoted to, became a <job>; a partner is dating/seeing/
+engaged to/married to a name. ENDINGS are the verbs that end such a value without naming
+the next one (split up, broke up, divorced; left/resigned from/fired from a job; moved out):
+they close the old fact.
+
+Values are copied from the text; only the templates' connecting verbs are the backend's.
+"""
+
+from __future__ import annotations
+
+import re
+
+from consolidator.model.offline.text import RELATIONS, SPECIES, clean_general, clean_org, clean_place
+
+_ADV = r"(?:(?:now|currently|still|also|just|recently|finally|actually|really|already|officially|both) )*"
+_BE = r"(?:am|is|are|was) "
+_HAVE = r"(?:(?:have|has) )?"
+_START = r"(?:(?:started|began|begun|start|starting) )?"  # "started working as ...": the job itself
+_DIETS = r"vegetarian|vegan|pescatarian|pescetarian|keto|paleo|gluten-free|dairy-free|halal|kosher|flexitarian"
+_CONDITIONS_N = (
+    r"diabetes|type 1 diabetes|type 2 diabetes|asthma|epilepsy|celiac disease|coeliac disease|"
+    r"a heart condition|high blood pressure|hypertension"
+)
+_SEVERITY = r"(?P<sev>(?:serious|severe|mild|bad|life-threatening|deadly|strong) )?"
+_CONDITIONS_A = r"diabetic|epileptic|asthmatic|lactose intolerant|gluten intolerant|celiac|coeliac|pregnant"
+_JOBS = (
+    r"(?:[a-z]+ )?(?:nurse|doctor|teacher|engineer|developer|programmer|designer|lawyer|accountant|"
+    r"architect|chef|cook|writer|journalist|student|manager|consultant|pilot|farmer|dentist|vet|"
+    r"veterinarian|researcher|professor|lecturer|photographer|artist|musician|plumber|electrician|"
+    r"carpenter|mechanic|firefighter|police officer|paramedic|surgeon|analyst|banker|cashier|waiter|"
+    r"waitress|barista|driver|translator|editor|actor|actress|dancer|coach|nanny|receptionist|"
+    r"secretary|entrepreneur|founder|freelancer|intern|[a-z]+(?:ist|ician|eer|ographer|ologist))"
+)
+_NAME = r"(?-i:[A-Z][a-z]+(?: [A-Z][a-z]+)?)"  # a capitalised name, even under re.I
+_ORG = r"(?-i:[A-Z][\w&.'-]*(?: (?:of |for |and |& )?[A-Z][\w&.'-]*)*)"  # "Acme", "Bank of Spain"
+_DWELLING = (
+    r"(?:(?:a|an|the|our|my|their|his|her) )?(?:(?:new|little|small|big|bigger|nice|lovely|cute|tiny|own|first) )*"
+    r"(?:place|house|home|flat|apartment|condo|studio|loft|cottage|townhouse)"
+)
+_PET = rf"(?P<sp>{SPECIES})(?: (?:named|called) (?P<name>[A-Z][\w-]*))?\b.*"
+INJURY_ADJ = {"injured": "injured", "broke": "broken", "broken": "broken", "sprained": "sprained",
+               "hurt": "hurt", "twisted": "twisted", "fractured": "fractured", "tore": "torn", "torn": "torn"}
+
+def clean_partner(value: str) -> str:
+    """'married Tom' -> 'married to Tom' (the template reads 'is married to Tom')."""
+    value = clean_general(value)
+    return re.sub(r"^(engaged|married) (?!to )", r"\1 to ", value, flags=re.I)
+
+
+_RULES: list[tuple[str, str, str, object]] = [
+    # (attribute, predicate regex, asserted template, value cleaner)
+    ("home", rf"{_ADV}(?:lives?|living) in (?P<v>.+)", "{s} lives in {v}.", clean_place),
+    ("home", rf"{_BE}{_ADV}(?:living|based|settled) in (?P<v>.+)", "{s} lives in {v}.", clean_place),
+    ("home", rf"{_HAVE}{_ADV}(?:moved|relocated)(?: back)?(?: from (?P<prev>[^,]+?))? (?:to|into) "
+     rf"(?:{_DWELLING} (?:in|on|near|outside) )?(?P<v>.+)", "{s} lives in {v}.", clean_place),
+    ("home", rf"{_HAVE}{_ADV}(?:bought|rented|found|got|purchased|moved into) {_DWELLING} (?:in|on|near|outside) (?P<v>.+)",
+     "{s} lives in {v}.", clean_place),
+    ("home", rf"{_HAVE}{_ADV}settled (?:down )?in (?P<v>.+)", "{s} lives in {v}.", clean_place),
+    ("origin", rf"{_BE}{_ADV}(?:originally )?from (?P<v>.+)", "{s} is from {v}.", clean_place),
+    ("origin", rf"{_ADV}grew up in (?P<v>.+)", "{s} grew up in {v}.", clean_place),
+    ("job", rf"(?:{_BE})?{_ADV}{_START}(?:works?|working) as (?P<v>.+)", "{s} works as {v}.", clean_org),
+    ("job", rf"{_BE}{_ADV}(?P<v>an? {_JOBS})$", "{s} is {v}.", clean_general),
+    ("job", rf"{_HAVE}{_ADV}(?:got|landed|accepted|took|started|began|found|secured) (?:a |an |the |my )?(?:new )?"
+     rf"(?:full-time |part-time )?(?:job|position|role|gig|career|post) as (?P<v>.+)", "{s} works as {v}.", clean_org),
+    ("job", rf"{_HAVE}{_ADV}(?:started|began) as (?P<v>an? .+)", "{s} works as {v}.", clean_org),
+    ("job", rf"{_HAVE}{_ADV}(?:been |was |got |just )*promoted to (?P<v>.+)", "{s} works as {v}.", clean_org),
+    ("job", rf"{_HAVE}{_ADV}(?:became|become|becoming) (?P<v>an? {_JOBS})\b.*", "{s} is {v}.", clean_general),
+    ("employer", rf"(?:{_BE})?{_ADV}{_START}(?:works?|working|employed) (?:at|for|by) (?P<v>.+)", "{s} works at {v}.", clean_org),
+    ("employer", rf"{_HAVE}{_ADV}(?:joined|started (?:a new job |working )?at|started with) (?P<v>{_ORG})",
+     "{s} works at {v}.", clean_org),
+    ("employer", rf"{_HAVE}{_ADV}(?:got|landed|accepted|took|started|began|found|secured) (?:a |an |the |my )?(?:new )?"
+     rf"(?:full-time |part-time )?(?:job|position|role|gig|internship|post) (?:at|with) (?P<v>.+)", "{s} works at {v}.", clean_org),
+    ("employer", rf"{_HAVE}{_ADV}(?:been |was |got |just )*(?:hired|recruited|taken on|employed) (?:by|at) (?P<v>.+)",
+     "{s} works at {v}.", clean_org),
+    ("employer", r"(?:my|her|his|their) (?:job|position|role)(?: (?:at|with) (?P<v>.+))?$", "{s} works at {v}.", clean_org),
+    ("diet", rf"{_BE}{_ADV}(?:an? )?(?:strict |strictly |fully )?(?P<v>{_DIETS})\b.*", "{s} is {v}.", clean_general),
+    ("diet", rf"{_HAVE}{_ADV}(?:went|gone|turned|become|became|going) (?P<v>{_DIETS})\b.*", "{s} is {v}.", clean_general),
+    ("eats", rf"{_ADV}eats? (?P<v>.+)", "{s} eats {v}.", clean_general),
+    ("avoids", rf"{_ADV}avoids? (?P<v>.+)", "{s} avoids {v}.", clean_general),
+    ("allergy", rf"(?:{_BE})?{_ADV}(?P<sev>(?:very|severely|seriously|deathly|highly|mildly|extremely|badly) )?allergic to (?P<v>.+)",
+     "{s} is {sev}allergic to {v}.", clean_general),
+    ("allergy", rf"{_HAVE}{_ADV}(?P<art>an?) {_SEVERITY}allergy to (?P<v>.+)",
+     "{s} has {art} {sev}allergy to {v}.", clean_general),
+    ("allergy", rf"{_HAVE}{_ADV}(?P<art>an?) {_SEVERITY}(?P<v>[\w-]+(?: [\w-]+)?) allergy\b.*",
+     "{s} has {art} {sev}{v} allergy.", clean_general),
+    ("condition", rf"{_HAVE}{_ADV}(?P<v>{_CONDITIONS_N})\b.*", "{s} has {v}.", clean_general),
+    ("condition", rf"{_BE}{_ADV}(?P<v>{_CONDITIONS_A})\b.*", "{s} is {v}.", clean_general),
+    ("injury", rf"{_HAVE}{_ADV}(?P<verb>{'|'.join(INJURY_ADJ)}) (?:my|her|his|their|a) (?P<v>[a-z]+)\b.*",
+     "{s}'s {v} is {adj}.", clean_general),
+    ("pet", rf"{_HAVE}{_ADV}(?P<verb>adopted|got|bought|rescued) (?P<art>an?|another) (?:new |little |young |baby )?{_PET}",
+     "{s} {verb} {art} {sp}{named}.", clean_general),
+    ("pet", rf"(?:have|has) {_ADV}(?P<art>an?) {_PET}",
+     "{s} has {art} {sp}{named}.", clean_general),
+    ("relation", rf"{_BE}(?:(?P<my>my|our)|(?P<own>[A-Z][a-z]+(?: [A-Z][a-z]+)?|the user)'s) (?P<rel>{RELATIONS})\b(?!').*",
+     "{s} is {owner}'s {rel}.", clean_general),
+    ("partner", rf"(?:{_BE})?{_ADV}(?P<v>(?:dating|seeing|going out with|in a relationship with|engaged to|married to) {_NAME})\b.*",
+     "{s} is {v}.", clean_general),
+    ("partner", rf"{_HAVE}{_ADV}(?:got |just )?(?P<v>(?:engaged|married)(?: to)? {_NAME})\b.*", "{s} is {v}.", clean_partner),
+    ("partner", rf"{_HAVE}{_ADV}(?:got|just got|are|were) (?P<v>engaged|married)$", "{s} is {v}.", clean_general),
+    ("training", rf"(?:{_BE})?{_ADV}training for (?P<v>.+)", "{s} is training for {v}.", clean_general),
+    ("learning", rf"(?:{_BE})?{_ADV}learning (?P<v>.+)", "{s} is learning {v}.", clean_general),
+    ("learning", rf"{_HAVE}{_ADV}(?:started|began|begun) (?:learning|to learn) (?P<v>.+)", "{s} is learning {v}.", clean_general),
+    ("plan", rf"{_BE}{_ADV}(?P<verb>planning|hoping) to (?P<v>.+)", "{s} is {verb} to {v}.", clean_general),
+    ("plan", rf"{_ADV}(?:plans?|intends?) to (?P<v>.+)", "{s} plans to {v}.", clean_general),
+    ("goal", r"(?:my|her|his|their) (?:goal|dream) is to (?P<v>.+)", "{s} wants to {v}.", clean_general),
+    ("goal", rf"{_ADV}(?:hopes?|dreams? of) (?P<v>.+)", "{s} hopes to {v}.", clean_general),
+    ("likes", rf"{_ADV}(?:absolutely |totally )?(?P<verb>loves?|likes?|enjoys?|adores?) (?P<v>.+)", "{s} {verb3} {v}.", clean_general),
+    ("dislikes", rf"{_ADV}(?P<verb>hates?|dislikes?|detests?|cannot stand|can not stand) (?P<v>.+)", "{s} {verb3} {v}.", clean_general),
+    ("age", rf"{_BE}(?P<v>\d{{1,3}})(?: years? old| yrs old)?$", "{s} is {v} years old.", clean_general),
+    ("age", rf"{_HAVE}{_ADV}turned (?P<v>\d{{1,3}})\b.*", "{s} is {v} years old.", clean_general),
+]
+RULES = [(a, re.compile(p, re.I), t, c) for a, p, t, c in _RULES]
+
+# Verbs that end a single-valued attribute without naming its next value: (attribute, regex).
+_ENDINGS = [
+    ("partner", rf"{_HAVE}{_ADV}(?:split up|broke up|broken up|separated|got divorced|divorced|called it off|ended things)"
+     rf"(?: with (?P<v>{_NAME}))?\b.*"),
+    ("partner", rf"{_HAVE}{_ADV}(?:divorced|left|dumped) (?P<v>{_NAME})\b.*"),
+    ("employer", rf"{_HAVE}{_ADV}(?:left|resigned from|retired from|(?:got |was |been )?(?:fired|laid off|let go) (?:from|by)) "
+     rf"(?:(?:my|her|his|their|our) (?:job|position|role|post) (?:at|with) )?(?P<v>{_ORG})"),
+    ("employer", rf"{_HAVE}{_ADV}(?:left|resigned from|lost) (?:my|her|his|their) (?:job|position|role|post)\b(?: (?:at|with) (?P<v>.+))?"),
+    ("employer", rf"{_HAVE}{_ADV}(?:got |was |been )?(?:fired|laid off|let go)\b.*"),
+    ("home", rf"{_HAVE}{_ADV}moved out(?: of (?P<v>.+))?$"),
+]
+ENDINGS = [(a, re.compile(p, re.I)) for a, p in _ENDINGS]
+# Every rule and ending at once, groups unnamed: one match tells whether any rule can apply.
+ANY_RULE = re.compile(
+    "|".join(f"(?:{re.sub(r'[(][?]P<[a-z0-9_]+>', '(?:', p)})" for p in [*(r[1] for r in _RULES), *(e[1] for e in _ENDINGS)]),
+    re.I,
+)

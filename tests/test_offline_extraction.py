@@ -1,0 +1,309 @@
+"""The offline extractor on conversations: events as dated facts, real subjects, possessives,
+changes that supersede, contacts that are people, tasks that are actions, local days."""
+
+from __future__ import annotations
+
+from datetime import date, datetime, timedelta, timezone
+
+import pytest
+from sqlalchemy import select
+
+from consolidator.model.offline import OfflineModel
+from consolidator.model.schemas import (
+    BatchRequest,
+    ContactsRequest,
+    FactExtractionRequest,
+    KnownFact,
+    Line,
+    TasksRequest,
+)
+from consolidator.runtime.app import open_app
+from consolidator.runtime.config import Settings
+from consolidator.runtime.wiring import build_consolidator
+from stores.engine import reading
+from stores.messages import NewMessage, append_messages
+from stores.tasks import Task
+from tests.test_facts import facts_of, later, machine, say
+
+UTC = timezone.utc
+MODEL = OfflineModel()
+AT = datetime(2023, 5, 7, 14, 0, tzinfo=UTC)
+# Monday 2025-03-03 23:30 UTC is Tuesday 00:30 in Paris (UTC+1 in March).
+LATE = datetime(2025, 3, 3, 23, 30, tzinfo=UTC)
+
+
+def chat(*turns: tuple[str, str], at: datetime = AT) -> list[Line]:
+    """Turns (speaker, text) of two people talking, a minute apart."""
+    return [Line(id=f"m{i}", at=at + timedelta(minutes=i), role="user", speaker=who, text=text)
+            for i, (who, text) in enumerate(turns)]
+
+
+def fact_texts(lines: list[Line], zone: str = "UTC", neighbours: list[KnownFact] = ()) -> list[str]:
+    request = FactExtractionRequest(scope="s", messages=lines, neighbours=list(neighbours), timezone=zone)
+    return [f.text for f in MODEL.extract_facts(request).facts]
+
+
+def said_by_caroline(text: str) -> list[str]:
+    """Caroline says `text` to Melanie (who answers with nothing of substance)."""
+    return fact_texts(chat(("Caroline", text), ("Melanie", "Wow, that's great!")))
+
+
+# --- events and experiences -------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("said", "fact"),
+    [
+        ("I went to an LGBTQ support group yesterday.", "Caroline went to an LGBTQ support group yesterday (2023-05-07)."),
+        ("I finally finished my screenplay!", "Caroline finally finished their screenplay (2023-05-07)."),
+        ("We adopted a pup from a shelter in Ohio.", "Caroline adopted a pup from a shelter in Ohio (2023-05-07)."),
+        ("I recorded a song with my band last week.", "Caroline recorded a song with their band last week (2023-05-07)."),
+        ("I painted a sunset over the lake.", "Caroline painted a sunset over the lake (2023-05-07)."),
+        ("Our house was hit by a flood in March.", "Caroline's house was hit by a flood in March (2023-05-07)."),
+        ("I visited my grandma in Sweden.", "Caroline visited their grandma in Sweden (2023-05-07)."),
+        ("I joined a book club at the library.", "Caroline joined a book club at the library (2023-05-07)."),
+    ],
+)
+def test_events_become_dated_third_person_facts(said, fact):
+    """A past event, whatever its verb, is one fact: the speaker's name, the whole clause, the day."""
+    assert fact in said_by_caroline(said)
+
+
+def test_a_leading_time_phrase_stays_with_its_event():
+    """'Last Friday, I went ...' keeps 'Last Friday' in front of the fact."""
+    assert said_by_caroline("Last Friday, I went to a pottery workshop.") == [
+        "Last Friday, Caroline went to a pottery workshop (2023-05-07)."
+    ]
+
+
+@pytest.mark.parametrize(("zone", "day"), [("UTC", "2025-03-03"), ("Europe/Paris", "2025-03-04"),
+                                           ("America/New_York", "2025-03-03")])
+def test_the_date_is_the_local_day_in_the_scopes_zone(zone, day):
+    """23:30 UTC on Monday is already Tuesday in Paris: the fact carries the local day."""
+    lines = [Line(id="m", at=LATE, role="user", speaker="Maya", text="I went to a jazz concert in Lyon.")]
+    assert fact_texts(lines, zone) == [f"Maya went to a jazz concert in Lyon ({day})."]
+
+
+@pytest.mark.parametrize(
+    ("said", "details"),
+    [
+        ('I loved "Becoming Nicole" by Amy Ellis Nutt.', ['"Becoming Nicole"', "Amy Ellis Nutt"]),
+        ("I ran 10 miles in 95 minutes this morning.", ["10 miles", "95 minutes"]),
+        ("I bought a painting of a sunset at a market in Lisbon.", ["a painting of a sunset", "market in Lisbon"]),
+        ("I'm thinking of working with trans people, helping them accept themselves.",
+         ["working with trans people", "helping them accept themselves"]),
+    ],
+)
+def test_details_a_question_asks_for_are_kept(said, details):
+    """Titles, names, numbers, places and objects stay in the fact, not a three-word stub."""
+    (fact,) = said_by_caroline(said)
+    assert all(d in fact for d in details), fact
+
+
+def test_you_is_the_person_spoken_to():
+    """'I love how you paint' said to Melanie is about Melanie, by name."""
+    assert said_by_caroline("I love how you use colour to tell your stories.") == [
+        "Caroline loves how Melanie uses colour to tell Melanie's stories (2023-05-07)."
+    ]
+
+
+def test_a_clause_with_no_person_for_subject_is_kept_in_the_speakers_name():
+    """'This necklace ... a gift from my grandma' is what Caroline said, with the place kept."""
+    (fact,) = said_by_caroline("This necklace is super special to me - a gift from my grandma in my home country, Sweden.")
+    assert fact.startswith("Caroline said: This necklace is super special to Caroline") and "Sweden" in fact
+
+
+@pytest.mark.parametrize(
+    "said",
+    ["I'm so happy for you!", "I know, right?", "I love that!", "That sounds amazing.", "Thanks so much, Mel!",
+     "Did you go to the parade last week?", "How does art help you with your journey"],
+)
+def test_talk_without_substance_and_questions_give_no_fact(said):
+    """Feelings, agreement, thanks and questions are not facts."""
+    assert said_by_caroline(said) == []
+
+
+# --- subjects ----------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "said",
+    ["Sounds like your event was amazing!", "Unconditional love is so important.", "Wow, that is a lovely painting.",
+     "Thanks for the beautiful flowers.", "That was a fun afternoon at the lake.", "Pottery helps me relax after work.",
+     "Doctors said everything is fine."],
+)
+def test_interjections_and_sentence_openers_are_never_subjects(said):
+    """Capitalised openers and common nouns never become a fact's subject or a contact."""
+    lines = chat(("Caroline", said), ("Melanie", "Wow!"))
+    assert all(t.startswith("Caroline") for t in fact_texts(lines))
+    reply = MODEL.update_contacts(ContactsRequest(scope="s", messages=lines, known=[]))
+    assert sorted(c.name for c in reply.contacts) == ["Caroline", "Melanie"]
+
+
+@pytest.mark.parametrize(
+    ("said", "fact"),
+    [
+        ("Ana called me from Madrid last night.", "Ana called Caroline from Madrid last night (2023-05-07)."),
+        ("Lisbon was hit by a heatwave in June.", "Lisbon was hit by a heatwave in June (2023-05-07)."),
+    ],
+)
+def test_names_are_subjects_on_evidence(said, fact):
+    """A name doing a people verb, or a proper noun seen mid-sentence in the batch, is a subject."""
+    lines = chat(("Caroline", said), ("Melanie", "I have never been to Lisbon."))
+    assert fact in fact_texts(lines)
+
+
+# --- possessives -------------------------------------------------------------------------------
+
+
+def test_a_possessive_chain_is_read_whole():
+    """'Oliver is my mother's cat' is the mother's cat, never 'Oliver is Caroline's mother'."""
+    texts = said_by_caroline("Oliver is my mother's cat.")
+    assert texts == ["Oliver is Caroline's mother's cat (2023-05-07)."]
+
+
+def test_a_relatives_name_makes_a_contact_with_the_relation():
+    """'My sister's name is Ana': a contact Ana, relation Caroline's sister."""
+    lines = chat(("Caroline", "My sister's name is Ana."), ("Melanie", "Nice!"))
+    assert "Ana is Caroline's sister." in fact_texts(lines)
+    contacts = {c.name: c for c in MODEL.update_contacts(ContactsRequest(scope="s", messages=lines, known=[])).contacts}
+    assert contacts["Ana"].details == {"relation": "Caroline's sister"}
+
+
+# --- changes that supersede, through the real facts step --------------------------------------
+
+CHANGES = [
+    ("I work at Acme.", "I've been hired by Globex.", "Maya works at Globex."),
+    ("I work at Acme.", "I got a new job at Globex last month.", "Maya works at Globex."),
+    ("I work as a teacher.", "I got a job as a nurse.", "Maya works as a nurse."),
+    ("I work as a teacher.", "I was promoted to head teacher.", "Maya works as head teacher."),
+    ("I live in London.", "I relocated to Lisbon.", "Maya lives in Lisbon."),
+    ("I live in London.", "We just moved into a place in Porto.", "Maya lives in Porto."),
+    ("I'm dating Tom.", "We split up.", "Maya split up."),
+    ("I'm dating Tom.", "I'm now dating Ana.", "Maya is dating Ana."),
+    ("I'm dating Tom.", "I got engaged to Tom!", "Maya is engaged to Tom."),
+]
+
+
+@pytest.mark.parametrize(("before", "after", "now"), CHANGES)
+def test_a_change_in_other_words_supersedes_the_old_fact(app, before, after, now):
+    """A job, home or partner change said in varied words closes the old fact ("updated") for the new one."""
+    consolidator, _ = machine(app)
+    t0 = datetime(2025, 3, 1, 9, 0, tzinfo=UTC)
+    say(app, "maya", t0, [before])
+    consolidator.drain(later(t0))
+    (old,) = facts_of(app)
+    t1 = t0 + timedelta(days=7)
+    say(app, "maya", t1, [after])
+    consolidator.drain(later(t1))
+    current = {f.text: f for f in facts_of(app)}
+    assert old.text not in current
+    assert now in current
+    closed = next(f for f in facts_of(app, current=False) if f.id == old.id)
+    assert closed.end_reason == "updated" and closed.superseded_by == current[now].id
+
+
+# --- contacts ----------------------------------------------------------------------------------
+
+
+def test_contacts_are_people_named_as_people():
+    """Speakers, a relative, a greeted friend and a people-verb object are contacts; a place is not."""
+    lines = chat(("Maya", "Hey Leo! My friend Ines moved to Paris. I met Sofia Reyes at the gallery."),
+                 ("Leo", "Paris is lovely. In March we went to Paris too."))
+    names = sorted(c.name for c in MODEL.update_contacts(ContactsRequest(scope="s", messages=lines, known=[])).contacts)
+    assert names == ["Ines", "Leo", "Maya", "Sofia Reyes"]
+
+
+def test_a_nickname_addressed_to_a_speaker_is_their_alias():
+    """'Thanks, Mel!' said to Melanie makes Mel Melanie's alias, not a new contact."""
+    lines = chat(("Melanie", "I finished a painting of a lake."), ("Caroline", "Thanks, Mel! It looks great."))
+    contacts = {c.name: c for c in MODEL.update_contacts(ContactsRequest(scope="s", messages=lines, known=[])).contacts}
+    assert sorted(contacts) == ["Caroline", "Melanie"] and contacts["Melanie"].aliases == ["Mel"]
+
+
+# --- tasks -------------------------------------------------------------------------------------
+
+
+def tasks_of(*texts: str, zone: str = "UTC", at: datetime = LATE, speaker: str = "Maya"):
+    lines = [Line(id=f"m{i}", at=at, role="user", speaker=speaker, text=t) for i, t in enumerate(texts)]
+    return MODEL.update_tasks(TasksRequest(scope="s", messages=lines, open_tasks=[], timezone=zone)).changes
+
+
+@pytest.mark.parametrize(
+    ("said", "title"),
+    [
+        ("Remind me to call Ana.", "Call Ana"),
+        ("I need to finish the report by Friday.", "Finish the report"),
+        ("I'll send it tomorrow.", "Send it"),
+        ("I will book a table at Luigi's.", "Book a table at Luigi's"),
+    ],
+)
+def test_commitments_and_requests_with_an_action_open_tasks(said, title):
+    """A reminder, a need or a promise that carries a verb phrase opens a task."""
+    assert [c.title for c in tasks_of(said)] == [title]
+
+
+@pytest.mark.parametrize(
+    "said",
+    ["That day. [shares a photo: a row of white chairs]", "These figurines remind me of family love.",
+     "I'll keep that in mind.", "I got to feed a horse a carrot once.", "I know what I have to do.",
+     "I will be there.", "I have to say, that was great."],
+)
+def test_talk_without_an_action_opens_no_task(said):
+    """Noun phrases, figures of speech, past opportunities and relative clauses are not tasks."""
+    assert tasks_of(said) == []
+
+
+def test_advice_between_two_people_is_not_a_task():
+    """'Don't forget to take breaks' said to another person is advice; said to the agent, a request."""
+    between_people = chat(("Gina", "Don't forget to take breaks and stretch."), ("Jon", "Thanks, I will!"))
+    request = TasksRequest(scope="s", messages=between_people, open_tasks=[])
+    assert MODEL.update_tasks(request).changes == []
+    assert [c.title for c in tasks_of("Don't forget to stretch the hamstrings.")] == ["Stretch the hamstrings"]
+
+
+@pytest.mark.parametrize(
+    ("said", "zone", "due"),
+    [
+        ("Remind me tomorrow to call Ana.", "UTC", date(2025, 3, 4)),
+        ("Remind me tomorrow to call Ana.", "Europe/Paris", date(2025, 3, 5)),
+        ("I need to pay rent today.", "Europe/Paris", date(2025, 3, 4)),
+        ("I need to pay rent on Wednesday.", "UTC", date(2025, 3, 5)),
+        ("I need to pay rent on Wednesday.", "Europe/Paris", date(2025, 3, 5)),
+        ("I need to pay rent on Tuesday.", "Europe/Paris", date(2025, 3, 11)),
+    ],
+)
+def test_due_dates_count_from_the_local_day(said, zone, due):
+    """Said at 00:30 on Tuesday in Paris (Monday 23:30 UTC): 'tomorrow' is Wednesday there."""
+    (change,) = tasks_of(said, zone=zone)
+    assert change.due == due
+
+
+# --- through the daemon, with a scope in Paris ---------------------------------------------------
+
+
+def test_the_scopes_zone_reaches_the_model_through_the_batch_call(tmp_path):
+    """A Paris scope's batch: the fact is dated and the reminder due on Paris days."""
+    app = open_app(Settings(state_dir=tmp_path / "state", model={"provider": "offline"},
+                            scopes={"maya": {"timezone": "Europe/Paris"}}))
+    try:
+        consolidator = build_consolidator(app)
+        append_messages(app.engine, [
+            NewMessage("maya", LATE, "user", "I went to a jazz concert in Lyon.", speaker="Maya"),
+            NewMessage("maya", LATE + timedelta(seconds=5), "user", "Remind me tomorrow to call Ana.", speaker="Maya"),
+        ], LATE)
+        consolidator.drain(LATE + timedelta(hours=2))
+        assert [f.text for f in facts_of(app)] == ["Maya went to a jazz concert in Lyon (2025-03-04)."]
+        with reading(app.engine) as session:
+            (task,) = session.execute(select(Task).where(Task.scope == "maya")).scalars()
+        assert (task.title, task.due) == ("Call Ana", date(2025, 3, 5))
+    finally:
+        app.close()
+
+
+def test_batch_requests_pass_their_zone_to_each_part():
+    """BatchRequest's timezone reaches the facts, contacts and tasks requests it is made of."""
+    request = BatchRequest(scope="s", messages=[], neighbours=[], known_contacts=[], open_tasks=[],
+                           timezone="Europe/Paris")
+    parts = (request.facts_request(), request.contacts_request(), request.tasks_request())
+    assert [p.timezone for p in parts] == ["Europe/Paris"] * 3
