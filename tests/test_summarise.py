@@ -97,9 +97,9 @@ def test_old_one_prefix_per_line_summaries_are_still_read():
 
 def test_labels_of_a_passed_through_window_are_not_sentences():
     """A rung above reading "label: text" (stacked labels of passed-through windows) never selects a label."""
-    day = extractive_summary(lines(("Ana", "I booked the ferry to Naxos.")), 400)
-    passed = "\n".join([f"2023-W19: 2023-05-08 (Mon): {day}",
-                        f"2023-05-09 (Tue): {extractive_summary(lines(('Ben', 'My knee surgery is set for June.'), day='2023-05-09'), 400)}"])
+    monday = extractive_summary(lines(("Ana", "I booked the ferry to Naxos.")), 400)
+    tuesday = extractive_summary(lines(("Ben", "My knee surgery is set for June."), day="2023-05-09"), 400)
+    passed = "\n".join([f"2023-W19: 2023-05-08 (Mon): {monday}", f"2023-05-09 (Tue): {tuesday}"])
     out = extractive_summary([passed], 400)
     assert "(Mon)" not in out and "(Tue)" not in out and "W19" not in out
     assert said(out) == ["I booked the ferry to Naxos.", "My knee surgery is set for June."]

@@ -4,6 +4,9 @@ A sentence too long for the room left in a summary is cut rather than dropped wh
 left keeps its numbers, names and quoted titles: the parts of a sentence are its clauses
 (split at commas, semicolons, colons, dashes and before "but", "because", "which", ...);
 a part's value is its words' rarity weights, doubled for each of a number, a name and a title.
+Before any choice, a sentence loses the filler clauses at its edges (trim_edges): "Yeah, ",
+"Wow, by the way, ", ", Mel!" carry nothing and cost characters in a summary a third the size
+of what it reads. An aside ("[...]") is never cut inside.
 """
 
 from __future__ import annotations
