@@ -120,6 +120,13 @@ class TestCli:
         assert payload["scope"] == "maya" and payload["snapshots"] is True
         assert payload["rows"]["task"] == 2 and payload["total"] == sum(payload["rows"].values())
 
+    def test_an_unknown_scope_is_refused_and_nothing_is_erased(self, app: App, two_scopes, run_cli) -> None:
+        """`forget --scope nobody` exits 2 naming the known scopes; the known scopes keep every row."""
+        before = counts(app, "maya")
+        result = run_cli("forget", "--scope", "nobody", "--yes")
+        assert result.exit_code == 2 and "unknown scope 'nobody'" in result.stderr and "maya" in result.stderr
+        assert counts(app, "maya") == before
+
     def test_refuses_while_a_daemon_holds_the_lease(self, app: App, two_scopes, run_cli) -> None:
         """Exit 3 and nothing erased while another live process holds the daemon lease."""
         other = lease.Holder(holder="elsewhere:1:daemon", host="elsewhere", pid=1)

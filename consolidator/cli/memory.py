@@ -91,6 +91,8 @@ def forget_command(ctx, scope: str, yes: bool, as_json: bool) -> None:
     """
     app = app_of(ctx)
     scope = scope_argument(scope)
+    if not (app.settings.snapshot_dir / scope).exists():  # only snapshots left (a forget cut short) is still forgettable
+        existing_scope(ctx, scope)
     if not yes and not click.confirm(f"Erase everything about scope {scope!r}? This cannot be undone", err=True):
         click.echo("nothing erased", err=True)
         ctx.exit(1)
