@@ -22,11 +22,14 @@ from pathlib import Path
 from consolidator.runtime import logsetup
 from consolidator.runtime.app import open_app
 from consolidator.runtime.config import Settings
-from consolidator.ladders.stage import LadderStage
+from consolidator.ladders.stage import LadderStage, ladder_specs
 from consolidator.model.base import estimate_tokens
 from consolidator.model.offline import OfflineModel
 from consolidator.pipeline.tick import Consolidator
+from stores.engine import reading
+from stores.interactions import interaction_count
 from stores.messages import NewMessage, append_messages
+from stores.summaries import tally
 
 START = datetime(2024, 1, 1, tzinfo=timezone.utc)  # a Monday
 WORDS = ("we talked about the project budget the trip to Lisbon my sister Ana the new job training for the "
@@ -75,6 +78,23 @@ def day_messages(seed: int, day: int, per_day: int, counter: list[int]) -> list[
     return out
 
 
+def tick_at(day: int) -> datetime:
+    """When the daemon ticks after simulated day `day`: 01:00 the next morning."""
+    return START + timedelta(days=day + 1, hours=1)
+
+
+def year_figures(app, year_from: datetime, year_to: datetime, specs) -> tuple[int, int, int, int]:
+    """(model calls, largest summary input, largest base input, largest higher-rung input) of summaries
+    written in [year_from, year_to), read from the summaries table (every call writes one summarized row)."""
+    with reading(app.engine) as session:
+        written = tally(session, year_from, year_to)
+    called = {(ladder, rung): t for (ladder, rung, kind), t in written.items() if kind == "summarized"}
+    calls = sum(t.rows for t in called.values())
+    base = max((t.largest_input for (ladder, rung), t in called.items() if specs[ladder].rung_index(rung) == 0), default=0)
+    higher = max((t.largest_input for (ladder, rung), t in called.items() if specs[ladder].rung_index(rung) > 0), default=0)
+    return calls, max(base, higher), base, higher
+
+
 def main() -> None:
     logsetup.configure("warning")
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -86,40 +106,39 @@ def main() -> None:
     with tempfile.TemporaryDirectory(prefix="consolidator-ladders-") as tmp:
         app = open_app(Settings(state_dir=Path(tmp) / "state"))
         stage = LadderStage(app, OfflineModel())
+        specs = ladder_specs(app)
         consolidator = Consolidator(app, [], [stage])
         per_year = []
         started = time.perf_counter()
         for year in range(args.years):
             reset_peak_rss()
-            stage.largest_input = 0
-            stage.largest_by_rung.clear()
             year_start = time.perf_counter()
             raw_tokens = 0
-            calls_before = sum(n for (_, _, kind), n in stage.stats.items() if kind == "summarized")
-            for day in range(year * 364, (year + 1) * 364):
+            days = range(year * 364, (year + 1) * 364)
+            for day in days:
                 batch = day_messages(args.seed, day, args.per_day, counter)
                 if batch:
                     append_messages(app.engine, batch, batch[-1].at)
                     raw_tokens += sum(estimate_tokens(m.text) for m in batch)
-                consolidator.tick(START + timedelta(days=day + 1, hours=1))
-            calls = sum(n for (_, _, kind), n in stage.stats.items() if kind == "summarized") - calls_before
-            base = max((v for (ladder, rung), v in stage.largest_by_rung.items() if stage.specs[ladder].rung_index(rung) == 0), default=0)
-            higher = max((v for (ladder, rung), v in stage.largest_by_rung.items() if stage.specs[ladder].rung_index(rung) > 0), default=0)
-            per_year.append((time.perf_counter() - year_start, stage.largest_input, peak_rss_mb(), raw_tokens, calls, base, higher))
+                consolidator.tick(tick_at(day))
+            seconds = time.perf_counter() - year_start
+            calls, largest, base, higher = year_figures(app, tick_at(days[0]), tick_at(days[-1] + 1), specs)
+            per_year.append((seconds, largest, peak_rss_mb(), raw_tokens, calls, base, higher))
         consolidator.drain(START + timedelta(days=args.years * 364 + 2))
         wall = time.perf_counter() - started
+        with reading(app.engine) as session:
+            interactions = interaction_count(session)
+            written = tally(session)
 
         print(f"ladders: {counter[0]:,} messages over {args.years} years (one tick per simulated day)")
         print(f"  wall time {wall:.1f} s ({counter[0] / wall:,.0f} messages/s end to end)")
-        with app.engine.connect() as conn:
-            interactions = conn.exec_driver_sql("SELECT count(*) FROM interaction").scalar_one()
         print(f"  interactions {interactions:,}")
         kinds = ("summarized", "reused", "passed", "empty")
         print(f"  {'ladder/rung':14} " + " ".join(f"{k:>10}" for k in kinds) + f" {'calls':>7}")
         rungs: dict[tuple[str, str], Counter] = {}
-        for (ladder, rung, kind), n in stage.stats.items():
-            rungs.setdefault((ladder, rung), Counter())[kind] += n
-        for (ladder, rung), c in sorted(rungs.items(), key=lambda kv: (kv[0][0], stage.specs[kv[0][0]].rung_index(kv[0][1]))):
+        for (ladder, rung, kind), t in written.items():
+            rungs.setdefault((ladder, rung), Counter())[kind] += t.rows
+        for (ladder, rung), c in sorted(rungs.items(), key=lambda kv: (kv[0][0], specs[kv[0][0]].rung_index(kv[0][1]))):
             print(f"  {ladder + '/' + rung:14} " + " ".join(f"{c[k]:>10,}" for k in kinds) + f" {c['summarized']:>7,}")
         total_calls = sum(c["summarized"] for c in rungs.values())
         print(f"  model calls {total_calls:,} = {total_calls / max(1, interactions):.2f} per interaction")

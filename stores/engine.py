@@ -9,16 +9,23 @@ SQLAlchemy, so PostgreSQL only needs a URL.
 
 from __future__ import annotations
 
+import os
+import shutil
+import sqlite3
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Iterator
+from urllib.parse import quote
 
 from sqlalchemy import event
 from sqlalchemy.engine import Engine, make_url
+from sqlalchemy.exc import ArgumentError, NoSuchModuleError
 from sqlmodel import Session, SQLModel, create_engine
 
-__all__ = ["Engine", "Session", "create_schema", "default_url", "drop_schema", "is_embedded", "make_engine",
-           "printable_url", "reading", "transaction"]  # Engine and Session: opaque handles for the layers above
+from stores.errors import InvalidDatabaseUrl, StorageError, StorageFull, StorageReadOnly, StorageUnavailable
+
+__all__ = ["Engine", "Session", "create_schema", "database_path", "default_url", "drop_schema", "is_embedded",
+           "make_engine", "printable_url", "reading", "transaction"]  # Engine and Session: opaque handles above
 
 BUSY_TIMEOUT_MS = 30_000
 READONLY = "consolidator_readonly"
@@ -50,20 +57,132 @@ def printable_url(url: str) -> str:
     return f"{parsed.drivername}://{host}{port}/{parsed.database or ''}"
 
 
-def make_engine(url: str) -> Engine:
-    """Create an engine for `url`, configuring SQLite for several processes at once."""
+def database_path(url: str) -> str:
+    """What a message should name for this database: the file of an embedded one, else the URL
+    without credentials."""
     if is_embedded(url):
-        engine = create_engine(url, connect_args={"timeout": BUSY_TIMEOUT_MS / 1000, "check_same_thread": False})
-        _configure_sqlite(engine)
-    else:
-        engine = create_engine(url, pool_pre_ping=True)
+        try:
+            name = make_url(url).database
+        except ArgumentError:
+            name = None
+        return str(Path(name).absolute()) if name else "<in-memory database>"
+    return printable_url(url)
+
+
+def make_engine(url: str, readonly: bool = False) -> Engine:
+    """Create an engine for `url`, configuring SQLite for several processes at once.
+
+    `readonly` opens an embedded database for reading only (what `status` falls back to when
+    the file or its directory cannot be written). Raises InvalidDatabaseUrl for a URL that is
+    not one or whose driver is missing; storage faults surface later as StorageError.
+    """
+    try:
+        if is_embedded(url) and readonly:
+            engine = _readonly_sqlite(url)
+        elif is_embedded(url):
+            engine = create_engine(url, connect_args={"timeout": BUSY_TIMEOUT_MS / 1000, "check_same_thread": False})
+        else:
+            engine = create_engine(url, pool_pre_ping=True)
+    except (NoSuchModuleError, ImportError) as exc:  # NoSuchModuleError is an ArgumentError: first
+        raise InvalidDatabaseUrl(f"no driver for it is installed ({exc})") from None
+    except ArgumentError:
+        raise InvalidDatabaseUrl("not a database URL (e.g. sqlite:////var/lib/consolidator/consolidator.db "
+                                 "or postgresql+psycopg://host/db)") from None
+    except (ValueError, TypeError) as exc:
+        raise InvalidDatabaseUrl(f"not a usable database URL ({exc})") from None
+    where = database_path(url)
+    if is_embedded(url):
+        _configure_sqlite(engine, readonly)
+    event.listen(engine, "handle_error", lambda context: _classify(context, url, where))
     return engine
 
 
-def _configure_sqlite(engine: Engine) -> None:
+def _readonly_sqlite(url: str) -> Engine:
+    """An embedded database opened read-only. Without a write-ahead log beside it (nothing
+    uncommitted to merge) it is opened as immutable, which needs no shared-memory file: the
+    only way to read a WAL database in a directory that cannot be written."""
+    path = Path(make_url(url).database or "").absolute()
+    wal = path.with_name(path.name + "-wal")
+    immutable = "&immutable=1" if not wal.exists() or wal.stat().st_size == 0 else ""
+    uri = f"file:{quote(str(path))}?mode=ro{immutable}"
+    return create_engine("sqlite://", creator=lambda: sqlite3.connect(uri, uri=True, check_same_thread=False,
+                                                                      timeout=BUSY_TIMEOUT_MS / 1000))
+
+
+# SQLite's primary result codes that mean the storage itself, not the statement, is at fault.
+_FULL, _READONLY, _CANTOPEN, _IOERR, _CORRUPT, _NOTADB, _PERM = 13, 8, 14, 10, 11, 26, 3
+
+
+def _classify(context, url: str, where: str) -> None:
+    """handle_error hook: raise the project's StorageError for a full, read-only or unopenable
+    database; leave every other error to SQLAlchemy."""
+    if getattr(context, "is_pre_ping", False):
+        return  # the pool reconnects by itself
+    error = storage_error(context.original_exception, url, where)
+    if error is not None:
+        raise error from context.sqlalchemy_exception
+
+
+def storage_error(original: BaseException, url: str, where: str) -> StorageError | None:
+    """The StorageError a driver exception stands for, or None."""
+    code = getattr(original, "sqlite_errorcode", None)
+    if code is not None:
+        return _sqlite_error(code & 0xFF, str(original), url, where)
+    state = getattr(original, "sqlstate", None) or getattr(original, "pgcode", None) or ""
+    if state == "53100":
+        return StorageFull(where, str(original).strip())
+    if state == "25006":
+        return StorageReadOnly(where, str(original).strip())
+    if state.startswith("08") or (not state and type(original).__name__ == "OperationalError"):
+        return StorageUnavailable(where, str(original).strip().splitlines()[0] if str(original).strip() else "")
+    return None
+
+
+def _sqlite_error(code: int, message: str, url: str, where: str) -> StorageError | None:
+    path = Path(where)
+    if code == _FULL or (code == _IOERR and _nearly_full(path.parent)):
+        return StorageFull(where)
+    if code in (_READONLY, _PERM):
+        return StorageReadOnly(where, message)
+    if code in (_NOTADB, _CORRUPT):
+        return StorageUnavailable(where, message)
+    if code == _IOERR:
+        return StorageUnavailable(where, message)
+    if code == _CANTOPEN and is_embedded(url):
+        directory = path.parent
+        if not directory.is_dir():
+            return StorageUnavailable(where, f"directory {directory} does not exist")
+        if _readonly_place(path):
+            return StorageReadOnly(where, "the file or its directory cannot be written")
+        return StorageUnavailable(where, message)
+    return None
+
+
+def _readonly_place(path: Path) -> bool:
+    """The database file or its directory cannot be written (read-only mount or permissions)."""
+    try:
+        if os.statvfs(path.parent).f_flag & os.ST_RDONLY:
+            return True
+    except OSError:
+        return False
+    if path.exists() and not os.access(path, os.W_OK):
+        return True
+    return not os.access(path.parent, os.W_OK | os.X_OK)
+
+
+def _nearly_full(directory: Path) -> bool:
+    try:
+        return shutil.disk_usage(directory).free < 1 << 20
+    except OSError:
+        return False
+
+
+def _configure_sqlite(engine: Engine, readonly: bool = False) -> None:
     @event.listens_for(engine, "connect")
     def _on_connect(dbapi_connection, _record) -> None:
         dbapi_connection.isolation_level = None  # we emit BEGIN ourselves
+        if readonly:
+            return  # the journal mode is the writer's business; a read-only handle cannot set it
         cursor = dbapi_connection.cursor()
         cursor.execute("PRAGMA journal_mode=WAL")
         cursor.execute(f"PRAGMA busy_timeout={BUSY_TIMEOUT_MS}")
@@ -73,8 +192,8 @@ def _configure_sqlite(engine: Engine) -> None:
 
     @event.listens_for(engine, "begin")
     def _on_begin(connection) -> None:
-        readonly = connection.get_execution_options().get(READONLY, False)
-        connection.exec_driver_sql("BEGIN" if readonly else "BEGIN IMMEDIATE")
+        reads_only = readonly or connection.get_execution_options().get(READONLY, False)
+        connection.exec_driver_sql("BEGIN" if reads_only else "BEGIN IMMEDIATE")
 
 
 def create_schema(engine: Engine) -> None:

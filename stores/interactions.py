@@ -8,6 +8,7 @@ message joins, which is how a late message re-opens an interaction's summary.
 from __future__ import annotations
 
 from datetime import datetime, timedelta
+from typing import Iterable
 
 from typing import Callable, Sequence
 
@@ -42,6 +43,22 @@ def max_number(session: Session, scope: str) -> int:
     return session.execute(
         select(func.coalesce(func.max(Interaction.number), 0)).where(Interaction.scope == scope)
     ).scalar_one()
+
+
+def last_times(session: Session, scope: str, numbers: Iterable[int]) -> dict[int, datetime]:
+    """number -> time of its newest message, for those of `numbers` that exist."""
+    stmt = select(Interaction.number, Interaction.last_at).where(
+        Interaction.scope == scope, Interaction.number.in_(list(numbers))
+    )
+    return dict(session.execute(stmt).all())
+
+
+def interaction_count(session: Session, scope: str | None = None) -> int:
+    """How many interactions there are (of one scope, or of all)."""
+    stmt = select(func.count()).select_from(Interaction)
+    if scope is not None:
+        stmt = stmt.where(Interaction.scope == scope)
+    return session.execute(stmt).scalar_one()
 
 
 def nearby(session: Session, scope: str, sessions: set[str], lo: datetime, hi: datetime, gap: timedelta) -> list[Interaction]:

@@ -189,6 +189,12 @@ def scope_heads(session: Session) -> dict[str, int]:
 
 
 
+def stored_message(engine: Engine, message_id: str) -> Message | None:
+    """The logged message with this stored id (to tell a retried append from a changed one)."""
+    with Session(engine, expire_on_commit=False) as session:
+        return session.get(Message, message_id)
+
+
 def newest_at(session: Session, scope: str) -> datetime | None:
     """The time of the scope's newest message (an index probe), None for an empty scope."""
     return session.execute(select(func.max(Message.at)).where(Message.scope == scope)).scalar_one()

@@ -9,7 +9,8 @@ from __future__ import annotations
 from sqlalchemy import func, select
 from sqlmodel import Session
 
-from stores.summaries import DirtyWindow, Summary
+from stores.ladder_state import DirtyWindow
+from stores.summaries import Summary
 
 
 def written_windows(session: Session, scope: str) -> dict[tuple[str, str], int]:

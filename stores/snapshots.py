@@ -27,6 +27,17 @@ def snapshot_path(root: Path, scope: str, view: str) -> Path:
 
 
 def write_atomic(path: Path, data: bytes) -> None:
+    """Replace `path` with `data` atomically. An OSError (read-only or full file system, no
+    permission) names `path` itself, not the temporary file, so a report says which view."""
+    try:
+        _write_atomic(path, data)
+    except OSError as exc:
+        if exc.filename == str(path) or exc.errno is None:
+            raise
+        raise OSError(exc.errno, exc.strerror, str(path)) from exc
+
+
+def _write_atomic(path: Path, data: bytes) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
     # Not mkstemp (always 0600): 0666 less the umask, so that under the unit's UMask=0007 the
     # snapshots are readable by the agents in the state directory's group.

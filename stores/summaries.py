@@ -1,13 +1,15 @@
-"""Summary ladders: summaries, their announcements, and each ladder's progress per scope.
+"""Summary ladders: summaries and their announcements.
 
 A summary row is immutable: a late message produces a new version of the same window,
 and older versions stay with their sources. Writing a summary and its announcement happen
 in one transaction (`write_summary`), so an announcement always points at a committed
-summary and a summary is never left unannounced.
+summary and a summary is never left unannounced. (Each ladder's cursors and dirty windows
+are in stores.ladder_state; held windows in stores.holds.)
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from datetime import datetime
 
 from sqlalchemy import JSON, Column, Index, String, Text, UniqueConstraint, func, select
@@ -63,30 +65,6 @@ class Announcement(SQLModel, table=True):
     summary_id: str = Field(sa_column=Column(String(256), nullable=False))
     version: int
     announced_at: datetime = Field(sa_column=Column(UTCDateTime(), nullable=False))
-
-
-class LadderState(SQLModel, table=True):
-    """How far one ladder of one scope has got."""
-
-    __tablename__ = "ladder_state"
-
-    scope: str = Field(sa_column=Column(String(128), primary_key=True))
-    ladder: str = Field(sa_column=Column(String(8), primary_key=True))
-    seen_seq: int = 0  # messages up to here have marked their base windows dirty
-    seen_announcement: int = 0  # announcements up to here have triggered their readers
-    first_unit: int | None = None  # time ladder: first and newest day announced
-    through_unit: int | None = None
-
-
-class DirtyWindow(SQLModel, table=True):
-    """A base window (day unit or interaction number) that received messages since its summary."""
-
-    __tablename__ = "dirty_window"
-
-    scope: str = Field(sa_column=Column(String(128), primary_key=True))
-    ladder: str = Field(sa_column=Column(String(8), primary_key=True))
-    unit: int = Field(primary_key=True)
-    last_at: datetime = Field(sa_column=Column(UTCDateTime(), nullable=False))
 
 
 def summary_id(scope: str, ladder: str, rung: str, key: str, version: int) -> str:
@@ -172,7 +150,7 @@ def reusable(session: Session, scope: str, input_hash: str) -> Summary | None:
 
 
 def write_summary(session: Session, summary: Summary) -> Announcement:
-    """Insert a summary and its announcement in the caller's transaction."""
+    """Insert a summary and its announcement in the caller's transaction; the announcement's id is set."""
     session.add(summary)
     announcement = Announcement(
         scope=summary.scope,
@@ -184,28 +162,36 @@ def write_summary(session: Session, summary: Summary) -> Announcement:
         announced_at=summary.created_at,
     )
     session.add(announcement)
+    session.flush()  # assigns the announcement's id: the stage's cursor moves up to it
     return announcement
 
 
-class LadderHold(SQLModel, table=True):
-    """A window whose summary call failed or was deferred: not tried again before `next_at`."""
-
-    __tablename__ = "ladder_hold"
-
-    scope: str = Field(sa_column=Column(String(128), primary_key=True))
-    ladder: str = Field(sa_column=Column(String(8), primary_key=True))
-    rung: str = Field(sa_column=Column(String(16), primary_key=True))
-    key: str = Field(sa_column=Column(String(32), primary_key=True))
-    attempts: int = 0
-    next_at: datetime = Field(sa_column=Column(UTCDateTime(), nullable=False))
-    reason: str = Field(default="", sa_column=Column(Text, nullable=False))
+def announcements_after(session: Session, scope: str, ladder: str, after_id: int) -> list[tuple[int, str, str]]:
+    """(id, rung, key) of the ladder's announcements newer than `after_id`, oldest first."""
+    stmt = (
+        select(Announcement.id, Announcement.rung, Announcement.key)
+        .where(Announcement.scope == scope, Announcement.ladder == ladder, Announcement.id > after_id)
+        .order_by(Announcement.id)
+    )
+    return [tuple(row) for row in session.execute(stmt).all()]
 
 
-def holds(session: Session, scope: str, ladder: str) -> dict[tuple[str, str], LadderHold]:
-    stmt = select(LadderHold).where(LadderHold.scope == scope, LadderHold.ladder == ladder)
-    return {(h.rung, h.key): h for h in session.execute(stmt).scalars()}
+@dataclass(frozen=True)
+class RungTally:
+    """Summary rows of one (ladder, rung, kind), and the largest input a model call read for them."""
+
+    rows: int
+    largest_input: int
 
 
-def count_holds(session: Session) -> dict[str, int]:
-    stmt = select(LadderHold.scope, func.count()).group_by(LadderHold.scope)
-    return dict(session.execute(stmt).all())
+def tally(
+    session: Session, created_from: datetime | None = None, created_before: datetime | None = None
+) -> dict[tuple[str, str, str], RungTally]:
+    """(ladder, rung, kind) -> rows written with `created_from <= created_at < created_before`."""
+    stmt = select(Summary.ladder, Summary.rung, Summary.kind, func.count(), func.coalesce(func.max(Summary.input_tokens), 0))
+    if created_from is not None:
+        stmt = stmt.where(Summary.created_at >= created_from)
+    if created_before is not None:
+        stmt = stmt.where(Summary.created_at < created_before)
+    stmt = stmt.group_by(Summary.ladder, Summary.rung, Summary.kind)
+    return {(ladder, rung, kind): RungTally(int(n), int(largest)) for ladder, rung, kind, n, largest in session.execute(stmt)}

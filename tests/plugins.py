@@ -79,3 +79,8 @@ def effects(engine) -> list[tuple[int, str]]:
     with engine.connect() as conn:
         conn.execute(text(EFFECTS_DDL))
         return [(row[0], row[1]) for row in conn.execute(text("SELECT batch_id, step FROM test_effect"))]
+
+
+def failing_steps(context):
+    """Plugin factory for `run --once`'s exit code: a step that fails every attempt."""
+    return [FlakyStep("broken", failures=1_000_000)]

@@ -120,6 +120,13 @@ class TestCli:
         assert payload["scope"] == "maya" and payload["snapshots"] is True
         assert payload["rows"]["task"] == 2 and payload["total"] == sum(payload["rows"].values())
 
+    def test_an_unknown_scope_is_refused_and_nothing_is_erased(self, app: App, two_scopes, run_cli) -> None:
+        """`forget --scope nobody` exits 2 naming the known scopes; the known scopes keep every row."""
+        before = counts(app, "maya")
+        result = run_cli("forget", "--scope", "nobody", "--yes")
+        assert result.exit_code == 2 and "unknown scope 'nobody'" in result.stderr and "maya" in result.stderr
+        assert counts(app, "maya") == before
+
     def test_refuses_while_a_daemon_holds_the_lease(self, app: App, two_scopes, run_cli) -> None:
         """Exit 3 and nothing erased while another live process holds the daemon lease."""
         other = lease.Holder(holder="elsewhere:1:daemon", host="elsewhere", pid=1)
@@ -140,5 +147,6 @@ class TestCli:
         every = run_cli("tasks", "--scope", "maya", "--all").stdout.splitlines()
         assert [line.split("] ", 1)[1] for line in every] == ["Buy milk", "Call Ana (due 2025-03-04)"]
         assert "[done 2025-03-03]" in every[1]
-        assert run_cli("tasks", "--scope", "nobody").stdout == "no open tasks in scope nobody\n"
+        unknown = run_cli("tasks", "--scope", "nobody")
+        assert unknown.exit_code == 2 and "unknown scope 'nobody'" in unknown.stderr
         assert run_cli("contacts", "--scope", "../x").exit_code == 2

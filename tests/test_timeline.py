@@ -24,7 +24,9 @@ from hierarchy.calendar import day_unit
 from stores.engine import reading, transaction
 from stores.interactions import max_number
 from stores.messages import NewMessage, append_messages
-from stores.summaries import DirtyWindow, LadderHold, newest_versions
+from stores.holds import LadderHold
+from stores.ladder_state import DirtyWindow
+from stores.summaries import newest_versions
 from tests.pngread import colour_stats
 
 UTC = timezone.utc

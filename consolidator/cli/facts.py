@@ -9,11 +9,11 @@ import json
 
 import click
 
-from consolidator.cli.common import UserError, app_of, scope_argument, utcnow
+from consolidator.cli.common import UserError, app_of, existing_scope, plural, scope_argument, utcnow
 from consolidator.facts.api import mark_used, pin, restore_fact
 from consolidator.facts.publish import fact_item, ranked_facts
 from stores.engine import reading
-from stores.facts import Fact, all_facts, history
+from stores.facts import Fact, all_facts, facts_by_id, history
 
 
 
@@ -57,6 +57,8 @@ def facts_command(ctx, scope, show_all, as_json) -> None:
             rows = [f for f in all_facts(session, scope) if not f.current]
         rows.sort(key=lambda f: (f.valid_to, f.id))
         closed = [_closed_item(f, now, app.settings.facts.tau) for f in rows]
+    if not items and not closed:
+        existing_scope(ctx, scope)  # nothing to show: exit 2 if the scope itself is unknown
     if as_json:
         click.echo(json.dumps(items + closed, ensure_ascii=False, indent=1))
         return
@@ -125,12 +127,23 @@ def pin_command(ctx, scope, unpin, fact_id) -> None:
 @click.argument("fact_ids", nargs=-1, required=True)
 @click.pass_context
 def mark_used_command(ctx, scope, fact_ids) -> None:
-    """Record that a planner used these facts (the daemon raises their strength and last_used)."""
+    """Record that a planner used these facts (the daemon raises their strength and last_used).
+
+    Every id must be a fact of the scope (exit 2 naming the unknown ones; nothing is queued).
+    """
+    app = app_of(ctx)
+    scope = scope_argument(scope)
+    with reading(app.engine) as session:
+        known = facts_by_id(session, scope, set(fact_ids))
+    unknown = [fid for fid in dict.fromkeys(fact_ids) if fid not in known]
+    if unknown:
+        raise UserError(f"FACT_IDS: unknown {'fact id' if len(unknown) == 1 else 'fact ids'} in scope {scope!r}: "
+                        f"{', '.join(unknown[:10])}{' ...' if len(unknown) > 10 else ''}; nothing was queued")
     try:
-        count = mark_used(scope_argument(scope), list(fact_ids), app=app_of(ctx), at=utcnow())
+        count = mark_used(scope, list(fact_ids), app=app, at=utcnow())
     except ValueError as exc:
         raise UserError(str(exc)) from None
-    click.echo(f"queued {count} uses")
+    click.echo(f"queued {plural(count, 'use')}")
 
 
 @click.command("restore")

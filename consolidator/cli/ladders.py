@@ -3,25 +3,22 @@
 from __future__ import annotations
 
 import json
+import signal
 import sys
-from datetime import date, datetime, time
+import threading
+from contextlib import contextmanager
+from typing import Iterator
 
 import click
 
-from consolidator.pipeline.assign import assign_interactions
-from consolidator.cli.common import ProgressBar, UserError, app_of, scope_argument, utcnow
-from consolidator.ladders.stage import LadderStage, ladder_specs
-from consolidator.runtime.lease_keeper import LeaseHeld, LeaseKeeper
-from consolidator.ladders.publish import summary_payload
-from stores import lease
+from consolidator.cli.common import ProgressBar, UserError, app_of, existing_scope, plural, utcnow
+from consolidator.ladders.publish import ladder_specs, summary_payload
+from consolidator.ladders.rebuild import LeaseHeld, LeaseLost, Rebuild
 from stores.engine import reading
-from stores.messages import scopes as all_scopes
 from stores.snapshots import read_snapshot
 from stores.summaries import newest_versions
 
 LIST_KEYS = ("id", "window", "label", "version", "kind", "sources", "text")
-
-
 
 
 @click.command("summaries")
@@ -34,7 +31,7 @@ LIST_KEYS = ("id", "window", "label", "version", "kind", "sources", "text")
 def summaries_command(ctx, scope, ladder, rung, show_all, as_json) -> None:
     """List a rung's summaries, oldest first (the newest version of each window)."""
     app = app_of(ctx)
-    scope = scope_argument(scope)
+    scope = existing_scope(ctx, scope)
     spec = ladder_specs(app)[ladder]
     if rung not in [r.name for r in spec.rungs]:
         raise UserError(f"--rung: {rung!r} is not a rung of the {ladder} ladder ({', '.join(r.name for r in spec.rungs)})")
@@ -66,37 +63,38 @@ def rebuild_command(ctx, scope, ladder, since) -> None:
     from consolidator.model.factory import build_model
 
     app = app_of(ctx)
-    scope = scope_argument(scope)
+    scope = existing_scope(ctx, scope)
     now = utcnow()
-    keeper = LeaseKeeper(app.engine, lease.Holder.this_process("rebuild"), app.settings.daemon.lease_ttl, utcnow)
     try:
-        keeper.__enter__()
+        with Rebuild(app, utcnow) as rebuild, stop_on_signals(rebuild.stop):
+            total = rebuild.mark(build_model(app.settings), scope, ladder, since.date() if since is not None else None)
+            with ProgressBar("rebuilding", sys.stderr.isatty(), total) as progress:
+                written = rebuild.run(now, progress)
     except LeaseHeld:
         click.echo("a daemon holds the lease on this database; stop it before rebuilding", err=True)
         ctx.exit(3)
+    except LeaseLost as exc:
+        raise click.ClickException(str(exc)) from None
+    done = f"{plural(total, 'base window')} marked, {plural(written, 'summary', 'summaries')} written"
+    if rebuild.stopped:
+        click.echo(f"rebuild stopped by a signal: {done}; the lease is released and the daemon writes the rest", err=True)
+        ctx.exit(1)
+    click.echo(f"rebuilt {plural(len(rebuild.scopes), 'scope')}: {total} base windows recomputed, {written} summaries written")
+
+
+@contextmanager
+def stop_on_signals(stop: threading.Event) -> Iterator[None]:
+    """SIGTERM and SIGINT set `stop` (the work in flight finishes and the lease is released)
+    instead of killing the process; the previous handlers come back afterwards."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    previous = {sig: signal.signal(sig, lambda *_: stop.set()) for sig in (signal.SIGTERM, signal.SIGINT)}
     try:
-        stage = LadderStage(app, build_model(app.settings))
-        stage.reuse = False
-        ladders = (ladder,) if ladder else ("time", "count")
-        with reading(app.engine) as session:
-            targets = [scope] if scope else all_scopes(session)
-        total = 0
-        for name in targets:
-            assign_interactions(app.engine, name, app.settings.interaction_gap)
-            start = None
-            if since is not None:
-                start = datetime.combine(date(since.year, since.month, since.day), time(0), app.settings.timezone_of(name))
-            for kind in ladders:
-                total += stage.mark_all_dirty(name, kind, start)
-        with ProgressBar("rebuilding", sys.stderr.isatty(), total) as progress:
-            for name in targets:
-                if keeper.lost.is_set():
-                    raise click.ClickException("lost the daemon lease during the rebuild; run it again")
-                stage.run_scope(name, now, keeper.lost, progress=progress, ladders=ladders)
+        yield
     finally:
-        keeper.__exit__(None, None, None)
-    written = sum(stage.stats.values())
-    click.echo(f"rebuilt {len(targets)} scopes: {total} base windows recomputed, {written} summaries written")
+        for sig, handler in previous.items():
+            signal.signal(sig, handler)
 
 
 @click.command("snapshot")
@@ -104,17 +102,30 @@ def rebuild_command(ctx, scope, ladder, since) -> None:
 @click.argument("view")
 @click.pass_context
 def snapshot_command(ctx, scope, view) -> None:
-    """Print one snapshot, e.g. `time/week`, `count/40`, `facts`, `context.md`."""
+    """Print one snapshot, e.g. `time/week`, `count/40`, `facts`, `context.md`.
+
+    Exit 2 for an unknown scope or view (the message lists the valid views), 1 when the
+    view is valid but not published yet.
+    """
     app = app_of(ctx)
-    scope = scope_argument(scope)
+    scope = existing_scope(ctx, scope)
+    valid = snapshot_views(app)
     name = view if "." in view.rsplit("/", 1)[-1] else f"{view}.json"
+    if name not in valid:
+        shown = ", ".join(v.removesuffix(".json") for v in valid)
+        raise UserError(f"VIEW: unknown view {view!r} (valid: {shown})")
     try:
         text = read_snapshot(app.settings.snapshot_dir, scope, name)
-    except ValueError as exc:
-        raise UserError(f"VIEW: {exc}") from None
     except FileNotFoundError:
-        click.echo(f"no snapshot {name} for scope {scope} yet", err=True)
+        click.echo(f"no snapshot {name} for scope {scope} yet: the daemon publishes it after its first work "
+                   "on the scope", err=True)
         ctx.exit(1)
     click.echo(text, nl=not text.endswith("\n"))
+
+
+def snapshot_views(app) -> list[str]:
+    """Every snapshot file a scope can have, as `snapshot` names them (the ladders as configured)."""
+    rungs = [f"{ladder}/{rung.name}.json" for ladder, spec in ladder_specs(app).items() for rung in spec.rungs]
+    return ["context.md", "facts.json", "contacts.json", "tasks.json", *rungs]
 
 COMMANDS = [summaries_command, rebuild_command, snapshot_command]

@@ -1,7 +1,9 @@
 """The `consolidator` command line: a thin layer that parses options, builds objects and runs.
 
-Exit codes: 0 success; 1 a runtime failure; 2 bad input or bad configuration (the message
-names the file, line and field or key); 3 another daemon holds the lease.
+Exit codes: 0 success; 1 a runtime failure (a full disk, a read-only database, `run --once`
+with a step failed, a window held or a fault met); 2 bad input or bad configuration (the
+message names the file, line and field or key); 3 another daemon holds the lease. Faults are
+one line each, never a traceback (cli/common.py, FaultGroup).
 """
 
 from __future__ import annotations
@@ -19,25 +21,25 @@ from consolidator.cli import facts as facts_commands
 from consolidator.cli import ladders as ladder_commands
 from consolidator.cli import memory as memory_commands
 from consolidator.cli import report as report_commands
-from consolidator.cli.common import ProgressBar, UserError, app_of, scope_argument, utcnow
-from consolidator.runtime.config import ConfigError
+from consolidator.cli.common import (FaultGroup, ProgressBar, RuntimeFault, UserError, app_of, existing_scope, plural,
+                                     scope_argument, utcnow)
 from consolidator.messages.ingest import ImportRejected, InvalidMessage, import_stream, validate
-from consolidator.pipeline.steps import PluginError
-from stores.messages import append_messages
+from stores.errors import StorageError
+from stores.messages import append_messages, stored_message
 
 
-@click.group()
+@click.group(cls=FaultGroup)
 @click.option("--config", "config", type=click.Path(path_type=Path, dir_okay=False), default=None,
               help="config.toml to use (else $CONSOLIDATOR_CONFIG, ./config.toml, /etc/consolidator/config.toml).")
-@click.option("--log-level", default="warning", show_default=True,
-              type=click.Choice(["debug", "info", "warning", "error"]), help="Log level on stderr.")
+@click.option("--log-level", default=None, type=click.Choice(["debug", "info", "warning", "error"]),
+              help="Log level on stderr.  [default: info for `run`, warning otherwise]")
 @click.version_option(package_name="consolidator")
 @click.pass_context
-def cli(ctx: click.Context, config: Path | None, log_level: str) -> None:
+def cli(ctx: click.Context, config: Path | None, log_level: str | None) -> None:
     """Offline memory consolidation for LLM agents."""
     ctx.ensure_object(dict)["config"] = config
     ctx.obj["log_level"] = log_level
-    logsetup.configure(log_level)
+    logsetup.configure(log_level or ("info" if ctx.invoked_subcommand == "run" else "warning"))
 
 
 @cli.command("log")
@@ -56,7 +58,18 @@ def log_command(ctx, scope, role, at, session, speaker, message_id, text) -> Non
         message = validate(record, now=utcnow)
     except InvalidMessage as exc:
         raise UserError(f"--{exc.field}: {exc.problem}") from None
-    result = append_messages(app_of(ctx).engine, [message], utcnow())
+    try:
+        engine = app_of(ctx).engine
+        result = append_messages(engine, [message], utcnow())
+    except StorageError as exc:
+        raise RuntimeFault(f"{exc}; the message was not logged") from None
+    if result.duplicates and message_id is not None:
+        stored = stored_message(engine, result.ids[0])
+        fields = ("text", "role", "speaker", "session") + (("at",) if at is not None else ())
+        changed = [] if stored is None else [f for f in fields if getattr(stored, f) != getattr(message, f)]
+        if changed:
+            raise UserError(f"--id: {message_id!r} is already logged in scope {scope!r} with a different "
+                            f"{', '.join(changed)}; nothing was changed (use a new --id)")
     click.echo(result.ids[0])
 
 
@@ -71,19 +84,24 @@ def import_command(ctx, file, skip_invalid: bool, as_json: bool) -> None:
     Importing the same file twice adds nothing. A file with a bad line is rejected whole
     unless --skip-invalid is given; every bad line is reported with its line number and field.
     """
-    app = app_of(ctx)
     name = getattr(file, "name", "-")
     source = "<stdin>" if name in ("<stdin>", "-") or not isinstance(name, str) else name
     show = sys.stderr.isatty() and not as_json
     try:
+        app = app_of(ctx)
         with ProgressBar("importing", show) as progress:
             report = import_stream(app.engine, file, source, utcnow(), skip_invalid=skip_invalid, progress=progress)
     except ImportRejected as exc:
+        if as_json:
+            click.echo(json.dumps({"added": 0, "duplicates": 0, "invalid": [str(e) for e in exc.errors],
+                                   "rejected": True}))
         for error in exc.errors[:50]:
             click.echo(f"error: {error}", err=True)
         if len(exc.errors) > 50:
             click.echo(f"error: ... and {len(exc.errors) - 50} more", err=True)
-        raise UserError(f"{source}: rejected ({len(exc.errors)} invalid lines); nothing from it was added") from None
+        raise UserError(f"{source}: rejected ({plural(len(exc.errors), 'invalid line')}); nothing from it was added") from None
+    except StorageError as exc:
+        raise RuntimeFault(f"{exc}; nothing from {source} was added") from None
     if as_json:
         click.echo(json.dumps({"added": report.added, "duplicates": report.duplicates,
                                "invalid": [str(e) for e in report.errors]}))
@@ -92,29 +110,33 @@ def import_command(ctx, file, skip_invalid: bool, as_json: bool) -> None:
     if report.errors:
         for error in report.errors[:50]:
             click.echo(f"error: {error}", err=True)
-        raise UserError(f"{source}: {len(report.errors)} invalid lines skipped; the {report.added} valid new ones were added")
+        raise UserError(f"{source}: {plural(len(report.errors), 'invalid line')} skipped; "
+                        f"the valid new ones were added ({report.added})")
 
 
 @cli.command("run")
-@click.option("--once", is_flag=True, help="Do all work due now, then exit 0.")
+@click.option("--once", is_flag=True,
+              help="Do all work due now, then exit: 0 when all of it was done, 1 when a step failed, "
+                   "a ladder window is held or a fault was met (each said in one line).")
 @click.pass_context
 def run_command(ctx, once: bool) -> None:
     """Run the daemon in the foreground (for systemd), or drain once with --once."""
     from consolidator.runtime.daemon import Daemon
+    from consolidator.runtime.outcome import unfinished
     from consolidator.runtime.wiring import build_consolidator
 
-    if ctx.obj["log_level"] == "warning":
-        logsetup.configure("info")
     app = app_of(ctx)
-    try:
-        consolidator = build_consolidator(app)
-    except (PluginError, ConfigError) as exc:
-        raise UserError(str(exc)) from None
+    consolidator = build_consolidator(app)
     daemon = Daemon(consolidator)
     if once:
         if not daemon.run_once():
             click.echo("another daemon holds the lease on this database; try again later", err=True)
             ctx.exit(3)
+        problems = unfinished(app, consolidator.faults.met())
+        for problem in problems:
+            click.echo(f"error: {problem}", err=True)
+        if problems:
+            ctx.exit(1)
         return
     ctx.exit(daemon.serve())
 
@@ -126,7 +148,7 @@ def status_command(ctx, as_json: bool) -> None:
     """Per scope: messages, interactions, pending, batches; and whether a daemon runs."""
     from consolidator.runtime.status import gather
 
-    report = gather(app_of(ctx), utcnow())
+    report = gather(app_of(ctx, reader=True), utcnow())
     if as_json:
         click.echo(json.dumps(report, indent=2))
         return
@@ -145,10 +167,14 @@ def _print_status(report: dict[str, Any]) -> None:
     for scope, s in report["scopes"].items():
         b = s["batches"]
         click.echo(
-            f"{scope}: {s['messages']} messages, {s['interactions']} interactions, {s['pending']} pending; "
-            f"batches {b['done']} done, {b['pending']} pending, {b['retrying']} retrying, {b['failed']} failed; "
-            f"last message {s['last_message_at']}"
+            f"{scope}: {plural(s['messages'], 'message')}, {plural(s['interactions'], 'interaction')}, "
+            f"{s['pending']} pending; batches {b['done']} done, {b['pending']} pending, {b['retrying']} retrying, "
+            f"{b['failed']} failed; last message {s['last_message_at']}"
         )
+    for fault in report.get("faults", []):
+        where = f"{fault['where']} [{fault['scope']}]" if fault["scope"] else fault["where"]
+        since = f" since {fault['since']} ({plural(fault['count'], 'time')})" if fault["since"] else ""
+        click.echo(f"fault: {where}{since}: {fault['cause']}")
     if "model" in report:
         from consolidator.cost.usage import format_usage
 
@@ -163,8 +189,9 @@ def retry_command(ctx, scope: str | None) -> None:
     """Re-arm batch steps that gave up after their last attempt."""
     from stores.runs import rearm_failed
 
+    scope = existing_scope(ctx, scope)
     count = rearm_failed(app_of(ctx).engine, scope, utcnow())
-    click.echo(f"re-armed {count} failed steps")
+    click.echo(f"re-armed {plural(count, 'failed step')}")
 
 
 @cli.command("sample")

@@ -6,7 +6,7 @@ import json
 
 import click
 
-from consolidator.cli.common import app_of, scope_argument, utcnow
+from consolidator.cli.common import app_of, existing_scope, scope_argument, utcnow
 from consolidator.contacts.step import contacts_payload
 from consolidator.runtime.forget import forget_scope
 from consolidator.tasks.step import tasks_payload
@@ -25,7 +25,7 @@ from stores.engine import reading
 def contacts_command(ctx, scope: str, history: bool, as_json: bool) -> None:
     """List a scope's contacts with their current details (most recently updated first)."""
     app = app_of(ctx)
-    scope = scope_argument(scope)
+    scope = existing_scope(ctx, scope)
     with reading(app.engine) as session:
         payload = contacts_payload(session, scope, utcnow())
         rows = {c.name: detail_history(session, c.id) for c in contacts_of(session, scope)} if history else {}
@@ -63,7 +63,7 @@ def contacts_command(ctx, scope: str, history: bool, as_json: bool) -> None:
 def tasks_command(ctx, scope: str, show_all: bool, as_json: bool) -> None:
     """List a scope's open tasks (with --all, closed ones too, most recently closed first)."""
     app = app_of(ctx)
-    scope = scope_argument(scope)
+    scope = existing_scope(ctx, scope)
     with reading(app.engine) as session:
         payload = tasks_payload(session, scope, utcnow(), closed_limit=None if show_all else 0)
     if not show_all:
@@ -91,6 +91,8 @@ def forget_command(ctx, scope: str, yes: bool, as_json: bool) -> None:
     """
     app = app_of(ctx)
     scope = scope_argument(scope)
+    if not (app.settings.snapshot_dir / scope).exists():  # only snapshots left (a forget cut short) is still forgettable
+        existing_scope(ctx, scope)
     if not yes and not click.confirm(f"Erase everything about scope {scope!r}? This cannot be undone", err=True):
         click.echo("nothing erased", err=True)
         ctx.exit(1)

@@ -54,12 +54,13 @@ def usage_report(engine: Engine, settings: ModelSettings, now: datetime) -> dict
 
 def format_usage(model: dict[str, Any]) -> list[str]:
     """A compact table of the model section, for the text status."""
-    lines = [f"{'model':<16}{'calls':>8}{'today':>8}{'input':>12}{'output':>10}{'cost $':>11}"]
+    width = max([len("total"), *map(len, model["by_operation"])]) + 2  # operation names vary in length
+    lines = [f"{'model':<{width + 2}}{'calls':>8}{'today':>8}{'input':>12}{'output':>10}{'cost $':>11}"]
     for op, o in model["by_operation"].items():
-        lines.append(f"  {op:<14}{o['calls']:>8}{o['today_calls']:>8}{o['input_tokens']:>12}"
+        lines.append(f"  {op:<{width}}{o['calls']:>8}{o['today_calls']:>8}{o['input_tokens']:>12}"
                      f"{o['output_tokens']:>10}{o['cost_usd']:>11.4f}")
-    lines.append(f"  {'total':<14}{model['calls']:>8}{model['today']['calls']:>8}{model['input_tokens']:>12}"
-                 f"{model['output_tokens']:>10}{model['cost_usd']:>11.4f}  ({model['errors']} errors)")
+    lines.append(f"  {'total':<{width}}{model['calls']:>8}{model['today']['calls']:>8}{model['input_tokens']:>12}"
+                 f"{model['output_tokens']:>10}{model['cost_usd']:>11.4f}  ({model['errors']} error{'' if model['errors'] == 1 else 's'})")
     b = model["budget"]
     limits = [f"${b['limit_usd']:g}" if b["limit_usd"] is not None else None,
               f"{b['limit_tokens']} tokens" if b["limit_tokens"] is not None else None]

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 from typing import Any
 
-
 from consolidator.runtime.app import App
 from hierarchy.tiling import LadderSpec, count_ladder, time_ladder
 from stores.engine import reading, transaction

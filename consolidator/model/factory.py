@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 from typing import Mapping
 
-from consolidator.runtime.config import Settings
+from consolidator.runtime.config import ConfigError, Settings
 from consolidator.model.base import Model
 from consolidator.model.recording import CallRecorder, MemoryRecorder
 from consolidator.model.settings import resolve_provider
@@ -14,6 +14,9 @@ from consolidator.model.settings import resolve_provider
 def build_model(settings: Settings, recorder: CallRecorder | None = None, env: Mapping[str, str] | None = None) -> Model:
     env = os.environ if env is None else env
     if resolve_provider(settings.model, env) == "anthropic":
+        if not env.get("ANTHROPIC_API_KEY", "").strip():
+            raise ConfigError(f"{settings.source}: key 'model.provider': \"anthropic\" needs ANTHROPIC_API_KEY "
+                              "in the environment (or provider = \"auto\" or \"offline\")")
         from consolidator.model.anthropic_backend import AnthropicModel
 
         return AnthropicModel(settings.model, recorder or MemoryRecorder(), api_key=env.get("ANTHROPIC_API_KEY"))

@@ -7,9 +7,9 @@ nothing here imports `anthropic` or reads the environment by itself.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Literal, get_args
+from typing import Annotated, Literal, get_args
 
-from pydantic import BaseModel, ConfigDict, Field, PositiveInt, field_validator, model_validator
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 Operation = Literal[
     "summarize", "extract_facts", "judge_cluster", "update_contacts", "update_tasks", "consolidate_batch"
@@ -17,6 +17,11 @@ Operation = Literal[
 OPERATIONS: tuple[Operation, ...] = get_args(Operation)
 
 DEFAULT_MODEL = "claude-haiku-4-5"
+
+# Ceilings that keep every setting finite and sane (floats are never inf or nan either).
+MAX_PRICE = 100_000.0  # USD per million tokens
+MAX_SECONDS = 3600.0  # one HTTP attempt, one operation
+MaxTokens = Annotated[int, Field(ge=1, le=1_000_000)]
 
 DEFAULT_MAX_TOKENS: dict[Operation, int] = {
     "summarize": 2048,
@@ -31,12 +36,12 @@ DEFAULT_MAX_TOKENS: dict[Operation, int] = {
 class Price(BaseModel):
     """USD per million tokens, one rate per kind of token the API reports."""
 
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    model_config = ConfigDict(extra="forbid", frozen=True, allow_inf_nan=False)
 
-    input_per_mtok: float = Field(ge=0)
-    output_per_mtok: float = Field(ge=0)
-    cache_read_per_mtok: float = Field(ge=0)
-    cache_write_per_mtok: float = Field(ge=0)
+    input_per_mtok: float = Field(ge=0, le=MAX_PRICE)
+    output_per_mtok: float = Field(ge=0, le=MAX_PRICE)
+    cache_read_per_mtok: float = Field(ge=0, le=MAX_PRICE)
+    cache_write_per_mtok: float = Field(ge=0, le=MAX_PRICE)
 
     def cost(self, *, input_tokens: int, output_tokens: int, cache_read_tokens: int, cache_write_tokens: int) -> float:
         """Cost of one reply; `input_tokens` excludes cached tokens, as the API reports it."""
@@ -57,23 +62,24 @@ DEFAULT_PRICES: dict[str, Price] = {
 class ModelSettings(BaseModel):
     """Settings of the model port. Partial `max_tokens` and `prices` tables extend the defaults."""
 
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", allow_inf_nan=False)
 
     provider: Literal["auto", "offline", "anthropic"] = "auto"
     default_model: str = DEFAULT_MODEL
     models: dict[Operation, str] = Field(default_factory=dict, description="Per-operation model override.")
-    max_tokens: dict[Operation, PositiveInt] = Field(default_factory=lambda: dict(DEFAULT_MAX_TOKENS))
+    max_tokens: dict[Operation, MaxTokens] = Field(default_factory=lambda: dict(DEFAULT_MAX_TOKENS))
     base_url: str | None = None
     max_retries: int = Field(default=2, ge=0, le=10)
-    timeout_s: float = Field(default=60.0, gt=0, description="Limit of one HTTP attempt.")
+    timeout_s: float = Field(default=60.0, gt=0, le=MAX_SECONDS, description="Limit of one HTTP attempt.")
     max_call_s: float = Field(
         default=120.0,
         gt=0,
+        le=MAX_SECONDS,
         description="Limit of one operation: every HTTP attempt, SDK retry wait and the repair request.",
     )
     prices: dict[str, Price] = Field(default_factory=lambda: dict(DEFAULT_PRICES))
-    daily_budget_usd: float | None = Field(default=None, ge=0)
-    daily_budget_tokens: int | None = Field(default=None, ge=0)
+    daily_budget_usd: float | None = Field(default=None, ge=0, le=1_000_000)
+    daily_budget_tokens: int | None = Field(default=None, ge=0, le=10**12)
     combine_batch_steps: bool = Field(
         default=True,
         description="One consolidate_batch call per batch serves the facts, contacts and tasks steps "

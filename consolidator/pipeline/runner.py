@@ -19,6 +19,7 @@ import structlog
 
 from consolidator.runtime.config import RetrySettings
 from consolidator.model.base import BudgetExceeded
+from stores.errors import StorageError
 from consolidator.pipeline.steps import BatchStep, BatchWork, MessageView
 from stores.engine import Engine, reading
 from stores.ledger import Batch, RunStatus, StepRun
@@ -116,6 +117,8 @@ class StepRunner:
             if outcome == "ok":
                 try:
                     applied = self._apply(run.id, self._steps[run.step], work, value, started)
+                except StorageError:
+                    raise  # a full disk or read-only database is not the step's fault: no attempt is used
                 except Exception as exc:  # a step's apply may fail in any way; the ledger absorbs it
                     self._fail(run.id, batch, run.step, exc, started, now, report)
                     continue
@@ -123,6 +126,8 @@ class StepRunner:
                     report.done += 1
                 else:
                     report.skipped += 1
+            elif isinstance(value, StorageError):
+                raise value
             elif isinstance(value, BudgetExceeded):
                 self._defer(run.id, batch, run.step, value, now, report)
             else:

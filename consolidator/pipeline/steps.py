@@ -72,9 +72,15 @@ def load_plugins(specs: Iterable[str], context: Any) -> list[BatchStep]:
             raise PluginError(f"plugin {spec!r}: expected 'module:factory'")
         try:
             factory: Callable[[Any], Iterable[BatchStep]] = getattr(importlib.import_module(module_name), attr)
-        except (ImportError, AttributeError) as exc:
-            raise PluginError(f"plugin {spec!r}: {exc}") from None
-        for step in factory(context):
+        except Exception as exc:  # not importable, no such name, or the module raised while loading
+            raise PluginError(f"plugin {spec!r}: {type(exc).__name__}: {exc}") from None
+        if not callable(factory):
+            raise PluginError(f"plugin {spec!r}: {attr} is a {type(factory).__name__}, not a factory of batch steps")
+        try:
+            made = list(factory(context))
+        except Exception as exc:  # a plugin's own failure is a configuration problem of this host
+            raise PluginError(f"plugin {spec!r}: its factory failed: {type(exc).__name__}: {exc}") from None
+        for step in made:
             if not isinstance(step, BatchStep):
                 raise PluginError(f"plugin {spec!r}: {step!r} is not a batch step")
             steps.append(step)

@@ -4,6 +4,10 @@ The scheduler calls `Consolidator.tick(now)` on an interval; tests and `run --on
 directly with chosen times, so time-driven behaviour needs no sleeps and no real clock.
 Order within a tick: assign new messages to interactions, cut batches, run due batch
 steps, then the later stages (ladders, snapshots) which read what the earlier ones wrote.
+
+Faults: a stage that raises is recorded in the fault book and the next stage still runs
+(one stage never blocks another); a storage fault (full disk, read-only database) fails the
+tick as a whole, recorded as the "tick" fault and raised to the caller.
 """
 
 from __future__ import annotations
@@ -19,10 +23,12 @@ from consolidator.runtime.app import App
 from consolidator.pipeline.assign import assign_interactions
 from consolidator.pipeline.batching import cut_batches, ensure_step_runs
 from consolidator.cost.budget import BudgetGate
+from consolidator.runtime.faults import FaultBook
 from consolidator.runtime.progress import Progress
 from consolidator.pipeline.runner import StepRunner
 from consolidator.pipeline.steps import BatchStep, check_unique
 from stores.engine import reading
+from stores.errors import StorageError
 from stores.runs import scope_cursors
 from stores.messages import scope_heads
 
@@ -54,9 +60,11 @@ class TickReport:
 
 
 class Consolidator:
-    def __init__(self, app: App, steps: Sequence[BatchStep], stages: Sequence["Stage"] = (), gate: BudgetGate | None = None):
+    def __init__(self, app: App, steps: Sequence[BatchStep], stages: Sequence["Stage"] = (), gate: BudgetGate | None = None,
+                 faults: FaultBook | None = None):
         self.app = app
         self.gate = gate  # the daily model budget, read once per tick
+        self.faults = faults if faults is not None else FaultBook(app.engine)
         self.steps = check_unique(list(steps))
         self.stages = list(stages)
         settings = app.settings
@@ -71,9 +79,14 @@ class Consolidator:
     def tick(self, now: datetime, stop: threading.Event | None = None) -> TickReport:
         self.progress.start()
         try:
-            return self._tick(now, stop)
+            report = self._tick(now, stop)
+        except Exception as exc:
+            self.faults.failed("tick", "", exc, now)
+            raise
         finally:
             self.progress.stop()
+        self.faults.succeeded("tick", "", now)
+        return report
 
     def _tick(self, now: datetime, stop: threading.Event | None) -> TickReport:
         settings = self.app.settings
@@ -96,11 +109,23 @@ class Consolidator:
         for stage in self.stages:
             if stop is not None and stop.is_set():
                 break
-            report.stages[stage.name] = stage.run(now, stop)
+            report.stages[stage.name] = self._run_stage(stage, now, stop)
             self.progress.beat()
         if report.busy:
             log.info("daemon.tick", **_report_fields(report))
         return report
+
+    def _run_stage(self, stage: "Stage", now: datetime, stop: threading.Event | None) -> int:
+        where = f"stage:{stage.name}"
+        try:
+            done = stage.run(now, stop)
+        except StorageError:
+            raise  # the database itself: nothing else can be done this tick
+        except Exception as exc:  # one stage failing must not keep the others from running
+            self.faults.failed(where, "", exc, now)
+            return 0
+        self.faults.succeeded(where, "", now)
+        return done
 
     def drain(self, now: datetime, stop: threading.Event | None = None, max_ticks: int = 10_000) -> TickReport:
         """Tick until nothing more is due at `now` (what `run --once` does)."""

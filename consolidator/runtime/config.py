@@ -3,21 +3,25 @@
 Lookup order: --config PATH, $CONSOLIDATOR_CONFIG, ./config.toml, /etc/consolidator/config.toml,
 else the built-in defaults (which equal the repository's config.toml).
 $CONSOLIDATOR_STATE_DIR overrides state_dir wherever the config came from.
-Any unknown key, wrong type or unknown time zone raises ConfigError naming the key and the
-file; the CLI turns it into exit code 2.
+Any unknown key, wrong type, value out of its range or unknown time zone raises ConfigError
+naming the key and the file; the CLI turns it into exit code 2. Every value is bounded:
+durations are finite (at most MAX_DURATION), floats are never inf or nan, counts and budgets
+have sane ceilings, so no setting can overflow a date or a timer later, in the daemon.
 """
 
 from __future__ import annotations
 
+import math
 import os
 import re
 import tomllib
 from datetime import timedelta
 from pathlib import Path
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
-from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, ValidationError, field_validator, model_validator
+from pydantic import (AfterValidator, BaseModel, BeforeValidator, ConfigDict, Field, ValidationError, field_validator,
+                      model_validator)
 
 from consolidator.model.settings import ModelSettings
 from hierarchy.tiling import count_ladder, time_ladder
@@ -26,6 +30,9 @@ from stores.scopes import InvalidScope, validate_scope
 SYSTEM_CONFIG = Path("/etc/consolidator/config.toml")
 _DURATION = re.compile(r"(\d+(?:\.\d+)?)\s*(ms|s|m|h|d|w)")
 _UNITS = {"ms": 0.001, "s": 1, "m": 60, "h": 3600, "d": 86400, "w": 604800}
+MAX_DURATION = timedelta(days=36500)  # 100 years: far beyond any useful setting, far inside a datetime
+MAX_TIMEZONE_CHARS = 64
+MAX_PROBLEMS = 5  # a config with more wrong keys names the first few
 
 
 class ConfigError(ValueError):
@@ -39,30 +46,60 @@ def parse_duration(value: Any) -> timedelta:
     if isinstance(value, bool):
         raise ValueError("expected a duration such as \"30m\" or a number of seconds")
     if isinstance(value, (int, float)):
-        if value < 0:
-            raise ValueError("a duration cannot be negative")
-        return timedelta(seconds=value)
+        return _bounded(float(value))
     if isinstance(value, str):
         text = value.strip().replace(" ", "")
         parts = _DURATION.findall(text)
         if parts and "".join(n + u for n, u in parts) == text:
-            return timedelta(seconds=sum(float(n) * _UNITS[u] for n, u in parts))
-    raise ValueError(f"expected a duration such as \"30m\" or a number of seconds, got {value!r}")
+            return _bounded(sum(float(n) * _UNITS[u] for n, u in parts))
+    raise ValueError(f"expected a duration such as \"30m\" or a number of seconds, got {_short(value)}")
+
+
+def _bounded(seconds: float) -> timedelta:
+    if math.isnan(seconds):
+        raise ValueError("a duration must be a number of seconds, not nan")
+    if seconds < 0:
+        raise ValueError("a duration cannot be negative")
+    if seconds > MAX_DURATION.total_seconds():
+        raise ValueError(f"a duration must be finite and at most {MAX_DURATION.days}d (100 years)")
+    return timedelta(seconds=seconds)
+
+
+def _at_least(minimum: timedelta):
+    def check(value: timedelta) -> timedelta:
+        if value < minimum or value <= timedelta(0):
+            raise ValueError(f"must be at least {minimum.total_seconds():g}s" if minimum else "must be longer than 0s")
+        return value
+
+    return check
+
+
+def _short(value: Any, limit: int = 40) -> str:
+    """A value for an error message: its repr, cut so a huge value cannot flood the line."""
+    text = repr(value)
+    return text if len(text) <= limit else f"{text[:limit]}... ({len(text)} characters)"
 
 
 Duration = Annotated[timedelta, BeforeValidator(parse_duration)]
+PositiveDuration = Annotated[timedelta, BeforeValidator(parse_duration), AfterValidator(_at_least(timedelta(0)))]
+TickDuration = Annotated[timedelta, BeforeValidator(parse_duration), AfterValidator(_at_least(timedelta(seconds=0.1)))]
+LeaseDuration = Annotated[timedelta, BeforeValidator(parse_duration), AfterValidator(_at_least(timedelta(seconds=1)))]
+# Shorter than one unit of work (a model call) and the watchdog would restart a healthy daemon.
+StallDuration = Annotated[timedelta, BeforeValidator(parse_duration), AfterValidator(_at_least(timedelta(seconds=10)))]
 
 
 def _check_timezone(name: str) -> str:
+    if len(name) > MAX_TIMEZONE_CHARS:
+        raise ValueError(f"unknown time zone {_short(name)}: longer than {MAX_TIMEZONE_CHARS} characters")
     try:
         ZoneInfo(name)
-    except (ZoneInfoNotFoundError, ValueError):
-        raise ValueError(f"unknown time zone {name!r}") from None
+    except (ZoneInfoNotFoundError, ValueError, OSError):  # OSError: a name the file system refuses
+        raise ValueError(f"unknown time zone {_short(name)}") from None
     return name
 
 
 class _Section(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    model_config = ConfigDict(extra="forbid", frozen=True, allow_inf_nan=False)
 
 
 class ScopeSettings(_Section):
@@ -74,21 +111,21 @@ class ScopeSettings(_Section):
 class RetrySettings(_Section):
     base_delay: Duration = timedelta(seconds=30)
     max_delay: Duration = timedelta(hours=1)
-    max_attempts: int = Field(default=8, ge=1)
+    max_attempts: int = Field(default=8, ge=1, le=100)
 
 
 class DaemonSettings(_Section):
-    tick_interval: Duration = timedelta(seconds=5)
-    lease_ttl: Duration = timedelta(seconds=60)
+    tick_interval: TickDuration = timedelta(seconds=5)
+    lease_ttl: LeaseDuration = timedelta(seconds=60)
     step_workers: int = Field(default=3, ge=1, le=32)
-    stall_after: Duration = timedelta(minutes=5)
+    stall_after: StallDuration = timedelta(minutes=5)
 
 
 class LadderSettings(_Section):
     time: list[str] = ["day", "week", "4w", "12w", "52w"]
     count: list[int] = [1, 10, 40, 120, 520]
     day_grace: Duration = timedelta(minutes=10)
-    budget_tokens: int = Field(default=400, ge=16)
+    budget_tokens: int = Field(default=400, ge=16, le=100_000)
 
     @field_validator("time")
     @classmethod
@@ -106,14 +143,14 @@ class LadderSettings(_Section):
 class FactSettings(_Section):
     """Facts: write-path dedup, decay, and the offline ("sleep") pass."""
 
-    tau: Duration = timedelta(days=30)
+    tau: PositiveDuration = timedelta(days=30)
     near_duplicate: float = Field(default=0.9, gt=0.0, le=1.0)
     neighbours: int = Field(default=10, ge=0, le=200)
-    strength_cap: float = Field(default=10.0, ge=1.0)
-    score_floor: float = Field(default=0.05, ge=0.0)
-    keep_top: int = Field(default=500, ge=1)
+    strength_cap: float = Field(default=10.0, ge=1.0, le=1_000_000)
+    score_floor: float = Field(default=0.05, ge=0.0, le=10.0)  # a score is at most importance 10
+    keep_top: int = Field(default=500, ge=1, le=1_000_000)
     sleep_idle: Duration = timedelta(hours=2)
-    sleep_importance: int = Field(default=40, ge=1)
+    sleep_importance: int = Field(default=40, ge=1, le=1_000_000)
     merge_threshold: float = Field(default=0.85, gt=0.0, le=1.0)
     restore_grace: Duration = timedelta(days=30)
 
@@ -185,11 +222,12 @@ def find_config(explicit: Path | None, env: dict[str, str] | None = None, cwd: P
         return explicit
     if env.get("CONSOLIDATOR_CONFIG"):
         return Path(env["CONSOLIDATOR_CONFIG"])
-    local = (cwd or Path.cwd()) / "config.toml"
-    if local.is_file():
-        return local
-    if SYSTEM_CONFIG.is_file():
-        return SYSTEM_CONFIG
+    for candidate in ((cwd or Path.cwd()) / "config.toml", SYSTEM_CONFIG):
+        try:
+            if candidate.is_file():
+                return candidate
+        except OSError:  # a directory we may not look into holds no config of ours
+            continue
     return None
 
 
@@ -205,8 +243,12 @@ def load_settings(explicit: Path | None = None, env: dict[str, str] | None = Non
             data = tomllib.loads(path.read_text(encoding="utf-8"))
         except FileNotFoundError:
             raise ConfigError(f"{path}: config file not found") from None
+        except UnicodeDecodeError as exc:
+            raise ConfigError(f"{path}: not UTF-8 text (byte 0x{exc.object[exc.start]:02x} at offset {exc.start})") from None
         except tomllib.TOMLDecodeError as exc:
             raise ConfigError(f"{path}: invalid TOML: {exc}") from None
+        except RecursionError:
+            raise ConfigError(f"{path}: invalid TOML: nested too deeply") from None
         except OSError as exc:
             raise ConfigError(f"{path}: cannot read: {exc.strerror}") from None
     if env.get("CONSOLIDATOR_STATE_DIR"):
@@ -224,13 +266,20 @@ def load_settings(explicit: Path | None = None, env: dict[str, str] | None = Non
 def _describe(source: str, exc: ValidationError) -> str:
     problems = []
     for error in exc.errors():
-        key = ".".join(str(part) for part in error["loc"])
+        key = printable(_short(".".join(str(part) for part in error["loc"]), 80).strip("'\""))
         if error["type"] == "extra_forbidden":
             problems.append(f"unknown key '{key}'")
         else:
             message = error["msg"].removeprefix("Value error, ")
             problems.append(f"key '{key}': {message}")
-    return f"{source}: " + "; ".join(problems)
+    if len(problems) > MAX_PROBLEMS:
+        problems = problems[:MAX_PROBLEMS] + [f"and {len(problems) - MAX_PROBLEMS} more"]
+    return printable(f"{source}: " + "; ".join(problems))
+
+
+def printable(text: str) -> str:
+    """One line: control characters (a newline or NUL in a key or path someone typed) shown escaped."""
+    return "".join(c if c.isprintable() else repr(c)[1:-1] for c in text)
 
 
 def to_toml_defaults() -> dict[str, Any]:

@@ -4,10 +4,13 @@ Only one daemon works a database at a time (stores.lease); a second one waits as
 standby and takes over when the first one's lease expires or its process is gone.
 SIGTERM/SIGINT set a stop flag: the tick in flight finishes the step it is applying (which
 commits or rolls back as a whole) and starts nothing new; then the lease is released.
+A tick or heartbeat that fails goes to the fault book (consolidator/runtime/faults.py):
+logged once, then counted, shown by `status`, cleared when the work goes through again.
 """
 
 from __future__ import annotations
 
+import logging
 import signal
 import threading
 from datetime import datetime, timezone
@@ -35,6 +38,8 @@ class Daemon:
         self.stop = threading.Event()
         self.me = lease.Holder.this_process()
         self._has_lease = False
+        self._standby_logged = False
+        self.faults = consolidator.faults
         self._lock = threading.Lock()
         self._lease_lost = threading.Event()  # set by the heartbeat: the tick in flight stops
 
@@ -55,6 +60,8 @@ class Daemon:
     def serve(self) -> int:
         settings = self.app.settings.daemon
         self._install_signals()
+        # A tick longer than the interval makes APScheduler warn at every skipped run: noise, not a fault.
+        logging.getLogger("apscheduler.scheduler").setLevel(logging.ERROR)
         scheduler = BackgroundScheduler(timezone=timezone.utc)
         scheduler.add_job(self._tick, "interval", seconds=settings.tick_interval.total_seconds(),
                           id="tick", max_instances=1, coalesce=True, next_run_time=self.clock())
@@ -91,15 +98,38 @@ class Daemon:
             return
         with self._lock:
             now = self.clock()
+            if not self._take_lease(now):
+                return
+            self._lease_lost.clear()
             try:
-                self._has_lease = lease.acquire(self.app.engine, self.me, now, self.app.settings.daemon.lease_ttl)
-                if not self._has_lease:
-                    log.debug("daemon.standby")
-                    return
-                self._lease_lost.clear()
                 self.consolidator.tick(now, AnyEvent(self.stop, self._lease_lost))
             except Exception:  # a tick must never kill the scheduler; the next one retries
-                log.exception("daemon.tick_failed")
+                pass  # logged once and counted by the tick's fault book
+
+    def _take_lease(self, now: datetime) -> bool:
+        """Take or renew the lease; a standby says so once at info level, then quietly waits."""
+        try:
+            self._has_lease = lease.acquire(self.app.engine, self.me, now, self.app.settings.daemon.lease_ttl)
+        except Exception as exc:  # the database itself (full, read-only, gone): retried next tick
+            self.faults.failed("lease", "", exc, now)
+            return False
+        self.faults.succeeded("lease", "", now)
+        if self._has_lease:
+            if self._standby_logged:
+                log.info("daemon.active", holder=self.me.holder)
+            self._standby_logged = False
+            return True
+        if not self._standby_logged:
+            try:
+                other = lease.current(self.app.engine)
+            except Exception:  # only for the message
+                other = None
+            log.info("daemon.standby", holder=self.me.holder, active=other.holder if other else None,
+                     detail="another daemon holds the lease; taking over when it stops or its lease expires")
+            self._standby_logged = True
+        else:
+            log.debug("daemon.standby")
+        return False
 
     def _heartbeat(self) -> None:
         """Keep the lease alive during long ticks and tell systemd's watchdog we are alive.
@@ -114,10 +144,13 @@ class Daemon:
             log.error("daemon.stalled", seconds_without_progress=limit)
             return
         if self._has_lease:
+            now = self.clock()
             try:
-                self._has_lease = lease.acquire(self.app.engine, self.me, self.clock(), self.app.settings.daemon.lease_ttl)
-            except Exception:
-                log.exception("daemon.heartbeat_failed")
+                self._has_lease = lease.acquire(self.app.engine, self.me, now, self.app.settings.daemon.lease_ttl)
+            except Exception as exc:  # kept until the lease expires; the fault book logs it once
+                self.faults.failed("lease", "", exc, now)
+            else:
+                self.faults.succeeded("lease", "", now)
             if not self._has_lease:
                 log.warning("lease.lost", holder=self.me.holder)
                 self._lease_lost.set()

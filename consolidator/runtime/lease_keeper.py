@@ -15,6 +15,7 @@ from typing import Callable
 import structlog
 from stores.engine import Engine
 
+from consolidator.runtime.faults import describe
 from stores import lease
 
 log = structlog.get_logger()
@@ -48,15 +49,20 @@ class LeaseKeeper:
                     log.warning("lease.lost", holder=self._me.holder)
                     self.lost.set()
                     return
-            except Exception:  # a failed renewal is retried on the next beat
-                log.exception("lease.renew_failed")
+            except Exception as exc:  # a failed renewal is retried on the next beat
+                log.warning("lease.renew_failed", cause=describe(exc))
 
     def __exit__(self, *exc) -> None:
         self._done.set()
         if self._thread is not None:
             self._thread.join()
         if not self.lost.is_set():
-            lease.release(self._engine, self._me)
+            try:
+                lease.release(self._engine, self._me)
+            except Exception:
+                if exc[0] is None:
+                    raise
+                # the work's own error says more; the lease expires by itself
 
 
 class AnyEvent:

@@ -2,13 +2,16 @@
 
 from __future__ import annotations
 
+import shutil
 from datetime import datetime
+from pathlib import Path
 from typing import Any
 
 from consolidator.runtime.app import App
 from consolidator.cost.usage import usage_report
+from stores import faults as fault_rows
 from stores import lease
-from stores.engine import printable_url, reading
+from stores.engine import database_path, is_embedded, printable_url, reading
 from stores.interactions import max_number
 from stores.ledger import batch_counts
 from stores.messages import newest_at, scope_heads
@@ -44,5 +47,33 @@ def gather(app: App, now: datetime) -> dict[str, Any]:
     }
     model = usage_report(app.engine, app.settings.model, now)
     return {"scopes": scopes, "daemon": daemon, "state_dir": str(app.settings.state_dir),
-            "database": printable_url(app.settings.db_url), "model": model}
+            "database": printable_url(app.settings.db_url), "model": model, "faults": active_faults(app)}
+
+
+NEARLY_FULL = 1 << 20  # bytes free under which SQLite's log cannot grow and a snapshot may not fit
+
+
+def active_faults(app: App) -> list[dict[str, Any]]:
+    """Each fault the daemon recorded and has not seen cleared: where, scope, cause, since when,
+    how often. First the faults `status` sees for itself, which a daemon could not record
+    because they are the storage's own: a database opened read-only, a full disk."""
+    found: list[dict[str, Any]] = []
+    seen = {"where": None, "scope": None, "since": None, "last_at": None, "count": None}
+    if app.readonly:
+        found.append({**seen, "where": "database",
+                      "cause": f"{app.degraded}; opened for reading only: nothing can be logged or consolidated"})
+    places = {app.settings.state_dir}
+    if is_embedded(app.settings.db_url):
+        places.add(Path(database_path(app.settings.db_url)).parent)
+    for place in sorted(places):
+        try:
+            free = shutil.disk_usage(place).free
+        except OSError:
+            continue
+        if free < NEARLY_FULL:
+            found.append({**seen, "where": "disk", "cause": f"disk full: {place} ({free} bytes free)"})
+    for f in fault_rows.active(app.engine):
+        found.append({"where": f.where, "scope": f.scope or None, "cause": f.cause, "since": f.since.isoformat(),
+                      "last_at": f.last_at.isoformat(), "count": f.count})
+    return found
 

@@ -11,6 +11,7 @@ from dataclasses import dataclass
 import structlog
 
 from consolidator.runtime.app import App
+from consolidator.runtime.faults import FaultBook
 from consolidator.pipeline.batch_extraction import share_one_call
 from consolidator.cost.budget import BudgetGate, budgeted
 from consolidator.contacts.step import ContactsStep, publish_contacts
@@ -24,7 +25,7 @@ from consolidator.model.factory import build_model
 from consolidator.model.recording import TeeRecorder
 from consolidator.snapshots.stage import SnapshotStage
 from consolidator.facts.sleep import SleepStage
-from consolidator.pipeline.steps import BatchStep, load_plugins
+from consolidator.pipeline.steps import BatchStep, PluginError, load_plugins
 from consolidator.tasks.step import TasksStep, publish_tasks
 from consolidator.pipeline.tick import Consolidator
 from consolidator.ports import Stage
@@ -59,14 +60,20 @@ def build_consolidator(app: App, model: Model | None = None) -> Consolidator:
                             timezone_of=lambda scope: app.settings.timezone_of(scope).key)
     log.info("model.batch_steps", combined=shared is not None)
     steps: list[BatchStep] = [contacts, facts, tasks]
-    steps.extend(load_plugins(app.settings.plugins, PluginContext(app, model)))
+    try:
+        steps.extend(load_plugins(app.settings.plugins, PluginContext(app, model)))
+    except PluginError as exc:
+        raise PluginError(f"{app.settings.source}: key 'plugins': {exc}") from None
     publishers = {"contacts": publish_contacts, "facts": publish_facts, "tasks": publish_tasks}
+    faults = FaultBook(app.engine)
     stages: list[Stage] = [
-        LadderStage(app, model),
+        # The ladder stage only bumps the rungs' views; the snapshot stage writes the files,
+        # scope by scope, so one scope's unwritable directory never stops another's ladders.
+        LadderStage(app, model, publish=False),
         SleepStage(app, model, embedder),
-        SnapshotStage(app, publishers, context=publish_context),
+        SnapshotStage(app, publishers, context=publish_context, faults=faults),
     ]
-    return Consolidator(app, steps, stages, gate=gate)
+    return Consolidator(app, steps, stages, gate=gate, faults=faults)
 
 
 def _budgeted(app: App) -> bool:

@@ -5,6 +5,11 @@ its own file(s) for one scope. Ladder rungs are views named `ladder:<ladder>/<ru
 with each summary and published here too, so a crash between a summary's commit and its
 file only delays the file to the next tick. `context` is recomposed whenever any view of
 the scope changed, because context.md is made from all of them.
+
+Scopes are published one by one, each on its own: a scope whose directory cannot be written
+(read-only, full, gone) is recorded in the fault book as ("snapshots", scope) and the other
+scopes go on. Its views stay stale, so they are published by the first tick after the
+directory is writable again, and the fault is cleared then.
 """
 
 from __future__ import annotations
@@ -16,43 +21,65 @@ from typing import Callable
 import structlog
 
 from consolidator.runtime.app import App
+from consolidator.runtime.faults import FaultBook
 from consolidator.ladders.publish import LADDER_VIEW, publish_ladder_views
 from stores.engine import reading, transaction
+from stores.errors import StorageError
 from stores.views import mark_published, stale
 
 log = structlog.get_logger()
 
 Publisher = Callable[[App, str, datetime], None]
+FAULT = "snapshots"
 
 
 class SnapshotStage:
     name = "snapshots"
 
-    def __init__(self, app: App, publishers: dict[str, Publisher], context: Publisher | None = None):
+    def __init__(self, app: App, publishers: dict[str, Publisher], context: Publisher | None = None,
+                 faults: FaultBook | None = None):
         self.app = app
         self.publishers = publishers
         self.context = context
+        self.faults = faults if faults is not None else FaultBook(app.engine)
         self.on_progress: Callable[[], None] = lambda: None  # ports.Stage: beat per view published
 
     def run(self, now: datetime, stop: threading.Event | None = None) -> int:
         with reading(self.app.engine) as session:
             todo = stale(session)
-        done = 0
-        scopes: set[str] = set()
+        by_scope: dict[str, list[tuple[str, int]]] = {}
         for scope, view, version in todo:
-            if view.startswith(LADDER_VIEW):
-                publish_ladder_views(self.app, scope)  # marks what it published itself
+            by_scope.setdefault(scope, []).append((view, version))
+        done = published = 0
+        for scope in sorted(by_scope):
+            if stop is not None and stop.is_set():
+                break
+            try:
+                done += self._publish_scope(scope, by_scope[scope], now)
+            except StorageError:
+                raise  # the database itself: the tick fails as a whole
+            except Exception as exc:  # this scope's files; the other scopes go on
+                self.faults.failed(FAULT, scope, exc, now)
+                continue
+            self.faults.succeeded(FAULT, scope, now)
+            published += 1
+        if done:
+            log.info("snapshots.published", views=done, scopes=published)
+        return done
+
+    def _publish_scope(self, scope: str, views: list[tuple[str, int]], now: datetime) -> int:
+        """Write the scope's stale files, then mark them published: if any file fails, the
+        views not yet marked stay stale and context.md is recomposed on the retry."""
+        if any(view.startswith(LADDER_VIEW) for view, _ in views):
+            publish_ladder_views(self.app, scope)  # every stale rung; marks what it published itself
+        for view, _ in views:
             publisher = self.publishers.get(view)
             if publisher is not None:
                 publisher(self.app, scope, now)
-            with transaction(self.app.engine) as session:
-                mark_published(session, scope, view, version)
-            scopes.add(scope)
-            done += 1
             self.on_progress()
         if self.context is not None:
-            for scope in sorted(scopes):
-                self.context(self.app, scope, now)
-        if done:
-            log.info("snapshots.published", views=done, scopes=len(scopes))
-        return done
+            self.context(self.app, scope, now)
+        with transaction(self.app.engine) as session:
+            for view, version in views:
+                mark_published(session, scope, view, version)
+        return len(views)

@@ -23,7 +23,8 @@ from stores.engine import reading
 from stores.interactions import max_number
 from stores.messages import newest_at, newest_seq
 from stores.overview import dirty_units
-from stores.summaries import LadderHold, Summary, holds, newest_versions
+from stores.holds import LadderHold, holds
+from stores.summaries import Summary, newest_versions
 
 Rows = dict[str, dict[str, Summary]]  # rung -> key -> newest version
 

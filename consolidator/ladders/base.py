@@ -1,0 +1,177 @@
+"""Base windows: new messages mark their window dirty; closed dirty windows are written from the raw log.
+
+A base window is a local day (time ladder) or an interaction (count ladder). Only here is
+the raw log read. A day is closed once its local midnight plus grace has passed; closed
+days with no messages are announced empty for free, so the blocks above never wait for
+them. An interaction is closed once it is complete (hierarchy.planning). Rewriting a window
+whose new summary equals its current one (same sources, same text) writes nothing.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Callable
+from zoneinfo import ZoneInfo
+
+from consolidator.ladders.blocks import EMPTY, BlockWrite, Stop, Target, Watermark, stopped, write_block
+from consolidator.ladders.drafting import Drafter, message_inputs
+from consolidator.ladders.holds import Guard
+from consolidator.runtime.app import App
+from hierarchy.calendar import local_day, time_window
+from hierarchy.planning import closed_through, complete_interactions, plan_days
+from hierarchy.tiling import Block, LadderSpec
+from stores.engine import reading, transaction
+from stores.interactions import last_times
+from stores.interactions import max_number as newest_interaction
+from stores.ladder_state import (
+    advance_seen_seq,
+    clear_dirty,
+    dirty_windows,
+    mark_dirty,
+    progress,
+    rewind_announcements,
+    set_announced_days,
+    start_progress,
+)
+from stores.message_windows import (
+    Arrival,
+    arrivals_after,
+    arrivals_through,
+    has_messages_after,
+    messages_in_time_window,
+    messages_of_interaction,
+)
+from stores.messages import Message
+from stores.summaries import latest_rows
+
+Tick = Callable[[int], None] | None  # a progress bar's advance: one per base window tried
+
+
+def _units(arrivals: list[Arrival], ladder: str, tz: ZoneInfo) -> dict[int, datetime]:
+    """The base window of each arrival (a day unit, or its interaction), with its newest message time."""
+    units: dict[int, datetime] = {}
+    for seq, at, interaction in arrivals:
+        unit = local_day(at, tz) if ladder == "time" else interaction
+        units[unit] = max(units.get(unit, at), at)
+    return units
+
+
+class BaseWindows:
+    """The base rung of both ladders of every scope."""
+
+    def __init__(self, app: App, drafter: Drafter, guard: Guard) -> None:
+        self.app = app
+        self.drafter = drafter
+        self.guard = guard
+
+    # --- dirty windows ---------------------------------------------------------------------
+
+    def mark_new(self, scope: str, ladder: str, tz: ZoneInfo) -> None:
+        """Mark the windows of the messages logged since the ladder's cursor dirty, and move it on.
+
+        The cursor stops before the first message not yet placed in an interaction: it is
+        picked up next tick. An idle scope takes no write lock.
+        """
+        with reading(self.app.engine) as session:
+            state = progress(session, scope, ladder)
+            if state is not None and not has_messages_after(session, scope, state.seen_seq):
+                return
+        with transaction(self.app.engine) as session:
+            state = start_progress(session, scope, ladder)
+            placed: list[Arrival] = []
+            for arrival in arrivals_after(session, scope, state.seen_seq):
+                if arrival.interaction is None:
+                    break  # not placed yet: pick it up next tick
+                placed.append(arrival)
+            if not placed:
+                return
+            mark_dirty(session, scope, ladder, _units(placed, ladder, tz))
+            advance_seen_seq(session, scope, ladder, placed[-1].seq)
+
+    def mark_all(self, scope: str, ladder: str, tz: ZoneInfo, since: datetime | None) -> int:
+        """For rebuild: every base window with messages (from `since`) is dirty again; returns how many.
+
+        Windows already waiting (not closed yet, held, deferred) stay dirty, and every block
+        above re-decides (cheap: up-to-date ones skip).
+        """
+        with transaction(self.app.engine) as session:
+            state = start_progress(session, scope, ladder)
+            units = _units(arrivals_through(session, scope, state.seen_seq, since), ladder, tz)
+            mark_dirty(session, scope, ladder, units)
+            rewind_announcements(session, scope, ladder)
+        return len(units)
+
+    def _dirty(self, scope: str, ladder: str) -> dict[int, datetime]:
+        with reading(self.app.engine) as session:
+            return dirty_windows(session, scope, ladder)
+
+    # --- writing closed windows ------------------------------------------------------------
+
+    def write_days(self, scope: str, spec: LadderSpec, tz: ZoneInfo, now: datetime, stop: Stop, tick: Tick) -> int:
+        """The time ladder: announce closed silent days empty, write closed dirty days; returns summaries written."""
+        with reading(self.app.engine) as session:
+            state = progress(session, scope, "time")
+        seen_seq = state.seen_seq if state else 0
+        first, through = (state.first_unit, state.through_unit) if state else (None, None)
+        plan = plan_days(first, through, self._dirty(scope, "time"), closed_through(tz, self.app.settings.ladders.day_grace, now))
+        written = 0
+        if plan.empty or (plan.first, plan.through) != (first, through):
+            with transaction(self.app.engine) as session:
+                for unit in plan.empty:
+                    # a day outside the announced range has never been written: version 1
+                    write_block(session, BlockWrite(Target(scope, spec, Block(0, unit), tz), EMPTY, (), Watermark(), 1), now)
+                set_announced_days(session, scope, "time", plan.first, plan.through)
+            written += len(plan.empty)
+        held = self.guard.held(scope, "time", now)
+        for unit in plan.summarize:
+            if stopped(stop):
+                break
+            target = Target(scope, spec, Block(0, unit), tz)
+            if held.waiting(target.window):
+                continue
+            start, end = time_window(spec, target.block, tz)
+            with reading(self.app.engine) as session:
+                messages = messages_in_time_window(session, scope, seen_seq, start, end)
+            written += self.guard.run(target, now, held, lambda: self._write(target, messages, now)) or 0
+            if tick:
+                tick(1)
+        return written
+
+    def write_interactions(self, scope: str, spec: LadderSpec, tz: ZoneInfo, now: datetime, stop: Stop, tick: Tick) -> int:
+        """The count ladder: write every complete dirty interaction; returns summaries written."""
+        dirty = self._dirty(scope, "count")
+        if not dirty:
+            return 0
+        with reading(self.app.engine) as session:
+            state = progress(session, scope, "count")
+            newest = newest_interaction(session, scope)
+            last_at = last_times(session, scope, dirty)
+        seen_seq = state.seen_seq if state else 0
+        written = 0
+        held = self.guard.held(scope, "count", now)
+        for number in complete_interactions(last_at, newest, self.app.settings.interaction_gap, now):
+            if stopped(stop):
+                break
+            target = Target(scope, spec, Block(0, number - 1), tz)
+            if held.waiting(target.window):
+                continue
+            with reading(self.app.engine) as session:
+                messages = messages_of_interaction(session, scope, seen_seq, number)
+            written += self.guard.run(target, now, held, lambda: self._write(target, messages, now)) or 0
+            if tick:
+                tick(1)
+        return written
+
+    def _write(self, target: Target, messages: list[Message], now: datetime) -> int:
+        """Write one base window from its messages and clear it; 1 if a new version was stored, else 0."""
+        draft = self.drafter.base(target, message_inputs(messages, target.tz))
+        watermark = Watermark(max((m.seq for m in messages), default=0), max((m.at for m in messages), default=None))
+        sources = tuple(m.id for m in messages)
+        with transaction(self.app.engine) as session:
+            current = latest_rows(session, scope=target.scope, ladder=target.ladder, windows=[target.window]).get(target.window)
+            same = current is not None and tuple(current.sources) == sources and current.text == draft.text
+            if not same:
+                version = current.version + 1 if current is not None else 1
+                write_block(session, BlockWrite(target, draft, sources, watermark, version), now)
+            clear_dirty(session, target.scope, target.ladder, target.unit)
+        return 0 if same else 1

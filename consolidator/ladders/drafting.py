@@ -1,0 +1,78 @@
+"""What a block says: nothing, its inputs passed through, an earlier identical summary, or a model call.
+
+A model call is the only thing here that costs money, so it is the last resort: inputs that
+fit the budget together are passed through as they are, and inputs identical to those of an
+earlier call (same model, prompt, budget and inputs: the content hash) reuse that call's
+summary. A rebuild turns reuse off, so that every base window is written afresh.
+"""
+
+from __future__ import annotations
+
+from zoneinfo import ZoneInfo
+
+from consolidator.domain import estimate_tokens
+from consolidator.ladders.blocks import EMPTY, Draft, Target
+from consolidator.ladders.inputs import content_hash, render
+from consolidator.model.base import Model
+from consolidator.model.schemas import SummarizeRequest, SummaryInput
+from consolidator.runtime.app import App
+from hierarchy.planning import Action
+from stores.engine import reading
+from stores.messages import Message
+from stores.summaries import Summary, reusable
+
+
+def message_inputs(messages: list[Message], tz: ZoneInfo) -> list[SummaryInput]:
+    """A base window's raw lines as summary inputs (rendered the same way for both ladders)."""
+    return [SummaryInput(id=m.id, label="", text=render(m, tz)) for m in messages]
+
+
+def summary_inputs(summaries: list[Summary]) -> list[SummaryInput]:
+    """A higher block's inputs: the summaries of the blocks it reads, with their labels."""
+    return [SummaryInput(id=s.id, label=s.label, text=s.text) for s in summaries]
+
+
+class Drafter:
+    """Drafts blocks for one model and one budget (tokens a summary may read without a call)."""
+
+    def __init__(self, app: App, model: Model, budget: int) -> None:
+        self.app = app
+        self.model = model
+        self.budget = budget
+        self.reuse = True  # look up an earlier call with identical inputs before calling
+
+    def base(self, target: Target, inputs: list[SummaryInput]) -> Draft:
+        """A base window: empty, its raw lines as they are when they fit the budget, else summarised."""
+        if not inputs:
+            return EMPTY
+        if sum(estimate_tokens(i.text) for i in inputs) <= self.budget:
+            return Draft("passed", "\n".join(i.text for i in inputs))
+        return self.summarize(target, inputs)
+
+    def higher(self, target: Target, action: Action, inputs: list[SummaryInput]) -> Draft:
+        """A higher block as hierarchy.planning decided: empty, passed through, or summarised."""
+        if action is Action.EMPTY:
+            return EMPTY
+        if action is Action.PASS and len(inputs) == 1:
+            return Draft("passed", inputs[0].text)
+        if action is Action.PASS:
+            return Draft("passed", "\n".join(f"{i.label}: {i.text}" for i in inputs))
+        return self.summarize(target, inputs)
+
+    def summarize(self, target: Target, inputs: list[SummaryInput]) -> Draft:
+        """An earlier summary of identical inputs when reuse is on, else one model call.
+
+        Raises what the model raises (BudgetExceeded, ModelError): the caller holds the window.
+        """
+        digest = content_hash(self.model.name, self.budget, inputs)
+        if self.reuse:
+            with reading(self.app.engine) as session:
+                earlier = reusable(session, target.scope, digest)
+            if earlier is not None:
+                return Draft("reused", earlier.text, digest, 0, 0)
+        request = SummarizeRequest(
+            scope=target.scope, ladder=target.ladder, rung=target.rung, window_label=target.label, inputs=inputs,
+            budget_tokens=self.budget, ref=f"{target.ladder}/{target.rung}/{target.key}",
+        )
+        reply = self.model.summarize(request)
+        return Draft("summarized", reply.text, digest, sum(estimate_tokens(i.text) for i in inputs), 1)

@@ -1,0 +1,78 @@
+"""Held ladder windows: a summary call that could not be made now, and when to try it again.
+
+A hold row names one window (scope, ladder, rung, key). The daily budget holds it until the
+budget reopens; a failed model call holds it for a backoff that grows with each failed
+attempt, so a window whose call keeps failing costs one call per backoff, not one per tick.
+Every function works in the caller's transaction.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime, timedelta
+from typing import Callable
+
+from sqlalchemy import Column, String, Text, func, select
+from sqlmodel import Field, Session, SQLModel
+
+from stores.types import UTCDateTime
+
+
+class LadderHold(SQLModel, table=True):
+    """A window whose summary call failed or was deferred: not tried again before `next_at`."""
+
+    __tablename__ = "ladder_hold"
+
+    scope: str = Field(sa_column=Column(String(128), primary_key=True))
+    ladder: str = Field(sa_column=Column(String(8), primary_key=True))
+    rung: str = Field(sa_column=Column(String(16), primary_key=True))
+    key: str = Field(sa_column=Column(String(32), primary_key=True))
+    attempts: int = 0
+    next_at: datetime = Field(sa_column=Column(UTCDateTime(), nullable=False))
+    reason: str = Field(default="", sa_column=Column(Text, nullable=False))
+
+
+def holds(session: Session, scope: str, ladder: str) -> dict[tuple[str, str], LadderHold]:
+    """Every held window of one ladder of a scope: (rung, key) -> its hold."""
+    stmt = select(LadderHold).where(LadderHold.scope == scope, LadderHold.ladder == ladder)
+    return {(h.rung, h.key): h for h in session.execute(stmt).scalars()}
+
+
+def _hold(session: Session, scope: str, ladder: str, rung: str, key: str, next_at: datetime) -> LadderHold:
+    hold = session.get(LadderHold, (scope, ladder, rung, key))
+    if hold is None:
+        hold = LadderHold(scope=scope, ladder=ladder, rung=rung, key=key, next_at=next_at)
+        session.add(hold)
+    return hold
+
+
+def hold_until(session: Session, scope: str, ladder: str, rung: str, key: str, next_at: datetime, reason: str) -> int:
+    """Hold a window until `next_at` (a deferral, not a failure: attempts unchanged); returns its attempts."""
+    hold = _hold(session, scope, ladder, rung, key, next_at)
+    hold.next_at = next_at
+    hold.reason = reason
+    return hold.attempts
+
+
+def hold_after_failure(
+    session: Session, scope: str, ladder: str, rung: str, key: str, now: datetime, reason: str,
+    delay: Callable[[int], timedelta],
+) -> int:
+    """Count one more failed attempt and hold the window until `now + delay(attempts)`; returns attempts."""
+    hold = _hold(session, scope, ladder, rung, key, now)
+    hold.attempts += 1
+    hold.next_at = now + delay(hold.attempts)
+    hold.reason = reason
+    return hold.attempts
+
+
+def release(session: Session, scope: str, ladder: str, rung: str, key: str) -> None:
+    """The window was written: forget its hold (nothing happens when it has none)."""
+    hold = session.get(LadderHold, (scope, ladder, rung, key))
+    if hold is not None:
+        session.delete(hold)
+
+
+def count_holds(session: Session) -> dict[str, int]:
+    """scope -> how many windows it has held."""
+    stmt = select(LadderHold.scope, func.count()).group_by(LadderHold.scope)
+    return dict(session.execute(stmt).all())

@@ -1,0 +1,142 @@
+"""Each ladder's progress per scope: its cursors, its announced days, and its dirty base windows.
+
+The cursors only say how far the ladder stage has looked (the messages that marked their
+windows dirty; the announcements that woke their readers); the summaries themselves are the
+truth, so a cursor that lags after a crash only makes the stage redo work it then finds done.
+A dirty window is a base window (a local day unit, or an interaction number) that received
+messages since it was last summarised. Every function works in the caller's transaction.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Mapping
+
+from sqlalchemy import Column, String, delete, select
+from sqlmodel import Field, Session, SQLModel
+
+from stores.types import UTCDateTime
+
+_IN_CHUNK = 5_000  # bound parameters per IN list (SQLite allows 32,766; PostgreSQL 65,535)
+
+
+class LadderState(SQLModel, table=True):
+    """How far one ladder of one scope has got."""
+
+    __tablename__ = "ladder_state"
+
+    scope: str = Field(sa_column=Column(String(128), primary_key=True))
+    ladder: str = Field(sa_column=Column(String(8), primary_key=True))
+    seen_seq: int = 0  # messages up to here have marked their base windows dirty
+    seen_announcement: int = 0  # announcements up to here have triggered their readers
+    first_unit: int | None = None  # time ladder: first and newest day announced
+    through_unit: int | None = None
+
+
+class DirtyWindow(SQLModel, table=True):
+    """A base window (day unit or interaction number) that received messages since its summary."""
+
+    __tablename__ = "dirty_window"
+
+    scope: str = Field(sa_column=Column(String(128), primary_key=True))
+    ladder: str = Field(sa_column=Column(String(8), primary_key=True))
+    unit: int = Field(primary_key=True)
+    last_at: datetime = Field(sa_column=Column(UTCDateTime(), nullable=False))
+
+
+@dataclass(frozen=True)
+class Progress:
+    """A read-only copy of one ladder's state (changes go through the functions below)."""
+
+    seen_seq: int = 0
+    seen_announcement: int = 0
+    first_unit: int | None = None
+    through_unit: int | None = None
+
+
+def _copy(row: LadderState) -> Progress:
+    return Progress(row.seen_seq, row.seen_announcement, row.first_unit, row.through_unit)
+
+
+def _row(session: Session, scope: str, ladder: str) -> LadderState:
+    """The state row, created (all cursors at zero) when the ladder has none yet.
+
+    Kept in `session.info` for the transaction: the session's identity map holds unchanged
+    rows only weakly, so a second call would otherwise read the row again.
+    """
+    rows = session.info.setdefault("ladder_state", {})
+    row = rows.get((scope, ladder))
+    if row is None:
+        row = session.get(LadderState, (scope, ladder))
+        if row is None:
+            row = LadderState(scope=scope, ladder=ladder)
+            session.add(row)
+        rows[(scope, ladder)] = row
+    return row
+
+
+def progress(session: Session, scope: str, ladder: str) -> Progress | None:
+    """The ladder's state, or None when the stage has never looked at this scope's ladder."""
+    row = session.get(LadderState, (scope, ladder))
+    return _copy(row) if row is not None else None
+
+
+def start_progress(session: Session, scope: str, ladder: str) -> Progress:
+    """The ladder's state, recorded (all cursors at zero) if it was not yet."""
+    return _copy(_row(session, scope, ladder))
+
+
+def advance_seen_seq(session: Session, scope: str, ladder: str, seq: int) -> None:
+    """Messages up to `seq` have marked their windows dirty."""
+    _row(session, scope, ladder).seen_seq = seq
+
+
+def advance_seen_announcement(session: Session, scope: str, ladder: str, announcement_id: int) -> None:
+    """Announcements up to `announcement_id` have woken their readers (the cursor never goes back)."""
+    row = _row(session, scope, ladder)
+    row.seen_announcement = max(row.seen_announcement, announcement_id)
+
+
+def rewind_announcements(session: Session, scope: str, ladder: str) -> None:
+    """Every announcement wakes its readers again (a rebuild: up-to-date blocks then skip for free)."""
+    _row(session, scope, ladder).seen_announcement = 0
+
+
+def set_announced_days(session: Session, scope: str, ladder: str, first: int | None, through: int | None) -> None:
+    """The range of day units the time ladder has announced."""
+    row = _row(session, scope, ladder)
+    row.first_unit, row.through_unit = first, through
+
+
+def mark_dirty(session: Session, scope: str, ladder: str, units: Mapping[int, datetime]) -> None:
+    """Mark base windows dirty; `units` maps each to its newest message time (kept at the max)."""
+    if not units:
+        return
+    wanted = list(units)
+    existing: dict[int, DirtyWindow] = {}
+    for start in range(0, len(wanted), _IN_CHUNK):
+        chunk = wanted[start : start + _IN_CHUNK]
+        stmt = select(DirtyWindow).where(
+            DirtyWindow.scope == scope, DirtyWindow.ladder == ladder, DirtyWindow.unit.in_(chunk)
+        )
+        existing.update((row.unit, row) for row in session.execute(stmt).scalars())
+    for unit, last_at in units.items():
+        row = existing.get(unit)
+        if row is None:
+            session.add(DirtyWindow(scope=scope, ladder=ladder, unit=unit, last_at=last_at))
+        else:
+            row.last_at = max(row.last_at, last_at)
+
+
+def dirty_windows(session: Session, scope: str, ladder: str) -> dict[int, datetime]:
+    """Every dirty base window of the ladder: unit -> its newest message time."""
+    stmt = select(DirtyWindow.unit, DirtyWindow.last_at).where(DirtyWindow.scope == scope, DirtyWindow.ladder == ladder)
+    return dict(session.execute(stmt).all())
+
+
+def clear_dirty(session: Session, scope: str, ladder: str, unit: int) -> None:
+    """The base window has been summarised from everything it holds."""
+    session.execute(
+        delete(DirtyWindow).where(DirtyWindow.scope == scope, DirtyWindow.ladder == ladder, DirtyWindow.unit == unit)
+    )

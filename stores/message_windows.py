@@ -1,0 +1,69 @@
+"""The message log as the ladders read it: new arrivals since a cursor, and one base window's messages.
+
+The ladder stage reads the raw log in two places only: to mark the base windows of new
+messages dirty, and to summarise one closed base window (a local day, or an interaction).
+Every read stops at a `through_seq` the caller has already seen, so a message that arrives
+meanwhile is left for the next tick instead of slipping into a window unmarked.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import NamedTuple
+
+from sqlalchemy import select
+from sqlmodel import Session
+
+from stores.messages import Message
+
+
+class Arrival(NamedTuple):
+    """Where one message falls: its arrival number, time and interaction (None until placed)."""
+
+    seq: int
+    at: datetime
+    interaction: int | None
+
+
+def has_messages_after(session: Session, scope: str, seq: int) -> bool:
+    """Whether the scope logged any message after arrival number `seq` (one index probe)."""
+    stmt = select(Message.seq).where(Message.scope == scope, Message.seq > seq).limit(1)
+    return session.execute(stmt).first() is not None
+
+
+def arrivals_after(session: Session, scope: str, seq: int) -> list[Arrival]:
+    """Every message of the scope after arrival number `seq`, in arrival order."""
+    stmt = (
+        select(Message.seq, Message.at, Message.interaction)
+        .where(Message.scope == scope, Message.seq > seq)
+        .order_by(Message.seq)
+    )
+    return [Arrival(*row) for row in session.execute(stmt).all()]
+
+
+def arrivals_through(session: Session, scope: str, through_seq: int, since: datetime | None = None) -> list[Arrival]:
+    """Every message up to arrival number `through_seq` (at or after `since` when given), unordered."""
+    stmt = select(Message.seq, Message.at, Message.interaction).where(Message.scope == scope, Message.seq <= through_seq)
+    if since is not None:
+        stmt = stmt.where(Message.at >= since)
+    return [Arrival(*row) for row in session.execute(stmt).all()]
+
+
+def messages_in_time_window(session: Session, scope: str, through_seq: int, start: datetime, end: datetime) -> list[Message]:
+    """The messages with `start <= at < end`, up to arrival `through_seq`, in time order."""
+    stmt = (
+        select(Message)
+        .where(Message.scope == scope, Message.seq <= through_seq, Message.at >= start, Message.at < end)
+        .order_by(Message.at, Message.seq)
+    )
+    return list(session.execute(stmt).scalars())
+
+
+def messages_of_interaction(session: Session, scope: str, through_seq: int, number: int) -> list[Message]:
+    """The messages of interaction `number`, up to arrival `through_seq`, in time order."""
+    stmt = (
+        select(Message)
+        .where(Message.scope == scope, Message.seq <= through_seq, Message.interaction == number)
+        .order_by(Message.at, Message.seq)
+    )
+    return list(session.execute(stmt).scalars())
