@@ -11,7 +11,9 @@ lower-case form); so sentence openers and interjections ("Sounds", "Wow", "Uncon
 are not names. Pronouns and other stop words never are.
 
 - Fact junk: the fact's subject, its leading run of capitalised words (its first word if that
-  is lower case), holds no named word ("Sounds likes your event", "I love it", "it was fun").
+  is lower case), holds no named word ("Sounds likes your event", "I love it", "it was fun"),
+  nor does the subject after a fronted phrase of at most five words and a comma ("Last
+  month, Melanie ..." is not junk; "Well, sounds like ..." is).
 - Contact junk: the name is not a speaker and none of its words is a named word.
 - Task junk: no verb-like word where an action goes: the first word (imperative, "Call the
   bank"), the word after "to" or a modal ("need to call", "will send"), or the word after a
@@ -90,6 +92,9 @@ def is_named(word: str, stats: CaseStats, people: set[str]) -> bool:
     return zipf_frequency(key, "en") < RARE_ZIPF
 
 
+_FRONTED = re.compile(r"^\s*(?:[^\s,]+\s+){0,4}[^\s,]+,\s+(.+)$", re.S)
+
+
 def subject_words(text: str) -> list[str]:
     """The leading run of capitalised words, or the first word when it is lower case."""
     words = _WORD.findall(text)
@@ -102,7 +107,13 @@ def subject_words(text: str) -> list[str]:
 
 
 def fact_is_junk(text: str, stats: CaseStats, people: set[str]) -> bool:
-    return not any(is_named(w, stats, people) for w in subject_words(text))
+    """No named word in the subject. When the sentence opens with a fronted phrase of at most
+    five words and a comma ("Last month, Melanie got hurt"), the words after it are the
+    subject too."""
+    if any(is_named(w, stats, people) for w in subject_words(text)):
+        return False
+    fronted = _FRONTED.match(text)
+    return not (fronted and any(is_named(w, stats, people) for w in subject_words(fronted.group(1))))
 
 
 def contact_is_junk(name: str, stats: CaseStats, speakers: set[str]) -> bool:

@@ -77,6 +77,9 @@ TRANSCRIPT = ["Hey Caroline! Sounds great.", "Thanks, Caroline. That sounds fun,
     ("Unconditional loves is so important.", True),  # only ever a sentence opener, a common word
     ("I love it.", True),  # a pronoun
     ("it was fun", True),
+    ("Last month, Caroline got hurt at the park.", False),  # a fronted time phrase, then the subject
+    ("Last month, it was fun.", True),  # the same phrase before a pronoun
+    ("Well, sounds likes your event was amazing.", True),
 ])
 def test_fact_subject_heuristic(text: str, junk: bool) -> None:
     """A fact is junk when its leading capitalised words name no person or thing."""
