@@ -115,11 +115,13 @@ def head_runs(engine: Engine) -> list[tuple[StepRun, Batch]]:
 
 @contextmanager
 def open_run(engine: Engine, run_id: int) -> Iterator[tuple[Session, StepRun | None]]:
-    """A write transaction holding the run, or None when it is gone or already done (another
-    worker finished it): the caller's changes to the run commit with whatever else it writes."""
+    """A write transaction holding the run, or None when it is gone, already done (another
+    worker finished it) or retired (its step left the config meanwhile): the caller's changes
+    to the run commit with whatever else it writes."""
     with transaction(engine) as session:
         run = session.get(StepRun, run_id)
-        yield session, (None if run is None or run.status == RunStatus.DONE.value else run)
+        closed = (RunStatus.DONE.value, RunStatus.RETIRED.value)
+        yield session, (None if run is None or run.status in closed else run)
 
 
 def rearm_failed(engine: Engine, scope: str | None, now: datetime) -> int:
