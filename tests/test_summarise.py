@@ -398,3 +398,26 @@ def test_summary_never_exceeds_its_budget_or_its_third(budget):
 def test_summary_of_nothing_is_empty():
     """No inputs (or only whitespace) give an empty summary."""
     assert extractive_summary([], 50) == "" and extractive_summary(["  ", "\n"], 50) == ""
+
+
+# --- whose words ---------------------------------------------------------------------------------
+
+AGENT_TURN = lines(("assistant", "I saved the recipe for lentil curry with coriander and cumin."),
+                   ("Maya", "I start pottery classes in March."))
+ACTION_TURN = lines(("[action]", "reminder created: dentist appointment Friday 9:00 at Dr Weber's clinic"),
+                    ("Maya", "I start pottery classes."))
+
+
+@pytest.mark.parametrize("inputs, person", [(AGENT_TURN, "I start pottery classes in March."),
+                                            (ACTION_TURN, "I start pottery classes.")], ids=["agent", "action"])
+def test_a_person_s_line_beats_the_agent_s_or_a_tool_s(inputs, person):
+    """With room for one line: what Maya said, not the agent's or an action's richer-worded line."""
+    assert said(extractive_summary(inputs, 18)) == [person]
+
+
+@pytest.mark.parametrize("inputs, person", [(AGENT_TURN, "I start pottery classes in March."),
+                                            (ACTION_TURN, "I start pottery classes.")], ids=["agent", "action"])
+def test_without_the_agent_weight_the_richer_line_would_win(monkeypatch, inputs, person):
+    """The control for the test above."""
+    monkeypatch.setattr(summarise, "AGENT_WEIGHT", 1.0)
+    assert said(extractive_summary(inputs, 18)) != [person]

@@ -26,7 +26,8 @@ policy: a week re-selects from its days exactly as a day selects from its lines.
    x SECOND_ONLY for one only addressing the listener ("You're so brave"), x QUESTION for a
    question, x ANSWER_BOOST for a turn replying to another speaker's question, x DATED_BOOST
    for a sentence with a relative date (an event placed in time), x KEY_BOOST for each of a
-   number, a proper name and a quoted title.
+   number, a proper name and a quoted title; x AGENT_WEIGHT for the agent's own turns and
+   tool or action lines (the memory is about the people; the agent's words weigh half).
 6. Selection (budgeted coverage): the next sentence is the one adding the most prior x
    not-yet-covered concept worth per character it adds to the written summary (its text,
    and its "Speaker:" label or session header when it opens one); a sentence at cosine
@@ -50,7 +51,7 @@ import re
 from dataclasses import dataclass, field
 from datetime import date
 
-from consolidator.domain import chars_within, estimate_tokens
+from consolidator.domain import AGENT_SPEAKERS, chars_within, estimate_tokens
 from consolidator.model.offline.summarycut import ELLIPSIS, TITLE, TOKEN, clause_value, shorten, trim_edges
 from consolidator.model.offline.lexicon import Lexicon, base_form, has_name, names_in, zipf
 from consolidator.model.offline.reldates import resolve_relative_dates
@@ -65,6 +66,7 @@ COMMON_ZIPF = 5.5  # words at least this frequent in English are never content o
 DF_BOOST = 1.0  # a concept used by n sentences of the window weighs 1 + DF_BOOST ln(n)
 FIRST_BOOST, SECOND_ONLY, QUESTION = 2.0, 0.6, 0.4  # fact_prior: self-disclosure, address, question
 ANSWER_BOOST = 2.0  # a turn that replies to another speaker's question
+AGENT_WEIGHT = 0.5  # the agent's own turns and tool/action lines: the memory is about the people
 DATED_BOOST = 1.3  # a sentence with a relative date
 KEY_BOOST = 1.25  # each of a number, a proper name, a quoted title
 REPEAT_COSINE = 0.9  # a sentence this close to a chosen one says it again
@@ -159,6 +161,12 @@ def extractive_summary(texts: list[str], budget_tokens: int, days: list[date | N
     return out if len(out) <= target and estimate_tokens(out) <= budget_tokens else truncate_words(out, target)
 
 
+def not_a_person(speaker: str | None) -> bool:
+    """The agent ("assistant", "agent") or a tool/action line ("[tool]", "[action]")."""
+    name = (speaker or "").strip().lower()
+    return name in AGENT_SPEAKERS or (name.startswith("[") and name.endswith("]"))
+
+
 def _candidates(turns: list[Turn], lexicon: Lexicon) -> list[Candidate]:
     """Every distinct sentence, trimmed, with its prior and its concepts' worth (steps 1, 3-5)."""
     def filler(clause: str) -> bool:
@@ -186,6 +194,7 @@ def _candidates(turns: list[Turn], lexicon: Lexicon) -> list[Candidate]:
     for pos, (n, s, tokens, concepts) in enumerate(items):
         worth = {k: w * (1.0 + DF_BOOST * math.log(df[k])) for k, w in concepts.items()}
         prior = fact_prior(s, tokens, lexicon) * (ANSWER_BOOST if answering[n] else 1.0)
+        prior *= AGENT_WEIGHT if not_a_person(turns[n].speaker) else 1.0
         out.append(Candidate(pos, n, s, prior, worth, is_phatic(s, lexicon.scored(tokens))))
     return out
 
