@@ -259,3 +259,18 @@ def test_snapshot_files_catch_up_after_a_crash_between_commit_and_publish(app):
     Consolidator(app, [], [SnapshotStage(app, {})]).drain(MONDAY + timedelta(days=4))
     assert json.loads(day_file.read_text())["window"]["start"].startswith("2025-03-05")
     assert (app.settings.snapshot_dir / "maya" / "count" / "1.json").exists()
+
+
+def test_summary_requests_carry_the_scope_s_time_zone(app):
+    """The model is told the zone the inputs' times are in (Europe/Paris here, UTC by default)."""
+    class Recording(CountingModel):
+        zones: set[tuple[str, str]] = set()
+
+        def summarize(self, request):
+            Recording.zones.add((request.scope, request.timezone))
+            return super().summarize(request)
+
+    chatty(app, "paris", MONDAY, 60, words=200)
+    chatty(app, "maya", MONDAY, 60, words=200)
+    Consolidator(app, [], [LadderStage(app, Recording())]).drain(MONDAY + timedelta(days=2))
+    assert Recording.zones == {("paris", "Europe/Paris"), ("maya", "UTC")}

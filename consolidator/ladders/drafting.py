@@ -72,7 +72,7 @@ class Drafter:
                 return Draft("reused", earlier.text, digest, 0, 0)
         request = SummarizeRequest(
             scope=target.scope, ladder=target.ladder, rung=target.rung, window_label=target.label, inputs=inputs,
-            budget_tokens=self.budget, ref=f"{target.ladder}/{target.rung}/{target.key}",
+            budget_tokens=self.budget, ref=f"{target.ladder}/{target.rung}/{target.key}", timezone=target.tz.key,
         )
         reply = self.model.summarize(request)
         return Draft("summarized", reply.text, digest, sum(estimate_tokens(i.text) for i in inputs), 1)
