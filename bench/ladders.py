@@ -23,7 +23,7 @@ from consolidator.runtime import logsetup
 from consolidator.runtime.app import open_app
 from consolidator.runtime.config import Settings
 from consolidator.ladders.stage import LadderStage, ladder_specs
-from consolidator.model.base import estimate_tokens
+from consolidator.domain import estimate_tokens
 from consolidator.model.offline import OfflineModel
 from consolidator.pipeline.tick import Consolidator
 from stores.engine import reading

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from consolidator.model.base import estimate_tokens
+from consolidator.domain import estimate_tokens
 from consolidator.model.schemas import (
     ClusterReply,
     ContactsReply,

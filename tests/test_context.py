@@ -12,7 +12,7 @@ from consolidator.runtime.app import App
 from consolidator.runtime.config import ConfigError, ContextSettings, Settings, load_settings
 from consolidator import read_context
 from consolidator.snapshots.context import cost, cut_words, fit, publish_context
-from consolidator.model.base import estimate_tokens
+from consolidator.domain import estimate_tokens
 from stores.contacts import Contact, ContactDetail
 from stores.engine import transaction
 from stores.messages import NewMessage, append_messages

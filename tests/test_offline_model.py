@@ -7,7 +7,8 @@ from datetime import date, datetime
 
 import pytest
 
-from consolidator.model.base import Model, estimate_tokens
+from consolidator.domain import estimate_tokens
+from consolidator.model.base import Model
 from consolidator.model.offline.model import OfflineModel
 from consolidator.model.offline.summarise import ELLIPSIS, extractive_summary
 from consolidator.model.offline.text import sentences

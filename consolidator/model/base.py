@@ -17,7 +17,6 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Protocol, runtime_checkable
 
-from consolidator.domain import estimate_tokens  # noqa: F401  (re-exported: the one estimate)
 from consolidator.model.schemas import (
     BatchReply,
     BatchRequest,

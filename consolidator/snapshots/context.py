@@ -28,7 +28,7 @@ import structlog
 from consolidator.runtime.app import App
 from consolidator.snapshots.reader import CONTEXT_FILE
 from consolidator.runtime.config import ContextSettings, Settings
-from consolidator.model.base import estimate_tokens
+from consolidator.domain import estimate_tokens
 from stores.contacts import contacts_of, current_details
 from stores.interactions import max_number
 from stores.engine import reading
