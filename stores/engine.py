@@ -17,15 +17,15 @@ from pathlib import Path
 from typing import Iterator
 from urllib.parse import quote
 
-from sqlalchemy import event
-from sqlalchemy.engine import Engine, make_url
+from sqlalchemy import Table, event
+from sqlalchemy.engine import Dialect, Engine, make_url
 from sqlalchemy.exc import ArgumentError, NoSuchModuleError
 from sqlmodel import Session, SQLModel, create_engine
 
 from stores.errors import InvalidDatabaseUrl, StorageError, StorageFull, StorageReadOnly, StorageUnavailable
 
-__all__ = ["Engine", "Session", "create_schema", "database_path", "default_url", "drop_schema", "is_embedded",
-           "make_engine", "printable_url", "reading", "transaction"]  # Engine and Session: opaque handles above
+__all__ = ["Engine", "Session", "create_schema", "database_path", "default_url", "drop_schema", "insert_or_skip",
+           "is_embedded", "make_engine", "printable_url", "reading", "transaction"]  # Engine and Session: opaque handles above
 
 BUSY_TIMEOUT_MS = 30_000
 READONLY = "consolidator_readonly"
@@ -69,13 +69,33 @@ def database_path(url: str) -> str:
     return printable_url(url)
 
 
+SUPPORTED = ("sqlite", "postgresql")
+EXAMPLES = "sqlite:////var/lib/consolidator/consolidator.db or postgresql+psycopg://USER@HOST/DB"
+POSTGRES_EXTRA = "pip install 'consolidator[postgres]'"
+
+
+def check_url(url: str) -> str:
+    """The URL's database kind, or InvalidDatabaseUrl saying what is wrong with it (one line)."""
+    try:
+        backend = make_url(url).get_backend_name()
+    except ArgumentError:
+        raise InvalidDatabaseUrl(f"not a database URL (e.g. {EXAMPLES})") from None
+    except (ValueError, TypeError) as exc:
+        raise InvalidDatabaseUrl(f"not a usable database URL ({exc})") from None
+    if backend not in SUPPORTED:
+        raise InvalidDatabaseUrl(f"unsupported database {backend!r} (use {EXAMPLES})")
+    return backend
+
+
 def make_engine(url: str, readonly: bool = False) -> Engine:
     """Create an engine for `url`, configuring SQLite for several processes at once.
 
     `readonly` opens an embedded database for reading only (what `status` falls back to when
     the file or its directory cannot be written). Raises InvalidDatabaseUrl for a URL that is
-    not one or whose driver is missing; storage faults surface later as StorageError.
+    not one, names a database other than SQLite or PostgreSQL, or whose driver is missing;
+    storage faults surface later as StorageError.
     """
+    backend = check_url(url)
     try:
         if is_embedded(url) and readonly:
             engine = _readonly_sqlite(url)
@@ -84,7 +104,8 @@ def make_engine(url: str, readonly: bool = False) -> Engine:
         else:
             engine = create_engine(url, pool_pre_ping=True)
     except (NoSuchModuleError, ImportError) as exc:  # NoSuchModuleError is an ArgumentError: first
-        raise InvalidDatabaseUrl(f"no driver for it is installed ({exc})") from None
+        hint = f"; install it with {POSTGRES_EXTRA}" if backend == "postgresql" else ""
+        raise InvalidDatabaseUrl(f"no driver for it is installed ({exc}){hint}") from None
     except ArgumentError:
         raise InvalidDatabaseUrl("not a database URL (e.g. sqlite:////var/lib/consolidator/consolidator.db "
                                  "or postgresql+psycopg://host/db)") from None
@@ -121,6 +142,9 @@ def _classify(context, url: str, where: str) -> None:
     error = storage_error(context.original_exception, url, where)
     if error is not None:
         raise error from context.sqlalchemy_exception
+    if context.connection is None and not is_embedded(url):  # refused while connecting: its options
+        first = (str(context.original_exception).strip().splitlines() or [""])[0]
+        raise InvalidDatabaseUrl(f"the driver refused its options ({first})") from context.sqlalchemy_exception
 
 
 def storage_error(original: BaseException, url: str, where: str) -> StorageError | None:
@@ -194,6 +218,19 @@ def _configure_sqlite(engine: Engine, readonly: bool = False) -> None:
     def _on_begin(connection) -> None:
         reads_only = readonly or connection.get_execution_options().get(READONLY, False)
         connection.exec_driver_sql("BEGIN" if reads_only else "BEGIN IMMEDIATE")
+
+
+def insert_or_skip(table: Table, dialect: Dialect):
+    """INSERT ... ON CONFLICT (primary key) DO NOTHING for this dialect: a row whose key is
+    already stored, even by a transaction committed a moment ago, is skipped, not an error.
+    Any other unique index still refuses a duplicate (a bug must not pass silently)."""
+    if dialect.name == "postgresql":
+        from sqlalchemy.dialects.postgresql import insert
+    elif dialect.name == "sqlite":
+        from sqlalchemy.dialects.sqlite import insert
+    else:  # check_url admits no other database
+        raise InvalidDatabaseUrl(f"unsupported database {dialect.name!r} (use {EXAMPLES})")
+    return insert(table).on_conflict_do_nothing(index_elements=list(table.primary_key.columns))
 
 
 def create_schema(engine: Engine) -> None:

@@ -11,18 +11,28 @@ from __future__ import annotations
 import hashlib
 from dataclasses import dataclass
 from datetime import datetime
-from typing import NamedTuple, Sequence
+from typing import Callable, NamedTuple, Sequence
 
 from functools import lru_cache
 
-from sqlalchemy import Column, Index, String, bindparam, func, insert, select, text
+from sqlalchemy import Column, Index, String, bindparam, func, select, text
 from sqlalchemy.engine import Connection, Engine
 from sqlmodel import Field, Session, SQLModel
 
+from stores.engine import insert_or_skip
+from stores.scope_head import advance_heads, lock_heads
+from stores.scopes import MAX_SCOPE_CHARS
 from stores.types import UTCDateTime, bind_utc, utc
 
 ROLES = ("user", "assistant", "action", "tool", "system")
 PEOPLE_ROLES = ("user",)
+
+
+MAX_ID_CHARS = 128  # a caller's idempotency key
+MAX_SPEAKER_CHARS = 256
+MAX_SESSION_CHARS = 256
+# The stored id is "<scope>:<caller's id>" (or "h:" and 40 hex digits): sized from both limits.
+STORED_ID_CHARS = MAX_SCOPE_CHARS + 1 + MAX_ID_CHARS
 
 
 class Message(SQLModel, table=True):
@@ -33,14 +43,14 @@ class Message(SQLModel, table=True):
         Index("ix_message_scope_interaction", "scope", "interaction"),
     )
 
-    id: str = Field(sa_column=Column(String(128), primary_key=True))
-    scope: str = Field(sa_column=Column(String(128), nullable=False))
+    id: str = Field(sa_column=Column(String(STORED_ID_CHARS), primary_key=True))
+    scope: str = Field(sa_column=Column(String(MAX_SCOPE_CHARS), nullable=False))
     seq: int
     at: datetime = Field(sa_column=Column(UTCDateTime(), nullable=False))
     role: str = Field(sa_column=Column(String(16), nullable=False))
-    speaker: str | None = Field(default=None, sa_column=Column(String(256)))
+    speaker: str | None = Field(default=None, sa_column=Column(String(MAX_SPEAKER_CHARS)))
     text: str
-    session: str | None = Field(default=None, sa_column=Column(String(256)))
+    session: str | None = Field(default=None, sa_column=Column(String(MAX_SESSION_CHARS)))
     received_at: datetime = Field(sa_column=Column(UTCDateTime(), nullable=False))
     interaction: int | None = None  # assigned by the daemon, in arrival order
 
@@ -84,6 +94,7 @@ class AppendResult:
 
 
 _EXISTING_CHUNK = 5_000  # bound parameters per query: under every supported database's limit
+ROWS_PER_INSERT = 1_000  # rows per multi-row INSERT: one round trip each, 9,000 bound parameters
 
 
 def append_messages(engine: Engine, messages: Sequence[NewMessage], received_at: datetime) -> AppendResult:
@@ -92,38 +103,48 @@ def append_messages(engine: Engine, messages: Sequence[NewMessage], received_at:
         return insert_new(connection, messages, received_at)
 
 
-_COLUMNS = ("id", "scope", "seq", "at", "role", "speaker", "text", "session", "received_at", "interaction")
+_COLUMNS = ("id", "scope", "seq", "at", "role", "speaker", "text", "session", "received_at")
 
 
-def insert_new(connection: Connection, messages: Sequence[NewMessage], received_at: datetime) -> AppendResult:
+def insert_new(connection: Connection, messages: Sequence[NewMessage], received_at: datetime,
+               progress: Callable[[int], None] | None = None) -> AppendResult:
     """Insert the messages whose ids are new, inside the caller's write transaction.
 
-    The rows go to the driver's executemany with values converted once per column type
-    (the hot path of large imports); the SQL is plain INSERT, so any dialect runs it.
+    Exact under concurrency on every engine: the scopes' counter rows are locked first
+    (stores/scope_head.py), so concurrent appends to one scope take turns, the idempotency
+    check that follows sees every committed message of the scope, and seq stays dense. The
+    rows go in multi-row INSERT statements of ROWS_PER_INSERT rows (one round trip per chunk,
+    not per row) with ON CONFLICT DO NOTHING, values converted once per column type.
+    `progress` is told the number of input messages handled after each chunk.
     """
     keys = [m.key() for m in messages]
+    heads = lock_heads(connection, (m.scope for m in messages))
     existing = _existing_ids(connection, set(keys))
     convert = _converter(connection.dialect)
     received = convert(utc(received_at))
-    next_seq: dict[str, int] = {}
     rows: list[tuple] = []
+    handled = 0
     for message, key in zip(messages, keys):
+        handled += 1
         if key in existing:
             continue
         existing.add(key)
-        scope = message.scope
-        if scope not in next_seq:
-            next_seq[scope] = _max_seq(connection, scope)
-        next_seq[scope] += 1
-        rows.append(
-            (key, scope, next_seq[scope], convert(message.at), message.role, message.speaker, message.text,
-             message.session, received, None)
-        )
-    if rows:
-        sql, positional = _insert_sql(connection.dialect)
-        if not positional:
-            rows = [dict(zip(_COLUMNS, row)) for row in rows]
-        connection.exec_driver_sql(sql, rows)
+        seq = heads[message.scope] = heads[message.scope] + 1
+        rows.append((key, message.scope, seq, convert(message.at), message.role, message.speaker, message.text,
+                     message.session, received))
+        if len(rows) % ROWS_PER_INSERT == 0:
+            _insert_rows(connection, rows[-ROWS_PER_INSERT:])
+            if progress is not None:
+                progress(handled)
+                handled = 0
+    if len(rows) % ROWS_PER_INSERT:
+        _insert_rows(connection, rows[-(len(rows) % ROWS_PER_INSERT):])
+    if progress is not None and handled:
+        progress(handled)
+    added = {}
+    for row in rows:
+        added[row[1]] = row[2]
+    advance_heads(connection, added)
     return AppendResult(added=len(rows), duplicates=len(messages) - len(rows), ids=keys)
 
 
@@ -132,12 +153,38 @@ def _converter(dialect):
     return bind_utc(Message.__table__.c.at.type, dialect)
 
 
-@lru_cache(maxsize=8)
-def _insert_sql(dialect) -> tuple[str, bool]:
-    """The plain INSERT compiled for the dialect's own parameter style, and whether it is positional."""
-    stmt = insert(Message.__table__).values({name: bindparam(name) for name in _COLUMNS})
-    compiled = stmt.compile(dialect=dialect)
-    return str(compiled), bool(compiled.positional)
+def _insert_rows(connection: Connection, rows: list[tuple]) -> None:
+    """One INSERT ... ON CONFLICT DO NOTHING of `rows` (tuples in _COLUMNS order): one round trip.
+
+    PostgreSQL gets one array per column, unnested server-side: a short statement the driver
+    parses once, whatever the number of rows. Elsewhere (SQLite) a multi-row VALUES list.
+    """
+    dialect = connection.dialect
+    if dialect.name == "postgresql":
+        columns = zip(*rows)
+        connection.exec_driver_sql(_unnest_sql(dialect), {name: list(values) for name, values in zip(_COLUMNS, columns)})
+    else:
+        connection.exec_driver_sql(_values_sql(dialect, len(rows)), tuple(value for row in rows for value in row))
+
+
+@lru_cache(maxsize=4)
+def _unnest_sql(dialect) -> str:
+    """INSERT ... SELECT * FROM unnest(<one array parameter per column>) for PostgreSQL."""
+    table = Message.__table__
+    arrays = ", ".join(f"CAST(%({name})s AS {table.c[name].type.compile(dialect)}[])" for name in _COLUMNS)
+    return f"INSERT INTO {table.name} ({', '.join(_COLUMNS)}) SELECT * FROM unnest({arrays}) ON CONFLICT (id) DO NOTHING"
+
+
+@lru_cache(maxsize=16)
+def _values_sql(dialect, count: int) -> str:
+    """The one-row INSERT compiled for a positional dialect, its VALUES group repeated `count` times."""
+    one = {name: bindparam(name) for name in _COLUMNS}
+    compiled = insert_or_skip(Message.__table__, dialect).values(one).compile(dialect=dialect)
+    if not compiled.positional or tuple(compiled.positiontup) != _COLUMNS:
+        raise NotImplementedError(f"bulk insert for {dialect.name}")  # check_url admits no such database
+    head, rest = str(compiled).split(" VALUES ", 1)
+    group = rest[: rest.index(")") + 1]
+    return f"{head} VALUES {', '.join([group] * count)}{rest[len(group):]}"
 
 
 def _existing_ids(connection: Connection | Session, keys: set[str]) -> set[str]:

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import re
 
-_SCOPE = re.compile(r"[A-Za-z0-9_][A-Za-z0-9._-]{0,127}")
+MAX_SCOPE_CHARS = 128  # every table's scope column is sized from this
+_SCOPE = re.compile(r"[A-Za-z0-9_][A-Za-z0-9._-]{0,%d}" % (MAX_SCOPE_CHARS - 1))
 
 
 class InvalidScope(ValueError):
@@ -17,6 +18,6 @@ def validate_scope(scope: object) -> str:
         raise InvalidScope(f"scope must be a string, got {type(scope).__name__}")
     if not _SCOPE.fullmatch(scope):
         raise InvalidScope(
-            f"invalid scope {scope!r}: use 1-128 characters of A-Z a-z 0-9 . _ - , not starting with '.'"
+            f"invalid scope {scope!r}: use 1-{MAX_SCOPE_CHARS} characters of A-Z a-z 0-9 . _ - , not starting with '.'"
         )
     return scope

@@ -20,16 +20,14 @@ from typing import Any, Callable, Iterable, Iterator, Mapping
 
 from stores.engine import Engine, transaction
 
-from stores.messages import ROLES, AppendResult, NewMessage, insert_new
+from stores.messages import MAX_ID_CHARS, MAX_SESSION_CHARS, MAX_SPEAKER_CHARS, ROLES, AppendResult, NewMessage, insert_new
 from stores.scopes import InvalidScope, validate_scope
 
 FIELDS = ("id", "scope", "at", "role", "text", "session", "speaker")
 _FIELD_SET = frozenset(FIELDS)
 _ROLE_SET = frozenset(ROLES)
-_MAX_ID = 128
 EARLIEST = datetime(1990, 1, 1, tzinfo=timezone.utc)
 LATEST = datetime(2200, 1, 1, tzinfo=timezone.utc)
-IMPORT_CHUNK = 5_000
 
 
 class InvalidMessage(ValueError):
@@ -92,7 +90,7 @@ def parse_time(value: Any, field_name: str = "at") -> datetime:
     return parsed
 
 
-def _optional_text(record: Mapping[str, Any], name: str, limit: int = 256) -> str | None:
+def _optional_text(record: Mapping[str, Any], name: str, limit: int) -> str | None:
     value = record.get(name)
     if value is None:
         return None
@@ -144,9 +142,9 @@ def validate(record: Mapping[str, Any], now: Callable[[], datetime] | None = Non
         at=at,
         role=role,
         text=text,
-        speaker=_optional_text(record, "speaker"),
-        session=_optional_text(record, "session"),
-        id=_optional_text(record, "id", _MAX_ID),
+        speaker=_optional_text(record, "speaker", MAX_SPEAKER_CHARS),  # the limits are the columns' sizes
+        session=_optional_text(record, "session", MAX_SESSION_CHARS),
+        id=_optional_text(record, "id", MAX_ID_CHARS),
     )
 
 
@@ -203,12 +201,7 @@ def import_stream(
             valid.append(item)
     if report.errors and not skip_invalid:
         raise ImportRejected(report.errors)
-    with transaction(engine) as session:
-        for start in range(0, len(valid), IMPORT_CHUNK):
-            chunk = valid[start : start + IMPORT_CHUNK]
-            result: AppendResult = insert_new(session.connection(), chunk, received_at)
-            report.added += result.added
-            report.duplicates += result.duplicates
-            if progress is not None:
-                progress(len(chunk))
+    with transaction(engine) as session:  # one call: every scope's counter locked once, in order
+        result: AppendResult = insert_new(session.connection(), valid, received_at, progress)
+    report.added, report.duplicates = result.added, result.duplicates
     return report
