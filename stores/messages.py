@@ -9,18 +9,19 @@ transaction, which is what batches and interactions are cut from.
 from __future__ import annotations
 
 import hashlib
+from collections import Counter
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Callable, NamedTuple, Sequence
 
 from functools import lru_cache
 
-from sqlalchemy import Column, Index, String, bindparam, func, select, text
+from sqlalchemy import Column, Index, String, bindparam, func, select, text, update
 from sqlalchemy.engine import Connection, Engine
 from sqlmodel import Field, Session, SQLModel
 
 from stores.engine import insert_or_skip
-from stores.scope_head import advance_heads, lock_heads
+from stores.scope_head import reserve, set_last
 from stores.scopes import MAX_SCOPE_CHARS
 from stores.types import UTCDateTime, bind_utc, utc
 
@@ -110,42 +111,70 @@ def insert_new(connection: Connection, messages: Sequence[NewMessage], received_
                progress: Callable[[int], None] | None = None) -> AppendResult:
     """Insert the messages whose ids are new, inside the caller's write transaction.
 
-    Exact under concurrency on every engine: the scopes' counter rows are locked first
-    (stores/scope_head.py), so concurrent appends to one scope take turns, the idempotency
-    check that follows sees every committed message of the scope, and seq stays dense. The
-    rows go in multi-row INSERT statements of ROWS_PER_INSERT rows (one round trip per chunk,
-    not per row) with ON CONFLICT DO NOTHING, values converted once per column type.
-    `progress` is told the number of input messages handled after each chunk.
+    Exact under concurrency on every engine. Known ids are filtered out first; the new ones'
+    seqs are then reserved on each scope's counter (stores/scope_head.py), which holds off
+    other appends to the scope until this one commits, and the rows go in with ON CONFLICT
+    DO NOTHING: a duplicate that another writer committed between the check and the
+    reservation is skipped, not an error, and the seqs are closed up behind it. Rows go in
+    statements of ROWS_PER_INSERT rows (one round trip per chunk, not per row), values
+    converted once per column type. `progress` is told how many messages each chunk settled.
     """
     keys = [m.key() for m in messages]
-    heads = lock_heads(connection, (m.scope for m in messages))
     existing = _existing_ids(connection, set(keys))
+    fresh: list[tuple[NewMessage, str]] = []
+    for message, key in zip(messages, keys):
+        if key not in existing:
+            existing.add(key)  # a key repeated in the input is a duplicate too
+            fresh.append((message, key))
+    counts = Counter(message.scope for message, _ in fresh)
+    firsts = reserve(connection, counts)
+    next_seq = dict(firsts)
     convert = _converter(connection.dialect)
     received = convert(utc(received_at))
     rows: list[tuple] = []
-    handled = 0
-    for message, key in zip(messages, keys):
-        handled += 1
-        if key in existing:
-            continue
-        existing.add(key)
-        seq = heads[message.scope] = heads[message.scope] + 1
+    inserted = 0
+    for message, key in fresh:
+        seq = next_seq[message.scope]
+        next_seq[message.scope] = seq + 1
         rows.append((key, message.scope, seq, convert(message.at), message.role, message.speaker, message.text,
                      message.session, received))
-        if len(rows) % ROWS_PER_INSERT == 0:
-            _insert_rows(connection, rows[-ROWS_PER_INSERT:])
-            if progress is not None:
-                progress(handled)
-                handled = 0
-    if len(rows) % ROWS_PER_INSERT:
-        _insert_rows(connection, rows[-(len(rows) % ROWS_PER_INSERT):])
-    if progress is not None and handled:
-        progress(handled)
-    added = {}
-    for row in rows:
-        added[row[1]] = row[2]
-    advance_heads(connection, added)
-    return AppendResult(added=len(rows), duplicates=len(messages) - len(rows), ids=keys)
+        if len(rows) == ROWS_PER_INSERT:
+            inserted += _insert_rows(connection, rows)
+            _tell(progress, len(rows))
+            rows = []
+    if rows:
+        inserted += _insert_rows(connection, rows)
+        _tell(progress, len(rows))
+    _tell(progress, len(messages) - len(fresh))
+    if inserted < len(fresh):
+        inserted = _close_gaps(connection, firsts, counts)
+    return AppendResult(added=inserted, duplicates=len(messages) - inserted, ids=keys)
+
+
+def _tell(progress: Callable[[int], None] | None, count: int) -> None:
+    if progress is not None and count:
+        progress(count)
+
+
+def _close_gaps(connection: Connection, firsts: dict[str, int], counts: Counter) -> int:
+    """Renumber this append's rows after skipped duplicates, so seq stays dense; the rows kept.
+
+    Rare: another writer committed one of these ids after the check and before the
+    reservation. The counters are still locked by this transaction and the reserved ranges
+    hold only its own rows, so moving each row down to the next free seq, lowest first,
+    never collides.
+    """
+    kept = 0
+    for scope, first in firsts.items():
+        last = first + counts[scope] - 1
+        ids = connection.execute(select(Message.id).where(Message.scope == scope, Message.seq >= first,
+                                                          Message.seq <= last).order_by(Message.seq)).scalars().all()
+        table = Message.__table__
+        for offset, message_id in enumerate(ids):
+            connection.execute(update(table).where(table.c.id == message_id).values(seq=first + offset))
+        set_last(connection, scope, first + len(ids) - 1)
+        kept += len(ids)
+    return kept
 
 
 def _converter(dialect):
@@ -153,18 +182,18 @@ def _converter(dialect):
     return bind_utc(Message.__table__.c.at.type, dialect)
 
 
-def _insert_rows(connection: Connection, rows: list[tuple]) -> None:
-    """One INSERT ... ON CONFLICT DO NOTHING of `rows` (tuples in _COLUMNS order): one round trip.
+def _insert_rows(connection: Connection, rows: list[tuple]) -> int:
+    """One INSERT ... ON CONFLICT DO NOTHING of `rows` (tuples in _COLUMNS order): one round
+    trip; the number of rows inserted.
 
     PostgreSQL gets one array per column, unnested server-side: a short statement the driver
     parses once, whatever the number of rows. Elsewhere (SQLite) a multi-row VALUES list.
     """
     dialect = connection.dialect
     if dialect.name == "postgresql":
-        columns = zip(*rows)
-        connection.exec_driver_sql(_unnest_sql(dialect), {name: list(values) for name, values in zip(_COLUMNS, columns)})
-    else:
-        connection.exec_driver_sql(_values_sql(dialect, len(rows)), tuple(value for row in rows for value in row))
+        columns = {name: list(values) for name, values in zip(_COLUMNS, zip(*rows))}
+        return connection.exec_driver_sql(_unnest_sql(dialect), columns).rowcount
+    return connection.exec_driver_sql(_values_sql(dialect, len(rows)), tuple(v for row in rows for v in row)).rowcount
 
 
 @lru_cache(maxsize=4)

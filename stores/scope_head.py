@@ -3,25 +3,24 @@
 Why a row: `max(seq) + 1` read inside the append transaction is only exact where the
 database serialises writers (SQLite's BEGIN IMMEDIATE). Under PostgreSQL's READ COMMITTED
 two concurrent appends to one scope read the same maximum and the second fails on the
-unique (scope, seq) index. An append therefore first takes its scopes' counter rows
-FOR UPDATE: a second append to the same scope waits there until the first commits, then
-reads the advanced counter, so seq stays dense (1, 2, 3... with no gap and no collision)
-whatever the number of writers. Message ids are scope-bound (a caller's id is prefixed
-with its scope, a content hash includes it), so the lock also makes the idempotency check
-that follows it exact.
+unique (scope, seq) index. An append instead reserves its seqs by advancing the scope's
+counter (UPDATE ... SET last_seq = last_seq + n RETURNING last_seq): the row stays locked
+until the append commits, so a second append to the same scope waits there, then advances
+the committed value. seq stays dense (1, 2, 3... no gap, no collision) whatever the number
+of writers, and the lock is held for as few statements as possible (reserve, insert,
+commit). On SQLite BEGIN IMMEDIATE serialises the writers and the same statements run.
 
 A scope's row is created on its first append, from the scope's current maximum (so a
 database written before this table existed keeps its numbering), with INSERT ... ON
-CONFLICT DO NOTHING: two first appends racing to create it both end up locking one row.
-Rows are locked in scope order, so two appends to overlapping scopes cannot deadlock.
-On SQLite FOR UPDATE is a no-op and BEGIN IMMEDIATE already serialises the writers.
+CONFLICT DO NOTHING: two first appends racing to create it both end up advancing one row.
+Counters are advanced in scope order, so two appends to overlapping scopes cannot deadlock.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 
-from sqlalchemy import Column, Integer, String, bindparam, func, select, update
+from sqlalchemy import Column, Integer, String, func, select, update
 from sqlalchemy.engine import Connection
 from sqlmodel import Field, SQLModel
 
@@ -38,33 +37,32 @@ class ScopeHead(SQLModel, table=True):
     last_seq: int = Field(sa_column=Column(Integer, nullable=False))
 
 
-def lock_heads(connection: Connection, scopes: Iterable[str]) -> dict[str, int]:
-    """scope -> its newest seq, each scope's counter row locked until the transaction ends."""
-    wanted = sorted(set(scopes))
-    heads = _locked(connection, wanted)
-    missing = [scope for scope in wanted if scope not in heads]
-    if missing:
-        _create(connection, missing)
-        heads.update(_locked(connection, missing))
-    return heads
-
-
-def advance_heads(connection: Connection, newest: Mapping[str, int]) -> None:
-    """Record each scope's new newest seq (its row is locked by `lock_heads` in this transaction)."""
-    if not newest:
-        return
+def reserve(connection: Connection, counts: Mapping[str, int]) -> dict[str, int]:
+    """scope -> the first of `counts[scope]` new seqs, reserved by advancing the scope's
+    counter; each counter row stays locked (UPDATE) until the transaction ends."""
     table = ScopeHead.__table__
-    stmt = update(table).where(table.c.scope == bindparam("head_scope")).values(last_seq=bindparam("head_seq"))
-    connection.execute(stmt, [{"head_scope": scope, "head_seq": seq} for scope, seq in newest.items()])
+    if len(counts) > 1:  # an import: create the missing counters in a few statements, not one per scope
+        wanted = sorted(counts)
+        known = set()
+        for chunk in _chunks(wanted):
+            known.update(connection.execute(select(table.c.scope).where(table.c.scope.in_(chunk))).scalars())
+        _create(connection, [scope for scope in wanted if scope not in known])
+    firsts: dict[str, int] = {}
+    for scope in sorted(counts):  # always in scope order: two imports never wait on each other in a cycle
+        advance = (update(table).where(table.c.scope == scope)
+                   .values(last_seq=table.c.last_seq + counts[scope]).returning(table.c.last_seq))
+        last = connection.execute(advance).scalar_one_or_none()
+        if last is None:
+            _create(connection, [scope])
+            last = connection.execute(advance).scalar_one()
+        firsts[scope] = last - counts[scope] + 1
+    return firsts
 
 
-def _locked(connection: Connection, scopes: list[str]) -> dict[str, int]:
+def set_last(connection: Connection, scope: str, last_seq: int) -> None:
+    """Correct a reserved counter (its row is locked by `reserve` in this transaction)."""
     table = ScopeHead.__table__
-    found: dict[str, int] = {}
-    for chunk in _chunks(scopes):
-        stmt = select(table.c.scope, table.c.last_seq).where(table.c.scope.in_(chunk)).order_by(table.c.scope)
-        found.update(connection.execute(stmt.with_for_update()).all())
-    return found
+    connection.execute(update(table).where(table.c.scope == scope).values(last_seq=last_seq))
 
 
 def _create(connection: Connection, scopes: list[str]) -> None:
