@@ -14,6 +14,7 @@ from datetime import datetime
 from sqlalchemy import JSON, Column, ForeignKey, Index, Integer, String, Text, select
 from sqlmodel import Field, Session, SQLModel
 
+from stores.bounds import Bounded
 from stores.types import UTCDateTime
 
 SUMMARY_CHARS = 1500
@@ -26,7 +27,7 @@ class Contact(SQLModel, table=True):
 
     id: int | None = Field(default=None, primary_key=True)
     scope: str = Field(sa_column=Column(String(128), nullable=False))
-    name: str = Field(sa_column=Column(String(256), nullable=False))
+    name: str = Field(sa_column=Column(Bounded(256), nullable=False))
     aliases: list[str] = Field(default_factory=list, sa_column=Column(JSON, nullable=False))
     biography: str = Field(default="", sa_column=Column(Text, nullable=False))
     summary: str = Field(default="", sa_column=Column(Text, nullable=False))
@@ -48,7 +49,7 @@ class ContactDetail(SQLModel, table=True):
     id: int | None = Field(default=None, primary_key=True)
     contact_id: int = Field(sa_column=Column(Integer, ForeignKey("contact.id"), nullable=False))
     scope: str = Field(sa_column=Column(String(128), nullable=False))
-    key: str = Field(sa_column=Column(String(64), nullable=False))
+    key: str = Field(sa_column=Column(Bounded(64), nullable=False))
     value: str = Field(sa_column=Column(Text, nullable=False))
     valid_from: datetime = Field(sa_column=Column(UTCDateTime(), nullable=False))
     valid_to: datetime | None = Field(default=None, sa_column=Column(UTCDateTime()))

@@ -28,6 +28,7 @@ import numpy as np
 from sqlalchemy import JSON, Boolean, Column, Float, Index, Integer, LargeBinary, String, Text, delete, func, select
 from sqlmodel import Field, Session, SQLModel
 
+from stores.bounds import Bounded
 from stores.types import UTCDateTime
 
 END_REASONS = ("updated", "deleted", "merged", "dropped")
@@ -58,7 +59,7 @@ class Fact(SQLModel, table=True):
     tombstoned_at: datetime | None = Field(default=None, sa_column=Column(UTCDateTime()))
     sources: list[str] = Field(default_factory=list, sa_column=Column(JSON, nullable=False))
     source_roles: list[str] = Field(default_factory=list, sa_column=Column(JSON, nullable=False))
-    topic: str = Field(default="general", sa_column=Column(String(64), nullable=False))
+    topic: str = Field(default="general", sa_column=Column(Bounded(64), nullable=False))
     pinned: bool = Field(default=False, sa_column=Column(Boolean, nullable=False))
 
     @property

@@ -21,6 +21,7 @@ from sqlalchemy import Column, Float, Index, String, case, func, select
 from sqlalchemy.engine import Engine
 from sqlmodel import Field, Session, SQLModel
 
+from stores.bounds import Bounded
 from stores.engine import transaction
 from stores.types import UTCDateTime, utc
 
@@ -48,10 +49,10 @@ class ModelCall(SQLModel, table=True):
 
     id: int | None = Field(default=None, primary_key=True)
     at: datetime = Field(sa_column=Column(UTCDateTime(), nullable=False))
-    operation: str = Field(sa_column=Column(String(32), nullable=False))
+    operation: str = Field(sa_column=Column(Bounded(32), nullable=False))
     scope: str = Field(sa_column=Column(String(128), nullable=False))
-    ref: str = Field(sa_column=Column(String(256), nullable=False))
-    model: str = Field(sa_column=Column(String(128), nullable=False))
+    ref: str = Field(sa_column=Column(Bounded(256), nullable=False))
+    model: str = Field(sa_column=Column(Bounded(128), nullable=False))
     input_tokens: int = 0
     output_tokens: int = 0
     cache_read_tokens: int = 0
@@ -70,7 +71,7 @@ class DbRecorder:
     def record(self, rec: CallLike) -> None:
         with transaction(self._engine) as session:
             session.add(ModelCall(
-                at=rec.at, operation=rec.operation, scope=rec.scope[:128], ref=rec.ref[:256], model=rec.model[:128],
+                at=rec.at, operation=rec.operation, scope=rec.scope[:128], ref=rec.ref, model=rec.model,
                 input_tokens=rec.input_tokens, output_tokens=rec.output_tokens,
                 cache_read_tokens=rec.cache_read_tokens, cache_write_tokens=rec.cache_write_tokens,
                 latency_ms=int(round(rec.latency_s * 1000)), outcome=rec.outcome, cost_usd=rec.cost_usd,

@@ -13,6 +13,7 @@ from datetime import date, datetime
 from sqlalchemy import JSON, Column, Date, Index, String, Text, case, select
 from sqlmodel import Field, Session, SQLModel
 
+from stores.bounds import Bounded, cut
 from stores.types import UTCDateTime
 
 OPEN, DONE, CANCELLED = "open", "done", "cancelled"
@@ -26,7 +27,7 @@ class Task(SQLModel, table=True):
     id: int | None = Field(default=None, primary_key=True)
     scope: str = Field(sa_column=Column(String(128), nullable=False))
     title: str = Field(sa_column=Column(Text, nullable=False))
-    norm_title: str = Field(sa_column=Column(String(512), nullable=False))
+    norm_title: str = Field(sa_column=Column(Bounded(512), nullable=False))
     status: str = Field(default=OPEN, sa_column=Column(String(16), nullable=False))
     due: date | None = Field(default=None, sa_column=Column(Date))
     opened_at: datetime = Field(sa_column=Column(UTCDateTime(), nullable=False))
@@ -38,7 +39,7 @@ class Task(SQLModel, table=True):
 def normalise_title(title: str) -> str:
     """'Book  the table at Luigi's!' -> 'book table at luigi s'."""
     words = re.findall(r"[0-9a-z]+", title.lower())
-    return " ".join(w for w in words if w not in _ARTICLES)[:512]
+    return cut(" ".join(w for w in words if w not in _ARTICLES), Task.__table__.c.norm_title.type.length)
 
 
 def open_tasks(session: Session, scope: str) -> list[Task]:

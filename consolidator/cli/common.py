@@ -69,11 +69,12 @@ class FaultGroup(click.Group):
             raise error from None
 
 
-def app_of(ctx: click.Context, reader: bool = False) -> App:
-    """The opened state (once per command). `reader`: a read-only database is acceptable."""
+def app_of(ctx: click.Context, reader: bool = False, patient: bool = False) -> App:
+    """The opened state (once per command). `reader`: a read-only database is acceptable;
+    `reader` or `patient`: so is a database server that does not answer yet (App.unreachable)."""
     obj = ctx.find_root().ensure_object(dict)
     if "app" not in obj:
-        obj["app"] = open_app(config=obj.get("config"), reader=reader)
+        obj["app"] = open_app(config=obj.get("config"), reader=reader, patient=patient)
         ctx.call_on_close(obj["app"].close)
     return obj["app"]
 

@@ -125,7 +125,12 @@ def run_command(ctx, once: bool) -> None:
     from consolidator.runtime.outcome import unfinished
     from consolidator.runtime.wiring import build_consolidator
 
-    app = app_of(ctx)
+    app = app_of(ctx, patient=not once)  # the service waits for a database server that does not answer yet
+    if app.unreachable is not None:
+        from consolidator.runtime.backoff import wait_for_database
+
+        if not wait_for_database(app):
+            return  # stopped while waiting
     consolidator = build_consolidator(app)
     daemon = Daemon(consolidator)
     if once:
@@ -151,15 +156,17 @@ def status_command(ctx, as_json: bool) -> None:
     report = gather(app_of(ctx, reader=True), utcnow())
     if as_json:
         click.echo(json.dumps(report, indent=2))
-        return
-    _print_status(report)
+    else:
+        _print_status(report)
+    if report.get("reachable") is False:  # said above, in the report: nothing else could be read
+        ctx.exit(1)
 
 
 def _print_status(report: dict[str, Any]) -> None:
     click.echo(f"state: {report['state_dir']}")
     click.echo(f"database: {report['database']}")
     daemon = report["daemon"]
-    state = "running" if daemon["running"] else "not running"
+    state = {True: "running", False: "not running", None: "unknown (the database cannot be reached)"}[daemon["running"]]
     beat = f", last heartbeat {daemon['last_heartbeat']}" if daemon["last_heartbeat"] else ""
     click.echo(f"daemon: {state}{beat}")
     if not report["scopes"]:

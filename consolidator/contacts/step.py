@@ -36,6 +36,7 @@ from consolidator.domain import is_person_line
 from consolidator.model.schemas import ContactsReply, ContactsRequest, ContactUpdate, KnownContact
 from consolidator.pipeline.steps import BatchWork, MessageView
 from stores.contacts import Contact, append_summary, contacts_of, current_details, merge_sources, set_detail
+from stores.bounds import fit
 from stores.snapshots import publish_json
 from stores.views import bump
 
@@ -115,7 +116,7 @@ class ContactsStep:
         zone = self.app.settings.timezone_of(work.scope)
         changed = False
         for update in prepared.reply.contacts:
-            name = " ".join(update.name.split())
+            name = fit(Contact.name, " ".join(update.name.split()))  # as the store keeps it
             if not name:
                 continue
             if not grounded(update, work.messages):

@@ -15,7 +15,7 @@ import os
 from dataclasses import dataclass
 from pathlib import Path
 
-from stores.engine import Engine, create_schema, make_engine
+from stores.engine import Engine, create_schema, is_embedded, make_engine
 from stores.shared_state import share_database_file
 from stores.errors import InvalidDatabaseUrl, StorageError, StorageFull, StorageReadOnly, StorageUnavailable
 
@@ -32,16 +32,27 @@ class App:
     engine: Engine
     readonly: bool = False  # opened for reading only: the database could not be written
     degraded: str | None = None  # why (the storage fault met when opening it for writing)
+    unreachable: str | None = None  # the database server could not be reached (why); schema not checked yet
+
+    def reach(self) -> None:
+        """Create the schema now that the server answers (raises StorageError while it does not)."""
+        create_schema(self.engine)
+        self.unreachable = None
 
     def close(self) -> None:
         self.engine.dispose()
 
 
-def open_app(settings: Settings | None = None, config: Path | None = None, reader: bool = False) -> App:
+def open_app(settings: Settings | None = None, config: Path | None = None, reader: bool = False,
+             patient: bool = False) -> App:
     """Open the state of `settings` (else of the config found from `config`).
 
     `reader`: the caller only reads (`status`): a database that cannot be written is opened
     read-only instead of refused, and `App.readonly` says so.
+    A database server that cannot be reached is a fault of the moment, not of the
+    configuration: a reader or a `patient` caller (the daemon, which retries with backoff)
+    gets an App whose `unreachable` says why; anyone else a StorageUnavailable (exit 1)
+    naming the key. A bad URL, an unsupported database or a missing driver is a ConfigError.
     """
     settings = settings or load_settings(config)
     embedded_default = not settings.database_url
@@ -53,16 +64,25 @@ def open_app(settings: Settings | None = None, config: Path | None = None, reade
         raise ConfigError(f"{settings.source}: key 'database_url': {exc}") from None
     try:
         create_schema(engine)
+    except InvalidDatabaseUrl as exc:  # options the driver refused while connecting
+        engine.dispose()
+        raise ConfigError(f"{settings.source}: key 'database_url': {exc}") from None
+    except StorageUnavailable as exc:
+        if embedded_default:
+            engine.dispose()
+            raise
+        if is_embedded(url):  # a file that cannot be opened: the URL names the wrong place
+            engine.dispose()
+            raise ConfigError(f"{settings.source}: key 'database_url': {exc}") from None
+        if reader or patient:
+            return App(settings=settings, engine=engine, unreachable=str(exc))
+        engine.dispose()
+        raise StorageUnavailable(exc.where, f"{exc.detail}; key 'database_url' in {settings.source}") from None
     except (StorageReadOnly, StorageFull) as exc:
         engine.dispose()
         if not reader:
             raise
         return App(settings=settings, engine=make_engine(url, readonly=True), readonly=True, degraded=str(exc))
-    except StorageUnavailable as exc:
-        engine.dispose()
-        if embedded_default:
-            raise
-        raise ConfigError(f"{settings.source}: key 'database_url': {exc}") from None
     except StorageError:
         engine.dispose()
         raise

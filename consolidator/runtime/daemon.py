@@ -6,6 +6,8 @@ SIGTERM/SIGINT set a stop flag: the tick in flight finishes the step it is apply
 commits or rolls back as a whole) and starts nothing new; then the lease is released.
 A tick or heartbeat that fails goes to the fault book (consolidator/runtime/faults.py):
 logged once, then counted, shown by `status`, cleared when the work goes through again.
+A database server that goes away is a `database` fault retried with exponential backoff
+(consolidator/runtime/backoff.py), not every tick.
 """
 
 from __future__ import annotations
@@ -19,12 +21,14 @@ from typing import Callable
 import structlog
 from apscheduler.schedulers.background import BackgroundScheduler
 
+from consolidator.runtime.backoff import Backoff
 from consolidator.runtime.clock import utcnow
 from consolidator.runtime.lease_keeper import AnyEvent, LeaseHeld, LeaseKeeper
 from consolidator.runtime.sdnotify import Notifier
 from consolidator.pipeline.tick import Consolidator
 from stores import lease
 from stores.engine import printable_url
+from stores.errors import StorageUnavailable
 
 log = structlog.get_logger()
 
@@ -42,6 +46,7 @@ class Daemon:
         self.faults = consolidator.faults
         self._lock = threading.Lock()
         self._lease_lost = threading.Event()  # set by the heartbeat: the tick in flight stops
+        self._backoff = Backoff(self.app.settings.daemon.tick_interval)  # for a server that does not answer
 
     # --- one-shot -------------------------------------------------------------------------
 
@@ -98,7 +103,7 @@ class Daemon:
             return
         with self._lock:
             now = self.clock()
-            if not self._take_lease(now):
+            if self._backoff.waiting(now) or not self._take_lease(now):
                 return
             self._lease_lost.clear()
             try:
@@ -110,9 +115,15 @@ class Daemon:
         """Take or renew the lease; a standby says so once at info level, then quietly waits."""
         try:
             self._has_lease = lease.acquire(self.app.engine, self.me, now, self.app.settings.daemon.lease_ttl)
-        except Exception as exc:  # the database itself (full, read-only, gone): retried next tick
+        except StorageUnavailable as exc:  # the server is gone: try again later and later
+            self.faults.failed("database", "", exc, now)
+            self._backoff.failed(now)
+            return False
+        except Exception as exc:  # the database itself (full, read-only): retried next tick
             self.faults.failed("lease", "", exc, now)
             return False
+        if self._backoff.succeeded():
+            self.faults.succeeded("database", "", now)
         self.faults.succeeded("lease", "", now)
         if self._has_lease:
             if self._standby_logged:

@@ -19,6 +19,8 @@ from stores.runs import scope_cursors
 
 
 def gather(app: App, now: datetime) -> dict[str, Any]:
+    if app.unreachable is not None:
+        return unreachable_report(app)
     with reading(app.engine) as session:
         # Index probes per scope (seq and interaction numbers are dense), never a scan of the log.
         per_scope = [
@@ -48,6 +50,14 @@ def gather(app: App, now: datetime) -> dict[str, Any]:
     model = usage_report(app.engine, app.settings.model, now)
     return {"scopes": scopes, "daemon": daemon, "state_dir": str(app.settings.state_dir),
             "database": printable_url(app.settings.db_url), "model": model, "faults": active_faults(app)}
+
+
+def unreachable_report(app: App) -> dict[str, Any]:
+    """What `status` can say while the database server does not answer: that, and nothing else."""
+    fault = {"where": "database", "scope": None, "cause": app.unreachable, "since": None, "last_at": None, "count": None}
+    return {"scopes": {}, "daemon": {"running": None, "holder": None, "last_heartbeat": None},
+            "state_dir": str(app.settings.state_dir), "database": printable_url(app.settings.db_url),
+            "faults": [fault], "reachable": False}
 
 
 NEARLY_FULL = 1 << 20  # bytes free under which SQLite's log cannot grow and a snapshot may not fit
