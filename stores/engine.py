@@ -69,7 +69,7 @@ def database_path(url: str) -> str:
     return printable_url(url)
 
 
-SUPPORTED = ("sqlite", "postgresql")
+SUPPORTED = {"sqlite": "pysqlite", "postgresql": "psycopg"}  # database -> the driver the stores are written for
 EXAMPLES = "sqlite:////var/lib/consolidator/consolidator.db or postgresql+psycopg://USER@HOST/DB"
 POSTGRES_EXTRA = "pip install 'consolidator[postgres]'"
 
@@ -104,13 +104,17 @@ def make_engine(url: str, readonly: bool = False) -> Engine:
         else:
             engine = create_engine(url, pool_pre_ping=True)
     except (NoSuchModuleError, ImportError) as exc:  # NoSuchModuleError is an ArgumentError: first
-        hint = f"; install it with {POSTGRES_EXTRA}" if backend == "postgresql" else ""
+        hint = f"; PostgreSQL needs psycopg 3: {POSTGRES_EXTRA}, then postgresql+psycopg://USER@HOST/DB" \
+            if backend == "postgresql" else ""
         raise InvalidDatabaseUrl(f"no driver for it is installed ({exc}){hint}") from None
     except ArgumentError:
         raise InvalidDatabaseUrl("not a database URL (e.g. sqlite:////var/lib/consolidator/consolidator.db "
                                  "or postgresql+psycopg://host/db)") from None
     except (ValueError, TypeError) as exc:
         raise InvalidDatabaseUrl(f"not a usable database URL ({exc})") from None
+    if not readonly and engine.dialect.driver != SUPPORTED[backend]:
+        engine.dispose()
+        raise InvalidDatabaseUrl(f"unsupported driver {engine.dialect.driver!r} (use {EXAMPLES})")
     where = database_path(url)
     if is_embedded(url):
         _configure_sqlite(engine, readonly)

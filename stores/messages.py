@@ -200,7 +200,7 @@ def _insert_rows(connection: Connection, rows: list[tuple]) -> int:
 def _unnest_sql(dialect) -> str:
     """INSERT ... SELECT * FROM unnest(<one array parameter per column>) for PostgreSQL."""
     table = Message.__table__
-    arrays = ", ".join(f"CAST(%({name})s AS {table.c[name].type.compile(dialect)}[])" for name in _COLUMNS)
+    arrays = ", ".join(f"CAST(%({name})b AS {table.c[name].type.compile(dialect)}[])" for name in _COLUMNS)
     return f"INSERT INTO {table.name} ({', '.join(_COLUMNS)}) SELECT * FROM unnest({arrays}) ON CONFLICT (id) DO NOTHING"
 
 
@@ -216,13 +216,22 @@ def _values_sql(dialect, count: int) -> str:
     return f"{head} VALUES {', '.join([group] * count)}{rest[len(group):]}"
 
 
-def _existing_ids(connection: Connection | Session, keys: set[str]) -> set[str]:
+def _existing_ids(connection: Connection, keys: set[str]) -> set[str]:
+    """Which of `keys` are logged already: a few queries of _EXISTING_CHUNK ids each (on
+    PostgreSQL one binary array parameter per query instead of thousands of parameters)."""
     found: set[str] = set()
     ordered = list(keys)
+    array = connection.dialect.name == "postgresql"
     for start in range(0, len(ordered), _EXISTING_CHUNK):
         chunk = ordered[start : start + _EXISTING_CHUNK]
-        found.update(connection.execute(select(Message.id).where(Message.id.in_(chunk))).scalars())
+        if array:
+            found.update(connection.exec_driver_sql(_ANY_ID_SQL, {"ids": chunk}).scalars())
+        else:
+            found.update(connection.execute(select(Message.id).where(Message.id.in_(chunk))).scalars())
     return found
+
+
+_ANY_ID_SQL = "SELECT id FROM message WHERE id = ANY(CAST(%(ids)b AS VARCHAR[]))"
 
 
 def _max_seq(session: Connection | Session, scope: str) -> int:
