@@ -81,3 +81,12 @@ def test_a_model_call_with_a_long_model_name_and_ref_is_recorded_cut(engine) -> 
     with reading(engine) as session:
         row = session.execute(select(ModelCall)).scalar_one()
     assert (len(row.model), len(row.ref)) == (128, 256)
+
+
+def test_every_scope_column_holds_the_longest_valid_scope() -> None:
+    """Each table's `scope` column is at least as wide as validation allows a scope to be."""
+    from stores.erase import all_tables
+
+    narrow = [f"{table.name}.scope" for table in all_tables() if "scope" in table.c
+              and (getattr(table.c.scope.type, "length", None) or 0) < MAX_SCOPE_CHARS]
+    assert narrow == []
