@@ -11,10 +11,11 @@ from sqlalchemy import select
 
 from stores.bounds import fit
 from stores.contacts import Contact, ContactDetail, current_details, set_detail
-from stores.engine import reading, transaction
+from stores.engine import create_schema, reading, transaction
 from stores.erase import erase_scope
 from stores.messages import MAX_ID_CHARS, MAX_SESSION_CHARS, MAX_SPEAKER_CHARS, Message, NewMessage, append_messages
 from stores.model_calls import DbRecorder, ModelCall
+from stores.scope_head import ScopeHead
 from stores.scopes import MAX_SCOPE_CHARS, validate_scope
 
 T0 = datetime(2025, 7, 1, 12, 0, tzinfo=timezone.utc)
@@ -41,6 +42,17 @@ def test_a_forgotten_scope_numbers_from_one_again(engine) -> None:
     append_messages(engine, [NewMessage("s", T0, "user", "again", id="x")], T0)
     with reading(engine) as session:
         assert session.execute(select(Message.seq)).scalars().all() == [1]
+
+
+def test_a_log_written_before_the_seq_counters_existed_keeps_its_numbering(engine) -> None:
+    """A database without the counter table (written by an earlier version) opens, and the next append follows the old maximum."""
+    append_messages(engine, [NewMessage("s", T0, "user", f"m{i}", id=str(i)) for i in range(3)], T0)
+    ScopeHead.__table__.drop(engine)
+    create_schema(engine)  # what opening the database does
+    append_messages(engine, [NewMessage("s", T0, "user", "next", id="n"), NewMessage("t", T0, "user", "new", id="n")], T0)
+    with reading(engine) as session:
+        seqs = session.execute(select(Message.scope, Message.seq).order_by(Message.scope, Message.seq)).all()
+    assert [tuple(row) for row in seqs] == [("s", 1), ("s", 2), ("s", 3), ("s", 4), ("t", 1)]
 
 
 def test_a_contact_name_and_detail_key_longer_than_their_columns_are_cut(engine) -> None:
