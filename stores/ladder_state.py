@@ -1,8 +1,9 @@
-"""Each ladder's progress per scope: its cursors, its announced days, and its dirty base windows.
+"""Each ladder's progress per scope: its cursors and its dirty base windows.
 
 The cursors only say how far the ladder stage has looked (the messages that marked their
-windows dirty; the announcements that woke their readers); the summaries themselves are the
-truth, so a cursor that lags after a crash only makes the stage redo work it then finds done.
+windows dirty; the announcements that woke their readers; the closed days whose higher
+blocks it woke); the summaries themselves are the truth, so a cursor that lags after a
+crash only makes the stage redo work it then finds done.
 A dirty window is a base window (a local day unit, or an interaction number) that received
 messages since it was last summarised. Every function works in the caller's transaction.
 """
@@ -30,7 +31,11 @@ class LadderState(SQLModel, table=True):
     ladder: str = Field(sa_column=Column(String(8), primary_key=True))
     seen_seq: int = 0  # messages up to here have marked their base windows dirty
     seen_announcement: int = 0  # announcements up to here have triggered their readers
-    first_unit: int | None = None  # time ladder: first and newest day announced
+    # Time ladder. through_unit: the newest closed day whose closing blocks the stage has woken
+    # (a silent day writes nothing, so nothing else would wake the week it completes).
+    # first_unit: the first day announced, written by databases from before silent days
+    # stopped writing rows; no longer read or written by the stage.
+    first_unit: int | None = None
     through_unit: int | None = None
 
 
@@ -104,9 +109,15 @@ def rewind_announcements(session: Session, scope: str, ladder: str) -> None:
 
 
 def set_announced_days(session: Session, scope: str, ladder: str, first: int | None, through: int | None) -> None:
-    """The range of day units the time ladder has announced."""
+    """Set both day cursors (first_unit, through_unit) as they are."""
     row = _row(session, scope, ladder)
     row.first_unit, row.through_unit = first, through
+
+
+def wake_through(session: Session, scope: str, ladder: str, unit: int) -> None:
+    """The blocks that close on days up to `unit` have been woken (the cursor never goes back)."""
+    row = _row(session, scope, ladder)
+    row.through_unit = unit if row.through_unit is None else max(row.through_unit, unit)
 
 
 def mark_dirty(session: Session, scope: str, ladder: str, units: Mapping[int, datetime]) -> None:

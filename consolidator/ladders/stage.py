@@ -2,13 +2,17 @@
 
 Per scope and ladder, each tick:
 1. new messages mark their base window dirty (a local day; an interaction) (base.py);
-2. base windows that are closed (a day past midnight plus grace; a complete interaction)
-   are written from the raw log (only here is the log read), silent days are announced
-   empty for free (base.py);
-3. every announcement not yet seen wakes the blocks that read it (hierarchy.tiling.readers_of);
-   each decides from the latest announcements of its inputs (hierarchy.planning) to wait,
-   skip, be empty, pass its inputs through, or summarise, and announces itself in turn
-   (propagate.py; the drafts themselves: drafting.py).
+2. dirty base windows that are closed (a day past midnight plus grace; a complete
+   interaction) are written from the raw log (only here is the log read); a silent day
+   writes nothing at all (base.py);
+3. every announcement not yet seen wakes the blocks that read it (hierarchy.tiling.readers_of),
+   and the days closed since the last run wake the blocks they complete; each decides from
+   the latest summaries of its inputs (hierarchy.planning; an input without one is empty once
+   it is closed, not dirty and holds no day with content) to wait, skip, be empty (no row),
+   pass its inputs through, or summarise, and announces itself in turn (propagate.py; the
+   drafts themselves: drafting.py).
+So an idle scope writes no row for its silent days, weeks and months; `next_due` says when
+its ladders next have work, for a daemon that runs only the scopes that are due.
 A summary and its announcement share a transaction; the cursors only say how far the
 stage has looked, and redoing a step finds the work done (SKIP), so a crash anywhere
 leaves no duplicate and no gap.
@@ -87,7 +91,7 @@ class LadderStage:
         written = 0
         for kind in ladders:
             spec = self.specs[kind]
-            self.base.mark_new(scope, kind, tz)
+            self.base.mark_new(scope, kind, tz, now)
             if kind == "time":
                 written += self.base.write_days(scope, spec, tz, now, stop, progress)
             else:
