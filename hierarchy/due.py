@@ -5,7 +5,7 @@ A ladder's work comes from four places, each with the instant it becomes due:
 - messages or announcements the stage has not looked at yet: now;
 - a dirty base window: a day once it closes (its local midnight plus grace); an
   interaction once it is complete (a newer one began, or `gap` passed since its last message);
-- a held window: its hold's `next_at`;
+- a held window (a dirty base window included): its hold's `next_at`;
 - a higher time block that holds a day with content and waits for its last day to close:
   that close (hierarchy.planning.next_closing, from the day the stage has woken through).
 A window with nothing in it is never due: it writes nothing. So a scope that said something
@@ -22,9 +22,9 @@ from datetime import datetime, timedelta
 from typing import Mapping
 from zoneinfo import ZoneInfo
 
-from hierarchy.calendar import day_closes_at
+from hierarchy.calendar import block_key, day_closes_at
 from hierarchy.planning import next_closing
-from hierarchy.tiling import LadderSpec
+from hierarchy.tiling import Block, LadderSpec
 
 
 @dataclass(frozen=True)
@@ -33,8 +33,9 @@ class LadderFacts:
 
     spec: LadderSpec
     unseen: bool = False  # messages or announcements the stage has not looked at yet
-    dirty: Mapping[int, datetime] = field(default_factory=dict)  # base unit -> newest message time
-    held_until: tuple[datetime, ...] = ()  # each held window's next try
+    # dirty base windows: day unit -> newest message time; interaction number -> its last message time
+    dirty: Mapping[int, datetime] = field(default_factory=dict)
+    held: Mapping[tuple[str, str], datetime] = field(default_factory=dict)  # (rung, key) -> next try
     woken_through: int | None = None  # time ladder: the newest closed day whose closing blocks were woken
     last_content: int | None = None  # time ladder: the newest day whose summary says something
     newest_interaction: int = 0  # count ladder: the newest interaction number
@@ -44,14 +45,22 @@ def next_due(facts: LadderFacts, tz: ZoneInfo, grace: timedelta, gap: timedelta,
     """The first instant (never before `now`) at which the ladder has work; None: none until a new message."""
     if facts.unseen:
         return now
-    times = list(facts.held_until)
-    if facts.spec.kind == "time":
-        times.extend(day_closes_at(unit, tz, grace) for unit in facts.dirty)
-        if facts.woken_through is not None:  # None: the stage never looked, so nothing was written yet
-            unit = next_closing(facts.spec, facts.woken_through, facts.last_content)
-            if unit is not None:
-                times.append(day_closes_at(unit, tz, grace))
-    else:
-        times.extend(now if number < facts.newest_interaction else last_at + gap
-                     for number, last_at in facts.dirty.items())
+    spec = facts.spec
+    base = spec.rungs[0].name
+    dirty = {(base, block_key(spec, Block(0, unit if spec.kind == "time" else unit - 1))): unit for unit in facts.dirty}
+    # a base window is only ever tried while dirty: a hold left on a clean one (a crash between
+    # the write and the release) makes nothing due
+    times = [at for window, at in facts.held.items() if window[0] != base or window in dirty]
+    for window, unit in dirty.items():
+        last_at = facts.dirty[unit]
+        if window in facts.held:
+            continue  # its hold says when it is tried again
+        if spec.kind == "time":
+            times.append(day_closes_at(unit, tz, grace))
+        else:
+            times.append(now if unit < facts.newest_interaction else last_at + gap)
+    if spec.kind == "time" and facts.woken_through is not None:  # None: never looked at, nothing written yet
+        unit = next_closing(spec, facts.woken_through, facts.last_content)
+        if unit is not None:
+            times.append(day_closes_at(unit, tz, grace))
     return max(min(times), now) if times else None

@@ -87,6 +87,12 @@ def progress(session: Session, scope: str, ladder: str) -> Progress | None:
     return _copy(row) if row is not None else None
 
 
+def scope_progress(session: Session, scope: str) -> dict[str, Progress]:
+    """ladder -> its state, for every ladder of `scope` the stage has looked at (one query)."""
+    stmt = select(LadderState).where(LadderState.scope == scope)
+    return {row.ladder: _copy(row) for row in session.execute(stmt).scalars()}
+
+
 def start_progress(session: Session, scope: str, ladder: str) -> Progress:
     """The ladder's state, recorded (all cursors at zero) if it was not yet."""
     return _copy(_row(session, scope, ladder))
@@ -144,6 +150,15 @@ def dirty_windows(session: Session, scope: str, ladder: str) -> dict[int, dateti
     """Every dirty base window of the ladder: unit -> its newest message time."""
     stmt = select(DirtyWindow.unit, DirtyWindow.last_at).where(DirtyWindow.scope == scope, DirtyWindow.ladder == ladder)
     return dict(session.execute(stmt).all())
+
+
+def scope_dirty_windows(session: Session, scope: str) -> dict[str, dict[int, datetime]]:
+    """ladder -> its dirty base windows (unit -> newest message time), every ladder of `scope` in one query."""
+    stmt = select(DirtyWindow.ladder, DirtyWindow.unit, DirtyWindow.last_at).where(DirtyWindow.scope == scope)
+    out: dict[str, dict[int, datetime]] = {}
+    for ladder, unit, last_at in session.execute(stmt).all():
+        out.setdefault(ladder, {})[unit] = last_at
+    return out
 
 
 def clear_dirty(session: Session, scope: str, ladder: str, unit: int) -> None:

@@ -200,6 +200,12 @@ def announcements_after(session: Session, scope: str, ladder: str, after_id: int
     return [tuple(row) for row in session.execute(stmt).all()]
 
 
+def newest_announcements(session: Session, scope: str) -> dict[str, int]:
+    """ladder -> the id of its newest announcement, for every ladder of `scope` (one query)."""
+    stmt = select(Announcement.ladder, func.max(Announcement.id)).where(Announcement.scope == scope).group_by(Announcement.ladder)
+    return {ladder: int(top) for ladder, top in session.execute(stmt).all()}
+
+
 @dataclass(frozen=True)
 class RungTally:
     """Summary rows of one (ladder, rung, kind), and the largest input a model call read for them."""

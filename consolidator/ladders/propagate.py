@@ -64,14 +64,13 @@ class Propagation:
             seen = state.seen_announcement if state else 0
             announced = announcements_after(session, scope, ladder, seen)
             held = self.guard.held(scope, ladder, now, session)
-            closing = self._closing(session, scope, spec, tz, state, closed)
+            work: set[Block] = {  # held blocks whose wait is over are tried again
+                parse_block_key(spec, spec.rung_index(rung), key) for rung, key in held.due() if spec.rung_index(rung) > 0
+            }
+            work.update(self._closing(session, scope, spec, tz, state, closed))
+            if not announced and not work:
+                return 0
             days = Days(closed, frozenset(dirty_windows(session, scope, ladder))) if closed is not None else None
-        work: set[Block] = {  # held blocks whose wait is over are tried again
-            parse_block_key(spec, spec.rung_index(rung), key) for rung, key in held.due() if spec.rung_index(rung) > 0
-        }
-        work.update(closing)
-        if not announced and not work:
-            return 0
         top = announced[-1][0] if announced else seen
         for _, rung, key in announced:
             work.update(readers_of(spec, parse_block_key(spec, spec.rung_index(rung), key)))

@@ -35,11 +35,13 @@ from typing import Callable
 from consolidator.ladders.base import BaseWindows, Tick
 from consolidator.ladders.blocks import Stop, stopped
 from consolidator.ladders.drafting import Drafter
+from consolidator.ladders.due import scope_facts
 from consolidator.ladders.holds import Guard
 from consolidator.ladders.propagate import Propagation
 from consolidator.ladders.publish import ladder_specs, publish_ladder_views
 from consolidator.model.base import Model
 from consolidator.runtime.app import App
+from hierarchy.due import next_due as ladder_due
 from stores.engine import reading, transaction
 from stores.messages import scopes
 from stores.views import bump
@@ -86,7 +88,13 @@ class LadderStage:
 
     def run_scope(self, scope: str, now: datetime, stop: Stop = None, progress: Tick = None,
                   ladders: tuple[str, ...] = LADDERS) -> int:
-        """One tick over one scope's ladders; returns summaries written (and publishes their rungs)."""
+        """One tick over one scope's ladders; returns summaries written (and publishes their rungs).
+
+        A scope with nothing due at `now` (see `next_due`) is left at once: one read, no write.
+        """
+        due = self.next_due(scope, now, ladders)
+        if due is None or due > now:
+            return 0
         tz = self.app.settings.timezone_of(scope)
         written = 0
         for kind in ladders:
@@ -103,6 +111,19 @@ class LadderStage:
             if self.publish:
                 publish_ladder_views(self.app, scope)
         return written
+
+    def next_due(self, scope: str, now: datetime, ladders: tuple[str, ...] = LADDERS) -> datetime | None:
+        """When `run_scope` next has work for `scope`: an instant not before `now`, or None until a new message.
+
+        `now` means run it now. One read transaction of about seven indexed queries, so a
+        daemon can reschedule the scope after each run instead of visiting it every tick.
+        """
+        tz = self.app.settings.timezone_of(scope)
+        settings = self.app.settings
+        with reading(self.app.engine) as session:
+            facts = scope_facts(session, scope, {kind: self.specs[kind] for kind in ladders}, tz)
+        times = [ladder_due(f, tz, settings.ladders.day_grace, settings.interaction_gap, now) for f in facts.values()]
+        return min((t for t in times if t is not None), default=None)
 
     def mark_all_dirty(self, scope: str, kind: str, since: datetime | None) -> int:
         """For rebuild: every base window with messages (from `since`) is dirty again; returns how many."""
