@@ -7,6 +7,7 @@ chosen `now`; rows are counted in every table of the schema.
 from __future__ import annotations
 
 from datetime import datetime, timedelta, timezone
+from zoneinfo import ZoneInfo
 
 import pytest
 from sqlalchemy import event, func, select
@@ -15,7 +16,7 @@ from consolidator.ladders.stage import LadderStage
 from consolidator.model.offline import OfflineModel
 from consolidator.pipeline.tick import Consolidator
 from consolidator.runtime.app import open_app
-from consolidator.runtime.config import Settings
+from consolidator.runtime.config import ScopeSettings, Settings
 from consolidator.runtime.wiring import build_consolidator
 from hierarchy.calendar import day_closes_at, day_unit
 from stores.engine import reading
@@ -24,6 +25,7 @@ from stores.messages import NewMessage, append_messages
 from stores.summaries import Summary, newest_versions
 
 UTC = timezone.utc
+PARIS = ZoneInfo("Europe/Paris")
 DAY0 = datetime(2025, 3, 17, 9, 0, tzinfo=UTC)  # a Monday that starts a week, a 4-week and a 12-week block
 NOON = DAY0.replace(hour=12)
 WRITES = ("INSERT", "UPDATE", "DELETE")
@@ -145,3 +147,27 @@ def test_a_scope_back_after_the_gap_gets_exactly_the_summaries_of_its_spoken_wee
             assert {k: s.text for k, s in newest(fresh, "maya", rung).items()} == daily, rung
     finally:
         fresh.close()
+
+
+def test_a_paris_week_of_one_spoken_day_is_due_and_written_at_its_local_close(tmp_path):
+    """Paris, the week of 2025-03-24 (its Sunday has 23 hours), one spoken Tuesday: the week is due and
+    written at Monday 00:10 Paris (22:10 UTC on Sunday), not a minute before, passing the Tuesday through."""
+    app = open_app(Settings(state_dir=tmp_path / "state", scopes={"paris": ScopeSettings(timezone="Europe/Paris")}))
+    try:
+        stage = LadderStage(app, OfflineModel())
+        consolidator = Consolidator(app, [], [stage])
+        tuesday = datetime(2025, 3, 25, 20, 0, tzinfo=PARIS).astimezone(UTC)
+        append_messages(app.engine, [NewMessage("paris", tuesday, "user", "dinner with Ana at the harbour")], tuesday)
+        for day in range(26, 31):
+            consolidator.drain(datetime(2025, 3, day, 12, 0, tzinfo=UTC))
+        close = datetime(2025, 3, 31, 0, 10, tzinfo=PARIS).astimezone(UTC)
+        assert close == datetime(2025, 3, 30, 22, 10, tzinfo=UTC)
+        assert stage.next_due("paris", datetime(2025, 3, 30, 12, 0, tzinfo=UTC)) == close
+        consolidator.drain(close - timedelta(minutes=1))
+        assert newest(app, "paris", "week") == {}
+        consolidator.drain(close)
+        weeks = newest(app, "paris", "week")
+        assert list(weeks) == ["2025-03-24"] and weeks["2025-03-24"].kind == "passed"
+        assert "harbour" in weeks["2025-03-24"].text and list(newest(app, "paris", "day")) == ["2025-03-25"]
+    finally:
+        app.close()
