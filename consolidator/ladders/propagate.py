@@ -98,9 +98,9 @@ class Propagation:
                  closed: int | None) -> tuple[Block, ...]:
         """Time ladder: the blocks completed by the days closed since the stage last woke them.
 
-        The newest day with content is read only when some block closed since the cursor. The
-        cursor moves only when the run has work, so a silent scope pays that one read per run
-        once a week has closed past it (the daemon's due queue spares it the run itself).
+        The newest day with content is read only when some block closed since the cursor (which
+        moves only when the run has work, so that a silent scope writes nothing); a silent scope
+        does not get this far anyway: `LadderStage.run_scope` finds nothing due and leaves.
         """
         if closed is None or state is None or state.through_unit is None:
             return ()  # the count ladder; or a time ladder never looked at: no day written yet
