@@ -37,6 +37,15 @@ def holds(session: Session, scope: str, ladder: str) -> dict[tuple[str, str], La
     return {(h.rung, h.key): h for h in session.execute(stmt).scalars()}
 
 
+def scope_holds(session: Session, scope: str) -> dict[str, dict[tuple[str, str], datetime]]:
+    """ladder -> (rung, key) -> next try, for every held window of `scope` (one query)."""
+    stmt = select(LadderHold.ladder, LadderHold.rung, LadderHold.key, LadderHold.next_at).where(LadderHold.scope == scope)
+    out: dict[str, dict[tuple[str, str], datetime]] = {}
+    for ladder, rung, key, next_at in session.execute(stmt).all():
+        out.setdefault(ladder, {})[(rung, key)] = next_at
+    return out
+
+
 def _hold(session: Session, scope: str, ladder: str, rung: str, key: str, next_at: datetime) -> LadderHold:
     hold = session.get(LadderHold, (scope, ladder, rung, key))
     if hold is None:

@@ -1,8 +1,9 @@
-"""Each ladder's progress per scope: its cursors, its announced days, and its dirty base windows.
+"""Each ladder's progress per scope: its cursors and its dirty base windows.
 
 The cursors only say how far the ladder stage has looked (the messages that marked their
-windows dirty; the announcements that woke their readers); the summaries themselves are the
-truth, so a cursor that lags after a crash only makes the stage redo work it then finds done.
+windows dirty; the announcements that woke their readers; the closed days whose higher
+blocks it woke); the summaries themselves are the truth, so a cursor that lags after a
+crash only makes the stage redo work it then finds done.
 A dirty window is a base window (a local day unit, or an interaction number) that received
 messages since it was last summarised. Every function works in the caller's transaction.
 """
@@ -30,7 +31,11 @@ class LadderState(SQLModel, table=True):
     ladder: str = Field(sa_column=Column(String(8), primary_key=True))
     seen_seq: int = 0  # messages up to here have marked their base windows dirty
     seen_announcement: int = 0  # announcements up to here have triggered their readers
-    first_unit: int | None = None  # time ladder: first and newest day announced
+    # Time ladder. through_unit: the newest closed day whose closing blocks the stage has woken
+    # (a silent day writes nothing, so nothing else would wake the week it completes).
+    # first_unit: the first day announced, written by databases from before silent days
+    # stopped writing rows; no longer read or written by the stage.
+    first_unit: int | None = None
     through_unit: int | None = None
 
 
@@ -82,6 +87,12 @@ def progress(session: Session, scope: str, ladder: str) -> Progress | None:
     return _copy(row) if row is not None else None
 
 
+def scope_progress(session: Session, scope: str) -> dict[str, Progress]:
+    """ladder -> its state, for every ladder of `scope` the stage has looked at (one query)."""
+    stmt = select(LadderState).where(LadderState.scope == scope)
+    return {row.ladder: _copy(row) for row in session.execute(stmt).scalars()}
+
+
 def start_progress(session: Session, scope: str, ladder: str) -> Progress:
     """The ladder's state, recorded (all cursors at zero) if it was not yet."""
     return _copy(_row(session, scope, ladder))
@@ -104,9 +115,15 @@ def rewind_announcements(session: Session, scope: str, ladder: str) -> None:
 
 
 def set_announced_days(session: Session, scope: str, ladder: str, first: int | None, through: int | None) -> None:
-    """The range of day units the time ladder has announced."""
+    """Set both day cursors (first_unit, through_unit) as they are."""
     row = _row(session, scope, ladder)
     row.first_unit, row.through_unit = first, through
+
+
+def wake_through(session: Session, scope: str, ladder: str, unit: int) -> None:
+    """The blocks that close on days up to `unit` have been woken (the cursor never goes back)."""
+    row = _row(session, scope, ladder)
+    row.through_unit = unit if row.through_unit is None else max(row.through_unit, unit)
 
 
 def mark_dirty(session: Session, scope: str, ladder: str, units: Mapping[int, datetime]) -> None:
@@ -133,6 +150,15 @@ def dirty_windows(session: Session, scope: str, ladder: str) -> dict[int, dateti
     """Every dirty base window of the ladder: unit -> its newest message time."""
     stmt = select(DirtyWindow.unit, DirtyWindow.last_at).where(DirtyWindow.scope == scope, DirtyWindow.ladder == ladder)
     return dict(session.execute(stmt).all())
+
+
+def scope_dirty_windows(session: Session, scope: str) -> dict[str, dict[int, datetime]]:
+    """ladder -> its dirty base windows (unit -> newest message time), every ladder of `scope` in one query."""
+    stmt = select(DirtyWindow.ladder, DirtyWindow.unit, DirtyWindow.last_at).where(DirtyWindow.scope == scope)
+    out: dict[str, dict[int, datetime]] = {}
+    for ladder, unit, last_at in session.execute(stmt).all():
+        out.setdefault(ladder, {})[unit] = last_at
+    return out
 
 
 def clear_dirty(session: Session, scope: str, ladder: str, unit: int) -> None:

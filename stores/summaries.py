@@ -120,6 +120,30 @@ def newest_summary(session: Session, scope: str, ladder: str, rung: str) -> Summ
     return session.execute(stmt).scalars().first()
 
 
+def newest_content_start(session: Session, scope: str, ladder: str, rung: str) -> datetime | None:
+    """The window start of the rung's newest window that has something in it (any version)."""
+    stmt = (
+        select(Summary.window_start)
+        .where(Summary.scope == scope, Summary.ladder == ladder, Summary.rung == rung, Summary.kind != "empty")
+        .order_by(Summary.window_start.desc())
+        .limit(1)
+    )
+    return session.execute(stmt).scalars().first()
+
+
+def keys_with_content(session: Session, scope: str, ladder: str, rung: str, start: datetime, end: datetime) -> set[str]:
+    """Keys of the rung's windows starting in [start, end) whose newest version has something in it."""
+    stmt = select(Summary.key, Summary.version, Summary.kind).where(
+        Summary.scope == scope, Summary.ladder == ladder, Summary.rung == rung,
+        Summary.window_start >= start, Summary.window_start < end,
+    )
+    newest: dict[str, tuple[int, str]] = {}
+    for key, version, kind in session.execute(stmt).all():
+        if key not in newest or version > newest[key][0]:
+            newest[key] = (version, kind)
+    return {key for key, (_, kind) in newest.items() if kind != "empty"}
+
+
 def interactions_after(session: Session, scope: str, after: int, limit: int) -> list[Summary]:
     """The newest non-empty version of the count/1 summary of each interaction numbered above
     `after`, newest interaction first, at most `limit` (the interactions no bigger block holds)."""
@@ -174,6 +198,12 @@ def announcements_after(session: Session, scope: str, ladder: str, after_id: int
         .order_by(Announcement.id)
     )
     return [tuple(row) for row in session.execute(stmt).all()]
+
+
+def newest_announcements(session: Session, scope: str) -> dict[str, int]:
+    """ladder -> the id of its newest announcement, for every ladder of `scope` (one query)."""
+    stmt = select(Announcement.ladder, func.max(Announcement.id)).where(Announcement.scope == scope).group_by(Announcement.ladder)
+    return {ladder: int(top) for ladder, top in session.execute(stmt).all()}
 
 
 @dataclass(frozen=True)

@@ -8,7 +8,17 @@ from zoneinfo import ZoneInfo
 import pytest
 
 from hierarchy.calendar import day_unit, local_day
-from hierarchy.planning import Action, Known, closed_through, complete_interactions, decide_block, plan_days
+from hierarchy.planning import (
+    Action,
+    Known,
+    closed_through,
+    closing_blocks,
+    complete_interactions,
+    days_to_write,
+    decide_block,
+    next_closing,
+    settled_empty,
+)
 from hierarchy.tiling import Block, count_ladder, inputs_of, time_ladder
 
 TIME = time_ladder()
@@ -125,23 +135,71 @@ def test_dst_messages_land_in_their_local_day(local, day):
 
 
 @pytest.mark.parametrize(
-    "first, through, dirty, closed, summarize, empty, new_range",
+    "dirty, closed, write",
     [
-        (None, None, [], 100, [], [], (None, None)),  # nothing logged yet
-        (None, None, [101], 100, [], [], (None, None)),  # today's messages wait for the day to close
-        (None, None, [98], 100, [98], [99, 100], (98, 100)),  # silent days after it are announced empty
-        (98, 100, [], 103, [], [101, 102, 103], (98, 103)),  # a silent stretch costs nothing
-        (98, 103, [99], 103, [99], [], (98, 103)),  # late data re-opens one old day
-        (98, 103, [95], 103, [95], [96, 97], (95, 103)),  # older than the first day: fill the gap
-        (98, 103, [104], 103, [], [], (98, 103)),  # dirty but not closed: wait
+        ([], 100, []),  # nothing logged: nothing written, not even the silent days
+        ([101], 100, []),  # today's messages wait for the day to close
+        ([98], 100, [98]),  # the silent days after it are not written
+        ([99, 95, 104], 103, [95, 99]),  # late data re-opens old days, oldest first; an open day waits
     ],
 )
-def test_plan_days(first, through, dirty, closed, summarize, empty, new_range):
-    """Which days are written from the log, announced empty, or left for later."""
-    plan = plan_days(first, through, dirty, closed)
-    assert list(plan.summarize) == summarize
-    assert list(plan.empty) == empty
-    assert (plan.first, plan.through) == new_range
+def test_days_to_write(dirty, closed, write):
+    """Only closed days that received messages are written from the log."""
+    assert list(days_to_write(dirty, closed)) == write
+
+
+def test_silent_inputs_are_complete_only_when_closed_clean_and_without_content():
+    """A day or week with no summary is empty once closed, not dirty and holding no day with content."""
+    w = week("2025-03-03")
+    days = days_of(w)
+    monday = days[0].index
+    closed = days[-1].index
+    assert settled_empty(TIME, days, closed, dirty=(), content=()) == frozenset(days)
+    assert settled_empty(TIME, days, closed - 1, dirty=(), content=()) == frozenset(days[:-1])  # Sunday is open
+    assert settled_empty(TIME, days, closed, dirty={monday}, content=()) == frozenset(days[1:])  # Monday waits
+    month = Block(2, monday // 28)
+    weeks = [b for b in inputs_of(TIME, month)]
+    assert w in weeks
+    quiet = settled_empty(TIME, weeks, weeks[-1].units(TIME).stop, dirty=(), content={monday + 2})
+    assert quiet == frozenset(weeks) - {w}  # the week with a spoken day is missing until written
+    with pytest.raises(ValueError):
+        settled_empty(COUNT, [Block(0, 1)], 5, (), ())
+
+
+def test_week_of_one_spoken_day_passes_it_and_a_silent_week_is_empty():
+    """Six silent days without rows and one spoken day: the week passes the day through; seven: empty."""
+    w = week("2025-03-03")
+    days = days_of(w)
+    spoken = {days[3]: known(days[3], tokens=40)}
+    decision = decide_block(TIME, w, spoken, 300, empty=set(days) - {days[3]})
+    assert decision.action is Action.PASS
+    assert decision.input_ids == ("", "", "", spoken[days[3]].summary_id, "", "", "")
+    assert decide_block(TIME, w, {}, 300, empty=days).action is Action.EMPTY
+    assert decide_block(TIME, w, spoken, 300, empty=days[:3]).missing == tuple(days[4:])
+
+
+def test_closing_days_wake_only_the_blocks_that_may_hold_content():
+    """Days closing after the cursor wake each higher block they complete, unless it starts after the last content."""
+    monday = day_unit(datetime(2025, 3, 17).date())  # first day of a week and of a 4-week block
+    assert monday % 28 == 0
+    sunday = monday + 6
+    assert closing_blocks(TIME, monday, sunday - 1, monday) == ()  # the week is still open
+    assert closing_blocks(TIME, monday, sunday, monday) == (Block(1, monday // 7),)
+    assert closing_blocks(TIME, sunday, monday + 27, monday) == (Block(2, monday // 28),)  # later weeks are silent
+    assert closing_blocks(TIME, monday, monday + 27, None) == ()  # no content at all
+    late = closing_blocks(TIME, monday - 1, monday + 27, monday + 20)  # a cursor far behind
+    assert late == (*(Block(1, k) for k in range(monday // 7, monday // 7 + 3)), Block(2, monday // 28))
+
+
+def test_next_closing_is_the_end_of_the_first_block_still_open_around_content():
+    """After the week of a spoken Monday closes, the next block due is its 4 weeks, then its 12 weeks."""
+    monday = day_unit(datetime(2025, 3, 17).date())  # first day of a week and of a 4-week block
+    assert next_closing(TIME, monday, monday) == monday + 6
+    assert next_closing(TIME, monday + 6, monday) == monday + 27
+    twelve = Block(3, monday // 84).units(TIME)
+    assert next_closing(TIME, monday + 27, monday) == min(twelve.stop - 1, Block(4, monday // 364).units(TIME).stop - 1)
+    assert next_closing(TIME, monday + 400, monday) is None  # every block holding it has closed
+    assert next_closing(TIME, monday, None) is None
 
 
 def test_complete_interactions():

@@ -151,6 +151,23 @@ def test_held_and_pending_windows_are_marked(ladders) -> None:
     assert all(details[ref]["notes"] for ref in pending)
 
 
+def test_silent_closed_days_have_no_row_and_are_drawn_silent_not_pending(ladders) -> None:
+    """A closed day nobody spoke on writes no summary; the page draws it silent (empty), not pending,
+    while one with messages waiting stays pending."""
+    with reading(ladders.engine) as session:
+        written = {s.key for s in newest_versions(session, "maya", "time", "day")}
+    with transaction(ladders.engine) as session:  # messages wait on a silent day: it is no longer silent
+        session.add(DirtyWindow(scope="maya", ladder="time", unit=day_unit(date(2025, 1, 9)), last_at=NOW))
+    html = page(ladders)
+    blocks, details = parse(html).blocks, embedded(html)
+    silent = [ref for ref, b in blocks.items() if b["data-ladder"] == "time" and b["data-rung"] == "day"
+              and ref.split("/")[2] not in written and ref.split("/")[2] < NOW.date().isoformat()]
+    assert "time/day/2025-01-09" in silent and "time/day/2025-01-07" in silent
+    assert blocks["time/day/2025-01-07"]["class"].split()[1] == "empty" and details["time/day/2025-01-07"]["notes"] == []
+    assert blocks["time/day/2025-01-09"]["class"].split()[1] == "pending"
+    assert all(blocks[ref]["class"].split()[1] == "empty" for ref in silent if ref != "time/day/2025-01-09")
+
+
 def test_every_text_is_escaped_and_nothing_is_fetched(ladders) -> None:
     """A message full of markup reaches the page only escaped; no URL, no external resource."""
     html = page(ladders)

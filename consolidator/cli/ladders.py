@@ -25,7 +25,7 @@ LIST_KEYS = ("id", "window", "label", "version", "kind", "sources", "text")
 @click.option("--scope", required=True)
 @click.option("--ladder", required=True, type=click.Choice(["time", "count"]))
 @click.option("--rung", required=True, help="time: day|week|4w|12w|52w; count: 1|10|40|120|520")
-@click.option("--all", "show_all", is_flag=True, help="Include empty windows.")
+@click.option("--all", "show_all", is_flag=True, help="Include empty versions (a silent window has no summary at all).")
 @click.option("--json", "as_json", is_flag=True, help="Print a JSON list.")
 @click.pass_context
 def summaries_command(ctx, scope, ladder, rung, show_all, as_json) -> None:

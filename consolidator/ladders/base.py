@@ -1,10 +1,12 @@
 """Base windows: new messages mark their window dirty; closed dirty windows are written from the raw log.
 
 A base window is a local day (time ladder) or an interaction (count ladder). Only here is
-the raw log read. A day is closed once its local midnight plus grace has passed; closed
-days with no messages are announced empty for free, so the blocks above never wait for
-them. An interaction is closed once it is complete (hierarchy.planning). Rewriting a window
-whose new summary equals its current one (same sources, same text) writes nothing.
+the raw log read. A day is closed once its local midnight plus grace has passed; an
+interaction once it is complete (hierarchy.planning). Only a window that received messages
+is ever written: a silent day writes no row at all (the blocks above know it is empty from
+hierarchy.planning.settled_empty), and rewriting a window whose new summary equals its
+current one (same sources, same text), or that has nothing to say and no summary to take
+back, writes nothing.
 """
 
 from __future__ import annotations
@@ -13,12 +15,12 @@ from datetime import datetime
 from typing import Callable
 from zoneinfo import ZoneInfo
 
-from consolidator.ladders.blocks import EMPTY, BlockWrite, Stop, Target, Watermark, stopped, write_block
+from consolidator.ladders.blocks import BlockWrite, Stop, Target, Watermark, stopped, write_block
 from consolidator.ladders.drafting import Drafter, message_inputs
 from consolidator.ladders.holds import Guard
 from consolidator.runtime.app import App
 from hierarchy.calendar import local_day, time_window
-from hierarchy.planning import closed_through, complete_interactions, plan_days
+from hierarchy.planning import closed_through, complete_interactions, days_to_write
 from hierarchy.tiling import Block, LadderSpec
 from stores.engine import reading, transaction
 from stores.interactions import last_times
@@ -30,8 +32,8 @@ from stores.ladder_state import (
     mark_dirty,
     progress,
     rewind_announcements,
-    set_announced_days,
     start_progress,
+    wake_through,
 )
 from stores.message_windows import (
     Arrival,
@@ -66,11 +68,13 @@ class BaseWindows:
 
     # --- dirty windows ---------------------------------------------------------------------
 
-    def mark_new(self, scope: str, ladder: str, tz: ZoneInfo) -> None:
+    def mark_new(self, scope: str, ladder: str, tz: ZoneInfo, now: datetime) -> None:
         """Mark the windows of the messages logged since the ladder's cursor dirty, and move it on.
 
         The cursor stops before the first message not yet placed in an interaction: it is
-        picked up next tick. An idle scope takes no write lock.
+        picked up next tick. An idle scope takes no write lock. The first time the time
+        ladder is looked at, every block closed by `now` counts as woken: none holds a
+        summary yet, and the days written from now on wake their blocks themselves.
         """
         with reading(self.app.engine) as session:
             state = progress(session, scope, ladder)
@@ -78,6 +82,8 @@ class BaseWindows:
                 return
         with transaction(self.app.engine) as session:
             state = start_progress(session, scope, ladder)
+            if ladder == "time" and state.through_unit is None:
+                wake_through(session, scope, ladder, closed_through(tz, self.app.settings.ladders.day_grace, now))
             placed: list[Arrival] = []
             for arrival in arrivals_after(session, scope, state.seen_seq):
                 if arrival.interaction is None:
@@ -108,22 +114,16 @@ class BaseWindows:
     # --- writing closed windows ------------------------------------------------------------
 
     def write_days(self, scope: str, spec: LadderSpec, tz: ZoneInfo, now: datetime, stop: Stop, tick: Tick) -> int:
-        """The time ladder: announce closed silent days empty, write closed dirty days; returns summaries written."""
+        """The time ladder: write the closed dirty days; returns summaries written (silent days write nothing)."""
+        due = days_to_write(self._dirty(scope, "time"), closed_through(tz, self.app.settings.ladders.day_grace, now))
+        if not due:
+            return 0
         with reading(self.app.engine) as session:
             state = progress(session, scope, "time")
         seen_seq = state.seen_seq if state else 0
-        first, through = (state.first_unit, state.through_unit) if state else (None, None)
-        plan = plan_days(first, through, self._dirty(scope, "time"), closed_through(tz, self.app.settings.ladders.day_grace, now))
-        written = 0
-        if plan.empty or (plan.first, plan.through) != (first, through):
-            with transaction(self.app.engine) as session:
-                for unit in plan.empty:
-                    # a day outside the announced range has never been written: version 1
-                    write_block(session, BlockWrite(Target(scope, spec, Block(0, unit), tz), EMPTY, (), Watermark(), 1), now)
-                set_announced_days(session, scope, "time", plan.first, plan.through)
-            written += len(plan.empty)
         held = self.guard.held(scope, "time", now)
-        for unit in plan.summarize:
+        written = 0
+        for unit in due:
             if stopped(stop):
                 break
             target = Target(scope, spec, Block(0, unit), tz)
@@ -163,13 +163,20 @@ class BaseWindows:
         return written
 
     def _write(self, target: Target, messages: list[Message], now: datetime) -> int:
-        """Write one base window from its messages and clear it; 1 if a new version was stored, else 0."""
+        """Write one base window from its messages and clear it; 1 if a new version was stored, else 0.
+
+        A window with no messages writes nothing unless a summary with something in it must be
+        taken back (an empty version supersedes it).
+        """
         draft = self.drafter.base(target, message_inputs(messages, target.tz))
         watermark = Watermark(max((m.seq for m in messages), default=0), max((m.at for m in messages), default=None))
         sources = tuple(m.id for m in messages)
         with transaction(self.app.engine) as session:
             current = latest_rows(session, scope=target.scope, ladder=target.ladder, windows=[target.window]).get(target.window)
-            same = current is not None and tuple(current.sources) == sources and current.text == draft.text
+            if not messages:
+                same = current is None or current.kind == "empty"
+            else:
+                same = current is not None and tuple(current.sources) == sources and current.text == draft.text
             if not same:
                 version = current.version + 1 if current is not None else 1
                 write_block(session, BlockWrite(target, draft, sources, watermark, version), now)

@@ -1,16 +1,22 @@
-"""Higher blocks, woken by announcements: each decides from its inputs' latest summaries what to write.
+"""Higher blocks, woken by announcements and by days closing: each decides from its inputs what to write.
 
 Every announcement the ladder has not yet seen wakes the blocks that read it
-(hierarchy.tiling.readers_of), and so do held blocks whose wait is over. Lowest rung
-first, each block is decided by hierarchy.planning from the latest announcements of its
-inputs (wait, skip, empty, pass through, or summarise); a block that writes announces
-itself in turn and wakes its own readers. The announcement cursor then moves past
-everything seen: a block that could not be written now is held (see holds.py) and its
-hold row, not the cursor, brings it back.
+(hierarchy.tiling.readers_of), and so do held blocks whose wait is over. A silent day
+announces nothing, so on the time ladder the days that closed since the stage last looked
+also wake the blocks they complete, when those may hold content
+(hierarchy.planning.closing_blocks); a block whose inputs are all silent would write
+nothing and is never woken. Lowest rung first, each block is decided by hierarchy.planning
+from the latest summaries of its inputs, an input without one counting as empty once it is
+closed, not dirty and holds no day with content (wait, skip, empty, pass through, or
+summarise); a block that writes announces itself in turn and wakes its own readers. An
+empty decision writes nothing unless a summary with content must be taken back. The cursors
+then move past everything seen: a block that could not be written now is held (see
+holds.py) and its hold row, not the cursor, brings it back.
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from datetime import datetime
 from zoneinfo import ZoneInfo
 
@@ -19,12 +25,26 @@ from consolidator.ladders.blocks import BlockWrite, Stop, Target, Watermark, sto
 from consolidator.ladders.drafting import Drafter, summary_inputs
 from consolidator.ladders.holds import Guard
 from consolidator.runtime.app import App
-from hierarchy.calendar import parse_block_key
-from hierarchy.planning import Action, Known, decide_block
+from hierarchy.calendar import local_day, parse_block_key, time_window
+from hierarchy.planning import Action, Known, closed_through, closing_blocks, decide_block, settled_empty
 from hierarchy.tiling import Block, LadderSpec, inputs_of, readers_of
-from stores.engine import reading, transaction
-from stores.ladder_state import Progress, advance_seen_announcement, progress
-from stores.summaries import announcements_after, latest_rows
+from stores.engine import Session, reading, transaction
+from stores.ladder_state import Progress, advance_seen_announcement, dirty_windows, progress, wake_through
+from stores.summaries import announcements_after, keys_with_content, latest_rows, newest_content_start
+
+
+@dataclass(frozen=True)
+class Days:
+    """What tells a silent time window from a missing one: the newest closed day, and the dirty days."""
+
+    closed: int
+    dirty: frozenset[int]
+
+
+def last_content_day(session: Session, scope: str, spec: LadderSpec, tz: ZoneInfo) -> int | None:
+    """The newest day whose summary has something in it (any version), or None."""
+    start = newest_content_start(session, scope, "time", spec.rungs[0].name)
+    return local_day(start, tz) if start is not None else None
 
 
 class Propagation:
@@ -38,20 +58,22 @@ class Propagation:
     def run(self, scope: str, spec: LadderSpec, tz: ZoneInfo, now: datetime, stop: Stop) -> int:
         """Decide and write every block woken since the last run; returns summaries written."""
         ladder = spec.kind
+        closed = closed_through(tz, self.app.settings.ladders.day_grace, now) if ladder == "time" else None
         with reading(self.app.engine) as session:
             state = progress(session, scope, ladder)
             seen = state.seen_announcement if state else 0
             announced = announcements_after(session, scope, ladder, seen)
             held = self.guard.held(scope, ladder, now, session)
-        work: set[Block] = {  # held blocks whose wait is over are tried again
-            parse_block_key(spec, spec.rung_index(rung), key) for rung, key in held.due() if spec.rung_index(rung) > 0
-        }
-        if not announced and not work:
-            return 0
+            work: set[Block] = {  # held blocks whose wait is over are tried again
+                parse_block_key(spec, spec.rung_index(rung), key) for rung, key in held.due() if spec.rung_index(rung) > 0
+            }
+            work.update(self._closing(session, scope, spec, tz, state, closed))
+            if not announced and not work:
+                return 0
+            days = Days(closed, frozenset(dirty_windows(session, scope, ladder))) if closed is not None else None
         top = announced[-1][0] if announced else seen
         for _, rung, key in announced:
             work.update(readers_of(spec, parse_block_key(spec, spec.rung_index(rung), key)))
-        floor = self._floor(state, ladder)
         written = 0
         while work and not stopped(stop):
             block = min(work, key=lambda b: (b.rung, b.index))
@@ -59,7 +81,7 @@ class Propagation:
             target = Target(scope, spec, block, tz)
             if held.waiting(target.window):
                 continue  # its hold row wakes it when the wait is over; the cursor can move on
-            announcement_id = self.guard.run(target, now, held, lambda: self._decide_and_write(target, floor, now))
+            announcement_id = self.guard.run(target, now, held, lambda: self._decide_and_write(target, days, now))
             if announcement_id is not None:
                 written += 1
                 top = max(top, announcement_id)
@@ -67,17 +89,39 @@ class Propagation:
         if not stopped(stop):
             with transaction(self.app.engine) as session:
                 advance_seen_announcement(session, scope, ladder, top)
+                if closed is not None and state is not None and state.through_unit is not None:
+                    wake_through(session, scope, ladder, closed)
         return written
 
     @staticmethod
-    def _floor(state: Progress | None, ladder: str) -> int | None:
-        """The first day of a scope's time ladder; the count ladder starts at interaction 1."""
-        if ladder != "time":
-            return 0
-        return state.first_unit if state else None
+    def _closing(session: Session, scope: str, spec: LadderSpec, tz: ZoneInfo, state: Progress | None,
+                 closed: int | None) -> tuple[Block, ...]:
+        """Time ladder: the blocks completed by the days closed since the stage last woke them.
 
-    def _decide_and_write(self, target: Target, floor: int | None, now: datetime) -> int | None:
-        """Write the block if its inputs call for it; returns the announcement id, or None (wait, skip)."""
+        The newest day with content is read only when some block closed since the cursor (which
+        moves only when the run has work, so that a silent scope writes nothing); a silent scope
+        does not get this far anyway: `LadderStage.run_scope` finds nothing due and leaves.
+        """
+        if closed is None or state is None or state.through_unit is None:
+            return ()  # the count ladder; or a time ladder never looked at: no day written yet
+        if not closing_blocks(spec, state.through_unit, closed, closed):
+            return ()
+        return closing_blocks(spec, state.through_unit, closed, last_content_day(session, scope, spec, tz))
+
+    def _silent(self, target: Target, missing: list[Block], days: Days | None) -> frozenset[Block]:
+        """Of the inputs without a summary, those that are complete and empty (the time ladder only)."""
+        if days is None or not missing:
+            return frozenset()
+        spec = target.spec
+        start, end = time_window(spec, target.block, target.tz)
+        base = spec.rungs[0].name
+        with reading(self.app.engine) as session:
+            keys = keys_with_content(session, target.scope, "time", base, start, end)
+        content = {parse_block_key(spec, 0, key).index for key in keys}
+        return settled_empty(spec, missing, days.closed, days.dirty, content)
+
+    def _decide_and_write(self, target: Target, days: Days | None, now: datetime) -> int | None:
+        """Write the block if its inputs call for it; returns the announcement id, or None (wait, skip, silent)."""
         spec, block = target.spec, target.block
         windows = {b: target.at(b).window for b in (*inputs_of(spec, block), block)}
         with reading(self.app.engine) as session:
@@ -87,9 +131,12 @@ class Propagation:
             b: Known(s.id, s.version, s.kind == "empty", s.tokens + estimate_tokens(s.label) + 1, tuple(s.sources))
             for b, s in rows.items()
         }
-        decision = decide_block(spec, block, known, self.drafter.budget, floor=floor)
+        silent = self._silent(target, [b for b in inputs_of(spec, block) if b not in rows], days)
+        decision = decide_block(spec, block, known, self.drafter.budget, empty=silent)
         if decision.action in (Action.WAIT, Action.SKIP):
             return None
+        if decision.action is Action.EMPTY and (block not in rows or rows[block].kind == "empty"):
+            return None  # silent, and nothing said before to take back: no row
         present = [rows[b] for b in decision.inputs if b in rows and rows[b].kind != "empty"]
         draft = self.drafter.higher(target, decision.action, summary_inputs(present))
         watermark = max((Watermark(s.watermark_seq, s.watermark_at) for s in rows.values() if s.watermark_at),

@@ -2,13 +2,17 @@
 
 Per scope and ladder, each tick:
 1. new messages mark their base window dirty (a local day; an interaction) (base.py);
-2. base windows that are closed (a day past midnight plus grace; a complete interaction)
-   are written from the raw log (only here is the log read), silent days are announced
-   empty for free (base.py);
-3. every announcement not yet seen wakes the blocks that read it (hierarchy.tiling.readers_of);
-   each decides from the latest announcements of its inputs (hierarchy.planning) to wait,
-   skip, be empty, pass its inputs through, or summarise, and announces itself in turn
-   (propagate.py; the drafts themselves: drafting.py).
+2. dirty base windows that are closed (a day past midnight plus grace; a complete
+   interaction) are written from the raw log (only here is the log read); a silent day
+   writes nothing at all (base.py);
+3. every announcement not yet seen wakes the blocks that read it (hierarchy.tiling.readers_of),
+   and the days closed since the last run wake the blocks they complete; each decides from
+   the latest summaries of its inputs (hierarchy.planning; an input without one is empty once
+   it is closed, not dirty and holds no day with content) to wait, skip, be empty (no row),
+   pass its inputs through, or summarise, and announces itself in turn (propagate.py; the
+   drafts themselves: drafting.py).
+So an idle scope writes no row for its silent days, weeks and months; `next_due` says when
+its ladders next have work, for a daemon that runs only the scopes that are due.
 A summary and its announcement share a transaction; the cursors only say how far the
 stage has looked, and redoing a step finds the work done (SKIP), so a crash anywhere
 leaves no duplicate and no gap.
@@ -31,11 +35,13 @@ from typing import Callable
 from consolidator.ladders.base import BaseWindows, Tick
 from consolidator.ladders.blocks import Stop, stopped
 from consolidator.ladders.drafting import Drafter
+from consolidator.ladders.due import scope_facts
 from consolidator.ladders.holds import Guard
 from consolidator.ladders.propagate import Propagation
 from consolidator.ladders.publish import ladder_specs, publish_ladder_views
 from consolidator.model.base import Model
 from consolidator.runtime.app import App
+from hierarchy.due import next_due as ladder_due
 from stores.engine import reading, transaction
 from stores.messages import scopes
 from stores.views import bump
@@ -82,12 +88,18 @@ class LadderStage:
 
     def run_scope(self, scope: str, now: datetime, stop: Stop = None, progress: Tick = None,
                   ladders: tuple[str, ...] = LADDERS) -> int:
-        """One tick over one scope's ladders; returns summaries written (and publishes their rungs)."""
+        """One tick over one scope's ladders; returns summaries written (and publishes their rungs).
+
+        A scope with nothing due at `now` (see `next_due`) is left at once: one read, no write.
+        """
+        due = self.next_due(scope, now, ladders)
+        if due is None or due > now:
+            return 0
         tz = self.app.settings.timezone_of(scope)
         written = 0
         for kind in ladders:
             spec = self.specs[kind]
-            self.base.mark_new(scope, kind, tz)
+            self.base.mark_new(scope, kind, tz, now)
             if kind == "time":
                 written += self.base.write_days(scope, spec, tz, now, stop, progress)
             else:
@@ -99,6 +111,19 @@ class LadderStage:
             if self.publish:
                 publish_ladder_views(self.app, scope)
         return written
+
+    def next_due(self, scope: str, now: datetime, ladders: tuple[str, ...] = LADDERS) -> datetime | None:
+        """When `run_scope` next has work for `scope`: an instant not before `now`, or None until a new message.
+
+        `now` means run it now. One read transaction of about seven indexed queries, so a
+        daemon can reschedule the scope after each run instead of visiting it every tick.
+        """
+        tz = self.app.settings.timezone_of(scope)
+        settings = self.app.settings
+        with reading(self.app.engine) as session:
+            facts = scope_facts(session, scope, {kind: self.specs[kind] for kind in ladders}, tz)
+        times = [ladder_due(f, tz, settings.ladders.day_grace, settings.interaction_gap, now) for f in facts.values()]
+        return min((t for t in times if t is not None), default=None)
 
     def mark_all_dirty(self, scope: str, kind: str, since: datetime | None) -> int:
         """For rebuild: every base window with messages (from `since`) is dirty again; returns how many."""

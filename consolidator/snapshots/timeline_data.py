@@ -1,8 +1,9 @@
 """Gathering a scope's ladders for the timeline page (rendered by timeline.py).
 
 Every rung's windows over the range drawn: the newest version of each window's summary
-(stores.summaries.newest_versions), marked held when a LadderHold row waits on it, pending
-when no summary of it exists yet (an open window, or one waiting for its inputs), and
+(stores.summaries.newest_versions), marked held when a LadderHold row waits on it, empty
+when it has no summary because it is silent (closed, nothing said in it: such windows write
+no row), pending when no summary of it exists yet otherwise (open, or waiting for inputs), and
 flagged when newer messages wait to rewrite a base window (stores.overview.dirty_units).
 The time ladder is drawn from the first to the last day with content, widened to the end
 of that week; the silent days before and after it are counted in the caption, not drawn.
@@ -11,13 +12,14 @@ of that week; the silent days before and after it are counted in the caption, no
 from __future__ import annotations
 
 import re
-from datetime import datetime, timezone
+from datetime import datetime, timedelta, timezone
 from zoneinfo import ZoneInfo
 
 from consolidator.ladders.publish import ladder_specs
 from consolidator.runtime.app import App
 from consolidator.snapshots.timeline import TimelineBlock, TimelineData, TimelineLadder
 from hierarchy.calendar import block_key, block_label, count_window, local_day, parse_block_key, unit_date
+from hierarchy.planning import closed_through, settled_empty
 from hierarchy.tiling import Block, LadderSpec
 from stores.engine import reading
 from stores.interactions import max_number
@@ -46,7 +48,7 @@ def gather_timeline(app: App, scope: str, now: datetime) -> TimelineData:
         rows, held, dirty = found[kind]
         span = _time_span(spec, rows, held, dirty) if kind == "time" else _count_span(spec, rows, dirty, interactions)
         if span is not None:
-            ladders.append(_ladder(spec, scope, rows, held, dirty, span, tz, now, interactions))
+            ladders.append(_ladder(spec, scope, rows, held, dirty, span, tz, now, interactions, app.settings.ladders.day_grace))
     return TimelineData(scope=scope, generated_at=now.isoformat(timespec="seconds"),
                         summary=f"{messages:,} messages, {interactions:,} interactions{newest}", ladders=tuple(ladders))
 
@@ -86,9 +88,10 @@ def _count_span(spec: LadderSpec, rows: Rows, dirty: set[int], interactions: int
 
 
 def _ladder(spec: LadderSpec, scope: str, rows: Rows, held: dict[tuple[str, str], LadderHold], dirty: set[int],
-            span: tuple[int, int], tz: ZoneInfo, now: datetime, interactions: int) -> TimelineLadder:
+            span: tuple[int, int], tz: ZoneInfo, now: datetime, interactions: int, grace: timedelta) -> TimelineLadder:
     first, stop = span
     today = local_day(now, tz)
+    silent = _silent(spec, rows, dirty, closed_through(tz, grace, now), first, stop) if spec.kind == "time" else set()
     blocks = []
     for r, rung in enumerate(spec.rungs):
         for index in range(first // rung.size, (stop - 1) // rung.size + 1):
@@ -100,7 +103,7 @@ def _ladder(spec: LadderSpec, scope: str, rows: Rows, held: dict[tuple[str, str]
             if hold is not None:
                 notes.append(f"held after {hold.attempts} attempts: {hold.reason or 'no reason given'}; "
                              f"next try {hold.next_at.astimezone(timezone.utc):%Y-%m-%d %H:%M} UTC")
-            if row is None and hold is None:
+            if row is None and hold is None and block not in silent:
                 notes.append(_why_pending(spec, units, today, interactions))
             if row is not None and r == 0 and units.start in dirty:
                 notes.append("newer messages since this version: it will be written again")
@@ -109,13 +112,23 @@ def _ladder(spec: LadderSpec, scope: str, rows: Rows, held: dict[tuple[str, str]
                 ref=f"{spec.kind}/{rung.name}/{key}", ladder=spec.kind, rung=rung.name,
                 start=max(first, units.start), stop=min(stop, units.stop),
                 label=_label(spec, block), short=_short(spec, block), window=_window(spec, block, tz),
-                state="held" if hold is not None else (row.kind if row is not None else "pending"),
+                state="held" if hold is not None else row.kind if row is not None else "empty" if block in silent else "pending",
                 version=row.version if row else None, tokens=row.tokens if row else None,
                 text=row.text if row else "", sources=sources, messages=messages, notes=tuple(notes),
             ))
     return TimelineLadder(kind=spec.kind, rungs=tuple(r.name for r in spec.rungs), first=first, stop=stop,
                           ticks=_ticks(spec, first, stop), blocks=tuple(blocks),
                           caption=_caption(spec, rows, first, stop, tz, interactions))
+
+
+def _silent(spec: LadderSpec, rows: Rows, dirty: set[int], closed: int, first: int, stop: int) -> set[Block]:
+    """The drawn time windows without a summary that are silent: closed, clean, no day with content."""
+    base = spec.rungs[0].name
+    content = {u.start for key, s in rows[base].items() if s.kind != "empty" and (u := _units(spec, 0, key))}
+    drawn = [Block(r, i) for r, rung in enumerate(spec.rungs)
+             for i in range(first // rung.size, (stop - 1) // rung.size + 1)
+             if block_key(spec, Block(r, i)) not in rows[rung.name]]
+    return set(settled_empty(spec, drawn, closed, dirty, content))
 
 
 def _sources(scope: str, row: Summary | None) -> tuple[tuple[str, ...], int]:
