@@ -42,17 +42,27 @@ class PluginContext:
     model: Model
 
 
-def build_consolidator(app: App, model: Model | None = None) -> Consolidator:
+def recorded_model(app: App, model: Model | None = None) -> tuple[Model, BudgetGate | None]:
+    """The configured backend as every command must use it: each call written to the ledger
+    and, when a daily budget is set, checked against it first (the daemon, `rebuild`, ...).
+
+    `model` (tests) replaces the configured backend; it is budgeted but records by itself.
+    """
     gate = BudgetGate(app.engine, app.settings.model) if _budgeted(app) else None
     if model is None:
         ledger = DbRecorder(app.engine)
         model = build_model(app.settings, recorder=TeeRecorder(ledger, gate) if gate else ledger)
-    # Which backend the daemon uses, never with its key (the model's repr holds none either).
+    # Which backend is used, never with its key (the model's repr holds none either).
     log.info("model.backend", provider=model.name, budget_usd=app.settings.model.daily_budget_usd,
              budget_tokens=app.settings.model.daily_budget_tokens)
     if gate is not None:
         base_rungs = {kind: spec.rungs[0].name for kind, spec in ladder_specs(app).items()}
         model = budgeted(model, gate, base_rungs)
+    return model, gate
+
+
+def build_consolidator(app: App, model: Model | None = None) -> Consolidator:
+    model, gate = recorded_model(app, model)
     embedder = default_embedder()  # wordllama, else hashing (logged)
     contacts, facts, tasks = ContactsStep(app, model), FactsStep(app, model, embedder), TasksStep(app, model)
     shared = share_one_call(model, facts=facts, contacts=contacts, tasks=tasks,
