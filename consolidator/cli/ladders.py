@@ -67,7 +67,7 @@ def rebuild_command(ctx, scope, ladder, since) -> None:
     now = utcnow()
     try:
         with Rebuild(app, utcnow) as rebuild, stop_on_signals(rebuild.stop):
-            model, gate = recorded_model(app)  # every call in the ledger and under the daily budget
+            model, gate, _ = recorded_model(app)  # every call in the ledger and under the daily budget; direct
             if gate is not None:
                 gate.refresh(now)
             total = rebuild.mark(model, scope, ladder, since.date() if since is not None else None)

@@ -21,6 +21,8 @@ from consolidator.facts.publish import publish_facts
 from consolidator.facts.step import FactsStep
 from consolidator.ladders.stage import LadderStage, ladder_specs
 from consolidator.model.base import Model
+from consolidator.model.batch_courier import BatchCourier
+from consolidator.model.batch_mode import BatchBook
 from consolidator.model.factory import build_model
 from consolidator.model.recording import TeeRecorder
 from consolidator.snapshots.stage import SnapshotStage
@@ -42,27 +44,36 @@ class PluginContext:
     model: Model
 
 
-def recorded_model(app: App, model: Model | None = None) -> tuple[Model, BudgetGate | None]:
+def recorded_model(app: App, model: Model | None = None, *, batches: bool = False
+                   ) -> tuple[Model, BudgetGate | None, BatchCourier | None]:
     """The configured backend as every command must use it: each call written to the ledger
     and, when a daily budget is set, checked against it first (the daemon, `rebuild`, ...).
 
-    `model` (tests) replaces the configured backend; it is budgeted but records by itself.
+    `batches`: a caller that keeps running (the daemon) may send its work as Message Batches
+    when `model.batch_api` is on; the courier that submits and polls them comes back too (one
+    command that runs once, like `rebuild`, calls directly). `model` (tests) replaces the
+    configured backend; it is budgeted but records by itself.
     """
     gate = BudgetGate(app.engine, app.settings.model) if _budgeted(app) else None
+    courier = None
     if model is None:
         ledger = DbRecorder(app.engine)
-        model = build_model(app.settings, recorder=TeeRecorder(ledger, gate) if gate else ledger)
+        book = BatchBook(app.engine, app.settings.model) if batches and app.settings.model.batch_api else None
+        model = build_model(app.settings, recorder=TeeRecorder(ledger, gate) if gate else ledger, batch_book=book)
+        if book is not None and hasattr(model, "batches"):  # the offline model answers at once
+            courier = BatchCourier(app.engine, app.settings.model, model.batches, recorder=gate)
     # Which backend is used, never with its key (the model's repr holds none either).
     log.info("model.backend", provider=model.name, budget_usd=app.settings.model.daily_budget_usd,
              budget_tokens=app.settings.model.daily_budget_tokens)
     if gate is not None:
         base_rungs = {kind: spec.rungs[0].name for kind, spec in ladder_specs(app).items()}
         model = budgeted(model, gate, base_rungs)
-    return model, gate
+    log.info("model.batch_api", on=courier is not None)
+    return model, gate, courier
 
 
 def build_consolidator(app: App, model: Model | None = None) -> Consolidator:
-    model, gate = recorded_model(app, model)
+    model, gate, courier = recorded_model(app, model, batches=True)
     embedder = default_embedder()  # wordllama, else hashing (logged)
     contacts, facts, tasks = ContactsStep(app, model), FactsStep(app, model, embedder), TasksStep(app, model)
     shared = share_one_call(model, facts=facts, contacts=contacts, tasks=tasks,
@@ -83,6 +94,8 @@ def build_consolidator(app: App, model: Model | None = None) -> Consolidator:
         SleepStage(app, model, embedder),
         SnapshotStage(app, publishers, context=publish_context, faults=faults),
     ]
+    if courier is not None:  # last: what the stages before it queued goes out in this tick
+        stages.append(courier)
     return Consolidator(app, steps, stages, gate=gate, faults=faults)
 
 
