@@ -11,7 +11,9 @@ number: a batch that ends late). When it ends each request is answered as `POST 
 would answer it (same responder, same token counts and counters), unless `outcome(custom_id,
 params)` says "errored" or "expired"; those get no message and cost nothing. The server
 counts batches created, requests submitted (`submitted`: every custom_id, in order, so a
-test sees a duplicate submission) and results served.
+test sees a duplicate submission) and results served. `on_event(event, batch_id)` is called
+before answering a create ("created", the batch already made) and a results request
+("results"): a test may kill its client there.
 """
 
 from __future__ import annotations
@@ -53,6 +55,7 @@ class FakeBatches:
     retrieves: int = 0
     results_served: int = 0
     by_id: dict[str, _Batch] = field(default_factory=dict)
+    on_event: Callable[[str, str], None] | None = None
 
     def __post_init__(self) -> None:
         self._lock = threading.RLock()
@@ -76,7 +79,10 @@ class FakeBatches:
             self.submitted.extend(ids)
             batch = _Batch(f"msgbatch_fake_{self.created}", requests, datetime.now(UTC), self.polls_to_end)
             self.by_id[batch.id] = batch
-            return 200, self._view(batch)
+            view = self._view(batch)
+        if self.on_event is not None:
+            self.on_event("created", batch.id)
+        return 200, view
 
     def list(self) -> tuple[int, Any]:
         with self._lock:
@@ -106,6 +112,8 @@ class FakeBatches:
                 return 404 if batch is None else 400, _error(f"batch {batch_id} has not ended")
             lines = [{"custom_id": cid, "result": result} for cid, result in batch.results.items()]
             self.results_served += len(lines)
+        if self.on_event is not None:
+            self.on_event("results", batch_id)
         return 200, "".join(json.dumps(line) + "\n" for line in reversed(lines)).encode()  # any order
 
     def cancel(self, batch_id: str) -> tuple[int, Any]:
