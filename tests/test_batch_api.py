@@ -129,3 +129,68 @@ def test_a_fifth_of_requests_errored_or_expired_still_ends_consolidated(
         rows = {r.custom_id: r for r in session.execute(select(BatchRequest)).scalars()}
     assert all(rows[cid].alone and rows[cid].tries == 2 for cid in failed_once)
     assert {r.state for r in rows.values()} == {"answered"}
+
+
+def test_status_shows_pending_batches_their_age_and_request_counts(
+    batch_app: tuple[App, FakeAnthropic], run_cli: Any
+) -> None:
+    """While a batch has not ended, status --json lists it (id, requests, age) and the text status says so."""
+    import json
+
+    app, fake = batch_app
+    fake.batches.polls_to_end = 10**6  # never ends during this test
+    consolidator = build_consolidator(app)
+    append_messages(app.engine, [validate(r, now=lambda: START) for r in records()], START)
+    consolidator.drain(SCHEDULE[0])
+    consolidator.steps[0].model.close()
+    model = json.loads(run_cli("status", "--json").output)["model"]
+    pending = model["batches"]["pending"]
+    assert [(p["id"], p["state"], p["requests"]) for p in pending] == [
+        ("msgbatch_fake_1", "in_progress", len(fake.batches.submitted))]
+    assert 0 <= pending[0]["age_s"] < 600 and model["batches"]["queued_requests"] == 0
+    assert "batches: 1 pending (msgbatch_fake_1" in run_cli("status").output
+
+
+def test_work_unanswered_after_batch_max_wait_falls_back_to_a_direct_call(tmp_path: Path) -> None:
+    """Past batch_max_wait the same request is answered by a direct call; its batch is canceled, and the
+    canceled request is neither billed nor applied; the ledger equals the server."""
+    from datetime import UTC, datetime
+
+    from consolidator.model.anthropic_backend import AnthropicModel
+    from consolidator.model.base import BatchPending
+    from consolidator.model.batch_courier import BatchCourier
+    from consolidator.model.batch_mode import BatchBook
+    from consolidator.model.schemas import SummarizeRequest, SummaryInput
+    from consolidator.model.settings import ModelSettings
+    from stores.model_calls import DbRecorder
+
+    clock = [datetime(2026, 1, 5, 9, 0, tzinfo=UTC)]
+    with FakeAnthropic(api_key=KEY, responder=OfflineResponder()) as fake:
+        app = open_app(Settings(state_dir=tmp_path / "state"))
+        settings = ModelSettings(base_url=fake.url, batch_api=True, batch_max_wait=timedelta(hours=1))
+        book = BatchBook(app.engine, settings, now=lambda: clock[0])
+        fake.batches.polls_to_end = 10**6
+        with AnthropicModel(settings, DbRecorder(app.engine), api_key=KEY, batch_book=book) as model:
+            courier = BatchCourier(app.engine, settings, model.batches, now=lambda: clock[0])
+            request = SummarizeRequest(scope="maya", ladder="time", rung="day", window_label="2025-03-02",
+                                       budget_tokens=50, inputs=[SummaryInput(id="m1", label="", text="I met Ana.")])
+            with pytest.raises(BatchPending):
+                model.summarize(request)
+            assert courier.run() == 1 and fake.batches.created == 1
+            clock[0] += timedelta(minutes=30)
+            with pytest.raises(BatchPending):  # still waiting, not yet past batch_max_wait
+                model.summarize(request)
+            clock[0] += timedelta(hours=1)
+            reply = model.summarize(request)
+            assert reply.text and fake.counters.received == 1
+            courier.run()  # cancels the overdue batch
+            courier.run()  # and stores its (canceled) results
+        with reading(app.engine) as session:
+            t = totals(session)
+            rows = list(session.execute(select(BatchRequest)).scalars())
+            batch_states = [b.state for b in session.execute(select(MessageBatch)).scalars()]
+        assert [r.state for r in rows] == ["direct"] and batch_states == ["ended"] and fake.batches.created == 1
+        c = fake.counters
+        assert (t.calls, t.input_tokens, t.output_tokens) == (c.answered, c.input_tokens, c.output_tokens) == (
+            1, c.input_tokens, c.output_tokens)
+        app.close()
