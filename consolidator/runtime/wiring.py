@@ -13,6 +13,7 @@ import structlog
 from consolidator.runtime.app import App
 from consolidator.runtime.faults import FaultBook
 from consolidator.pipeline.batch_extraction import share_one_call
+from consolidator.pipeline.interaction_summaries import InteractionSummaries, PromisedSummaryModel
 from consolidator.cost.budget import BudgetGate, budgeted
 from consolidator.contacts.step import ContactsStep, publish_contacts
 from consolidator.snapshots.context import publish_context
@@ -78,7 +79,8 @@ def build_consolidator(app: App, model: Model | None = None) -> Consolidator:
     contacts, facts, tasks = ContactsStep(app, model), FactsStep(app, model, embedder), TasksStep(app, model)
     shared = share_one_call(model, facts=facts, contacts=contacts, tasks=tasks,
                             enabled=app.settings.model.combine_batch_steps,
-                            timezone_of=lambda scope: app.settings.timezone_of(scope).key)
+                            timezone_of=lambda scope: app.settings.timezone_of(scope).key,
+                            summaries=InteractionSummaries(app))
     log.info("model.batch_steps", combined=shared is not None)
     steps: list[BatchStep] = [contacts, facts, tasks]
     try:
@@ -90,7 +92,8 @@ def build_consolidator(app: App, model: Model | None = None) -> Consolidator:
     stages: list[Stage] = [
         # The ladder stage only bumps the rungs' views; the snapshot stage writes the files,
         # scope by scope, so one scope's unwritable directory never stops another's ladders.
-        LadderStage(app, model, publish=False),
+        # With one call per batch, that call also writes the summaries of the interactions it completes.
+        LadderStage(app, PromisedSummaryModel(model, app) if shared is not None else model, publish=False),
         SleepStage(app, model, embedder),
         SnapshotStage(app, publishers, context=publish_context, faults=faults),
     ]
