@@ -7,6 +7,9 @@ summary, and the ladder, when it writes the window, gets exactly that text inste
 its own call: it writes the summary itself, as always (same announcement, same version
 rules, and the content-hash reuse serves a day that is exactly that one interaction).
 
+Promises are keyed by the ladders' content hash (model name, budget, inputs), so the time
+ladder's day that holds only that interaction is answered by the same text.
+
 `InteractionSummaries.asks(work)` builds, for each interaction that is complete at the tick and
 whose every message is in the batch, the very `SummarizeRequest` the ladder's drafter would send
 (consolidator.ladders.drafting: same inputs, label, budget, ref, time zone); windows that fit the
@@ -27,6 +30,7 @@ from typing import Any
 from consolidator.domain import estimate_tokens
 from consolidator.ladders.blocks import Target
 from consolidator.ladders.drafting import message_inputs
+from consolidator.ladders.inputs import content_hash
 from consolidator.ladders.publish import ladder_specs
 from consolidator.model.base import BatchPending, Model
 from consolidator.model.schemas import BatchReply, SummarizeRequest, SummaryReply
@@ -42,16 +46,20 @@ from stores.message_windows import messages_of_interaction
 _ALL = 2**62  # every arrival: an interaction's messages, wherever the ladder's cursor is
 
 
-def summary_key(request: SummarizeRequest) -> str:
-    """The same request, field for field, has the same key."""
-    return hashlib.sha256(request.model_dump_json().encode()).hexdigest()
+def summary_key(model_name: str, request: SummarizeRequest) -> str:
+    """The ladders' content hash (same model, prompt, budget and inputs): a day that is exactly
+    one interaction has the same key as that interaction, as it shares its summary anyway),
+    within the request's scope (a forgotten scope's texts never answer another's)."""
+    digest = content_hash(model_name, request.budget_tokens, request.inputs)
+    return hashlib.sha256(f"{request.scope}\n{digest}".encode()).hexdigest()
 
 
 class InteractionSummaries:
     """The count-ladder summaries a batch's call can answer, promised and kept in the store."""
 
-    def __init__(self, app: App) -> None:
+    def __init__(self, app: App, model_name: str) -> None:
         self.app = app
+        self.model_name = model_name  # the ladder's model's name: part of the content hash
 
     def asks(self, work: BatchWork) -> list[SummarizeRequest]:
         in_batch: dict[int, set[str]] = defaultdict(set)
@@ -83,14 +91,15 @@ class InteractionSummaries:
         return asks
 
     def promise(self, asks: list[SummarizeRequest]) -> None:
-        promises.promise(self.app.engine, [(summary_key(a), a.scope, a.ref) for a in asks], datetime.now(UTC))
+        promises.promise(self.app.engine, [(summary_key(self.model_name, a), a.scope, a.ref) for a in asks],
+                         datetime.now(UTC))
 
     def settle(self, asks: list[SummarizeRequest], reply: BatchReply | None) -> None:
         """Keep the texts the reply gave; withdraw the promises it did not keep (or all, on None)."""
         given = {s.ref: s.text for s in reply.summaries} if reply is not None else {}
-        kept = {summary_key(a): given[a.ref] for a in asks if a.ref in given}
+        kept = {summary_key(self.model_name, a): given[a.ref] for a in asks if a.ref in given}
         promises.fulfil(self.app.engine, kept)
-        promises.withdraw(self.app.engine, [summary_key(a) for a in asks if a.ref not in given])
+        promises.withdraw(self.app.engine, [summary_key(self.model_name, a) for a in asks if a.ref not in given])
 
 
 class PromisedSummaryModel:
@@ -102,7 +111,7 @@ class PromisedSummaryModel:
         self.app = app
 
     def summarize(self, request: SummarizeRequest) -> SummaryReply:
-        key = summary_key(request)
+        key = summary_key(self.name, request)
         found = promises.lookup(self.app.engine, key)
         if found is not None and found.text is not None:
             return SummaryReply(text=found.text)

@@ -80,7 +80,7 @@ def build_consolidator(app: App, model: Model | None = None) -> Consolidator:
     shared = share_one_call(model, facts=facts, contacts=contacts, tasks=tasks,
                             enabled=app.settings.model.combine_batch_steps,
                             timezone_of=lambda scope: app.settings.timezone_of(scope).key,
-                            summaries=InteractionSummaries(app))
+                            summaries=InteractionSummaries(app, model.name))
     log.info("model.batch_steps", combined=shared is not None)
     steps: list[BatchStep] = [contacts, facts, tasks]
     try:
