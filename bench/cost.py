@@ -27,8 +27,8 @@ Target: at most 3 calls per interaction with both ladders and all three stores.
 
 --batch-api (model.batch_api): every call goes through the fake's Message Batches endpoints and
 is billed at the batch price (half); at each drain time the daemon keeps ticking, every
-`batch_poll` (2 minutes here), until no batch or queued request is left, as a running daemon
-would. The ledger is checked against the fake's counters as in direct mode.
+2 minutes (`batch_poll` is 1), until a tick finds nothing to do and no batch or queued request
+is left, as a running daemon would. The ledger is checked against the fake's counters as in direct mode.
 """
 
 from __future__ import annotations
@@ -81,14 +81,15 @@ def drain_locomo(conversations: list[Conversation], mode: str, state_dir: Path, 
     built = build_consolidator(app)
 
     class Ticking:
-        """With batches, a drain time is followed by ticks every 2 minutes until no batch is open."""
+        """With batches, a drain time is followed by ticks every 2 minutes until a tick finds nothing
+        to do and no batch or request is open (work deferred for its batch is then applied)."""
 
         def drain(self, now):
-            built.drain(now)
-            for k in range(1, 200 if batch_api else 0):
-                if not _open_batch_work(app):
+            busy = built.drain(now).busy
+            for k in range(1, 2000 if batch_api else 0):
+                if not busy and not _open_batch_work(app):
                     break
-                built.drain(now + timedelta(minutes=2 * k))
+                busy = built.drain(now + timedelta(minutes=2 * k)).busy
 
     consolidator = Ticking()
     sessions = sorted((s for c in conversations for s in c.sessions), key=lambda s: s.at)

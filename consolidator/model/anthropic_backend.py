@@ -288,7 +288,7 @@ class AnthropicModel:
             for attempt in (1, 2):
                 stored = None
                 if attempt == 1 and self._book is not None:  # raises BatchPending until its batch answers
-                    stored = self._book.answer(op, request.scope, request.ref, model, {**params, "messages": messages})
+                    stored = self._book.answer(op, request, model, {**params, "messages": messages})
                 if stored is not None:
                     message = anthropic.types.Message.model_validate(stored)
                 else:

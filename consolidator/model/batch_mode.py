@@ -28,10 +28,19 @@ from stores import batch_requests as store
 from stores.engine import Engine
 
 
-def custom_id(operation: str, scope: str, ref: str, params: dict[str, Any]) -> str:
-    """The request's key: the same work asking the same thing gets the same id (64 hex digits)."""
-    blob = json.dumps({"op": operation, "scope": scope, "ref": ref, "params": params}, sort_keys=True, default=str)
-    return hashlib.sha256(blob.encode()).hexdigest()
+def custom_id(operation: str, request: Any, params: dict[str, Any]) -> str:
+    """The request's key: the same work asking the same thing gets the same id (64 hex digits).
+
+    A summary is keyed by what the ladders' content hash keys it by (model, budget, inputs),
+    not by its window: a day that is exactly one interaction shares that interaction's
+    summary, as it does with direct calls, instead of a second request in the same batch.
+    """
+    if operation == "summarize":
+        identity: Any = {"op": operation, "scope": request.scope, "model": params.get("model"),
+                         "budget": request.budget_tokens, "inputs": [(i.label, i.text) for i in request.inputs]}
+    else:
+        identity = {"op": operation, "scope": request.scope, "ref": request.ref, "params": params}
+    return hashlib.sha256(json.dumps(identity, sort_keys=True, default=str).encode()).hexdigest()
 
 
 class BatchBook:
@@ -42,10 +51,11 @@ class BatchBook:
         self.settings = settings
         self.now = now
 
-    def answer(self, operation: str, scope: str, ref: str, model: str, params: dict[str, Any]) -> dict[str, Any] | None:
-        """The stored Message (a dict) that answers these params, or None: call directly.
-        Raises BatchPending while the batch has not answered (the request is queued if new)."""
-        key = custom_id(operation, scope, ref, params)
+    def answer(self, operation: str, request: Any, model: str, params: dict[str, Any]) -> dict[str, Any] | None:
+        """The stored Message (a dict) that answers `request` (sent as `params`), or None: call
+        directly. Raises BatchPending while the batch has not answered (the request is queued if new)."""
+        scope, ref = request.scope, request.ref
+        key = custom_id(operation, request, params)
         now = self.now()
         seen = store.ask(self.engine, key, scope=scope, operation=operation, ref=ref, model=model,
                          params=json.dumps(params, default=str), now=now)
