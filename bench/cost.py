@@ -1,6 +1,6 @@
 """Cost benchmark: model calls and tokens of a LoCoMo drain through the real SDK, beside Mem0's design.
 
-    python bench/cost.py [--mode live|bulk|both] [--per-step] [--path ../shared/data/locomo-dev/locomo-dev.json]
+    python bench/cost.py [--mode live|bulk|both] [--per-step] [--batch-api] [--path ../shared/data/locomo-dev/locomo-dev.json]
 
 The three LoCoMo development conversations (bench/locomo.py: one scope per conversation, one
 interaction per session) go through the real `AnthropicModel` (anthropic SDK) against
@@ -24,6 +24,11 @@ per session plus one decision call per candidate fact (candidates counted by Off
 extraction of each session alone), sized as the seed sizes them (extraction 1,500 tokens in /
 150 out, decision 550 in / 40 out) and priced with the same prices; and the ratio.
 Target: at most 3 calls per interaction with both ladders and all three stores.
+
+--batch-api (model.batch_api): every call goes through the fake's Message Batches endpoints and
+is billed at the batch price (half); at each drain time the daemon keeps ticking, every
+2 minutes (`batch_poll` is 1), until a tick finds nothing to do and no batch or queued request
+is left, as a running daemon would. The ledger is checked against the fake's counters as in direct mode.
 """
 
 from __future__ import annotations
@@ -68,11 +73,25 @@ MEM0_DECISION = (550, 40)
 
 
 def drain_locomo(conversations: list[Conversation], mode: str, state_dir: Path, url: str,
-                 combine: bool = True) -> list[ModelCall]:
+                 combine: bool = True, batch_api: bool = False) -> list[ModelCall]:
     settings = Settings(state_dir=state_dir,
-                        model={"provider": "anthropic", "base_url": url, "combine_batch_steps": combine})
+                        model={"provider": "anthropic", "base_url": url, "combine_batch_steps": combine,
+                               "batch_api": batch_api, "batch_poll": "1m"})
     app = open_app(settings)
-    consolidator = build_consolidator(app)
+    built = build_consolidator(app)
+
+    class Ticking:
+        """With batches, a drain time is followed by ticks every 2 minutes until a tick finds nothing
+        to do and no batch or request is open (work deferred for its batch is then applied)."""
+
+        def drain(self, now):
+            busy = built.drain(now).busy
+            for k in range(1, 2000 if batch_api else 0):
+                if not busy and not _open_batch_work(app):
+                    break
+                busy = built.drain(now + timedelta(minutes=2 * k)).busy
+
+    consolidator = Ticking()
     sessions = sorted((s for c in conversations for s in c.sessions), key=lambda s: s.at)
     last = max(s.messages[-1].at for s in sessions)
     if mode == "live":
@@ -84,11 +103,18 @@ def drain_locomo(conversations: list[Conversation], mode: str, state_dir: Path, 
     else:
         append_messages(app.engine, [m for s in sessions for m in s.messages], last)
     consolidator.drain(last + timedelta(days=30))
-    consolidator.steps[0].model.close()
+    built.steps[0].model.close()
     with reading(app.engine) as session:
         calls = list(session.execute(select(ModelCall)).scalars())
     app.close()
     return calls
+
+
+def _open_batch_work(app) -> bool:
+    from stores.batch_requests import pending
+
+    batches, queued = pending(app.engine)
+    return bool(batches or queued)
 
 
 def mem0_baseline(conversations: list[Conversation]) -> tuple[int, int]:
@@ -171,10 +197,12 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--mode", choices=["live", "bulk", "both"], default="both")
     parser.add_argument("--path", type=Path, default=DEFAULT_PATH)
+    parser.add_argument("--batch-api", action="store_true", help="send every call as Message Batches (half price)")
     parser.add_argument("--per-step", action="store_true",
                         help="one model call per batch step (model.combine_batch_steps = false), for comparison")
     args = parser.parse_args()
     structlog.configure(wrapper_class=structlog.make_filtering_bound_logger(logging.ERROR))
+    logging.getLogger("httpx2").setLevel(logging.WARNING)  # one INFO line per HTTP request otherwise
     os.environ["ANTHROPIC_API_KEY"] = KEY  # the local fake's key; no request leaves 127.0.0.1
     conversations = load_locomo(args.path)
     messages = sum(len(c.messages) for c in conversations)
@@ -184,7 +212,8 @@ def main() -> None:
     for mode in (["live", "bulk"] if args.mode == "both" else [args.mode]):
         with tempfile.TemporaryDirectory() as tmp, FakeAnthropic(api_key=KEY, responder=OfflineResponder()) as fake:
             started = time.perf_counter()
-            calls = drain_locomo(conversations, mode, Path(tmp), fake.url, combine=not args.per_step)
+            calls = drain_locomo(conversations, mode, Path(tmp), fake.url, combine=not args.per_step,
+                                 batch_api=args.batch_api)
             last = report(mode, calls, messages, interactions, fake, time.perf_counter() - started)
             if mode == "live":
                 live = last

@@ -5,11 +5,16 @@ a table with a `scope` column loses the scope's rows; a table without one loses 
 whose foreign key points at a row being erased (e.g. step runs through their batch, details
 through their contact), to any depth. Children go before parents (the metadata's dependency
 order, reversed), all in one transaction.
+
+A table may keep its rows without the scope's name instead: `info={"forget_keeps": {column:
+placeholder, ...}}` on the table (the model-call ledger: a forgotten scope's calls were paid,
+so the day's spend, the budget and `report` must still count them; their scope and ref are
+replaced by values that name nobody).
 """
 
 from __future__ import annotations
 
-from sqlalchemy import Table, delete, or_, select
+from sqlalchemy import Table, delete, or_, select, update
 from sqlalchemy.engine import Engine
 from sqlalchemy.sql.elements import ColumnElement
 from sqlmodel import SQLModel
@@ -51,6 +56,10 @@ def erase_scope(engine: Engine, scope: str, tables: list[Table] | None = None) -
         for table in reversed(tables):  # children before parents
             where = conditions.get(table.name)
             if where is None:
+                continue
+            keeps = table.info.get("forget_keeps")
+            if keeps:
+                session.execute(update(table).where(where).values(**keeps))
                 continue
             count = session.execute(delete(table).where(where)).rowcount or 0
             if count:

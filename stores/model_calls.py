@@ -43,9 +43,14 @@ class CallLike(Protocol):
     at: datetime
 
 
+# The scope of a forgotten scope's calls: not a valid scope name, so it never names a real one.
+FORGOTTEN_SCOPE = "(forgotten)"
+
+
 class ModelCall(SQLModel, table=True):
     __tablename__ = "model_call"
-    __table_args__ = (Index("ix_model_call_at", "at"),)
+    # `forget` keeps the spend (the budget and the bill count it) but not whose it was.
+    __table_args__ = (Index("ix_model_call_at", "at"), {"info": {"forget_keeps": {"scope": FORGOTTEN_SCOPE, "ref": ""}}})
 
     id: int | None = Field(default=None, primary_key=True)
     at: datetime = Field(sa_column=Column(UTCDateTime(), nullable=False))

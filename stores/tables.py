@@ -3,3 +3,5 @@
 from stores import contacts, facts, faults, interactions, lease, ledger, messages, model_calls, summaries, tasks, views  # noqa: F401
 from stores import holds, ladder_state  # noqa: F401  (the ladders' held windows, cursors and dirty windows)
 from stores import scope_head  # noqa: F401  (each scope's seq counter, locked by appends)
+from stores import batch_requests  # noqa: F401  (model requests sent as Message Batches)
+from stores import promised_summaries  # noqa: F401  (summaries asked with a batch's call)

@@ -14,6 +14,9 @@ as a cache read afterwards.
 Faults are consumed one per request, in order (`plan`), or chosen by a callable
 `faults(index, body) -> Fault | None`. The server counts what it received and what it
 answered with a message, so tests can compare a client's ledger with the server's own.
+
+The Message Batches endpoints are `fake.batches` (tests.fake_batches): their answers go
+through the same responder and the same counters.
 """
 
 from __future__ import annotations
@@ -109,6 +112,9 @@ class FakeAnthropic:
     headers: list[dict[str, str]] = field(default_factory=list)
 
     def __post_init__(self) -> None:
+        from tests.fake_batches import FakeBatches
+
+        self.batches = FakeBatches(self)
         self._lock = threading.Lock()
         self._planned: deque[Fault | None] = deque()
         self._cached_prefixes: set[str] = set()
@@ -247,8 +253,40 @@ def _handler_for(fake: FakeAnthropic) -> type[BaseHTTPRequestHandler]:
         def _error(self, status: int, kind: str, message: str, headers: dict[str, str] | None = None) -> None:
             self._send(status, {"type": "error", "error": {"type": kind, "message": message}}, headers)
 
+        def _send_raw(self, status: int, data: bytes) -> None:
+            self.send_response(status)
+            self.send_header("content-type", "application/binary")
+            self.send_header("content-length", str(len(data)))
+            self.end_headers()
+            self.wfile.write(data)
+
+        def _batches(self, method: str, raw: bytes) -> bool:
+            """Answer a Message Batches request; False when the path is not one."""
+            from tests.fake_batches import route
+
+            if not self.path.startswith("/v1/messages/batches"):
+                return False
+            bearer = self.headers.get("authorization", "").removeprefix("Bearer ")
+            if fake.api_key not in (self.headers.get("x-api-key"), bearer):
+                self._error(401, "authentication_error", "invalid x-api-key")
+                return True
+            answer = route(fake.batches, method, self.path, json.loads(raw) if raw else None)
+            assert answer is not None
+            status, payload = answer
+            if isinstance(payload, bytes):
+                self._send_raw(status, payload)
+            else:
+                self._send(status, payload)
+            return True
+
+        def do_GET(self) -> None:  # noqa: N802 - http.server's naming
+            if not self._batches("GET", b""):
+                self._error(404, "not_found_error", f"no route {self.path}")
+
         def do_POST(self) -> None:  # noqa: N802 - http.server's naming
             raw = self.rfile.read(int(self.headers.get("content-length", "0")))
+            if self._batches("POST", raw):
+                return None
             if self.path.split("?")[0] != "/v1/messages":
                 return self._error(404, "not_found_error", f"no route {self.path}")
             body = json.loads(raw)

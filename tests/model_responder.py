@@ -18,6 +18,7 @@ import json
 import re
 import threading
 from datetime import datetime
+from zoneinfo import ZoneInfo
 from typing import Any
 
 from consolidator.model.prompts import _SPECS
@@ -45,7 +46,7 @@ _ZONE = re.compile(r"^time zone: (?P<zone>\S+)$")
 _INPUT = re.compile(r'^\[(?P<id>[^\]]*)\] (?P<label>.*?): (?P<text>".*")$')
 _WINDOW = re.compile(r"^window: (?P<label>.*) \((?P<ladder>\w+) ladder, rung (?P<rung>.+)\)$")
 _BUDGET = re.compile(r"^budget: at most (?P<n>\d+) tokens$")
-_HEADERS = ("known facts:", "messages:", "facts:", "known contacts:", "open tasks:", "inputs:")
+_HEADERS = ("known facts:", "messages:", "facts:", "known contacts:", "open tasks:", "inputs:", "summaries:")
 
 
 def sections(text: str) -> dict[str, list[str]]:
@@ -110,8 +111,26 @@ def parse_request(operation: str, text: str) -> Any:
         case "consolidate_batch":
             return BatchRequest(scope="fake", messages=lines, neighbours=items("known facts", KnownFact),
                                 known_contacts=items("known contacts", KnownContact),
-                                open_tasks=items("open tasks", KnownTask), timezone=zone)
+                                open_tasks=items("open tasks", KnownTask), timezone=zone,
+                                summaries=[window_request(json.loads(raw), lines, zone)
+                                           for raw in parts.get("summaries", [])])
     raise ValueError(f"unknown operation {operation!r}")
+
+
+def window_request(window: dict[str, Any], lines: list[Line], zone: str) -> SummarizeRequest:
+    """A summary asked with a batch, as the ladder asked it: its inputs are the named lines
+    rendered as consolidator.ladders.inputs.render renders a message."""
+    tz = ZoneInfo(zone)
+    by_id = {line.id: line for line in lines}
+    inputs = []
+    for message_id in window["message_ids"]:
+        line = by_id[message_id]
+        who = line.speaker or line.role
+        if line.role in ("action", "tool") and line.speaker is None:
+            who = f"[{line.role}]"
+        inputs.append(SummaryInput(id=line.id, label="", text=f"{line.at.astimezone(tz):%Y-%m-%d %H:%M} {who}: {line.text}"))
+    return SummarizeRequest(scope="fake", ladder=window["ladder"], rung=window["rung"], window_label=window["window"],
+                            inputs=inputs, budget_tokens=window["budget_tokens"], ref=window["ref"], timezone=zone)
 
 
 class OfflineResponder:

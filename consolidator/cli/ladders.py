@@ -60,14 +60,17 @@ def rebuild_command(ctx, scope, ladder, since) -> None:
     window whose new summary equals the current one keeps it, any change gets a new
     version and its ancestors are recomputed. Takes the daemon lease: stop the daemon first.
     """
-    from consolidator.model.factory import build_model
+    from consolidator.runtime.wiring import recorded_model
 
     app = app_of(ctx)
     scope = existing_scope(ctx, scope)
     now = utcnow()
     try:
         with Rebuild(app, utcnow) as rebuild, stop_on_signals(rebuild.stop):
-            total = rebuild.mark(build_model(app.settings), scope, ladder, since.date() if since is not None else None)
+            model, gate, _ = recorded_model(app)  # every call in the ledger and under the daily budget; direct
+            if gate is not None:
+                gate.refresh(now)
+            total = rebuild.mark(model, scope, ladder, since.date() if since is not None else None)
             with ProgressBar("rebuilding", sys.stderr.isatty(), total) as progress:
                 written = rebuild.run(now, progress)
     except LeaseHeld:

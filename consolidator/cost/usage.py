@@ -3,11 +3,14 @@
     {"calls", "input_tokens", "output_tokens", "cache_read_tokens", "cost_usd", "errors",
      "today": {same keys},
      "by_operation": {op: {"calls", "input_tokens", "output_tokens", "cost_usd", "today_calls"}},
-     "budget": {"day", "limit_usd", "limit_tokens", "spent_usd", "spent_tokens", "deferred"}}
+     "budget": {"day", "limit_usd", "limit_tokens", "spent_usd", "spent_tokens", "deferred"},
+     "batches": {"pending": [{"id", "state", "requests", "age_s"}], "queued_requests"}}
 
 "calls" counts requests the API answered with a message (valid or not); "errors" those that
 got none. "today" is the UTC day of `now` (the budget's day). "deferred" lists the work
 tiers the daily budget closes now (consolidator.cost.budget), empty without a budget.
+"batches" (model.batch_api): the Message Batches not ended yet, oldest first, with their age
+at `now`, and how many requests wait to be submitted.
 """
 
 from __future__ import annotations
@@ -19,6 +22,7 @@ from stores.engine import Engine, reading
 
 from consolidator.cost.budget import BudgetGate, Spend
 from consolidator.model.settings import ModelSettings
+from stores.batch_requests import pending
 from stores.model_calls import CallTotals, per_operation, totals, utc_day
 
 _KEYS = ("calls", "input_tokens", "output_tokens", "cache_read_tokens", "cost_usd", "errors")
@@ -49,7 +53,12 @@ def usage_report(engine: Engine, settings: ModelSettings, now: datetime) -> dict
         "limit_tokens": settings.daily_budget_tokens, "spent_usd": day.cost_usd,
         "spent_tokens": day.tokens, "deferred": gate.closed(spend) if gate.enabled else [],
     }
-    return {**_summary(total), "today": _summary(day), "by_operation": by_operation, "budget": budget}
+    open_batches, queued = pending(engine)
+    batches = {"pending": [{"id": b.batch_id, "state": b.state, "requests": b.requests,
+                            "age_s": round(max(0.0, (now - b.created_at).total_seconds()))} for b in open_batches],
+               "queued_requests": queued}
+    return {**_summary(total), "today": _summary(day), "by_operation": by_operation, "budget": budget,
+            "batches": batches}
 
 
 def format_usage(model: dict[str, Any]) -> list[str]:
@@ -68,4 +77,10 @@ def format_usage(model: dict[str, Any]) -> list[str]:
     deferred = ", ".join(b["deferred"]) or "nothing"
     lines.append(f"budget {b['day']} (UTC): limit {limit}; spent ${b['spent_usd']:.4f}, "
                  f"{b['spent_tokens']} tokens; deferred: {deferred}")
+    batches = model.get("batches") or {}
+    if batches.get("pending") or batches.get("queued_requests"):
+        ages = ", ".join(f"{p['id'] or '(submitting)'} {p['requests']} requests {p['age_s'] // 60}m old"
+                         for p in batches["pending"])
+        lines.append(f"batches: {len(batches['pending'])} pending ({ages or 'none'}); "
+                     f"{batches['queued_requests']} requests queued")
     return lines

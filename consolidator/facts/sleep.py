@@ -38,7 +38,7 @@ import structlog
 
 from consolidator.runtime.app import App
 from consolidator.model.embeddings import Embedder, HashingEmbedder, fill_missing_rows
-from consolidator.model.base import BudgetExceeded, Model
+from consolidator.model.base import Deferred, Model
 from consolidator.model.schemas import ClusterRequest, KnownFact
 from consolidator.facts.scoring import scores
 from stores.engine import reading, transaction
@@ -154,9 +154,9 @@ class SleepStage:
                 continue
             try:
                 report = self.run_scope(scope, now)
-            except BudgetExceeded as exc:  # the daily budget: skip the scope until it reopens
-                self._paused[scope] = exc.reopens_at or now
-                log.info("sleep.deferred", scope=scope, until=exc.reopens_at.isoformat() if exc.reopens_at else None)
+            except Deferred as exc:  # the daily budget, or a batch pending: skip the scope until then
+                self._paused[scope] = exc.until(now)
+                log.info("sleep.deferred", scope=scope, until=self._paused[scope].isoformat(), reason=exc.reason)
                 continue
             except Exception as exc:  # a model or store failure: try this scope again later
                 self._paused[scope] = now + FAILURE_PAUSE

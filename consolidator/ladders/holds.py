@@ -17,7 +17,7 @@ from typing import Callable, TypeVar
 import structlog
 
 from consolidator.ladders.blocks import Target
-from consolidator.model.base import BudgetExceeded, ModelError
+from consolidator.model.base import Deferred, ModelError
 from consolidator.pipeline.runner import backoff
 from consolidator.runtime.app import App
 from stores.engine import Session, reading, transaction
@@ -69,10 +69,10 @@ class Guard:
         self.beat()
         try:
             result = write()
-        except BudgetExceeded as exc:
-            log.info("ladder.deferred", **where, tier=exc.tier)
+        except Deferred as exc:  # the daily budget, or a message batch not answered yet
+            log.info("ladder.deferred", **where, tier=getattr(exc, "tier", None), reason=exc.reason)
             with transaction(self.app.engine) as session:
-                hold_until(session, target.scope, target.ladder, target.rung, target.key, exc.reopens_at or now, DEFERRED)
+                hold_until(session, target.scope, target.ladder, target.rung, target.key, exc.until(now), exc.reason)
             return None
         except ModelError as exc:
             error = f"{type(exc).__name__}: {exc}"[:300]

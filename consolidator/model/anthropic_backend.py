@@ -38,6 +38,12 @@ lives in a ContextVar, so concurrent operations in different threads keep their 
 
 Accounting: every `messages.create` that returned a message is recorded with the reply's
 usage (outcome "ok" or "invalid"); one that raised is recorded as "error" with zero tokens.
+
+Batch mode (`batch_book`, model.batch_api): the first try of an operation is looked up in the
+book (consolidator.model.batch_mode), which queues it for a Message Batch and raises
+`BatchPending` until the answer is stored; the stored message is then checked like a direct
+reply (it was recorded, at the batch price, when the courier stored it), and a repair, if
+needed, is a direct call. `batches` is the SDK's batch client the courier uses.
 """
 
 from __future__ import annotations
@@ -204,6 +210,7 @@ class AnthropicModel:
         api_key: str | None = None,
         clock: Callable[[], float] = time.monotonic,
         now: Callable[[], datetime] = lambda: datetime.now(UTC),
+        batch_book: Any = None,
     ) -> None:
         key = api_key if api_key is not None else os.environ.get("ANTHROPIC_API_KEY", "")
         if not key.strip():
@@ -213,6 +220,7 @@ class AnthropicModel:
         self._clock = clock
         self._now = now
         self._secret = key
+        self._book = batch_book  # a consolidator.model.batch_mode.BatchBook, or None: direct calls only
         self._client = anthropic.Anthropic(
             api_key=key,
             base_url=settings.base_url,
@@ -228,6 +236,11 @@ class AnthropicModel:
 
     def close(self) -> None:
         self._client.close()
+
+    @property
+    def batches(self) -> Any:
+        """The SDK's Message Batches client (create, retrieve, results, cancel, list), for the courier."""
+        return self._client.messages.batches
 
     def __enter__(self) -> AnthropicModel:
         return self
@@ -273,10 +286,17 @@ class AnthropicModel:
         token = _DEADLINE.set(self._clock() + self._settings.max_call_s)
         try:
             for attempt in (1, 2):
-                message, latency_s = self._create(op, request, model, params, messages)
+                stored = None
+                if attempt == 1 and self._book is not None:  # raises BatchPending until its batch answers
+                    stored = self._book.answer(op, request, model, {**params, "messages": messages})
+                if stored is not None:
+                    message = anthropic.types.Message.model_validate(stored)
+                else:
+                    message, latency_s = self._create(op, request, model, params, messages)
                 block = next((b for b in message.content if b.type == "tool_use" and b.name == spec.tool), None)
                 reply, problem = self._check(spec, message, block)
-                self._record(op, request, model, latency_s, "ok" if problem is None else "invalid", message.usage)
+                if stored is None:  # a batch answer was recorded when it was stored
+                    self._record(op, request, model, latency_s, "ok" if problem is None else "invalid", message.usage)
                 if problem is None:
                     return reply
                 log.warning("model.reply_invalid", operation=op, scope=request.scope, ref=request.ref,

@@ -14,7 +14,7 @@ the caller treats that as a failed step and lets the ledger retry it later.
 
 from __future__ import annotations
 
-from datetime import datetime
+from datetime import UTC, datetime, timedelta
 from typing import Protocol, runtime_checkable
 
 from consolidator.model.schemas import (
@@ -37,18 +37,47 @@ class ModelError(RuntimeError):
     """The model could not give a valid reply (after the backend's own retries)."""
 
 
-class BudgetExceeded(ModelError):
+class Deferred(ModelError):
+    """The call cannot be answered now, but will be later: the work waits, it has not failed
+    (no attempt is used). `until(now)` is when to try again."""
+
+    reason = "deferred"
+
+    def __init__(self, message: str, *, reopens_at: datetime | None = None, wait: timedelta | None = None) -> None:
+        super().__init__(message)
+        self.reopens_at = reopens_at
+        self.wait = wait
+
+    def until(self, now: datetime) -> datetime:
+        """When to try again: `reopens_at`, else `now + wait`, else the next UTC midnight."""
+        if self.reopens_at is not None:
+            return self.reopens_at
+        if self.wait is not None:
+            return now + self.wait
+        return now.astimezone(UTC).replace(hour=0, minute=0, second=0, microsecond=0) + timedelta(days=1)
+
+
+class BudgetExceeded(Deferred):
     """Today's model budget is spent; the work is deferred, not failed.
 
     `tier` names the work tier that is closed; `reopens_at` (aware, UTC) is when the budget
     opens again (the next UTC midnight), or None when unknown.
     """
 
+    reason = "deferred: daily budget"
+
     def __init__(self, message: str = "daily model budget spent", *, tier: str | None = None,
                  reopens_at: datetime | None = None) -> None:
-        super().__init__(message)
+        super().__init__(message, reopens_at=reopens_at)
         self.tier = tier
-        self.reopens_at = reopens_at
+
+
+class BatchPending(Deferred):
+    """The request was sent as part of a Message Batch (model.batch_api) and has no answer yet:
+    try the same work again after `wait` (the poll interval); the answer is kept until then."""
+
+    reason = "deferred: awaiting its message batch"
+    tier = None
 
 
 @runtime_checkable

@@ -11,7 +11,9 @@ from consolidator.model.recording import CallRecorder, MemoryRecorder
 from consolidator.model.settings import resolve_provider
 
 
-def build_model(settings: Settings, recorder: CallRecorder | None = None, env: Mapping[str, str] | None = None) -> Model:
+def build_model(settings: Settings, recorder: CallRecorder | None = None, env: Mapping[str, str] | None = None,
+                batch_book: object = None) -> Model:
+    """`batch_book` (a consolidator.model.batch_mode.BatchBook) puts the Anthropic backend in batch mode."""
     env = os.environ if env is None else env
     if resolve_provider(settings.model, env) == "anthropic":
         if not env.get("ANTHROPIC_API_KEY", "").strip():
@@ -19,7 +21,8 @@ def build_model(settings: Settings, recorder: CallRecorder | None = None, env: M
                               "in the environment (or provider = \"auto\" or \"offline\")")
         from consolidator.model.anthropic_backend import AnthropicModel
 
-        return AnthropicModel(settings.model, recorder or MemoryRecorder(), api_key=env.get("ANTHROPIC_API_KEY"))
+        return AnthropicModel(settings.model, recorder or MemoryRecorder(), api_key=env.get("ANTHROPIC_API_KEY"),
+                              batch_book=batch_book)
     from consolidator.model.offline import OfflineModel
 
     return OfflineModel()

@@ -156,7 +156,12 @@ _SPECS: dict[Operation, _Spec[Any]] = {
             "You keep an AI agent's memory of people: facts, contacts and tasks. " + _PEOPLE_ONLY
             + _DETAILS + _DATES + _NO_PHATIC + "Cite source_ids everywhere; empty lists are fine. "
             "facts: one entry per candidate fact. " + _FACT_STYLE + _FACT_OPS
-            + "contacts: " + _CONTACTS + "tasks: " + _TASKS + "Answer only by calling record_batch."
+            + "contacts: " + _CONTACTS + "tasks: " + _TASKS
+            + "summaries: for each window listed under summaries (if any), summarise exactly the messages "
+            "it names, within its token budget, under its ref: use only what those messages say and invent "
+            "nothing; keep dates, decisions, commitments and open questions, resolving relative dates "
+            "against the local date of the message that says them. " + _DETAILS
+            + "Answer only by calling record_batch."
         ),
     ),
 }
@@ -227,8 +232,19 @@ def _render(request: BaseModel) -> str:
                 f"known contacts:\n{_render_items(request.known_contacts)}\n"
                 f"open tasks:\n{_render_items(request.open_tasks)}\n"
                 f"messages:\n{_render_lines(request.messages, request.timezone)}"
+                + _render_windows(request.summaries)
             )
     raise TypeError(f"no rendering for {type(request).__name__}")
+
+
+def _render_windows(windows: list[SummarizeRequest]) -> str:
+    """The summaries asked with a batch: each window's ref, label, budget and message ids (the
+    lines are above, not repeated). Nothing at all when none is asked."""
+    if not windows:
+        return ""
+    rows = [_compact({"ref": w.ref, "window": w.window_label, "ladder": w.ladder, "rung": w.rung,
+                      "budget_tokens": w.budget_tokens, "message_ids": [i.id for i in w.inputs]}) for w in windows]
+    return "\nsummaries:\n" + "\n".join(rows)
 
 
 def _describe(error: ValidationError) -> str:

@@ -182,7 +182,13 @@ class TasksReply(_Strict):
 
 
 class BatchRequest(_Strict):
-    """The three batch operations' contexts and the batch's lines, sent once."""
+    """The three batch operations' contexts and the batch's lines, sent once.
+
+    `summaries`: the base-window summaries (an interaction's count-ladder summary) whose inputs
+    are exactly some of these lines, asked in the same call so that the ladder need not read
+    the same messages again (consolidator.pipeline.interaction_summaries). Each is the very
+    request the ladder would send; the reply's `summaries` answer them by `ref`.
+    """
 
     scope: str
     messages: list[Line]
@@ -191,6 +197,7 @@ class BatchRequest(_Strict):
     open_tasks: list[KnownTask]
     ref: str = ""
     timezone: str = Field(default="UTC", description="The scope's IANA time zone: local dates of `at`.")
+    summaries: list[SummarizeRequest] = Field(default_factory=list)
 
     def facts_request(self) -> FactExtractionRequest:
         return FactExtractionRequest(scope=self.scope, messages=self.messages, neighbours=self.neighbours, ref=self.ref,
@@ -205,7 +212,14 @@ class BatchRequest(_Strict):
                             timezone=self.timezone)
 
 
+class WindowSummary(_Strict):
+    ref: str = Field(description="The window's ref, as listed under summaries.")
+    text: str = Field(description="The summary of the window's messages, within its budget, inventing nothing.")
+
+
 class BatchReply(_Strict):
     facts: list[FactCandidate] = Field(description="One entry per candidate fact, with its operation.")
     contacts: list[ContactUpdate] = Field(description="People the batch says something new about.")
     tasks: list[TaskChange] = Field(description="Tasks opened, done or cancelled in the batch.")
+    summaries: list[WindowSummary] = Field(
+        default_factory=list, description="One summary per window listed under summaries (none when none is listed).")

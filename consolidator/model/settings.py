@@ -7,9 +7,10 @@ nothing here imports `anthropic` or reads the environment by itself.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Annotated, Literal, get_args
+from datetime import timedelta
+from typing import Annotated, Any, Literal, get_args
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, field_validator, model_validator
 
 Operation = Literal[
     "summarize", "extract_facts", "judge_cluster", "update_contacts", "update_tasks", "consolidate_batch"
@@ -22,6 +23,17 @@ DEFAULT_MODEL = "claude-haiku-4-5"
 MAX_PRICE = 100_000.0  # USD per million tokens
 MAX_SECONDS = 3600.0  # one HTTP attempt, one operation
 MaxTokens = Annotated[int, Field(ge=1, le=1_000_000)]
+# The Message Batches API: half the price, answered within 24 h (usually minutes).
+BATCH_DISCOUNT = 0.5
+
+
+def _duration(value: Any) -> timedelta:
+    from consolidator.runtime.config import parse_duration  # config imports this module
+
+    return parse_duration(value)
+
+
+Duration = Annotated[timedelta, BeforeValidator(_duration)]
 
 DEFAULT_MAX_TOKENS: dict[Operation, int] = {
     "summarize": 2048,
@@ -85,6 +97,25 @@ class ModelSettings(BaseModel):
         description="One consolidate_batch call per batch serves the facts, contacts and tasks steps "
         "(when the backend has it); false: one call per step.",
     )
+
+    batch_api: bool = Field(
+        default=False,
+        description="Send the daemon's model work as Message Batches (half the price, answered later); "
+        "work waits, deferred, until its batch answers.",
+    )
+    batch_max_wait: Duration = Field(
+        default=timedelta(hours=6), description="Work unanswered by its batch this long falls back to a direct call."
+    )
+    batch_poll: Duration = Field(
+        default=timedelta(minutes=1), description="How often pending batches are polled (and deferred work retried)."
+    )
+
+    @field_validator("batch_max_wait", "batch_poll", mode="after")
+    @classmethod
+    def _positive(cls, value: timedelta) -> timedelta:
+        if value <= timedelta(0):
+            raise ValueError("must be a positive duration")
+        return value
 
     @field_validator("max_tokens", mode="after")
     @classmethod

@@ -21,6 +21,11 @@ Memo bound: an entry is dropped once all three steps have taken it, and at most
 `MEMO_SIZE` entries are kept (the oldest dropped first) for rounds where some step did not
 ask (e.g. it had already committed, or the batch has no person's line for facts).
 
+Interaction summaries: with `summaries` (consolidator.pipeline.interaction_summaries), the call
+also answers the count-ladder summary of each interaction the batch completes, promised before
+the call and kept after it; a call that fails withdraws its promises (the ladder then calls for
+them itself), a deferred one (budget, pending batch) keeps them open.
+
 `share_one_call` turns sharing on when config allows (`model.combine_batch_steps`) and the
 model has `consolidate_batch`; otherwise each step calls its own operation.
 """
@@ -32,11 +37,11 @@ import threading
 from collections import OrderedDict
 from concurrent.futures import Future
 from dataclasses import dataclass
-from typing import Callable, Protocol
+from typing import Any, Callable, Protocol
 
 import structlog
 
-from consolidator.model.base import BatchModel, Model
+from consolidator.model.base import BatchModel, Deferred, Model
 from consolidator.domain import is_person_line
 from consolidator.model.schemas import BatchReply, BatchRequest, KnownContact, KnownFact, KnownTask
 from consolidator.pipeline.steps import BatchWork
@@ -105,8 +110,9 @@ class SharedExtraction:
     """The one `consolidate_batch` call of each batch round, memoised for the round; thread-safe."""
 
     def __init__(self, model: BatchModel, parts: BatchParts, memo_size: int = MEMO_SIZE,
-                 timezone_of: Callable[[str], str] | None = None) -> None:
+                 timezone_of: Callable[[str], str] | None = None, summaries: Any = None) -> None:
         self.model = model
+        self.summaries = summaries  # an InteractionSummaries, or None: the call asks for no summary
         self.parts = parts
         self.timezone_of = timezone_of or _utc  # scope -> IANA zone name, sent with the request
         self._memo_size = memo_size
@@ -148,13 +154,25 @@ class SharedExtraction:
         if not any(is_person_line(line) for line in lines):
             log.info("batch.no_people", scope=work.scope, batch=work.number)
             return SharedReply(BatchReply(facts=[], contacts=[], tasks=[]), facts, contacts, tasks)
+        asks = self.summaries.asks(work) if self.summaries is not None else []
         request = BatchRequest(
             scope=work.scope, messages=lines, neighbours=facts.neighbours, known_contacts=contacts,
-            open_tasks=tasks, ref=f"batch:{work.batch_id}", timezone=self.timezone_of(work.scope),
+            open_tasks=tasks, ref=f"batch:{work.batch_id}", timezone=self.timezone_of(work.scope), summaries=asks,
         )
-        reply = self.model.consolidate_batch(request)
+        if asks:
+            self.summaries.promise(asks)
+        try:
+            reply = self.model.consolidate_batch(request)
+        except Deferred:
+            raise  # answered later: the promises stand
+        except BaseException:
+            if asks:
+                self.summaries.settle(asks, None)
+            raise
+        if asks:
+            self.summaries.settle(asks, reply)
         log.info("batch.extracted", scope=work.scope, batch=work.number, facts=len(reply.facts),
-                 contacts=len(reply.contacts), tasks=len(reply.tasks))
+                 contacts=len(reply.contacts), tasks=len(reply.tasks), summaries=len(reply.summaries))
         return SharedReply(reply, facts, contacts, tasks)
 
 
@@ -164,14 +182,15 @@ def _utc(scope: str) -> str:
 
 def share_one_call(
     model: Model, *, facts: FactsPart, contacts: ContactsPart, tasks: TasksPart, enabled: bool = True,
-    timezone_of: Callable[[str], str] | None = None,
+    timezone_of: Callable[[str], str] | None = None, summaries: Any = None,
 ) -> SharedExtraction | None:
     """Make the three steps share one call per batch when `enabled` and the model can; returns
     the extractor, or None when each step keeps calling its own operation. `timezone_of` names a
     scope's time zone (UTC when not given)."""
     if not enabled or not isinstance(model, BatchModel):
         return None
-    shared = SharedExtraction(model, BatchParts(facts=facts, contacts=contacts, tasks=tasks), timezone_of=timezone_of)
+    shared = SharedExtraction(model, BatchParts(facts=facts, contacts=contacts, tasks=tasks), timezone_of=timezone_of,
+                              summaries=summaries)
     for step in (facts, contacts, tasks):
         step.shared = shared
     return shared

@@ -18,7 +18,7 @@ from typing import Any, Callable, Sequence
 import structlog
 
 from consolidator.runtime.config import RetrySettings
-from consolidator.model.base import BudgetExceeded
+from consolidator.model.base import Deferred
 from stores.errors import StorageError
 from consolidator.pipeline.steps import BatchStep, BatchWork, MessageView
 from stores.engine import Engine, reading
@@ -128,7 +128,7 @@ class StepRunner:
                     report.skipped += 1
             elif isinstance(value, StorageError):
                 raise value
-            elif isinstance(value, BudgetExceeded):
+            elif isinstance(value, Deferred):  # the budget, or a batch not answered yet
                 self._defer(run.id, batch, run.step, value, now, report)
             else:
                 self._fail(run.id, batch, run.step, value, started, now, report)
@@ -156,17 +156,17 @@ class StepRunner:
         log.info("batch.step", scope=work.scope, batch=work.number, step=step.name, outcome="done", duration_ms=duration)
         return True
 
-    def _defer(self, run_id: int, batch: Batch, step: str, exc: BudgetExceeded, now: datetime, report: RunReport) -> None:
-        until = exc.reopens_at or utc_day(now)[1]
+    def _defer(self, run_id: int, batch: Batch, step: str, exc: Deferred, now: datetime, report: RunReport) -> None:
+        until = exc.until(now)
         with open_run(self._engine, run_id) as (_, run):
             if run is None:
                 return
             run.status = RunStatus.RETRYING.value
             run.next_at = until
-            run.last_error = DEFERRED
+            run.last_error = exc.reason
         report.deferred += 1
         log.info("batch.step", scope=batch.scope, batch=batch.number, step=step, outcome="deferred",
-                 next_at=until.isoformat(), tier=exc.tier)
+                 next_at=until.isoformat(), tier=getattr(exc, "tier", None), reason=exc.reason)
 
     def _fail(self, run_id: int, batch: Batch, step: str, exc: BaseException, started: float, now: datetime, report: RunReport) -> None:
         duration = int((time.monotonic() - started) * 1000)

@@ -52,6 +52,7 @@ from consolidator.model.offline.text import content_stems, normalise
 from consolidator.model.offline.worth import novel
 from consolidator.model.schemas import (
     BatchReply,
+    WindowSummary,
     BatchRequest,
     ClusterReply,
     ClusterRequest,
@@ -150,6 +151,7 @@ class OfflineModel:
             facts=self.extract_facts(request.facts_request()).facts,
             contacts=self.update_contacts(request.contacts_request()).contacts,
             tasks=self.update_tasks(request.tasks_request()).changes,
+            summaries=[WindowSummary(ref=r.ref, text=self.summarize(r).text) for r in request.summaries],
         )
 
 
