@@ -20,6 +20,7 @@ from sqlalchemy.engine import Connection, Engine
 from sqlmodel import Field, Session, SQLModel
 
 from stores.types import UTCDateTime, bind_utc, utc
+from stores.work_queue import mark_due
 
 ROLES = ("user", "assistant", "action", "tool", "system")
 PEOPLE_ROLES = ("user",)
@@ -124,6 +125,7 @@ def insert_new(connection: Connection, messages: Sequence[NewMessage], received_
         if not positional:
             rows = [dict(zip(_COLUMNS, row)) for row in rows]
         connection.exec_driver_sql(sql, rows)
+        mark_due(connection, next_seq, min([utc(received_at), *(utc(m.at) for m in messages)]))  # work_queue: new work
     return AppendResult(added=len(rows), duplicates=len(messages) - len(rows), ids=keys)
 
 

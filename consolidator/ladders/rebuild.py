@@ -24,6 +24,7 @@ from consolidator.runtime.app import App
 from consolidator.runtime.clock import utcnow
 from consolidator.runtime.lease_keeper import AnyEvent, LeaseHeld, LeaseKeeper
 from stores import lease
+from stores.work_queue import AT_ONCE, mark_scopes_due
 from stores.engine import reading
 from stores.messages import scopes as all_scopes
 
@@ -78,6 +79,7 @@ class Rebuild:
                 start = datetime.combine(since, time(0), self.app.settings.timezone_of(name))
             for kind in self.ladders:
                 total += self._stage.mark_all_dirty(name, kind, start)
+        mark_scopes_due(self.app.engine, self.scopes, AT_ONCE)  # what a stopped rebuild leaves, the daemon writes
         return total
 
     def run(self, now: datetime, progress: Tick = None) -> int:
