@@ -179,6 +179,12 @@ def settle(engine: Engine, claim: Claim, holder: str, next_due: datetime | None)
             session.execute(update(_T).where(mine).values(holder=None, claimed_until=None))
 
 
+def release(engine: Engine, scope: str, holder: str) -> None:
+    """Clear this holder's claim on `scope`, leaving the row due as it is (rebuild, forget)."""
+    with transaction(engine) as session:
+        session.execute(update(_T).where(_T.c.scope == scope, _T.c.holder == holder).values(holder=None, claimed_until=None))
+
+
 def release_all(engine: Engine, holder: str) -> int:
     """Clear every claim of this holder (a clean stop): its scopes are claimable at once."""
     with transaction(engine) as session:

@@ -15,8 +15,11 @@ from datetime import datetime, timedelta
 
 import structlog
 
-from stores.engine import Engine
-from stores.work_queue import Claim, renew
+from contextlib import contextmanager
+from typing import Callable, Iterator
+
+from stores.engine import Engine, shares_work
+from stores.work_queue import Claim, claim_scope, release, renew
 
 log = structlog.get_logger()
 
@@ -46,3 +49,30 @@ class ClaimKeeper:
         if not mine:
             log.warning("claim.lost", scope=self._claim.scope, holder=self._holder)
             self.lost.set()
+
+
+class ScopeBusy(RuntimeError):
+    """A daemon is working the scope and did not let go of it in time."""
+
+
+@contextmanager
+def scope_claimed(engine: Engine, scope: str, holder: str, ttl: timedelta, clock: Callable[[], datetime],
+                  wait_s: float = 0.0) -> Iterator[None]:
+    """Single-writer work on one scope outside the tick (rebuild, forget).
+
+    On a server database, where several daemons share the scopes, it takes the scope's claim
+    (waiting up to `wait_s` for the daemon working it to finish; ScopeBusy after that) and
+    releases it afterwards, leaving the scope due so a daemon looks at it again. On SQLite the
+    daemon lease the command already holds excludes every daemon: nothing to do."""
+    if not shares_work(engine):
+        yield
+        return
+    deadline = time.monotonic() + wait_s
+    while not claim_scope(engine, scope, holder, clock(), ttl):
+        if time.monotonic() >= deadline:
+            raise ScopeBusy(f"a daemon is working scope {scope!r}; try again")
+        time.sleep(0.2)
+    try:
+        yield
+    finally:
+        release(engine, scope, holder)
