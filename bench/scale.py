@@ -9,7 +9,8 @@
     every batch's steps are done and no scope is due, and the speed-up over one daemon.
 (b) a tick with nothing due over 10 and 10,000 scopes, on SQLite and on PostgreSQL: SQL
     statements (counted with a before_cursor_execute listener) and milliseconds per tick.
-    Every scope has its queue row, due at its next day close, as a drain leaves it.
+    Every scope has its queue row, due at its next day close, as a drain leaves it. Also the
+    time `status` takes over those scopes.
 (c) rows written per idle scope per day: scopes with one day of messages, drained, then
     ticked at each of the next days' closes; rows added to every table, per scope per day.
 Needs the repository root on PYTHONPATH (the fake API lives in tests/).
@@ -37,6 +38,7 @@ from consolidator.model.offline import OfflineModel
 from consolidator.pipeline.tick import Consolidator
 from consolidator.runtime.app import open_app
 from consolidator.runtime.config import Settings
+from consolidator.runtime.status import gather
 from consolidator.runtime.wiring import build_consolidator
 from stores.engine import transaction
 from stores.messages import NewMessage, append_messages
@@ -170,7 +172,11 @@ def idle_ticks(url: str, state: Path, scopes: int, ticks: int = 5) -> dict:
                 counts.append(len([s for s in seen if not s.lstrip().upper().startswith(("BEGIN", "PRAGMA"))]))
         finally:
             event.remove(app.engine, "before_cursor_execute", listener)
-        return {"scopes": scopes, "statements": max(counts), "ms_median": round(statistics.median(millis), 2)}
+        began = time.perf_counter()
+        gather(app, t0 + timedelta(hours=3))
+        status_ms = (time.perf_counter() - began) * 1000
+        return {"scopes": scopes, "statements": max(counts), "ms_median": round(statistics.median(millis), 2),
+                "status_ms": round(status_ms, 1)}
     finally:
         app.close()
 
@@ -263,7 +269,8 @@ def main() -> None:
         print("(b) idle tick: statements and ms per tick")
         for engine_name, runs in result["b"].items():
             for r in runs:
-                print(f"    {engine_name:10s} {r['scopes']:6d} scopes: {r['statements']:3d} statements  {r['ms_median']:8.2f} ms")
+                print(f"    {engine_name:10s} {r['scopes']:6d} scopes: {r['statements']:3d} statements  {r['ms_median']:8.2f} ms"
+                      f"   (status: {r['status_ms']:.0f} ms)")
     if "c" in result:
         c = result["c"]
         print(f"(c) rows written per idle scope per day: {c['rows_per_idle_scope_per_day']} "

@@ -15,6 +15,7 @@ from sqlmodel import Session
 
 from stores.facts import FactState, FactUse
 from stores.holds import LadderHold
+from stores.ladder_state import DirtyWindow
 from stores.ledger import ScopeCursor
 from stores.messages import Message
 from stores.runs import step_heads
@@ -33,6 +34,8 @@ class Pending:
     unslept: bool  # its facts changed since the last offline pass
     uses: bool  # fact uses wait to be applied
     stale_views: bool  # a snapshot view waits to be published
+    dirty_day: int | None  # the oldest day unit of the time ladder waiting to be (re)written
+    dirty_interaction_at: datetime | None  # the oldest last-message time of a count-ladder window waiting
 
 
 def pending(session: Session, scope: str) -> Pending:
@@ -53,5 +56,11 @@ def pending(session: Session, scope: str) -> Pending:
     state = session.get(FactState, scope)
     unslept = state is not None and state.revision != state.slept_revision
     uses = session.execute(select(FactUse.id).where(FactUse.scope == scope).limit(1)).first() is not None
+    dirty_day = session.execute(
+        select(func.min(DirtyWindow.unit)).where(DirtyWindow.scope == scope, DirtyWindow.ladder == "time")
+    ).scalar_one()
+    dirty_at = session.execute(
+        select(func.min(DirtyWindow.last_at)).where(DirtyWindow.scope == scope, DirtyWindow.ladder == "count")
+    ).scalar_one()
     return Pending(newest_seq, assigned, batched, tail_at, newest_at, heads, hold, unslept, uses,
-                   bool(stale(session, scope)))
+                   bool(stale(session, scope)), dirty_day, dirty_at)

@@ -196,3 +196,21 @@ def test_a_failed_run_holds_back_later_batches_of_its_step_until_rearmed(any_app
     daemon.drain(last + timedelta(hours=3))
     ordered = [batch for batch, step in effects(app.engine) if step == "ordered"]
     assert len(ordered) == 3 and ordered == sorted(ordered)  # applied in batch order, each once
+
+
+def status_statements(tmp_path, scopes: int) -> int:
+    from consolidator.runtime.status import gather
+
+    app = open_app(Settings(state_dir=tmp_path / f"st{scopes}"))
+    try:
+        messages = [NewMessage(scope=f"scope-{i:05d}", at=T0 + i * MIN, role="user", text="hello") for i in range(scopes)]
+        append_messages(app.engine, messages, T0)
+        Consolidator(app, [RecordingStep("a")]).tick(T0 + timedelta(hours=1))
+        return count_statements(app.engine, lambda: gather(app, T0 + timedelta(hours=1)))
+    finally:
+        app.close()
+
+
+def test_status_costs_the_same_statements_whatever_the_number_of_scopes(tmp_path):
+    """`status` aggregates in SQL: as many statements for 3 scopes as for 60, none per scope."""
+    assert status_statements(tmp_path, 3) == status_statements(tmp_path, 60)

@@ -34,10 +34,10 @@ class ClaimKeeper:
         self._started = self._last = time.monotonic()
         self.lost = threading.Event()
 
-    def beat(self) -> None:
-        """Renew the claim if a quarter of its ttl has passed since the last renewal."""
+    def beat(self, force: bool = False) -> None:
+        """Renew the claim if a quarter of its ttl has passed since the last renewal (or now: `force`)."""
         clock = time.monotonic()
-        if self.lost.is_set() or clock - self._last < self._ttl.total_seconds() / 4:
+        if self.lost.is_set() or (not force and clock - self._last < self._ttl.total_seconds() / 4):
             return
         self._last = clock
         at = self._now + timedelta(seconds=clock - self._started)

@@ -8,7 +8,8 @@ work must show up here, including the time-driven kinds that happen with no new 
 - the ladders: while the newest message is younger than the longest time rung, every day
   close (local midnight + day_grace in the scope's time zone) may close a window; the
   interaction of the newest message completes interaction_gap after it; a held window
-  comes back at its hold's next_at;
+  comes back at its hold's next_at; a base window still dirty (left by a stop or a failed
+  write) when it closes;
 - the offline facts pass: facts changed since the last pass run once the scope is idle
   (newest message + sleep_idle); fact uses and stale views: now.
 None when nothing is pending: the row is removed and the scope costs nothing until its next
@@ -24,11 +25,16 @@ from zoneinfo import ZoneInfo
 from consolidator.runtime.config import Settings
 from hierarchy.calendar import day_closes_at
 from hierarchy.planning import closed_through
+from hierarchy.tiling import time_ladder
 from stores.pending import Pending
 
-# A 52-week rung is the longest time window: after that long without a message, no window
-# containing one of the scope's messages is still open.
-LADDER_HORIZON = timedelta(weeks=53)
+
+
+def ladder_horizon(settings: Settings) -> timedelta:
+    """How long after a scope's newest message a time window holding it may still be open:
+    the longest time rung (blocks are aligned, so the one holding the message ends within
+    that span of it), plus a day for the zone and the grace."""
+    return timedelta(days=max(rung.size for rung in time_ladder(tuple(settings.ladders.time)).rungs) + 1)
 
 
 def next_due(pending: Pending, settings: Settings, tz: ZoneInfo, now: datetime, known_steps: set[str]) -> datetime | None:
@@ -47,11 +53,16 @@ def next_due(pending: Pending, settings: Settings, tz: ZoneInfo, now: datetime, 
     if pending.hold_until is not None:
         times.append(pending.hold_until)
     newest = pending.newest_at
-    if newest is not None and now - newest < LADDER_HORIZON:
+    if newest is not None and now - newest < ladder_horizon(settings):
         grace = settings.ladders.day_grace
         times.append(day_closes_at(closed_through(tz, grace, now) + 1, tz, grace))
         if newest + settings.interaction_gap > now:
             times.append(newest + settings.interaction_gap)
+    if pending.hold_until is None:  # a window left unwritten (a stop, a failed write): when it closes
+        if pending.dirty_day is not None:  # (a held window stays dirty: its hold says when instead)
+            times.append(day_closes_at(pending.dirty_day, tz, settings.ladders.day_grace))
+        if pending.dirty_interaction_at is not None:
+            times.append(pending.dirty_interaction_at + settings.interaction_gap)
     if pending.unslept:
         times.append(max(now, newest + settings.facts.sleep_idle) if newest is not None else now)
     if pending.uses or pending.stale_views:

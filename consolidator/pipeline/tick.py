@@ -162,6 +162,13 @@ class Consolidator:
             settle(self.app.engine, claim, self.holder, due)
         return report
 
+    def keep_claim(self) -> None:
+        """Renew the claim of the scope being worked now (the daemon's heartbeat calls it, so a
+        long unit of work, e.g. a slow model call, does not let the claim expire)."""
+        keeper = self._keeper
+        if keeper is not None:
+            keeper.beat(force=True)
+
     def _beat(self) -> None:
         """Progress for the watchdog, and the claim in hand renewed while the work goes on."""
         self.progress.beat()

@@ -152,6 +152,10 @@ class Daemon:
         if self.consolidator.progress.stalled(limit):
             log.error("daemon.stalled", seconds_without_progress=limit)
             return
+        try:
+            self.consolidator.keep_claim()  # the scope in hand stays ours while the work moves
+        except Exception:
+            pass  # logged by the keeper; the claim lasts until its expiry
         if self._has_lease:
             now = self.clock()
             try:
