@@ -44,6 +44,15 @@ class DueScope(SQLModel, table=True):
     claimed_until: datetime | None = Field(default=None, sa_column=Column(UTCDateTime()))
 
 
+class QueueState(SQLModel, table=True):
+    """Once-per-database facts of the queue: `seeded` once every scope of an older database was marked."""
+
+    __tablename__ = "work_queue_state"
+
+    name: str = Field(sa_column=Column(String(32), primary_key=True))
+    at: datetime = Field(sa_column=Column(UTCDateTime(), nullable=False))
+
+
 @dataclass(frozen=True)
 class Claim:
     """A scope this daemon holds until `until` (renew before then), with the marks it saw."""
@@ -105,11 +114,20 @@ _SEED = (
 )
 
 
+_SEEDED = "INSERT INTO work_queue_state (name, at) SELECT 'seeded', :at WHERE true ON CONFLICT (name) DO NOTHING"
+
+
 def mark_all_due(engine: Engine, at: datetime) -> int:
-    """Make every scope with messages and no queue row due at `at` (a daemon does it once on start)."""
+    """Once per database (a database written before the queue existed): make every scope with
+    messages and no queue row due at `at`. Afterwards one read: every writer of new work marks
+    its scope, and a row goes only when its scope has nothing pending, so nothing is unmarked."""
+    with reading(engine) as session:
+        if session.get(QueueState, "seeded") is not None:
+            return 0
     with transaction(engine) as session:
-        stmt = text(_SEED).bindparams(bindparam("at", type_=UTCDateTime()))
-        return session.execute(stmt, {"at": utc(at)}).rowcount or 0
+        added = session.execute(text(_SEED).bindparams(bindparam("at", type_=UTCDateTime())), {"at": utc(at)}).rowcount
+        session.execute(text(_SEEDED).bindparams(bindparam("at", type_=UTCDateTime())), {"at": utc(at)})
+        return added or 0
 
 
 def claim_due(engine: Engine, holder: str, now: datetime, ttl: timedelta, limit: int = 1,

@@ -214,3 +214,16 @@ def status_statements(tmp_path, scopes: int) -> int:
 def test_status_costs_the_same_statements_whatever_the_number_of_scopes(tmp_path):
     """`status` aggregates in SQL: as many statements for 3 scopes as for 60, none per scope."""
     assert status_statements(tmp_path, 3) == status_statements(tmp_path, 60)
+
+
+def test_a_restarted_daemon_does_not_look_again_at_scopes_with_nothing_pending(tmp_path):
+    """Marking every scope is a one-time upgrade step: a second daemon's first tick works no settled scope."""
+    app = open_app(Settings(state_dir=tmp_path / "s"))
+    log(app, "maya", 50)
+    later = T0 + timedelta(weeks=60)
+    Consolidator(app, [RecordingStep("a")]).drain(later)
+    assert rows(app.engine) == {}
+    restarted = Consolidator(app, [RecordingStep("a")])
+    assert count_statements(app.engine, lambda: restarted.tick(later)) <= 3  # the seeded check and one claim
+    assert len(effects(app.engine)) == 1
+    app.close()

@@ -107,7 +107,7 @@ class Consolidator:
         report = TickReport()
         if self.gate is not None:
             self.gate.refresh(now)
-        if not self._seeded:  # a database from before the queue, or a restart: look at every scope once
+        if not self._seeded:  # a database from before the queue: every scope is looked at once
             mark_all_due(self.app.engine, now)
             self._seeded = True
         again: set[str] = set()  # worked this tick and still due (a stop, a failing publication): next tick
