@@ -24,8 +24,7 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta, timezone
 from typing import Iterable
 
-from sqlalchemy import bindparam, Column, Index, String, and_, case, delete, func, literal, or_, select, text, update
-from sqlalchemy.dialects import postgresql
+from sqlalchemy import Column, Index, String, and_, bindparam, case, delete, func, or_, select, text, update
 from sqlalchemy.engine import Connection, Engine
 from sqlmodel import Field, Session, SQLModel
 
@@ -64,41 +63,31 @@ class Claim:
 
 _T = DueScope.__table__
 AT_ONCE = datetime(1970, 1, 1, tzinfo=timezone.utc)  # due at any tick's `now` (work found without a clock)
-_AT = _T.c.due_at.type
+
+
+_MARK = (
+    # One upsert on both engines (SQLite 3.24+, PostgreSQL): concurrent appends to a new scope
+    # update the row the first one inserted instead of failing on its key.
+    "INSERT INTO due_scope (scope, due_at, marks) VALUES (:scope, :at, 1)"
+    " ON CONFLICT (scope) DO UPDATE SET"
+    " due_at = CASE WHEN excluded.due_at < due_scope.due_at THEN excluded.due_at ELSE due_scope.due_at END,"
+    " marks = due_scope.marks + 1"
+)
+_MARK_STMT = text(_MARK).bindparams(bindparam("at", type_=UTCDateTime()))
 
 
 def mark_due(session_or_conn: Session | Connection, scope: str | Iterable[str], at: datetime) -> None:
     """Make `scope` (or each of several) due at `at` at the latest, in the caller's transaction."""
-    scopes = [scope] if isinstance(scope, str) else sorted(set(scope))
-    at = utc(at)
-    earliest = case((_T.c.due_at > literal(at, _AT), literal(at, _AT)), else_=_T.c.due_at)
-    if _dialect(session_or_conn) == "postgresql":
-        for name in scopes:  # concurrent appends to one new scope: the second updates, never fails
-            stmt = postgresql.insert(_T).values(scope=name, due_at=at, marks=1)
-            stmt = stmt.on_conflict_do_update(
-                index_elements=[_T.c.scope],
-                set_={"due_at": func.least(_T.c.due_at, stmt.excluded.due_at), "marks": _T.c.marks + 1},
-            )
-            session_or_conn.execute(stmt)
-        return
-    for name in scopes:  # the embedded engine serialises writers (BEGIN IMMEDIATE): update, else insert
-        done = session_or_conn.execute(
-            update(_T).where(_T.c.scope == name).values(due_at=earliest, marks=_T.c.marks + 1)
-        )
-        if done.rowcount == 0:
-            session_or_conn.execute(_T.insert().values(scope=name, due_at=at, marks=1))
+    scopes = [scope] if isinstance(scope, str) else sorted(set(scope))  # sorted: rows locked in one order
+    if scopes:
+        at = utc(at)
+        session_or_conn.execute(_MARK_STMT, [{"scope": name, "at": at} for name in scopes])
 
 
 def mark_scopes_due(engine: Engine, scopes: Iterable[str], at: datetime) -> None:
     """mark_due in a transaction of its own (work created outside any append: rebuild's marks)."""
     with transaction(engine) as session:
         mark_due(session, scopes, at)
-
-
-def _dialect(session_or_conn: Session | Connection) -> str:
-    if isinstance(session_or_conn, Session):
-        return session_or_conn.get_bind().dialect.name
-    return session_or_conn.dialect.name
 
 
 _SEED = (
@@ -131,14 +120,18 @@ def mark_all_due(engine: Engine, at: datetime) -> int:
 
 
 def claim_due(engine: Engine, holder: str, now: datetime, ttl: timedelta, limit: int = 1,
-              exclude: Iterable[str] = ()) -> list[Claim]:
+              exclude: Iterable[str] = (), shared: bool = True) -> list[Claim]:
     """Claim up to `limit` scopes due at `now` that nobody else holds (or whose claim expired),
-    oldest due first, leaving out `exclude` (the few scopes this tick already worked)."""
+    oldest due first, leaving out `exclude` (the few scopes this tick already worked).
+    `shared=False`: the caller is the database's only worker, and other holders' claims are void."""
     until = now + ttl
     skip = sorted(exclude)
     with transaction(engine) as session:
-        claimable = and_(DueScope.due_at <= now,
-                         or_(DueScope.holder.is_(None), DueScope.holder == holder, DueScope.claimed_until <= now))
+        claimable = DueScope.due_at <= now
+        if shared:  # else the caller is the only worker (it holds the SQLite lease): a claim left by
+            # another holder is a dead daemon's (SIGKILL), taken at once like its lease
+            claimable = and_(claimable, or_(DueScope.holder.is_(None), DueScope.holder == holder,
+                                            DueScope.claimed_until <= now))
         if skip:
             claimable = and_(claimable, DueScope.scope.not_in(skip))
         stmt = (

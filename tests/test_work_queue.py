@@ -140,9 +140,9 @@ def _scopes_of(app):
         return [row[0] for row in conn.execute(text("SELECT scope FROM test_effect"))]
 
 
-def test_an_expired_claim_is_taken_over_and_the_old_holder_can_no_longer_settle(tmp_path):
+def test_an_expired_claim_is_taken_over_and_the_old_holder_can_no_longer_settle(any_app):
     """A claim excludes other daemons until it expires; then another takes it, and the first one's renew and settle do nothing."""
-    app = open_app(Settings(state_dir=tmp_path / "s"))
+    app = any_app
     log(app, "maya", 5)
     first = claim_due(app.engine, "dead", T0, TTL)
     assert [c.scope for c in first] == ["maya"]
@@ -154,6 +154,15 @@ def test_an_expired_claim_is_taken_over_and_the_old_holder_can_no_longer_settle(
     assert rows(app.engine)["maya"].holder == "alive"
     settle(app.engine, taken[0], "alive", None)
     assert "maya" not in rows(app.engine)
+
+
+def test_on_sqlite_a_dead_daemon_s_claim_is_taken_at_once(tmp_path):
+    """The SQLite lease already makes one daemon the only worker: a claim left behind by a killed one does not wait for its expiry."""
+    app = open_app(Settings(state_dir=tmp_path / "s"))
+    last = log(app, "maya", 50)  # one full batch, due at once
+    claim_due(app.engine, "killed", last, TTL)
+    Consolidator(app, [RecordingStep("a")], holder="restarted").drain(last + timedelta(seconds=1))  # claim not expired
+    assert len(effects(app.engine)) == 1
     app.close()
 
 

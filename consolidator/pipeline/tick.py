@@ -35,7 +35,7 @@ from consolidator.pipeline.steps import BatchStep, check_unique
 from consolidator.pipeline.claims import ClaimKeeper
 from consolidator.pipeline.due import next_due
 from consolidator.runtime.lease_keeper import AnyEvent
-from stores.engine import reading
+from stores.engine import reading, shares_work
 from stores.errors import StorageError
 from stores.lease import Holder
 from stores.pending import pending
@@ -80,6 +80,7 @@ class Consolidator:
         self.progress = Progress()
         self.holder = holder or Holder.this_process().holder  # who claims scopes in the work queue
         self._claim_ttl = settings.daemon.lease_ttl
+        self._shared = shares_work(app.engine)  # several daemons (PostgreSQL); SQLite: the lease makes us the only one
         self._step_names = {s.name for s in self.steps}
         self._seeded = False
         self._keeper: ClaimKeeper | None = None
@@ -112,7 +113,7 @@ class Consolidator:
             self._seeded = True
         again: set[str] = set()  # worked this tick and still due (a stop, a failing publication): next tick
         while not (stop is not None and stop.is_set()):
-            claims = claim_due(self.app.engine, self.holder, now, self._claim_ttl, exclude=again)
+            claims = claim_due(self.app.engine, self.holder, now, self._claim_ttl, exclude=again, shared=self._shared)
             if not claims:
                 break
             report.add(self._work_scope(claims[0], now, stop, again))
