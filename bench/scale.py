@@ -35,7 +35,6 @@ from sqlalchemy.engine import make_url
 from sqlmodel import SQLModel
 
 from consolidator.model.offline import OfflineModel
-from consolidator.pipeline.tick import Consolidator
 from consolidator.runtime.app import open_app
 from consolidator.runtime.config import Settings
 from consolidator.runtime.status import gather

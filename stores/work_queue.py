@@ -24,7 +24,7 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta, timezone
 from typing import Iterable
 
-from sqlalchemy import Column, Index, String, and_, bindparam, case, delete, func, or_, select, text, update
+from sqlalchemy import Column, Index, String, and_, bindparam, delete, or_, select, text, update
 from sqlalchemy.engine import Connection, Engine
 from sqlmodel import Field, Session, SQLModel
 
@@ -200,28 +200,6 @@ def release_all(engine: Engine, holder: str) -> int:
     """Clear every claim of this holder (a clean stop): its scopes are claimable at once."""
     with transaction(engine) as session:
         return session.execute(update(_T).where(_T.c.holder == holder).values(holder=None, claimed_until=None)).rowcount
-
-
-@dataclass(frozen=True)
-class QueueCounts:
-    queued: int  # scopes with a row
-    due: int  # due at `now`
-    claimed: int  # held by a live claim
-    next_due_at: datetime | None  # the earliest due time not yet reached
-
-
-def counts(engine: Engine, now: datetime) -> QueueCounts:
-    """The queue at a glance, in one aggregate query (status)."""
-    with reading(engine) as session:
-        queued, due, claimed = session.execute(
-            select(
-                func.count(),
-                func.coalesce(func.sum(case((DueScope.due_at <= now, 1), else_=0)), 0),
-                func.coalesce(func.sum(case((DueScope.claimed_until > now, 1), else_=0)), 0),
-            )
-        ).one()
-        upcoming = session.execute(select(func.min(DueScope.due_at)).where(DueScope.due_at > now)).scalar_one()
-    return QueueCounts(int(queued), int(due), int(claimed), upcoming)
 
 
 def rows(engine: Engine) -> dict[str, DueScope]:
