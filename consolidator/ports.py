@@ -2,7 +2,7 @@
 
 - `BatchStep`: consolidates one batch in two phases (prepare: reads and model calls, no
   writes; apply: writes inside the ledger transaction). Contacts, facts, tasks and plugins.
-- `Stage`: work after the steps each tick (ladders, the offline facts pass, snapshots).
+- `Stage`: work after the steps of each claimed scope (ladders, the offline facts pass, snapshots).
   Every stage calls `on_progress()` after each finished unit of work (a summary, a cluster,
   a view), which the daemon wires to the systemd watchdog's beat: a long stage that keeps
   finishing units keeps the service alive, one that stalls lets the watchdog act.
@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import threading
 from datetime import datetime
-from typing import TYPE_CHECKING, Callable, Protocol
+from typing import TYPE_CHECKING, Callable, Protocol, Sequence
 
 from consolidator.model.base import BatchModel, Model
 from consolidator.pipeline.steps import BatchStep
@@ -27,12 +27,17 @@ __all__ = ["BatchModel", "BatchStep", "Embedder", "Model", "Publisher", "Stage"]
 
 
 class Stage(Protocol):
-    """Work after the batch steps of a tick; `run` returns how many units it finished."""
+    """Work after the batch steps of a scope; `run` returns how many units it finished.
+
+    The daemon calls `run(now, stop, scopes=[scope])` for each scope it claimed from the work
+    queue; `scopes=None` (rebuild, tests) means every scope. A stage's time-driven work
+    (a day closing, an idle scope's offline pass) must be covered by the scope's next due
+    time (consolidator/pipeline/due.py), since nothing else brings the daemon back to it."""
 
     name: str
     on_progress: Callable[[], None]  # called after each finished unit; the daemon sets it
 
-    def run(self, now: datetime, stop: threading.Event | None) -> int: ...
+    def run(self, now: datetime, stop: threading.Event | None, scopes: Sequence[str] | None = None) -> int: ...
 
 
 Publisher = Callable[["App", str, datetime], None]

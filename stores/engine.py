@@ -25,7 +25,7 @@ from sqlmodel import Session, SQLModel, create_engine
 from stores.errors import InvalidDatabaseUrl, StorageError, StorageFull, StorageReadOnly, StorageUnavailable
 
 __all__ = ["Engine", "Session", "create_schema", "database_path", "default_url", "drop_schema", "insert_or_skip",
-           "is_embedded", "make_engine", "printable_url", "reading", "transaction"]  # Engine and Session: opaque handles above
+           "is_embedded", "make_engine", "printable_url", "reading", "shares_work", "transaction"]  # Engine and Session: opaque handles above
 
 BUSY_TIMEOUT_MS = 30_000
 READONLY = "consolidator_readonly"
@@ -42,6 +42,12 @@ def default_url(state_dir: Path) -> str:
 def is_embedded(url: str) -> bool:
     """The URL names a file database on this machine (SQLite), not a server."""
     return url.startswith("sqlite")
+
+
+def shares_work(engine: Engine) -> bool:
+    """Several daemons may work this database at once (a server: PostgreSQL), sharing the scopes
+    through the work queue's claims; the embedded SQLite file keeps one daemon (its lease)."""
+    return engine.dialect.name != "sqlite"
 
 
 def printable_url(url: str) -> str:

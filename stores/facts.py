@@ -23,6 +23,7 @@ import secrets
 import unicodedata
 from dataclasses import dataclass
 from datetime import datetime, timedelta
+from typing import Sequence
 
 import numpy as np
 from sqlalchemy import JSON, Boolean, Column, Float, Index, Integer, LargeBinary, String, Text, delete, func, select
@@ -30,6 +31,7 @@ from sqlmodel import Field, Session, SQLModel
 
 from stores.bounds import Bounded
 from stores.types import UTCDateTime
+from stores.work_queue import mark_due
 
 END_REASONS = ("updated", "deleted", "merged", "dropped")
 TOMBSTONE_REASONS = ("merged", "dropped")
@@ -165,9 +167,12 @@ def revision(session: Session, scope: str) -> int:
     return value or 0
 
 
-def unslept_states(session: Session) -> list[FactState]:
-    """The scopes whose facts changed since their last offline pass."""
-    return [s for s in session.execute(select(FactState)).scalars() if s.revision != s.slept_revision]
+def unslept_states(session: Session, scopes: Sequence[str] | None = None) -> list[FactState]:
+    """The scopes (of these; None: all) whose facts changed since their last offline pass."""
+    stmt = select(FactState).where(FactState.revision != FactState.slept_revision)
+    if scopes is not None:
+        stmt = stmt.where(FactState.scope.in_(list(scopes)))
+    return list(session.execute(stmt).scalars())
 
 
 def facts_by_id(session: Session, scope: str, ids: set[str], chunk: int = 500) -> dict[str, Fact]:
@@ -333,6 +338,7 @@ def restore(session: Session, scope: str, fact_id: str, now: datetime, grace: ti
 
 def enqueue_uses(session: Session, scope: str, fact_ids: list[str], at: datetime) -> None:
     session.add_all([FactUse(scope=scope, fact_id=fid, at=at) for fid in fact_ids])
+    mark_due(session, scope, at)  # the daemon applies them when it next works the scope
 
 
 def scopes_with_uses(session: Session) -> list[str]:

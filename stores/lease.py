@@ -1,4 +1,8 @@
-"""The daemon lease: at most one daemon works a database at a time.
+"""The daemon lease: at most one daemon works an embedded (SQLite) database at a time.
+
+On a server database (PostgreSQL) several daemons work at once, sharing the scopes through the
+work queue's claims (stores/work_queue.py); each daemon then holds a lease row of its own
+(`daemon:<holder>`), which only tells `status` it is alive.
 
 A row per lease name holds the holder, its heartbeat and an expiry. A daemon takes the lease
 when it is free, expired, or held by a dead process on the same host (so a restart after
@@ -18,7 +22,9 @@ from sqlalchemy import Column, String
 from sqlalchemy.engine import Engine
 from sqlmodel import Field, SQLModel
 
-from stores.engine import reading, transaction
+from sqlalchemy import or_, select
+
+from stores.engine import reading, shares_work, transaction
 from stores.types import UTCDateTime
 
 DAEMON = "daemon"
@@ -104,3 +110,20 @@ def current(engine: Engine, name: str = DAEMON) -> LeaseInfo | None:
         if lease is None:
             return None
         return LeaseInfo(holder=lease.holder, heartbeat_at=lease.heartbeat_at, expires_at=lease.expires_at)
+
+
+def daemon_name(engine: Engine, me: Holder) -> str:
+    """The lease a daemon (or run --once) takes: the one shared lease, or its own on a server."""
+    return f"{DAEMON}:{me.holder}"[:64] if shares_work(engine) else DAEMON
+
+
+def live_daemons(engine: Engine, now: datetime) -> list[LeaseInfo]:
+    """Every daemon lease alive at `now` (one at most on SQLite), newest heartbeat first."""
+    with reading(engine) as session:
+        stmt = (
+            select(Lease)
+            .where(or_(Lease.name == DAEMON, Lease.name.like(f"{DAEMON}:%")), Lease.expires_at > now)
+            .order_by(Lease.heartbeat_at.desc())
+        )
+        return [LeaseInfo(holder=r.holder, heartbeat_at=r.heartbeat_at, expires_at=r.expires_at)
+                for r in session.execute(stmt).scalars()]

@@ -24,6 +24,7 @@ from stores.engine import insert_or_skip
 from stores.scope_head import reserve, set_last
 from stores.scopes import MAX_SCOPE_CHARS
 from stores.types import UTCDateTime, bind_utc, utc
+from stores.work_queue import mark_due
 
 ROLES = ("user", "assistant", "action", "tool", "system")
 PEOPLE_ROLES = ("user",)
@@ -148,6 +149,8 @@ def insert_new(connection: Connection, messages: Sequence[NewMessage], received_
     _tell(progress, len(messages) - len(fresh))
     if inserted < len(fresh):
         inserted = _close_gaps(connection, firsts, counts)
+    if fresh:  # work_queue: the scopes have new work
+        mark_due(connection, counts, min([utc(received_at), *(utc(m.at) for m, _ in fresh)]))
     return AppendResult(added=inserted, duplicates=len(messages) - inserted, ids=keys)
 
 

@@ -18,6 +18,7 @@ from sqlmodel import Session
 from stores.engine import reading, transaction
 from stores.ledger import Batch, RunStatus, ScopeCursor, StepRun
 from stores.messages import Message
+from stores.work_queue import AT_ONCE, mark_due
 
 OPEN = (RunStatus.PENDING.value, RunStatus.RETRYING.value)
 FINISHED = (RunStatus.DONE.value, RunStatus.RETIRED.value)  # nothing left to do for the batch
@@ -72,11 +73,17 @@ def ensure_step_runs(engine: Engine, step_names: Sequence[str]) -> int:
     names = set(step_names)
     with transaction(engine) as session:
         have = {(b, s) for b, s in session.execute(select(StepRun.batch_id, StepRun.step))}
+        woken: set[str] = set()  # scopes with work again: the daemon's queue must say so
         for batch_id, scope in session.execute(select(Batch.id, Batch.scope)).all():
             for name in step_names:
                 if (batch_id, name) not in have:
                     session.add(StepRun(batch_id=batch_id, scope=scope, step=name))
+                    woken.add(scope)
                     added += 1
+        woken.update(session.execute(
+            select(StepRun.scope).distinct().where(StepRun.status == RunStatus.RETIRED.value, StepRun.step.in_(names))
+        ).scalars())
+        mark_due(session, woken, AT_ONCE)
         unfinished = (*OPEN, RunStatus.FAILED.value)
         session.execute(
             update(StepRun)
@@ -113,13 +120,39 @@ def head_runs(engine: Engine) -> list[tuple[StepRun, Batch]]:
         return [(run, batch) for run, batch in session.execute(stmt).all()]
 
 
+def step_heads(session: Session, scopes: Sequence[str] | None = None) -> list[tuple[StepRun, Batch]]:
+    """Per (scope, step) of these scopes, the run of its first unfinished batch, if it is open.
+
+    Unfinished is anything but done or retired: a failed run stays the head of its step, so
+    it holds back that step's later batches (a step applies a scope's batches in order) until
+    `retry` re-arms it; other steps and other scopes are not held. In batch order; None: every scope."""
+    unfinished = StepRun.status.not_in(FINISHED)
+    where = unfinished if scopes is None else unfinished & StepRun.scope.in_(list(scopes))
+    heads = (
+        select(StepRun.scope, StepRun.step, func.min(StepRun.batch_id).label("head"))
+        .where(where)
+        .group_by(StepRun.scope, StepRun.step)
+        .subquery()
+    )
+    stmt = (
+        select(StepRun, Batch)
+        .join(heads, (StepRun.scope == heads.c.scope) & (StepRun.step == heads.c.step) & (StepRun.batch_id == heads.c.head))
+        .join(Batch, Batch.id == StepRun.batch_id)
+        .where(StepRun.status.in_(OPEN))
+        .order_by(Batch.id, StepRun.step)
+    )
+    return [(run, batch) for run, batch in session.execute(stmt).all()]
+
+
 @contextmanager
 def open_run(engine: Engine, run_id: int) -> Iterator[tuple[Session, StepRun | None]]:
     """A write transaction holding the run, or None when it is gone, already done (another
     worker finished it) or retired (its step left the config meanwhile): the caller's changes
     to the run commit with whatever else it writes."""
     with transaction(engine) as session:
-        run = session.get(StepRun, run_id)
+        # Re-read under a row lock (PostgreSQL): a second daemon applying the same run waits
+        # here, then sees it done and applies nothing. SQLite's BEGIN IMMEDIATE already serialises.
+        run = session.get(StepRun, run_id, with_for_update=True)
         closed = (RunStatus.DONE.value, RunStatus.RETIRED.value)
         yield session, (None if run is None or run.status in closed else run)
 
@@ -135,6 +168,7 @@ def rearm_failed(engine: Engine, scope: str | None, now: datetime) -> int:
             run.status = RunStatus.PENDING.value
             run.attempts = 0
             run.next_at = now
+        mark_due(session, {run.scope for run in runs}, now)  # the daemon picks the scopes up again
     return len(runs)
 
 

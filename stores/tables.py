@@ -5,3 +5,4 @@ from stores import holds, ladder_state  # noqa: F401  (the ladders' held windows
 from stores import scope_head  # noqa: F401  (each scope's seq counter, locked by appends)
 from stores import batch_requests  # noqa: F401  (model requests sent as Message Batches)
 from stores import promised_summaries  # noqa: F401  (summaries asked with a batch's call)
+from stores import work_queue  # noqa: F401  (the due-work queue and its claims)

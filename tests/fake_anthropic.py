@@ -11,6 +11,7 @@ Token counts are estimates (four bytes a token). A request whose `system` or `to
 `cache_control` is answered as a prompt-cache write the first time that prefix is seen and
 as a cache read afterwards.
 
+`latency_s` makes every answered request take that long (a model's own time).
 Faults are consumed one per request, in order (`plan`), or chosen by a callable
 `faults(index, body) -> Fault | None`. The server counts what it received and what it
 answered with a message, so tests can compare a client's ledger with the server's own.
@@ -110,6 +111,7 @@ class FakeAnthropic:
     counters: Counters = field(default_factory=Counters)
     bodies: list[dict[str, Any]] = field(default_factory=list)
     headers: list[dict[str, str]] = field(default_factory=list)
+    latency_s: float = 0.0  # how long every answered request takes (a model's think time; bench/scale.py)
 
     def __post_init__(self) -> None:
         from tests.fake_batches import FakeBatches
@@ -301,6 +303,8 @@ def _handler_for(fake: FakeAnthropic) -> type[BaseHTTPRequestHandler]:
             if (problem := _problem(body)) is not None:
                 return self._error(400, "invalid_request_error", problem)
             if fault is None or fault.kind in ("malformed", "max_tokens"):
+                if fake.latency_s:
+                    fake._stopping.wait(fake.latency_s)
                 return self._send(200, fake._message(body, len(raw), fault))
             if fault.kind == "timeout":
                 fake._stopping.wait(fault.delay_s)  # the client gives up first; then drop the connection

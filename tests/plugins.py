@@ -84,3 +84,27 @@ def effects(engine) -> list[tuple[int, str]]:
 def failing_steps(context):
     """Plugin factory for `run --once`'s exit code: a step that fails every attempt."""
     return [FlakyStep("broken", failures=1_000_000)]
+
+
+class KillOnceStep(RecordingStep):
+    """SIGKILLs whichever process (of several daemons) first applies a batch numbered
+    $CONSOLIDATOR_TEST_KILL_BATCH, after writing, before the commit; the marker is created
+    with O_EXCL, so exactly one process dies however many race for it."""
+
+    def apply(self, session, work, prepared) -> None:
+        super().apply(session, work, prepared)
+        if work.number != int(os.environ.get("CONSOLIDATOR_TEST_KILL_BATCH", "0")):
+            return
+        try:
+            fd = os.open(os.environ["CONSOLIDATOR_TEST_MARKER"], os.O_CREAT | os.O_EXCL | os.O_WRONLY)
+        except FileExistsError:
+            return
+        os.write(fd, str(os.getpid()).encode())
+        os.close(fd)
+        session.flush()
+        os.kill(os.getpid(), signal.SIGKILL)
+
+
+def shared_crash_steps(context):
+    """Plugin factory for the several-daemons test: a plain step beside one that kills one daemon once."""
+    return [RecordingStep("alpha"), KillOnceStep("omega")]

@@ -195,10 +195,12 @@ def test_context_follows_a_new_day_summary(app: App) -> None:
     memory = Memory(app)
     memory.say("maya", "user: todo: buy milk")
     write_json(app, "maya", "time/day.json", {"label": "2025-03-03", "text": "A quiet day.", "watermark": {"seq": 1}})
-    with transaction(app.engine) as session:
+    with transaction(app.engine) as session:  # as the ladder stage does in a pass over the scope
         from stores.views import bump
+        from stores.work_queue import mark_due
 
         bump(session, "maya", "ladders")
+        mark_due(session, "maya", memory.clock)
     memory.consolidator.drain(memory.clock + timedelta(minutes=1))
     assert "- day (2025-03-03): A quiet day." in context_text(app)
     assert datetime.fromisoformat(context_text(app).split("_updated ")[1].split("_")[0]) > START.replace(tzinfo=timezone.utc)

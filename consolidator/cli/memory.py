@@ -11,6 +11,7 @@ from consolidator.contacts.step import contacts_payload
 from consolidator.runtime.forget import forget_scope
 from consolidator.tasks.step import tasks_payload
 from stores import lease
+from consolidator.pipeline.claims import ScopeBusy, scope_claimed
 from stores.contacts import contacts_of, detail_history
 from stores.engine import reading
 
@@ -101,7 +102,11 @@ def forget_command(ctx, scope: str, yes: bool, as_json: bool) -> None:
         click.echo("a daemon holds the lease on this database; stop it before forgetting a scope", err=True)
         ctx.exit(3)
     try:
-        result = forget_scope(app, scope)
+        with scope_claimed(app.engine, scope, me.holder, app.settings.daemon.lease_ttl, utcnow):  # several daemons
+            result = forget_scope(app, scope)
+    except ScopeBusy as exc:
+        click.echo(str(exc), err=True)
+        ctx.exit(3)
     finally:
         lease.release(app.engine, me)
     if as_json:

@@ -20,6 +20,7 @@ from stores.facts import Fact, enqueue_uses, restore, set_pinned
 from stores.scopes import validate_scope
 from stores.types import utc
 from stores.views import bump
+from stores.work_queue import AT_ONCE, mark_due
 
 _apps: dict[str, App] = {}
 _lock = threading.Lock()
@@ -69,6 +70,7 @@ def pin(scope: str, fact_id: str, pinned: bool = True, config: str | Path | None
     with transaction(_open(config, app).engine) as session:
         fact = set_pinned(session, scope, fact_id, pinned, now or _now())
         bump(session, scope, "facts")
+        mark_due(session, scope, AT_ONCE)  # the daemon republishes the view
     return fact
 
 
@@ -83,4 +85,5 @@ def restore_fact(scope: str, fact_id: str, config: str | Path | None = None, *, 
     with transaction(opened.engine) as session:
         fact = restore(session, scope, fact_id, now or _now(), opened.settings.facts.restore_grace)
         bump(session, scope, "facts")
+        mark_due(session, scope, AT_ONCE)  # the daemon republishes the view
     return fact

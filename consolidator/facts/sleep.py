@@ -31,7 +31,7 @@ from __future__ import annotations
 import threading
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
-from typing import Callable
+from typing import Callable, Sequence
 
 import numpy as np
 import structlog
@@ -145,9 +145,10 @@ class SleepStage:
 
     # --- the stage ---------------------------------------------------------------------------
 
-    def run(self, now: datetime, stop: threading.Event | None = None) -> int:
-        done = self.apply_uses(now)
-        for scope in self.due_scopes(now):
+    def run(self, now: datetime, stop: threading.Event | None = None, scopes: Sequence[str] | None = None) -> int:
+        """Apply fact uses and run the due passes of these scopes (None: every scope)."""
+        done = self.apply_uses(now, scopes)
+        for scope in self.due_scopes(now, scopes):
             if stop is not None and stop.is_set():
                 break
             if self._paused.get(scope, now) > now:
@@ -166,9 +167,11 @@ class SleepStage:
             done += report.changed
         return done
 
-    def apply_uses(self, now: datetime) -> int:
+    def apply_uses(self, now: datetime, scopes: Sequence[str] | None = None) -> int:
         with reading(self.app.engine) as session:
             todo = scopes_with_uses(session)
+        if scopes is not None:
+            todo = [scope for scope in todo if scope in set(scopes)]
         total = 0
         for scope in todo:
             with transaction(self.app.engine) as session:
@@ -179,9 +182,9 @@ class SleepStage:
             log.info("facts.uses_applied", scope=scope, applied=applied, ignored=ignored)
         return total
 
-    def due_scopes(self, now: datetime) -> list[str]:
+    def due_scopes(self, now: datetime, scopes: Sequence[str] | None = None) -> list[str]:
         with reading(self.app.engine) as session:
-            states = unslept_states(session)
+            states = unslept_states(session, scopes)
             # one index probe per changed scope, never a scan of the whole log
             newest = {s.scope: newest_at(session, s.scope) for s in states}
         due = []

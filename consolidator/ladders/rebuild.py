@@ -24,6 +24,8 @@ from consolidator.runtime.app import App
 from consolidator.runtime.clock import utcnow
 from consolidator.runtime.lease_keeper import AnyEvent, LeaseHeld, LeaseKeeper
 from stores import lease
+from stores.work_queue import AT_ONCE, mark_scopes_due
+from consolidator.pipeline.claims import scope_claimed
 from stores.engine import reading
 from stores.messages import scopes as all_scopes
 
@@ -39,7 +41,9 @@ class Rebuild:
 
     def __init__(self, app: App, clock: Callable[[], datetime] = utcnow) -> None:
         self.app = app
-        self._keeper = LeaseKeeper(app.engine, lease.Holder.this_process("rebuild"), app.settings.daemon.lease_ttl, clock)
+        me = lease.Holder.this_process("rebuild")
+        self._keeper = LeaseKeeper(app.engine, me, app.settings.daemon.lease_ttl, clock)
+        self._holder, self._clock = me.holder, clock  # each scope's claim, where daemons share the work
         self.scopes: list[str] = []
         self.ladders: tuple[str, ...] = LADDERS
         self._stage: LadderStage | None = None
@@ -78,6 +82,7 @@ class Rebuild:
                 start = datetime.combine(since, time(0), self.app.settings.timezone_of(name))
             for kind in self.ladders:
                 total += self._stage.mark_all_dirty(name, kind, start)
+        mark_scopes_due(self.app.engine, self.scopes, AT_ONCE)  # what a stopped rebuild leaves, the daemon writes
         return total
 
     def run(self, now: datetime, progress: Tick = None) -> int:
@@ -91,6 +96,8 @@ class Rebuild:
                 raise LeaseLost("lost the daemon lease during the rebuild; run it again")
             if self.stop.is_set():
                 break
-            written += self._stage.run_scope(name, now, halt, progress=progress, ladders=self.ladders)
+            with scope_claimed(self.app.engine, name, self._holder, self.app.settings.daemon.lease_ttl, self._clock,
+                               wait_s=self.app.settings.daemon.lease_ttl.total_seconds()):  # several daemons (PostgreSQL)
+                written += self._stage.run_scope(name, now, halt, progress=progress, ladders=self.ladders)
         self.stopped = self.stop.is_set()
         return written

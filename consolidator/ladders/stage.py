@@ -30,7 +30,7 @@ window up to date, or waits for an input) releases the hold.
 from __future__ import annotations
 
 from datetime import datetime
-from typing import Callable
+from typing import Callable, Sequence
 
 from consolidator.ladders.base import BaseWindows, Tick
 from consolidator.ladders.blocks import Stop, stopped
@@ -43,7 +43,7 @@ from consolidator.model.base import Model
 from consolidator.runtime.app import App
 from hierarchy.due import next_due as ladder_due
 from stores.engine import reading, transaction
-from stores.messages import scopes
+from stores.messages import scopes as all_scopes
 from stores.views import bump
 
 __all__ = ["LadderStage", "ladder_specs"]
@@ -75,10 +75,12 @@ class LadderStage:
     def reuse(self, value: bool) -> None:
         self.drafter.reuse = value
 
-    def run(self, now: datetime, stop: Stop = None) -> int:
-        """One tick over every scope; returns summaries written."""
-        with reading(self.app.engine) as session:
-            names = scopes(session)
+    def run(self, now: datetime, stop: Stop = None, scopes: Sequence[str] | None = None) -> int:
+        """One tick over these scopes (None: every scope); returns summaries written."""
+        if scopes is None:
+            with reading(self.app.engine) as session:
+                scopes = all_scopes(session)
+        names = scopes
         total = 0
         for scope in names:
             if stopped(stop):

@@ -1,9 +1,11 @@
 """Running due batch steps: prepare concurrently, apply each in its own ledger transaction.
 
-Order: within one (scope, step) the runs go in batch order, and a run waiting for a retry
-holds back the later batches of that same step (facts must be applied in the order they
-were said). It never holds back other steps or other scopes. A run that used up its
-attempts is marked failed and no longer holds anything back; `consolidator retry` re-arms it.
+Order: within one (scope, step) the runs go in batch order, and a run that is failing holds
+back the later batches of that same step, whether it waits for a retry (retrying) or used up
+its attempts (failed, until `consolidator retry` re-arms it): a step applies a scope's
+batches in the order they were said, so a re-armed facts run is never applied after newer
+batches (an older fact would supersede a newer one). It never holds back other steps or
+other scopes (stores.runs.step_heads).
 """
 
 from __future__ import annotations
@@ -24,7 +26,7 @@ from consolidator.pipeline.steps import BatchStep, BatchWork, MessageView
 from stores.engine import Engine, reading
 from stores.ledger import Batch, RunStatus, StepRun
 from stores.messages import messages_between
-from stores.runs import head_runs, open_run
+from stores.runs import open_run, step_heads
 from stores.model_calls import utc_day
 
 log = structlog.get_logger()
@@ -47,11 +49,14 @@ def backoff(attempts: int, retry: RetrySettings) -> timedelta:
     return timedelta(seconds=min(seconds, retry.max_delay.total_seconds()))
 
 
-def due_runs(engine: Engine, now: datetime, known_steps: set[str]) -> list[tuple[StepRun, Batch]]:
-    """The first open run of each (scope, step), if it is due now, in batch order."""
+def due_runs(engine: Engine, now: datetime, known_steps: set[str],
+             scopes: Sequence[str] | None = None) -> list[tuple[StepRun, Batch]]:
+    """The head run of each (scope, step) of these scopes (None: all), if it is due now, in batch order."""
+    with reading(engine) as session:
+        heads = step_heads(session, scopes)
     return [
         (run, batch)
-        for run, batch in head_runs(engine)
+        for run, batch in heads
         if run.step in known_steps and (run.next_at is None or run.next_at <= now)
     ]
 
@@ -80,8 +85,9 @@ class StepRunner:
         self._retry = retry
         self._workers = workers
 
-    def run_due(self, now: datetime, stop: threading.Event | None = None) -> RunReport:
-        """Run every due step, round after round, until nothing due is left (or `stop`).
+    def run_due(self, now: datetime, stop: threading.Event | None = None,
+                scopes: Sequence[str] | None = None) -> RunReport:
+        """Run every due step of these scopes (None: all), round after round, until nothing due is left (or `stop`).
 
         Each round takes the head run of each (scope, step); a run that succeeds makes the
         next batch of that step the head of the next round, so a backlog drains in one tick.
@@ -91,7 +97,7 @@ class StepRunner:
             progress = report.done + report.skipped
             by_batch: dict[int, list[StepRun]] = {}
             batches: dict[int, Batch] = {}
-            for run, batch in due_runs(self._engine, now, set(self._steps)):
+            for run, batch in due_runs(self._engine, now, set(self._steps), scopes):
                 by_batch.setdefault(batch.id, []).append(run)
                 batches[batch.id] = batch
             if not by_batch:

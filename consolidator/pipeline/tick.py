@@ -2,8 +2,13 @@
 
 The scheduler calls `Consolidator.tick(now)` on an interval; tests and `run --once` call it
 directly with chosen times, so time-driven behaviour needs no sleeps and no real clock.
-Order within a tick: assign new messages to interactions, cut batches, run due batch
-steps, then the later stages (ladders, snapshots) which read what the earlier ones wrote.
+A tick works only the scopes the work queue (stores/work_queue.py) says are due at `now`:
+it claims one due scope at a time, and in it assigns new messages to interactions, cuts
+batches, runs the due batch steps, then the later stages (ladders, sleep, snapshots) which
+read what the earlier ones wrote; then it leaves the scope's next due time (pipeline/due.py)
+or removes its row. A tick with nothing due is one claim query, whatever the number of
+scopes. On PostgreSQL several daemons tick at once; each scope is worked by the one daemon
+holding its claim (DESIGN.md, "Claims").
 
 Faults: a stage that raises is recorded in the fault book and the next stage still runs
 (one stage never blocks another); a storage fault (full disk, read-only database) fails the
@@ -27,10 +32,14 @@ from consolidator.runtime.faults import FaultBook
 from consolidator.runtime.progress import Progress
 from consolidator.pipeline.runner import StepRunner
 from consolidator.pipeline.steps import BatchStep, check_unique
-from stores.engine import reading
+from consolidator.pipeline.claims import ClaimKeeper
+from consolidator.pipeline.due import next_due
+from consolidator.runtime.lease_keeper import AnyEvent
+from stores.engine import reading, shares_work
 from stores.errors import StorageError
-from stores.runs import scope_cursors
-from stores.messages import scope_heads
+from stores.lease import Holder
+from stores.pending import pending
+from stores.work_queue import Claim, claim_due, mark_all_due, release_all, settle
 
 if TYPE_CHECKING:
     from consolidator.ports import Stage
@@ -61,7 +70,7 @@ class TickReport:
 
 class Consolidator:
     def __init__(self, app: App, steps: Sequence[BatchStep], stages: Sequence["Stage"] = (), gate: BudgetGate | None = None,
-                 faults: FaultBook | None = None):
+                 faults: FaultBook | None = None, holder: str | None = None):
         self.app = app
         self.gate = gate  # the daily model budget, read once per tick
         self.faults = faults if faults is not None else FaultBook(app.engine)
@@ -69,11 +78,17 @@ class Consolidator:
         self.stages = list(stages)
         settings = app.settings
         self.progress = Progress()
+        self.holder = holder or Holder.this_process().holder  # who claims scopes in the work queue
+        self._claim_ttl = settings.daemon.lease_ttl
+        self._shared = shares_work(app.engine)  # several daemons (PostgreSQL); SQLite: the lease makes us the only one
+        self._step_names = {s.name for s in self.steps}
+        self._seeded = False
+        self._keeper: ClaimKeeper | None = None
         self._runner = StepRunner(
-            app.engine, self.steps, settings.retry, settings.daemon.step_workers, on_progress=self.progress.beat
+            app.engine, self.steps, settings.retry, settings.daemon.step_workers, on_progress=self._beat
         )
         for stage in self.stages:  # every stage beats per finished unit of work (ports.Stage)
-            stage.on_progress = self.progress.beat
+            stage.on_progress = self._beat
         ensure_step_runs(app.engine, [s.name for s in self.steps])
 
     def tick(self, now: datetime, stop: threading.Event | None = None) -> TickReport:
@@ -89,42 +104,89 @@ class Consolidator:
         return report
 
     def _tick(self, now: datetime, stop: threading.Event | None) -> TickReport:
-        settings = self.app.settings
+        """Claim due scopes one at a time and work each; an idle tick is one claim query."""
         report = TickReport()
         if self.gate is not None:
             self.gate.refresh(now)
-        for scope, assigned, batched, newest in self._scope_positions():
-            if stop is not None and stop.is_set():
-                return report
-            if newest > assigned:
-                report.interactions += len(assign_interactions(self.app.engine, scope, settings.interaction_gap))
-            if newest > batched:
-                names = [s.name for s in self.steps]
-                report.batches += len(
-                    cut_batches(self.app.engine, scope, names, settings.batch_size, settings.flush_idle, now)
-                )
-            self.progress.beat()
-        run = self._runner.run_due(now, stop)
-        report.steps_done, report.steps_failed = run.done, run.failed
-        for stage in self.stages:
-            if stop is not None and stop.is_set():
+        if not self._seeded:  # a database from before the queue: every scope is looked at once
+            mark_all_due(self.app.engine, now)
+            self._seeded = True
+        again: set[str] = set()  # worked this tick and still due (a stop, a failing publication): next tick
+        while not (stop is not None and stop.is_set()):
+            claims = claim_due(self.app.engine, self.holder, now, self._claim_ttl, exclude=again, shared=self._shared)
+            if not claims:
                 break
-            report.stages[stage.name] = self._run_stage(stage, now, stop)
-            self.progress.beat()
+            report.add(self._work_scope(claims[0], now, stop, again))
         if report.busy:
             log.info("daemon.tick", **_report_fields(report))
         return report
 
-    def _run_stage(self, stage: "Stage", now: datetime, stop: threading.Event | None) -> int:
+    def _work_scope(self, claim: Claim, now: datetime, stop: threading.Event | None, again: set[str]) -> TickReport:
+        """Everything due in one claimed scope, then its next due time (or its row removed)."""
+        scope, settings = claim.scope, self.app.settings
+        keeper = ClaimKeeper(self.app.engine, self.holder, claim, now, self._claim_ttl)
+        halt = AnyEvent(keeper.lost, *([stop] if stop is not None else []))
+        self._keeper = keeper
+        report = TickReport()
+        try:
+            with reading(self.app.engine) as session:
+                before = pending(session, scope)
+            if before.newest_seq > before.assigned_seq:
+                report.interactions += len(assign_interactions(self.app.engine, scope, settings.interaction_gap))
+            if before.newest_seq > before.batched_seq:
+                names = [s.name for s in self.steps]
+                report.batches += len(
+                    cut_batches(self.app.engine, scope, names, settings.batch_size, settings.flush_idle, now)
+                )
+            self._beat()
+            run = self._runner.run_due(now, halt, scopes=[scope])
+            report.steps_done, report.steps_failed = run.done, run.failed
+            for stage in self.stages:
+                if halt.is_set():
+                    break
+                report.stages[stage.name] = self._run_stage(stage, now, halt, scope)
+                self._beat()
+        except BaseException:
+            self._keeper = None
+            try:  # the scope stays due (its row is untouched) and claimable by us or, after the ttl, by others
+                release_all(self.app.engine, self.holder)
+            except Exception:
+                pass  # the original error says more
+            raise
+        self._keeper = None
+        if not keeper.lost.is_set():
+            with reading(self.app.engine) as session:
+                after = pending(session, scope)
+            due = next_due(after, settings, settings.timezone_of(scope), now, self._step_names)
+            if due is not None and due <= now:
+                again.add(scope)
+            settle(self.app.engine, claim, self.holder, due)
+        return report
+
+    def keep_claim(self) -> None:
+        """Renew the claim of the scope being worked now (the daemon's heartbeat calls it, so a
+        long unit of work, e.g. a slow model call, does not let the claim expire)."""
+        keeper = self._keeper
+        if keeper is not None:
+            keeper.beat(force=True)
+
+    def _beat(self) -> None:
+        """Progress for the watchdog, and the claim in hand renewed while the work goes on."""
+        self.progress.beat()
+        keeper = self._keeper
+        if keeper is not None:
+            keeper.beat()
+
+    def _run_stage(self, stage: "Stage", now: datetime, stop, scope: str) -> int:
         where = f"stage:{stage.name}"
         try:
-            done = stage.run(now, stop)
+            done = stage.run(now, stop, scopes=[scope])
         except StorageError:
             raise  # the database itself: nothing else can be done this tick
         except Exception as exc:  # one stage failing must not keep the others from running
-            self.faults.failed(where, "", exc, now)
+            self.faults.failed(where, scope, exc, now)
             return 0
-        self.faults.succeeded(where, "", now)
+        self.faults.succeeded(where, scope, now)
         return done
 
     def drain(self, now: datetime, stop: threading.Event | None = None, max_ticks: int = 10_000) -> TickReport:
@@ -137,15 +199,9 @@ class Consolidator:
                 break
         return total
 
-    def _scope_positions(self) -> list[tuple[str, int, int, int]]:
-        with reading(self.app.engine) as session:
-            newest = scope_heads(session)
-            cursors = scope_cursors(session)
-        out = []
-        for scope, top in sorted(newest.items()):
-            cursor = cursors.get(scope)
-            out.append((scope, cursor.assigned_seq if cursor else 0, cursor.batched_seq if cursor else 0, top))
-        return out
+    def release_claims(self) -> None:
+        """A clean stop: this daemon's claims end now, so others take its scopes at once."""
+        release_all(self.app.engine, self.holder)
 
 
 def _report_fields(report: TickReport) -> dict:

@@ -1,7 +1,9 @@
 """The daemon: a lease, an APScheduler interval job calling the tick, and clean signals.
 
-Only one daemon works a database at a time (stores.lease); a second one waits as a
-standby and takes over when the first one's lease expires or its process is gone.
+On SQLite only one daemon works a database at a time (stores.lease); a second one waits as a
+standby and takes over when the first one's lease expires or its process is gone. On
+PostgreSQL several daemons work at once: each holds a lease of its own (its heartbeat, for
+`status`) and they share the scopes through the work queue's claims (stores/work_queue.py).
 SIGTERM/SIGINT set a stop flag: the tick in flight finishes the step it is applying (which
 commits or rolls back as a whole) and starts nothing new; then the lease is released.
 A tick or heartbeat that fails goes to the fault book (consolidator/runtime/faults.py):
@@ -41,6 +43,7 @@ class Daemon:
         self.clock = clock
         self.stop = threading.Event()
         self.me = lease.Holder.this_process()
+        self.lease_name = lease.daemon_name(self.app.engine, self.me)
         self._has_lease = False
         self._standby_logged = False
         self.faults = consolidator.faults
@@ -54,7 +57,8 @@ class Daemon:
         """Do all work due now; False when another live daemon holds the lease."""
         now = self.clock()
         try:
-            with LeaseKeeper(self.app.engine, self.me, self.app.settings.daemon.lease_ttl, self.clock) as keeper:
+            with LeaseKeeper(self.app.engine, self.me, self.app.settings.daemon.lease_ttl, self.clock,
+                             self.lease_name) as keeper:
                 self.consolidator.drain(now, AnyEvent(self.stop, keeper.lost))
         except LeaseHeld:
             return False
@@ -86,7 +90,11 @@ class Daemon:
             self.notifier.stopping()
             scheduler.shutdown(wait=True)
             if self._has_lease:
-                lease.release(self.app.engine, self.me)
+                lease.release(self.app.engine, self.me, self.lease_name)
+            try:
+                self.consolidator.release_claims()  # other daemons take this one's scopes at once
+            except Exception:
+                pass  # they expire by themselves within the lease ttl
             log.info("daemon.stopped", holder=self.me.holder)
         return 0
 
@@ -114,7 +122,8 @@ class Daemon:
     def _take_lease(self, now: datetime) -> bool:
         """Take or renew the lease; a standby says so once at info level, then quietly waits."""
         try:
-            self._has_lease = lease.acquire(self.app.engine, self.me, now, self.app.settings.daemon.lease_ttl)
+            self._has_lease = lease.acquire(self.app.engine, self.me, now, self.app.settings.daemon.lease_ttl,
+                                            self.lease_name)
         except StorageUnavailable as exc:  # the server is gone: try again later and later
             self.faults.failed("database", "", exc, now)
             self._backoff.failed(now)
@@ -154,10 +163,15 @@ class Daemon:
         if self.consolidator.progress.stalled(limit):
             log.error("daemon.stalled", seconds_without_progress=limit)
             return
+        try:
+            self.consolidator.keep_claim()  # the scope in hand stays ours while the work moves
+        except Exception:
+            pass  # logged by the keeper; the claim lasts until its expiry
         if self._has_lease:
             now = self.clock()
             try:
-                self._has_lease = lease.acquire(self.app.engine, self.me, now, self.app.settings.daemon.lease_ttl)
+                self._has_lease = lease.acquire(self.app.engine, self.me, now, self.app.settings.daemon.lease_ttl,
+                                            self.lease_name)
             except Exception as exc:  # kept until the lease expires; the fault book logs it once
                 self.faults.failed("lease", "", exc, now)
             else:

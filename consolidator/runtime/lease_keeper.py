@@ -26,7 +26,9 @@ class LeaseHeld(RuntimeError):
 
 
 class LeaseKeeper:
-    def __init__(self, engine: Engine, me: lease.Holder, ttl: timedelta, clock: Callable[[], datetime]):
+    def __init__(self, engine: Engine, me: lease.Holder, ttl: timedelta, clock: Callable[[], datetime],
+                 name: str = lease.DAEMON):
+        self._name = name  # lease.daemon_name(): several daemons' own leases on a server database
         self._engine = engine
         self._me = me
         self._ttl = ttl
@@ -36,7 +38,7 @@ class LeaseKeeper:
         self._thread: threading.Thread | None = None
 
     def __enter__(self) -> "LeaseKeeper":
-        if not lease.acquire(self._engine, self._me, self._clock(), self._ttl):
+        if not lease.acquire(self._engine, self._me, self._clock(), self._ttl, self._name):
             raise LeaseHeld("another daemon holds the lease on this database")
         self._thread = threading.Thread(target=self._renew, name="lease-keeper", daemon=True)
         self._thread.start()
@@ -45,7 +47,7 @@ class LeaseKeeper:
     def _renew(self) -> None:
         while not self._done.wait(self._ttl.total_seconds() / 4):
             try:
-                if not lease.acquire(self._engine, self._me, self._clock(), self._ttl):
+                if not lease.acquire(self._engine, self._me, self._clock(), self._ttl, self._name):
                     log.warning("lease.lost", holder=self._me.holder)
                     self.lost.set()
                     return
@@ -58,7 +60,7 @@ class LeaseKeeper:
             self._thread.join()
         if not self.lost.is_set():
             try:
-                lease.release(self._engine, self._me)
+                lease.release(self._engine, self._me, self._name)
             except Exception:
                 if exc[0] is None:
                     raise

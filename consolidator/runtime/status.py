@@ -12,41 +12,34 @@ from consolidator.cost.usage import usage_report
 from stores import faults as fault_rows
 from stores import lease
 from stores.engine import database_path, is_embedded, printable_url, reading
-from stores.interactions import max_number
-from stores.ledger import batch_counts
-from stores.messages import newest_at, scope_heads
-from stores.runs import scope_cursors
+from stores.overview import scopes_at_a_glance
 
 
 def gather(app: App, now: datetime) -> dict[str, Any]:
     if app.unreachable is not None:
         return unreachable_report(app)
     with reading(app.engine) as session:
-        # Index probes per scope (seq and interaction numbers are dense), never a scan of the log.
-        per_scope = [
-            (scope, newest, newest, newest_at(session, scope)) for scope, newest in scope_heads(session).items()
-        ]
-        interactions = {scope: max_number(session, scope) for scope, *_ in per_scope}
-        cursors = scope_cursors(session)
-        batches = batch_counts(session)
+        glance = scopes_at_a_glance(session)  # two statements, whatever the number of scopes
     scopes: dict[str, Any] = {}
-    for scope, count, newest_seq, last_at in per_scope:
-        cursor = cursors.get(scope)
-        batched = cursor.batched_seq if cursor else 0
-        pending = max(0, newest_seq - batched)  # seq is dense per scope
-        scopes[scope] = {
-            "messages": count,
-            "interactions": interactions.get(scope, 0),
+    for g in glance:
+        pending = max(0, g.messages - g.batched_seq)  # seq is dense per scope
+        open_batches = sum(g.unfinished.values())
+        scopes[g.scope] = {
+            "messages": g.messages,
+            "interactions": g.interactions,
             "pending": pending,
-            "batches": batches.get(scope, {"done": 0, "pending": 0, "retrying": 0, "failed": 0}),
-            "last_message_at": last_at.isoformat() if last_at else None,
+            "batches": {"done": max(0, g.batches - open_batches), **g.unfinished},
+            "last_message_at": g.last_at.isoformat() if g.last_at else None,
         }
-    info = lease.current(app.engine)
+    alive = lease.live_daemons(app.engine, now)
+    info = alive[0] if alive else lease.current(app.engine)
     daemon = {
-        "running": bool(info and info.alive(now)),
+        "running": bool(alive),
         "holder": info.holder if info else None,
         "last_heartbeat": info.heartbeat_at.isoformat() if info else None,
     }
+    if len(alive) > 1:  # several daemons sharing a server database
+        daemon["holders"] = [d.holder for d in alive]
     model = usage_report(app.engine, app.settings.model, now)
     return {"scopes": scopes, "daemon": daemon, "state_dir": str(app.settings.state_dir),
             "database": printable_url(app.settings.db_url), "model": model, "faults": active_faults(app)}

@@ -1,4 +1,4 @@
-"""The snapshot stage: republishes every stale view after the steps and ladders of a tick.
+"""The snapshot stage: republishes the stale views of the scopes a tick worked, after their steps and ladders.
 
 Publishers are registered per view name (`contacts`, `facts`, `tasks`, ...); each writes
 its own file(s) for one scope. Ladder rungs are views named `ladder:<ladder>/<rung>`, bumped
@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import threading
 from datetime import datetime
-from typing import Callable
+from typing import Callable, Sequence
 
 import structlog
 
@@ -44,9 +44,13 @@ class SnapshotStage:
         self.faults = faults if faults is not None else FaultBook(app.engine)
         self.on_progress: Callable[[], None] = lambda: None  # ports.Stage: beat per view published
 
-    def run(self, now: datetime, stop: threading.Event | None = None) -> int:
+    def run(self, now: datetime, stop: threading.Event | None = None, scopes: Sequence[str] | None = None) -> int:
+        """Publish the stale views of these scopes (None: every scope); returns views published."""
         with reading(self.app.engine) as session:
-            todo = stale(session)
+            if scopes is None:
+                todo = stale(session)
+            else:
+                todo = [row for scope in scopes for row in stale(session, scope)]
         by_scope: dict[str, list[tuple[str, int]]] = {}
         for scope, view, version in todo:
             by_scope.setdefault(scope, []).append((view, version))
