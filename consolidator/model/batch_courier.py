@@ -52,8 +52,11 @@ class BatchCourier:
         self.now = now
         self.on_progress: Callable[[], None] = lambda: None  # ports.Stage
 
-    def run(self, now: datetime | None = None, stop: threading.Event | None = None) -> int:
-        """One round: resolve, poll, submit; returns batches submitted plus batches whose results were stored."""
+    def run(self, now: datetime | None = None, stop: threading.Event | None = None, scopes: Any = None) -> int:
+        """One round: resolve, poll, submit; returns batches submitted plus batches whose results were stored.
+
+        `scopes` is ignored: batches hold every scope's requests (the daemon runs the courier once
+        per tick, not per claimed scope)."""
         self.resolve()
         done = self.poll()
         if stop is None or not stop.is_set():

@@ -18,7 +18,7 @@ tick as a whole, recorded as the "tick" fault and raised to the caller.
 from __future__ import annotations
 
 import threading
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import datetime
 from typing import TYPE_CHECKING, Sequence
 
@@ -37,6 +37,7 @@ from consolidator.pipeline.due import next_due
 from consolidator.runtime.lease_keeper import AnyEvent
 from stores.engine import reading, shares_work
 from stores.errors import StorageError
+from stores import lease
 from stores.lease import Holder
 from stores.pending import pending
 from stores.work_queue import Claim, claim_due, mark_all_due, release_all, settle
@@ -45,6 +46,8 @@ if TYPE_CHECKING:
     from consolidator.ports import Stage
 
 log = structlog.get_logger()
+
+TICK_WIDE_LEASE = "tick-wide"  # the named lease under which one daemon runs the tick-wide stages
 
 
 @dataclass
@@ -70,12 +73,15 @@ class TickReport:
 
 class Consolidator:
     def __init__(self, app: App, steps: Sequence[BatchStep], stages: Sequence["Stage"] = (), gate: BudgetGate | None = None,
-                 faults: FaultBook | None = None, holder: str | None = None):
+                 faults: FaultBook | None = None, holder: str | None = None, every_tick: Sequence["Stage"] = ()):
         self.app = app
         self.gate = gate  # the daily model budget, read once per tick
         self.faults = faults if faults is not None else FaultBook(app.engine)
         self.steps = check_unique(list(steps))
         self.stages = list(stages)
+        # Stages whose work is not any one scope's (the batch courier): run once per tick after
+        # the claimed scopes, by one daemon at a time where several share the database.
+        self.every_tick = list(every_tick)
         settings = app.settings
         self.progress = Progress()
         self.holder = holder or Holder.this_process().holder  # who claims scopes in the work queue
@@ -87,7 +93,7 @@ class Consolidator:
         self._runner = StepRunner(
             app.engine, self.steps, settings.retry, settings.daemon.step_workers, on_progress=self._beat
         )
-        for stage in self.stages:  # every stage beats per finished unit of work (ports.Stage)
+        for stage in (*self.stages, *self.every_tick):  # every stage beats per finished unit of work (ports.Stage)
             stage.on_progress = self._beat
         ensure_step_runs(app.engine, [s.name for s in self.steps])
 
@@ -117,6 +123,7 @@ class Consolidator:
             if not claims:
                 break
             report.add(self._work_scope(claims[0], now, stop, again))
+        self._run_every_tick(now, stop, report)
         if report.busy:
             log.info("daemon.tick", **_report_fields(report))
         return report
@@ -163,6 +170,19 @@ class Consolidator:
             settle(self.app.engine, claim, self.holder, due)
         return report
 
+    def _run_every_tick(self, now: datetime, stop: threading.Event | None, report: TickReport) -> None:
+        """The tick-wide stages, under the named lease TICK_WIDE_LEASE when daemons share the
+        database (so two daemons never submit the same queued work), else directly."""
+        if not self.every_tick or (stop is not None and stop.is_set()):
+            return
+        if self._shared and not lease.acquire(self.app.engine, replace(Holder.this_process(), holder=self.holder), now, self._claim_ttl,
+                                              TICK_WIDE_LEASE):
+            return  # another daemon runs them this tick
+        for stage in self.every_tick:
+            if stop is not None and stop.is_set():
+                break
+            report.stages[stage.name] = self._run_stage(stage, now, stop, None)
+
     def keep_claim(self) -> None:
         """Renew the claim of the scope being worked now (the daemon's heartbeat calls it, so a
         long unit of work, e.g. a slow model call, does not let the claim expire)."""
@@ -177,16 +197,17 @@ class Consolidator:
         if keeper is not None:
             keeper.beat()
 
-    def _run_stage(self, stage: "Stage", now: datetime, stop, scope: str) -> int:
+    def _run_stage(self, stage: "Stage", now: datetime, stop, scope: str | None) -> int:
+        """One stage for one claimed scope (or, scope None, a tick-wide stage for all)."""
         where = f"stage:{stage.name}"
         try:
-            done = stage.run(now, stop, scopes=[scope])
+            done = stage.run(now, stop, scopes=None if scope is None else [scope])
         except StorageError:
             raise  # the database itself: nothing else can be done this tick
         except Exception as exc:  # one stage failing must not keep the others from running
-            self.faults.failed(where, scope, exc, now)
+            self.faults.failed(where, scope or "", exc, now)
             return 0
-        self.faults.succeeded(where, scope, now)
+        self.faults.succeeded(where, scope or "", now)
         return done
 
     def drain(self, now: datetime, stop: threading.Event | None = None, max_ticks: int = 10_000) -> TickReport:

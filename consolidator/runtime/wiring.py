@@ -97,9 +97,10 @@ def build_consolidator(app: App, model: Model | None = None) -> Consolidator:
         SleepStage(app, model, embedder),
         SnapshotStage(app, publishers, context=publish_context, faults=faults),
     ]
-    if courier is not None:  # last: what the stages before it queued goes out in this tick
-        stages.append(courier)
-    return Consolidator(app, steps, stages, gate=gate, faults=faults)
+    # The courier's work is every scope's at once: it runs once per tick, after the scopes
+    # (what their stages queued goes out in the same tick).
+    every_tick = [courier] if courier is not None else []
+    return Consolidator(app, steps, stages, gate=gate, faults=faults, every_tick=every_tick)
 
 
 def _budgeted(app: App) -> bool:
