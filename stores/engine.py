@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Iterator
 from urllib.parse import quote
 
-from sqlalchemy import event
+from sqlalchemy import event, inspect
 from sqlalchemy.engine import Engine, make_url
 from sqlalchemy.exc import ArgumentError, NoSuchModuleError
 from sqlmodel import Session, SQLModel, create_engine
@@ -201,8 +201,31 @@ def create_schema(engine: Engine) -> None:
     import stores.tables  # noqa: F401  (registers all tables on SQLModel.metadata)
 
     SQLModel.metadata.create_all(engine)
+    _upgrade_indexes(engine)
     if engine.dialect.name == "sqlite":
         _upgrade_sqlite_times(engine)
+
+
+RETIRED_INDEXES = ("ix_message_scope_interaction",)  # replaced by ix_message_scope_interaction_seq
+
+
+def _upgrade_indexes(engine: Engine) -> None:
+    """Indexes added to a table that already exists: create_all only indexes new tables.
+
+    A retired index is dropped, so the planner of an older database cannot keep preferring it.
+    """
+    from stores.messages import Message
+
+    existing = {ix["name"] for ix in inspect(engine).get_indexes("message")}
+    missing = [ix for ix in Message.__table__.indexes if ix.name not in existing]
+    retired = [name for name in RETIRED_INDEXES if name in existing]
+    if not missing and not retired:
+        return
+    with engine.begin() as connection:
+        for index in missing:
+            index.create(connection, checkfirst=True)
+        for name in retired:
+            connection.exec_driver_sql(f"DROP INDEX IF EXISTS {name}")
 
 
 def _upgrade_sqlite_times(engine: Engine) -> None:

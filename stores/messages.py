@@ -30,7 +30,10 @@ class Message(SQLModel, table=True):
     __table_args__ = (
         Index("ix_message_scope_seq", "scope", "seq", unique=True),
         Index("ix_message_scope_at", "scope", "at"),
-        Index("ix_message_scope_interaction", "scope", "interaction"),
+        # An interaction's messages up to a seq: both equalities and the range in one index.
+        # With only (scope, interaction) SQLite preferred (scope, seq) and read the scope's
+        # whole history for every interaction summary (tests/test_message_plans.py).
+        Index("ix_message_scope_interaction_seq", "scope", "interaction", "seq"),
     )
 
     id: str = Field(sa_column=Column(String(128), primary_key=True))
