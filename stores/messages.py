@@ -19,6 +19,7 @@ from sqlalchemy import Column, Index, String, bindparam, func, insert, select, t
 from sqlalchemy.engine import Connection, Engine
 from sqlmodel import Field, Session, SQLModel
 
+from stores.archived_ids import archived_among
 from stores.types import UTCDateTime, bind_utc, utc
 
 ROLES = ("user", "assistant", "action", "tool", "system")
@@ -149,7 +150,7 @@ def _existing_ids(connection: Connection | Session, keys: set[str]) -> set[str]:
     for start in range(0, len(ordered), _EXISTING_CHUNK):
         chunk = ordered[start : start + _EXISTING_CHUNK]
         found.update(connection.execute(select(Message.id).where(Message.id.in_(chunk))).scalars())
-    return found
+    return found | archived_among(connection, keys - found)  # an archived id is still a duplicate
 
 
 def _max_seq(session: Connection | Session, scope: str) -> int:

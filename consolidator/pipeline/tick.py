@@ -61,8 +61,9 @@ class TickReport:
 
 class Consolidator:
     def __init__(self, app: App, steps: Sequence[BatchStep], stages: Sequence["Stage"] = (), gate: BudgetGate | None = None,
-                 faults: FaultBook | None = None):
+                 faults: FaultBook | None = None, idle: Sequence["Stage"] = ()):
         self.app = app
+        self.idle = list(idle)  # housekeeping (the archive) run only by ticks that found nothing else due
         self.gate = gate  # the daily model budget, read once per tick
         self.faults = faults if faults is not None else FaultBook(app.engine)
         self.steps = check_unique(list(steps))
@@ -72,7 +73,7 @@ class Consolidator:
         self._runner = StepRunner(
             app.engine, self.steps, settings.retry, settings.daemon.step_workers, on_progress=self.progress.beat
         )
-        for stage in self.stages:  # every stage beats per finished unit of work (ports.Stage)
+        for stage in self.stages + self.idle:  # every stage beats per finished unit of work (ports.Stage)
             stage.on_progress = self.progress.beat
         ensure_step_runs(app.engine, [s.name for s in self.steps])
 
@@ -111,6 +112,9 @@ class Consolidator:
                 break
             report.stages[stage.name] = self._run_stage(stage, now, stop)
             self.progress.beat()
+        if not report.busy and not (stop is not None and stop.is_set()):
+            for stage in self.idle:
+                report.stages[stage.name] = self._run_stage(stage, now, stop)
         if report.busy:
             log.info("daemon.tick", **_report_fields(report))
         return report

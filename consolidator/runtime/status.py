@@ -11,6 +11,7 @@ from consolidator.runtime.app import App
 from consolidator.cost.usage import usage_report
 from stores import faults as fault_rows
 from stores import lease
+from stores.archive_manifest import tallies
 from stores.engine import database_path, is_embedded, printable_url, reading
 from stores.interactions import max_number
 from stores.ledger import batch_counts
@@ -27,13 +28,15 @@ def gather(app: App, now: datetime) -> dict[str, Any]:
         interactions = {scope: max_number(session, scope) for scope, *_ in per_scope}
         cursors = scope_cursors(session)
         batches = batch_counts(session)
+        archived = tallies(session)
     scopes: dict[str, Any] = {}
     for scope, count, newest_seq, last_at in per_scope:
         cursor = cursors.get(scope)
         batched = cursor.batched_seq if cursor else 0
         pending = max(0, newest_seq - batched)  # seq is dense per scope
         scopes[scope] = {
-            "messages": count,
+            "messages": count,  # archived ones included
+            "archived": archived[scope].rows if scope in archived else 0,
             "interactions": interactions.get(scope, 0),
             "pending": pending,
             "batches": batches.get(scope, {"done": 0, "pending": 0, "retrying": 0, "failed": 0}),

@@ -25,6 +25,7 @@ from consolidator.model.factory import build_model
 from consolidator.model.recording import TeeRecorder
 from consolidator.snapshots.stage import SnapshotStage
 from consolidator.facts.sleep import SleepStage
+from consolidator.messages.archive import ArchiveStage
 from consolidator.pipeline.steps import BatchStep, PluginError, load_plugins
 from consolidator.tasks.step import TasksStep, publish_tasks
 from consolidator.pipeline.tick import Consolidator
@@ -73,7 +74,7 @@ def build_consolidator(app: App, model: Model | None = None) -> Consolidator:
         SleepStage(app, model, embedder),
         SnapshotStage(app, publishers, context=publish_context, faults=faults),
     ]
-    return Consolidator(app, steps, stages, gate=gate, faults=faults)
+    return Consolidator(app, steps, stages, gate=gate, faults=faults, idle=[ArchiveStage(app)])
 
 
 def _budgeted(app: App) -> bool:
