@@ -80,4 +80,26 @@ def export_command(ctx, scope: str, fmt: str, since, until, out: Path | None) ->
     click.echo(f"exported {plural(count, 'message')}", err=True)
 
 
-COMMANDS = [archive_command, export_command]
+
+
+@click.command("stats")
+@click.option("--scope", default=None, help="Only this scope (default: every scope).")
+@click.option("--since", type=DATE, default=None, help="From this date on (the scope's time zone).")
+@click.option("--json", "as_json", is_flag=True, help="Print one JSON object.")
+@click.pass_context
+def stats_command(ctx, scope: str | None, since, as_json: bool) -> None:
+    """Messages per day and week, consolidation lag, model calls, tokens and cost, summaries per
+    rung and the archive's size, computed with DuckDB over the database and the archive."""
+    from consolidator.runtime.stats import format_stats, gather_stats
+
+    app = app_of(ctx, reader=True)
+    scope = existing_scope(ctx, scope)
+    report = gather_stats(app, scope, since.date() if since else None)
+    if as_json:
+        click.echo(json.dumps(report, indent=1))
+        return
+    for line in format_stats(report):
+        click.echo(line)
+
+
+COMMANDS = [archive_command, export_command, stats_command]
