@@ -217,18 +217,22 @@ class ArchiveStage:
     (pipeline/tick.py runs its idle stages then), so archiving never delays consolidation."""
 
     name = "archive"
+    RECHECK = timedelta(minutes=10)  # after a pass that found nothing: the selection scans the hot tail
 
     def __init__(self, app: App) -> None:
         self.archiver = Archiver(app)
         self.files = app.settings.archive.files_per_tick
         self.on_progress = lambda: None
+        self._next: datetime | None = None
 
     def run(self, now: datetime, stop: threading.Event | None) -> int:
-        if not self.archiver.enabled:
+        if not self.archiver.enabled or (self._next is not None and now < self._next):
             return 0
         try:
             report = self.archiver.run(now, max_files=self.files, stop=stop)
         except ArchiveBusy:  # `consolidator archive` is at it: nothing for us this tick
             return 0
         self.on_progress()
-        return sum(m.files for m in report.scopes.values()) + report.recovered
+        done = sum(m.files for m in report.scopes.values()) + report.recovered
+        self._next = None if done else now + self.RECHECK
+        return done
