@@ -17,7 +17,7 @@ from stores.archive_files import scope_folder
 from stores.messages import append_messages
 from tests.archive_kit import all_rows, consolidated, hot_ids, summaries, talk
 
-AFTER = timedelta(days=30)  # 70 days logged: the first ~40 (January and February) may move
+AFTER = timedelta(days=10)  # 70 days logged from 6 January: January and February are whole months past it
 DAYS = 70
 
 
@@ -27,15 +27,17 @@ def settings(state_dir):
 
 
 def test_only_old_consolidated_messages_move_and_the_log_reads_the_same(app) -> None:
-    """Messages older than archive.after leave the database; the one reader still returns every message once, in order."""
+    """Whole months older than archive.after leave the database; the one reader still returns every message once, in order."""
     now = consolidated(app, days=DAYS)
     before = all_rows(app)
     report = Archiver(app).run(now)
-    cutoff = now - AFTER
+    aged = now - AFTER
+    month_start = aged.replace(day=1, hour=0, minute=0, second=0, microsecond=0)  # whole months move
     hot = set(hot_ids(app))
     moved = [row for row in before if row[0] not in hot]
     assert report.messages == len(moved) > 0
-    assert all(row[3] < cutoff for row in moved) and all(row[3] >= cutoff - timedelta(days=1) for row in before if row[0] in hot)
+    assert [row for row in before if row[3] < month_start] == moved
+    assert report.scopes["maya"].months == ["2025-01", "2025-02"]
     assert all_rows(app) == before
     assert sorted(p.parent.name for p in scope_folder(app.settings.archive_dir, "maya").rglob("*.parquet")) == \
         sorted(report.scopes["maya"].months)

@@ -17,7 +17,7 @@ import threading
 from collections import defaultdict
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from datetime import datetime, timedelta
+from datetime import datetime, timedelta, timezone
 from pathlib import Path
 from typing import Iterator
 
@@ -155,8 +155,12 @@ class Archiver:
         return fixed
 
     def _cutoff(self, session, scope: str, now: datetime) -> tuple[datetime, int | None]:
-        """The time before which messages may go (age, and the first dirty day), and the first dirty interaction."""
-        cutoff = now - self.after
+        """The time before which messages may go, and the first dirty interaction. Whole UTC months
+        go at once (one file per scope and month, written once a month rather than a small file a
+        day): the cutoff is the start of the month holding `now - archive.after`, or earlier, the
+        start of the first dirty day."""
+        aged = (now - self.after).astimezone(timezone.utc)
+        cutoff = aged.replace(day=1, hour=0, minute=0, second=0, microsecond=0)
         day = first_dirty(session, scope, "time")
         if day is not None:
             cutoff = min(cutoff, day_closes_at(day - 1, self.app.settings.timezone_of(scope), timedelta(0)))
