@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Iterator
 from urllib.parse import quote
 
-from sqlalchemy import event, inspect
+from sqlalchemy import BigInteger, Integer, event, inspect
 from sqlalchemy.engine import Engine, make_url
 from sqlalchemy.exc import ArgumentError, NoSuchModuleError
 from sqlmodel import Session, SQLModel, create_engine
@@ -26,6 +26,10 @@ from stores.errors import InvalidDatabaseUrl, StorageError, StorageFull, Storage
 
 __all__ = ["Engine", "Session", "create_schema", "database_path", "default_url", "drop_schema", "is_embedded",
            "make_engine", "printable_url", "reading", "transaction"]  # Engine and Session: opaque handles above
+
+# A 64-bit integer key that SQLite keeps as the rowid itself (INTEGER PRIMARY KEY): a table of
+# keys only (archived_id) is then one b-tree instead of a table plus an index of the same keys.
+ROWID_BIGINT = BigInteger().with_variant(Integer(), "sqlite")
 
 BUSY_TIMEOUT_MS = 30_000
 READONLY = "consolidator_readonly"
