@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Iterator
 from urllib.parse import quote
 
-from sqlalchemy import Table, event
+from sqlalchemy import BigInteger, Integer, Table, event, inspect
 from sqlalchemy.engine import Dialect, Engine, make_url
 from sqlalchemy.exc import ArgumentError, NoSuchModuleError
 from sqlmodel import Session, SQLModel, create_engine
@@ -26,6 +26,10 @@ from stores.errors import InvalidDatabaseUrl, StorageError, StorageFull, Storage
 
 __all__ = ["Engine", "Session", "create_schema", "database_path", "default_url", "drop_schema", "insert_or_skip",
            "is_embedded", "make_engine", "printable_url", "reading", "shares_work", "transaction"]  # Engine and Session: opaque handles above
+
+# A 64-bit integer key that SQLite keeps as the rowid itself (INTEGER PRIMARY KEY): a table of
+# keys only (archived_id) is then one b-tree instead of a table plus an index of the same keys.
+ROWID_BIGINT = BigInteger().with_variant(Integer(), "sqlite")
 
 BUSY_TIMEOUT_MS = 30_000
 READONLY = "consolidator_readonly"
@@ -248,8 +252,31 @@ def create_schema(engine: Engine) -> None:
     import stores.tables  # noqa: F401  (registers all tables on SQLModel.metadata)
 
     SQLModel.metadata.create_all(engine)
+    _upgrade_indexes(engine)
     if engine.dialect.name == "sqlite":
         _upgrade_sqlite_times(engine)
+
+
+RETIRED_INDEXES = ("ix_message_scope_interaction",)  # replaced by ix_message_scope_interaction_seq
+
+
+def _upgrade_indexes(engine: Engine) -> None:
+    """Indexes added to a table that already exists: create_all only indexes new tables.
+
+    A retired index is dropped, so the planner of an older database cannot keep preferring it.
+    """
+    from stores.messages import Message
+
+    existing = {ix["name"] for ix in inspect(engine).get_indexes("message")}
+    missing = [ix for ix in Message.__table__.indexes if ix.name not in existing]
+    retired = [name for name in RETIRED_INDEXES if name in existing]
+    if not missing and not retired:
+        return
+    with engine.begin() as connection:
+        for index in missing:
+            index.create(connection, checkfirst=True)
+        for name in retired:
+            connection.exec_driver_sql(f"DROP INDEX IF EXISTS {name}")
 
 
 def _upgrade_sqlite_times(engine: Engine) -> None:

@@ -23,6 +23,7 @@ from sqlmodel import Field, Session, SQLModel
 from stores.engine import insert_or_skip
 from stores.scope_head import reserve, set_last
 from stores.scopes import MAX_SCOPE_CHARS
+from stores.archived_ids import archived_among
 from stores.types import UTCDateTime, bind_utc, utc
 from stores.work_queue import mark_due
 
@@ -42,7 +43,10 @@ class Message(SQLModel, table=True):
     __table_args__ = (
         Index("ix_message_scope_seq", "scope", "seq", unique=True),
         Index("ix_message_scope_at", "scope", "at"),
-        Index("ix_message_scope_interaction", "scope", "interaction"),
+        # An interaction's messages up to a seq: both equalities and the range in one index.
+        # With only (scope, interaction) SQLite preferred (scope, seq) and read the scope's
+        # whole history for every interaction summary (tests/test_message_plans.py).
+        Index("ix_message_scope_interaction_seq", "scope", "interaction", "seq"),
     )
 
     id: str = Field(sa_column=Column(String(STORED_ID_CHARS), primary_key=True))
@@ -231,7 +235,7 @@ def _existing_ids(connection: Connection, keys: set[str]) -> set[str]:
             found.update(connection.exec_driver_sql(_ANY_ID_SQL, {"ids": chunk}).scalars())
         else:
             found.update(connection.execute(select(Message.id).where(Message.id.in_(chunk))).scalars())
-    return found
+    return found | archived_among(connection, keys - found)  # an archived id is still a duplicate
 
 
 _ANY_ID_SQL = "SELECT id FROM message WHERE id = ANY(CAST(%(ids)b AS VARCHAR[]))"

@@ -6,3 +6,4 @@ from stores import scope_head  # noqa: F401  (each scope's seq counter, locked b
 from stores import batch_requests  # noqa: F401  (model requests sent as Message Batches)
 from stores import promised_summaries  # noqa: F401  (summaries asked with a batch's call)
 from stores import work_queue  # noqa: F401  (the due-work queue and its claims)
+from stores import archive_manifest, archived_ids  # noqa: F401  (the cold archive's manifest and archived ids)

@@ -18,6 +18,7 @@ import click
 
 from consolidator.runtime import logsetup
 from consolidator.cli import facts as facts_commands
+from consolidator.cli import history as history_commands
 from consolidator.cli import ladders as ladder_commands
 from consolidator.cli import memory as memory_commands
 from consolidator.cli import report as report_commands
@@ -162,6 +163,10 @@ def status_command(ctx, as_json: bool) -> None:
         ctx.exit(1)
 
 
+def _archived(scope: dict[str, Any]) -> str:
+    return f" ({scope['archived']} archived)" if scope.get("archived") else ""
+
+
 def _print_status(report: dict[str, Any]) -> None:
     click.echo(f"state: {report['state_dir']}")
     click.echo(f"database: {report['database']}")
@@ -174,7 +179,7 @@ def _print_status(report: dict[str, Any]) -> None:
     for scope, s in report["scopes"].items():
         b = s["batches"]
         click.echo(
-            f"{scope}: {plural(s['messages'], 'message')}, {plural(s['interactions'], 'interaction')}, "
+            f"{scope}: {plural(s['messages'], 'message')}{_archived(s)}, {plural(s['interactions'], 'interaction')}, "
             f"{s['pending']} pending; batches {b['done']} done, {b['pending']} pending, {b['retrying']} retrying, "
             f"{b['failed']} failed; last message {s['last_message_at']}"
         )
@@ -218,7 +223,7 @@ def sample_command(scope: str, days: int, seed: int, start: str) -> None:
         click.echo(json.dumps(record))
 
 
-for _module in (ladder_commands, memory_commands, facts_commands, report_commands):
+for _module in (ladder_commands, memory_commands, facts_commands, report_commands, history_commands):
     for _command in _module.COMMANDS:
         cli.add_command(_command)
 

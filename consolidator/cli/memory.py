@@ -86,7 +86,7 @@ def tasks_command(ctx, scope: str, show_all: bool, as_json: bool) -> None:
 @click.option("--json", "as_json", is_flag=True, help="Print what was removed as JSON.")
 @click.pass_context
 def forget_command(ctx, scope: str, yes: bool, as_json: bool) -> None:
-    """Erase a scope everywhere: every database row of it and its snapshots. Cannot be undone.
+    """Erase a scope everywhere: every database row of it, its snapshots and its archive. Cannot be undone.
 
     Takes the daemon lease: stop the daemon first (exit 3 while one runs).
     """
@@ -111,10 +111,11 @@ def forget_command(ctx, scope: str, yes: bool, as_json: bool) -> None:
         lease.release(app.engine, me)
     if as_json:
         click.echo(json.dumps({"scope": scope, "rows": result.rows, "total": result.total,
-                               "snapshots": result.snapshots}, indent=1))
+                               "snapshots": result.snapshots, "archive_files": result.archive_files}, indent=1))
         return
     click.echo(f"forgot scope {scope}: {result.total} rows"
-               f"{', snapshots removed' if result.snapshots else ''}")
+               f"{', snapshots removed' if result.snapshots else ''}"
+               f"{f', archive folder removed ({result.archive_files} files)' if result.archive_files else ''}")
     for table, count in sorted(result.rows.items()):
         click.echo(f"  {table}: {count}")
 

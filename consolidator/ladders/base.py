@@ -35,14 +35,8 @@ from stores.ladder_state import (
     start_progress,
     wake_through,
 )
-from stores.message_windows import (
-    Arrival,
-    arrivals_after,
-    arrivals_through,
-    has_messages_after,
-    messages_in_time_window,
-    messages_of_interaction,
-)
+from stores.history import History
+from stores.message_windows import Arrival, arrivals_after, has_messages_after
 from stores.messages import Message
 from stores.summaries import latest_rows
 
@@ -65,6 +59,7 @@ class BaseWindows:
         self.app = app
         self.drafter = drafter
         self.guard = guard
+        self.history = History(app.settings.archive_dir)  # old windows may be in the archive
 
     # --- dirty windows ---------------------------------------------------------------------
 
@@ -102,7 +97,7 @@ class BaseWindows:
         """
         with transaction(self.app.engine) as session:
             state = start_progress(session, scope, ladder)
-            units = _units(arrivals_through(session, scope, state.seen_seq, since), ladder, tz)
+            units = _units(self.history.arrivals_through(session, scope, state.seen_seq, since), ladder, tz)
             mark_dirty(session, scope, ladder, units)
             rewind_announcements(session, scope, ladder)
         return len(units)
@@ -131,7 +126,7 @@ class BaseWindows:
                 continue
             start, end = time_window(spec, target.block, tz)
             with reading(self.app.engine) as session:
-                messages = messages_in_time_window(session, scope, seen_seq, start, end)
+                messages = self.history.window(session, scope, seen_seq, start, end)
             written += self.guard.run(target, now, held, lambda: self._write(target, messages, now)) or 0
             if tick:
                 tick(1)
@@ -156,7 +151,7 @@ class BaseWindows:
             if held.waiting(target.window):
                 continue
             with reading(self.app.engine) as session:
-                messages = messages_of_interaction(session, scope, seen_seq, number)
+                messages = self.history.interaction(session, scope, seen_seq, number)
             written += self.guard.run(target, now, held, lambda: self._write(target, messages, now)) or 0
             if tick:
                 tick(1)

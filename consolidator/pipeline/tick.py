@@ -73,8 +73,10 @@ class TickReport:
 
 class Consolidator:
     def __init__(self, app: App, steps: Sequence[BatchStep], stages: Sequence["Stage"] = (), gate: BudgetGate | None = None,
-                 faults: FaultBook | None = None, holder: str | None = None, every_tick: Sequence["Stage"] = ()):
+                 faults: FaultBook | None = None, holder: str | None = None, every_tick: Sequence["Stage"] = (),
+                 idle: Sequence["Stage"] = ()):
         self.app = app
+        self.idle = list(idle)  # housekeeping (the archive) run only by ticks that found nothing else due
         self.gate = gate  # the daily model budget, read once per tick
         self.faults = faults if faults is not None else FaultBook(app.engine)
         self.steps = check_unique(list(steps))
@@ -93,7 +95,7 @@ class Consolidator:
         self._runner = StepRunner(
             app.engine, self.steps, settings.retry, settings.daemon.step_workers, on_progress=self._beat
         )
-        for stage in (*self.stages, *self.every_tick):  # every stage beats per finished unit of work (ports.Stage)
+        for stage in (*self.stages, *self.every_tick, *self.idle):  # every stage beats per finished unit of work (ports.Stage)
             stage.on_progress = self._beat
         ensure_step_runs(app.engine, [s.name for s in self.steps])
 
@@ -123,7 +125,9 @@ class Consolidator:
             if not claims:
                 break
             report.add(self._work_scope(claims[0], now, stop, again))
-        self._run_every_tick(now, stop, report)
+        self._run_tick_wide(self.every_tick, now, stop, report)
+        if not report.busy:
+            self._run_tick_wide(self.idle, now, stop, report)
         if report.busy:
             log.info("daemon.tick", **_report_fields(report))
         return report
@@ -170,15 +174,18 @@ class Consolidator:
             settle(self.app.engine, claim, self.holder, due)
         return report
 
-    def _run_every_tick(self, now: datetime, stop: threading.Event | None, report: TickReport) -> None:
-        """The tick-wide stages, under the named lease TICK_WIDE_LEASE when daemons share the
-        database (so two daemons never submit the same queued work), else directly."""
-        if not self.every_tick or (stop is not None and stop.is_set()):
+    def _run_tick_wide(self, stages: list["Stage"], now: datetime, stop: threading.Event | None,
+                       report: TickReport) -> None:
+        """Stages whose work is no one scope's (the batch courier; the archive in idle ticks), for
+        every scope at once, under the named lease TICK_WIDE_LEASE when daemons share the
+        database (so two daemons never submit the same queued work or archive the same month),
+        else directly."""
+        if not stages or (stop is not None and stop.is_set()):
             return
-        if self._shared and not lease.acquire(self.app.engine, replace(Holder.this_process(), holder=self.holder), now, self._claim_ttl,
-                                              TICK_WIDE_LEASE):
+        me = replace(Holder.this_process(), holder=self.holder)
+        if self._shared and not lease.acquire(self.app.engine, me, now, self._claim_ttl, TICK_WIDE_LEASE):
             return  # another daemon runs them this tick
-        for stage in self.every_tick:
+        for stage in stages:
             if stop is not None and stop.is_set():
                 break
             report.stages[stage.name] = self._run_stage(stage, now, stop, None)

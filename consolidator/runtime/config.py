@@ -172,6 +172,14 @@ class ContextSettings(_Section):
         return self
 
 
+class ArchiveSettings(_Section):
+    """The cold archive: consolidated messages older than `after` move to Parquet under `dir`."""
+
+    after: Duration = timedelta(days=90)  # 0 turns the archive off
+    dir: Path | None = None  # default: state_dir/archive; a relative path is under state_dir
+    files_per_tick: int = Field(default=4, ge=1, le=10_000)  # the daemon's share when idle
+
+
 class Settings(_Section):
     state_dir: Path = Path("~/.local/state/consolidator")
     database_url: str = ""
@@ -186,6 +194,7 @@ class Settings(_Section):
     ladders: LadderSettings = LadderSettings()
     facts: FactSettings = FactSettings()
     context: ContextSettings = ContextSettings()
+    archive: ArchiveSettings = ArchiveSettings()
     model: ModelSettings = ModelSettings()
     source: str = Field(default="<built-in defaults>", exclude=True)
 
@@ -210,6 +219,12 @@ class Settings(_Section):
     @property
     def snapshot_dir(self) -> Path:
         return self.state_dir / "snapshots"
+
+    @property
+    def archive_dir(self) -> Path:
+        if self.archive.dir is None:
+            return self.state_dir / "archive"
+        return self.state_dir / self.archive.dir.expanduser()  # an absolute dir replaces state_dir
 
     def timezone_of(self, scope: str) -> ZoneInfo:
         override = self.scopes.get(scope)

@@ -11,6 +11,7 @@ from consolidator.runtime.app import App
 from consolidator.cost.usage import usage_report
 from stores import faults as fault_rows
 from stores import lease
+from stores.archive_manifest import tallies
 from stores.engine import database_path, is_embedded, printable_url, reading
 from stores.overview import scopes_at_a_glance
 
@@ -20,12 +21,14 @@ def gather(app: App, now: datetime) -> dict[str, Any]:
         return unreachable_report(app)
     with reading(app.engine) as session:
         glance = scopes_at_a_glance(session)  # two statements, whatever the number of scopes
+        archived = tallies(session)  # one grouped statement over the archive's manifest
     scopes: dict[str, Any] = {}
     for g in glance:
         pending = max(0, g.messages - g.batched_seq)  # seq is dense per scope
         open_batches = sum(g.unfinished.values())
         scopes[g.scope] = {
-            "messages": g.messages,
+            "messages": g.messages,  # archived ones included (the newest seq)
+            "archived": archived[g.scope].rows if g.scope in archived else 0,
             "interactions": g.interactions,
             "pending": pending,
             "batches": {"done": max(0, g.batches - open_batches), **g.unfinished},

@@ -28,6 +28,7 @@ from consolidator.model.factory import build_model
 from consolidator.model.recording import TeeRecorder
 from consolidator.snapshots.stage import SnapshotStage
 from consolidator.facts.sleep import SleepStage
+from consolidator.messages.archive import ArchiveStage
 from consolidator.pipeline.steps import BatchStep, PluginError, load_plugins
 from consolidator.tasks.step import TasksStep, publish_tasks
 from consolidator.pipeline.tick import Consolidator
@@ -98,9 +99,10 @@ def build_consolidator(app: App, model: Model | None = None) -> Consolidator:
         SnapshotStage(app, publishers, context=publish_context, faults=faults),
     ]
     # The courier's work is every scope's at once: it runs once per tick, after the scopes
-    # (what their stages queued goes out in the same tick).
+    # (what their stages queued goes out in the same tick). The archive is housekeeping: only
+    # ticks that found nothing else due run it.
     every_tick = [courier] if courier is not None else []
-    return Consolidator(app, steps, stages, gate=gate, faults=faults, every_tick=every_tick)
+    return Consolidator(app, steps, stages, gate=gate, faults=faults, every_tick=every_tick, idle=[ArchiveStage(app)])
 
 
 def _budgeted(app: App) -> bool:

@@ -1,0 +1,127 @@
+"""Archive benchmark: the ladders bench's heavy scope over simulated years, archive off and on.
+
+    python bench/archive.py [--years 3] [--per-day 205] [--seed 5] [--after-days 90] [--modes off,on]
+                            [--no-rebuild | --rebuild-days N]
+
+One daily tick as in bench/ladders.py, then one idle tick (the daemon ticks every few seconds;
+most find nothing to do, and those run the archive's share). Per year and mode: replay time,
+hot database size (file, and pages in use: SQLite reuses freed pages rather than shrinking the
+file), mean tick time over the year's last 28 days, archive size on disk. At the end, the time
+`rebuild` takes over the whole history, with the archive beside (archive on) and without it.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sqlite3
+import tempfile
+import time
+from dataclasses import dataclass, field
+from datetime import timedelta
+from pathlib import Path
+
+from bench.ladders import START, day_messages, tick_at
+from consolidator.ladders.rebuild import Rebuild
+from consolidator.ladders.stage import LadderStage
+from consolidator.messages.archive import ArchiveStage
+from consolidator.model.offline import OfflineModel
+from consolidator.pipeline.tick import Consolidator
+from consolidator.runtime import logsetup
+from consolidator.runtime.app import open_app
+from consolidator.runtime.config import ArchiveSettings, Settings
+from stores.archive_files import folder_bytes
+from stores.messages import append_messages
+
+IDLE_AFTER = timedelta(minutes=5)  # the idle tick that follows each day's busy one
+
+
+@dataclass
+class Year:
+    seconds: float
+    cpu: float  # process CPU seconds: what a shared, loaded machine does not blur
+    file_mb: float
+    used_mb: float
+    tick_ms: float
+    archive_mb: float
+
+
+@dataclass
+class Run:
+    mode: str
+    years: list[Year] = field(default_factory=list)
+    rebuild_s: float = 0.0
+    messages: int = 0
+
+
+def sizes(db: Path) -> tuple[float, float]:
+    """(file MB incl. WAL, MB of pages in use) of the SQLite database."""
+    wal = db.with_name(db.name + "-wal")
+    total = db.stat().st_size + (wal.stat().st_size if wal.exists() else 0)
+    with sqlite3.connect(f"file:{db}?mode=ro", uri=True) as connection:
+        pages, free, size = (connection.execute(f"PRAGMA {p}").fetchone()[0] for p in ("page_count", "freelist_count", "page_size"))
+    return total / 1e6, (pages - free) * size / 1e6
+
+
+def replay(mode: str, args, root: Path) -> Run:
+    after = timedelta(days=args.after_days if mode == "on" else 0)
+    app = open_app(Settings(state_dir=root / mode, archive=ArchiveSettings(after=after)))
+    consolidator = Consolidator(app, [], [LadderStage(app, OfflineModel())], idle=[ArchiveStage(app)])
+    run, counter = Run(mode), [0]
+    for year in range(args.years):
+        started, cpu, ticks = time.perf_counter(), time.process_time(), []
+        days = range(year * 364, (year + 1) * 364)
+        for day in days:
+            batch = day_messages(args.seed, day, args.per_day, counter)
+            if batch:
+                append_messages(app.engine, batch, batch[-1].at)
+            for now in (tick_at(day), tick_at(day) + IDLE_AFTER):
+                tick_started = time.perf_counter()
+                consolidator.tick(now)
+                if day >= days[-1] - 27:
+                    ticks.append(time.perf_counter() - tick_started)
+        seconds, cpu = time.perf_counter() - started, time.process_time() - cpu
+        file_mb, used_mb = sizes(root / mode / "consolidator.db")
+        run.years.append(Year(seconds, cpu, file_mb, used_mb, 1000 * sum(ticks) / len(ticks),
+                              folder_bytes(app.settings.archive_dir) / 1e6))
+        print(f"  {mode} year {year + 1}: {seconds:.1f} s ({cpu:.1f} s CPU)", flush=True)
+    run.messages = counter[0]
+    if not args.no_rebuild:
+        started = time.process_time()
+        since = None if not args.rebuild_days else (START + timedelta(days=args.years * 364 - args.rebuild_days)).date()
+        with Rebuild(app) as rebuild:
+            rebuild.mark(OfflineModel(), since=since)
+            rebuild.run(START + timedelta(days=args.years * 364 + 1))
+        run.rebuild_s = time.process_time() - started
+    app.close()
+    return run
+
+
+def main() -> None:
+    logsetup.configure("warning")
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--years", type=int, default=3)
+    parser.add_argument("--per-day", type=int, default=205)
+    parser.add_argument("--seed", type=int, default=5)
+    parser.add_argument("--after-days", type=int, default=90)
+    parser.add_argument("--modes", default="off,on")
+    parser.add_argument("--no-rebuild", action="store_true")
+    parser.add_argument("--rebuild-days", type=int, default=0, help="rebuild only the last N days (0: all history)")
+    args = parser.parse_args()
+    with tempfile.TemporaryDirectory(prefix="consolidator-archive-") as tmp:
+        runs = [replay(mode, args, Path(tmp)) for mode in args.modes.split(",")]
+    print(f"archive bench: {runs[0].messages:,} messages over {args.years} years, {args.per_day}/day nominal, "
+          f"archive.after {args.after_days} days")
+    print(f"  {'mode':4} {'year':>4} {'replay s':>9} {'CPU s':>7} {'hot file MB':>12} {'hot used MB':>12} {'tick ms':>8} {'archive MB':>11}")
+    for run in runs:
+        for number, y in enumerate(run.years, start=1):
+            print(f"  {run.mode:4} {number:>4} {y.seconds:9.1f} {y.cpu:7.1f} {y.file_mb:12.1f} {y.used_mb:12.1f} {y.tick_ms:8.1f} "
+                  f"{y.archive_mb:11.2f}")
+        first, last = run.years[0], run.years[-1]
+        print(f"  {run.mode}: last year's replay {100 * (last.seconds / first.seconds - 1):+.0f}% wall, "
+              f"{100 * (last.cpu / first.cpu - 1):+.0f}% CPU against year 1"
+              + (f"; rebuild ({'last ' + str(args.rebuild_days) + ' days' if args.rebuild_days else 'all history'}) "
+                 f"{run.rebuild_s:.1f} s CPU" if run.rebuild_s else ""))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,65 @@
+"""A consolidated scope for the archive tests: months of daily talk, summarised by the offline model."""
+
+from __future__ import annotations
+
+from datetime import datetime, timedelta, timezone
+
+from consolidator.ladders.stage import LadderStage
+from consolidator.model.offline import OfflineModel
+from consolidator.pipeline.tick import Consolidator
+from consolidator.runtime.app import App
+from stores.archive_files import COLUMNS
+from stores.engine import reading
+from stores.history import History
+from stores.messages import NewMessage, append_messages
+from stores.summaries import Summary
+
+START = datetime(2025, 1, 6, tzinfo=timezone.utc)  # a Monday
+TOPICS = ("the garden", "Ana's new job", "the trip to Lisbon", "marathon training", "the kids' school")
+
+
+def talk(scope: str, days: int, per_talk: int = 4, first_day: int = 0) -> list[NewMessage]:
+    """Two conversations a day (09:00 and 15:00 UTC), alternating speakers, caller ids."""
+    out = []
+    for day in range(first_day, first_day + days):
+        for k in range(2):
+            at = START + timedelta(days=day, hours=9 + 6 * k)
+            for i in range(per_talk):
+                user = i % 2 == 0
+                text = f"Day {day}: {'I' if user else 'You'} mentioned {TOPICS[(day + k + i) % len(TOPICS)]} again."
+                out.append(NewMessage(scope, at + timedelta(minutes=i), "user" if user else "assistant", text,
+                                      speaker="Maya" if user else None, session=f"{scope}-{day}-{k}",
+                                      id=f"{day}-{k}-{i}"))
+    return out
+
+
+def consolidated(app: App, scope: str = "maya", days: int = 130) -> datetime:
+    """Log `days` days of talk and drain the ladders; returns the time the daemon last ran."""
+    append_messages(app.engine, talk(scope, days), START)
+    now = START + timedelta(days=days + 1)
+    Consolidator(app, [], [LadderStage(app, OfflineModel())]).drain(now)
+    return now
+
+
+def all_rows(app: App, scope: str = "maya") -> list[tuple]:
+    """The scope's log through the one history reader (archive then hot store)."""
+    with reading(app.engine) as session:
+        return list(History(app.settings.archive_dir).rows(session, scope))
+
+
+def hot_ids(app: App, scope: str = "maya") -> list[str]:
+    from stores.messages import Message
+    from sqlalchemy import select
+
+    with reading(app.engine) as session:
+        return list(session.execute(select(Message.id).where(Message.scope == scope)).scalars())
+
+
+def summaries(app: App) -> set[tuple]:
+    """Every summary version written: (scope, ladder, rung, key, version, kind, text, sources)."""
+    from sqlalchemy import select
+
+    with reading(app.engine) as session:
+        return {(s.scope, s.ladder, s.rung, s.key, s.version, s.kind, s.text, tuple(s.sources or ()))
+                for s in session.execute(select(Summary)).scalars()}
+

@@ -1,0 +1,116 @@
+"""The cold archive: what moves, that history reads the same across archive and hot store, and imports."""
+
+from __future__ import annotations
+
+import json
+from datetime import timedelta
+
+import pytest
+
+from consolidator.ladders.rebuild import Rebuild
+from consolidator.messages.archive import Archiver, ArchiveStage
+from consolidator.model.offline import OfflineModel
+from consolidator.pipeline.tick import Consolidator
+from consolidator.runtime.app import open_app
+from consolidator.runtime.config import ArchiveSettings, Settings
+from stores.archive_files import scope_folder
+from stores.messages import append_messages
+from tests.archive_kit import all_rows, consolidated, hot_ids, summaries, talk
+
+AFTER = timedelta(days=10)  # 70 days logged from 6 January: January and February are whole months past it
+DAYS = 70
+
+
+@pytest.fixture
+def settings(state_dir):
+    return Settings(state_dir=state_dir, archive=ArchiveSettings(after=AFTER))
+
+
+def test_only_old_consolidated_messages_move_and_the_log_reads_the_same(app) -> None:
+    """Whole months older than archive.after leave the database; the one reader still returns every message once, in order."""
+    now = consolidated(app, days=DAYS)
+    before = all_rows(app)
+    report = Archiver(app).run(now)
+    aged = now - AFTER
+    month_start = aged.replace(day=1, hour=0, minute=0, second=0, microsecond=0)  # whole months move
+    hot = set(hot_ids(app))
+    moved = [row for row in before if row[0] not in hot]
+    assert report.messages == len(moved) > 0
+    assert [row for row in before if row[3] < month_start] == moved
+    assert report.scopes["maya"].months == ["2025-01", "2025-02"]
+    assert all_rows(app) == before
+    assert sorted(p.parent.name for p in scope_folder(app.settings.archive_dir, "maya").rglob("*.parquet")) == \
+        sorted(report.scopes["maya"].months)
+
+
+def test_a_dry_run_moves_nothing_and_a_second_run_finds_nothing(app) -> None:
+    """--dry-run reports what a run then moves; after the run nothing is left to move."""
+    now = consolidated(app, days=DAYS)
+    planned = Archiver(app).run(now, dry_run=True)
+    assert len(hot_ids(app)) == len(all_rows(app))
+    done = Archiver(app).run(now)
+    assert (planned.messages, planned.scopes["maya"].months) == (done.messages, done.scopes["maya"].months)
+    assert Archiver(app).run(now).messages == 0
+
+
+def test_messages_the_ladders_have_not_seen_stay_hot(app) -> None:
+    """A late import of old days (not yet placed nor summarised) is not archived, though old."""
+    now = consolidated(app, days=DAYS)
+    late = talk("maya", 3, first_day=2)
+    late = [m._replace(id="late-" + m.id, text=m.text + " (late)") for m in late]
+    append_messages(app.engine, late, now)
+    Archiver(app).run(now)
+    hot = set(hot_ids(app))
+    assert {m.key() for m in late} <= hot
+
+
+def test_the_archive_is_off_with_after_zero(tmp_path) -> None:
+    """archive.after = 0: nothing moves."""
+    app = open_app(Settings(state_dir=tmp_path / "s", archive=ArchiveSettings(after=timedelta(0))))
+    now = consolidated(app, days=DAYS)
+    assert Archiver(app).run(now).messages == 0 and not app.settings.archive_dir.exists()
+    app.close()
+
+
+def test_rebuild_after_archiving_equals_rebuild_before(app) -> None:
+    """With the offline model, rebuilding after the archive moved months of messages writes exactly what it wrote before."""
+    now = consolidated(app, days=DAYS)
+    with Rebuild(app) as rebuild:
+        rebuild.mark(OfflineModel())
+        rebuild.run(now)
+    before = summaries(app)
+    assert Archiver(app).run(now).messages > 0
+    with Rebuild(app) as rebuild:
+        marked = rebuild.mark(OfflineModel())
+        rebuild.run(now)
+    assert marked > 0
+    assert summaries(app) == before
+
+
+def test_an_archived_id_is_still_a_duplicate(app) -> None:
+    """Importing the same history again after archiving adds nothing."""
+    now = consolidated(app, days=DAYS)
+    Archiver(app).run(now)
+    again = append_messages(app.engine, talk("maya", DAYS), now)
+    assert (again.added, again.duplicates) == (0, DAYS * 8)
+
+
+def test_the_daemon_archives_only_in_a_tick_with_nothing_else_to_do(app) -> None:
+    """The idle stage runs in a tick that found no work, not in one that did."""
+    now = consolidated(app, days=DAYS)
+    consolidator = Consolidator(app, [], [], idle=[ArchiveStage(app)])
+    append_messages(app.engine, talk("maya", 1, first_day=DAYS + 1), now)
+    busy = consolidator.tick(now + timedelta(days=2))
+    assert "archive" not in busy.stages and len(hot_ids(app)) == len(all_rows(app))
+    consolidator.drain(now + timedelta(days=2))
+    assert len(hot_ids(app)) < len(all_rows(app))
+
+
+def test_status_shows_archived_counts_apart(app, run_cli) -> None:
+    """status --json: messages counts every message, archived those in the archive."""
+    now = consolidated(app, days=DAYS)
+    moved = Archiver(app).run(now).messages
+    status = json.loads(run_cli("status", "--json").output)
+    assert status["scopes"]["maya"]["messages"] == DAYS * 8
+    assert status["scopes"]["maya"]["archived"] == moved
+    assert f"({moved} archived)" in run_cli("status").output
