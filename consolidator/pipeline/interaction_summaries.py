@@ -43,7 +43,9 @@ from stores.engine import reading
 from stores.interactions import last_times, max_number
 from stores.message_windows import messages_of_interaction
 
-_ALL = 2**62  # every arrival: an interaction's messages, wherever the ladder's cursor is
+# Every arrival: an interaction's messages, wherever the ladder's cursor is. The largest seq an
+# INTEGER column holds on every engine (PostgreSQL refuses a bigger bound: integer out of range).
+_ALL = 2**31 - 1
 
 
 def summary_key(model_name: str, request: SummarizeRequest) -> str:
