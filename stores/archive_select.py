@@ -21,6 +21,13 @@ from stores.messages import Message, newest_seq
 from stores.runs import consolidated_seq
 
 
+def scopes_older_than(session: Session, cutoff: datetime) -> list[str]:
+    """The scopes holding a hot message from before `cutoff`: the only ones whose messages may
+    go (one grouped statement over the (scope, at) index, whatever the number of scopes)."""
+    stmt = select(Message.scope).group_by(Message.scope).having(func.min(Message.at) < cutoff).order_by(Message.scope)
+    return list(session.execute(stmt).scalars())
+
+
 def safe_through(session: Session, scope: str, ladders: tuple[str, ...]) -> int:
     """The highest seq that every consumer has processed (0 when any has not started)."""
     cursor = session.get(ScopeCursor, scope)

@@ -114,3 +114,29 @@ def test_status_shows_archived_counts_apart(app, run_cli) -> None:
     assert status["scopes"]["maya"]["messages"] == DAYS * 8
     assert status["scopes"]["maya"]["archived"] == moved
     assert f"({moved} archived)" in run_cli("status").output
+
+
+def _statements_of_a_pass(tmp_path, scopes: int) -> int:
+    """SQL statements of one archive pass over `scopes` scopes that hold only recent messages."""
+    from sqlalchemy import event
+
+    app = open_app(Settings(state_dir=tmp_path / f"s{scopes}", archive=ArchiveSettings(after=AFTER)))
+    messages = [m for n in range(scopes) for m in talk(f"scope-{n:05d}", days=1, per_talk=1, first_day=DAYS)]
+    append_messages(app.engine, messages, messages[-1].at)
+    now = messages[-1].at + timedelta(days=1)
+    archiver = Archiver(app)
+    archiver.run(now)  # the first pass of a process also looks for leftovers of a killed run
+    statements: list[str] = []
+    event.listen(app.engine, "before_cursor_execute", lambda c, cur, sql, *a: statements.append(sql))
+    try:
+        report = archiver.run(now)
+    finally:
+        app.close()
+    assert report.messages == 0
+    return len(statements)
+
+
+def test_a_pass_with_nothing_old_costs_the_same_for_5_and_500_scopes(tmp_path) -> None:
+    """The daemon's idle archive pass finds candidate scopes in one statement, not a few per scope."""
+    few, many = _statements_of_a_pass(tmp_path, 5), _statements_of_a_pass(tmp_path, 500)
+    assert few == many and many <= 5, (few, many)

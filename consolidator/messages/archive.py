@@ -28,7 +28,7 @@ from consolidator.runtime.app import App
 from hierarchy.calendar import day_closes_at
 from stores import archive_files, archive_manifest
 from stores.archive_files import scope_folder
-from stores.archive_select import archivable, first_dirty, safe_through
+from stores.archive_select import archivable, first_dirty, safe_through, scopes_older_than
 from stores.engine import reading, transaction
 from stores.messages import scopes as all_scopes
 
@@ -101,10 +101,10 @@ class Archiver:
         if not self.enabled:
             return report
         with archive_lock(self.root):
-            with reading(self.app.engine) as session:
-                names = [scope] if scope else all_scopes(session)
+            with reading(self.app.engine) as session:  # one statement, not one per scope
+                names = [scope] if scope else scopes_older_than(session, self._month_start(now))
             if not dry_run and not self._recovered:
-                report.recovered = self.recover(names if scope else self._folders_and(names))
+                report.recovered = self.recover([scope] if scope else self._folders())
                 self._recovered = True
             budget = max_files
             for name in names:
@@ -123,10 +123,17 @@ class Archiver:
             log.info("archive.moved", messages=report.messages, scopes=len(report.scopes))
         return report
 
-    def _folders_and(self, names: list[str]) -> list[str]:
-        """Scopes to check for leftovers: those with messages, and those with manifest rows."""
+    def _folders(self) -> list[str]:
+        """Scopes to check for leftovers: those with a folder on disk (a temporary or unrecorded
+        file can only be in one), and those with manifest rows."""
         with reading(self.app.engine) as session:
-            return sorted(set(names) | set(archive_manifest.scopes_with_files(session)))
+            names = set(all_scopes(session)) | set(archive_manifest.scopes_with_files(session))
+        return sorted(n for n in names if scope_folder(self.root, n).exists())
+
+    def _month_start(self, now: datetime) -> datetime:
+        """The start of the UTC month holding `now - archive.after`: no message from after it goes."""
+        aged = (now - self.after).astimezone(timezone.utc)
+        return aged.replace(day=1, hour=0, minute=0, second=0, microsecond=0)
 
     def recover(self, names: list[str]) -> int:
         """Finish or roll back what a killed run left: 'written' rows, unrecorded and temp files."""
@@ -160,8 +167,7 @@ class Archiver:
         go at once (one file per scope and month, written once a month rather than a small file a
         day): the cutoff is the start of the month holding `now - archive.after`, or earlier, the
         start of the first dirty day."""
-        aged = (now - self.after).astimezone(timezone.utc)
-        cutoff = aged.replace(day=1, hour=0, minute=0, second=0, microsecond=0)
+        cutoff = self._month_start(now)
         day = first_dirty(session, scope, "time")
         if day is not None:
             cutoff = min(cutoff, day_closes_at(day - 1, self.app.settings.timezone_of(scope), timedelta(0)))
