@@ -13,7 +13,7 @@ import json
 import os
 import time
 from dataclasses import dataclass, field
-from datetime import datetime, timedelta
+from datetime import datetime, timedelta, timezone
 from pathlib import Path
 from typing import Any
 from zoneinfo import ZoneInfo
@@ -28,7 +28,9 @@ from consolidator.runtime.app import open_app
 from consolidator.runtime.config import Settings, load_settings
 from consolidator.runtime.wiring import build_consolidator
 from stores.engine import reading
-from stores.messages import append_messages, messages_between, scope_heads
+from stores.archive_files import COLUMNS
+from stores.history import History
+from stores.messages import append_messages
 from stores.model_calls import totals
 from stores.summaries import Summary, newest_versions
 
@@ -199,12 +201,15 @@ def read_state(settings: Settings, scope: str) -> ScopeState:
     app = open_app(settings)
     try:
         with reading(app.engine) as session:
-            head = scope_heads(session).get(scope, 0)
-            for m in messages_between(session, scope, 1, head):
-                logged = Logged(m.at, m.interaction, raw_line(m.at, m.speaker or m.role, m.text, tz))
+            # The whole log through the one history reader: the daemon may have archived the
+            # older months (archive.after) by the time the bench reads.
+            for row in History(settings.archive_dir).rows(session, scope):
+                m = dict(zip(COLUMNS, row))
+                at = m["at"] if m["at"].tzinfo else m["at"].replace(tzinfo=timezone.utc)
+                logged = Logged(at, m["interaction"], raw_line(at, m["speaker"] or m["role"], m["text"], tz))
                 state.log.append(logged)
-                state.messages[m.id] = logged
-                state.messages.setdefault(m.id.removeprefix(f"{scope}:"), logged)
+                state.messages[m["id"]] = logged
+                state.messages.setdefault(m["id"].removeprefix(f"{scope}:"), logged)
             for ladder, rung in rungs:
                 rows = newest_versions(session, scope, ladder, rung)
                 state.summaries[(ladder, rung)] = [_view(summary_payload(s)) for s in rows if s.kind != "empty"]
