@@ -197,6 +197,17 @@ def test_compression_counts_what_each_rung_read(tmp_path: Path) -> None:
     assert result["junk"]["facts"] == {"total": 1, "junk": 0, "examples": []}
 
 
+def test_the_bench_reads_messages_the_daemon_archived(tmp_path: Path) -> None:
+    """Drained long after the talk, the older months are archived; the bench still reads every line."""
+    data = tiny_locomo(tmp_path / "tiny.json")
+    conv = load_locomo(data)[0]
+    settings = tiny_settings(tmp_path / "state")
+    result = run_conversation(conv, [], settings, model=MarkerModel(), settle=timedelta(days=200))
+    assert any(settings.archive_dir.rglob("*.parquet"))  # the daemon did archive
+    lines = [f"{m.at:%H:%M} {m.speaker}: {m.text}" for m in conv.messages]
+    assert result["compression"]["stores"]["read"] == sum(len(line) for line in lines)
+
+
 def test_default_data_is_found_from_a_worktree() -> None:
     """With no --path, the dev subset is found in a shared/ folder above the repository."""
     if not any((p / "shared" / "data" / "locomo-dev").is_dir() for p in Path(__file__).resolve().parents):
