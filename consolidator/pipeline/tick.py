@@ -112,7 +112,8 @@ class Consolidator:
         return report
 
     def _tick(self, now: datetime, stop: threading.Event | None) -> TickReport:
-        """Claim due scopes one at a time and work each; an idle tick is one claim query."""
+        """Claim due scopes one at a time and work each, then the tick-wide stages (the archive only
+        when nothing else was due); an idle tick is one claim query and those stages' own probes."""
         report = TickReport()
         if self.gate is not None:
             self.gate.refresh(now)
