@@ -31,7 +31,6 @@ from datetime import datetime, timedelta, timezone
 from pathlib import Path
 
 from sqlalchemy import create_engine, event, text
-from sqlalchemy.engine import make_url
 from sqlmodel import SQLModel
 
 from consolidator.model.offline import OfflineModel
@@ -41,6 +40,7 @@ from consolidator.runtime.status import gather
 from consolidator.runtime.wiring import build_consolidator
 from stores.engine import transaction
 from stores.messages import NewMessage, append_messages
+from tests.pg_databases import drop_database, fresh_database  # the repository root is on PYTHONPATH
 
 ROOT = Path(__file__).resolve().parents[1]
 KEY = "sk-ant-bench"
@@ -48,22 +48,6 @@ DAY = timedelta(days=1)
 
 
 # --- databases ------------------------------------------------------------------------------
-
-def fresh_database(base: str, name: str) -> str:
-    admin = create_engine(base, isolation_level="AUTOCOMMIT")
-    with admin.connect() as conn:
-        conn.execute(text(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'))
-        conn.execute(text(f'CREATE DATABASE "{name}"'))
-    admin.dispose()
-    return make_url(base).set(database=name).render_as_string(hide_password=False)
-
-
-def drop_database(base: str, name: str) -> None:
-    admin = create_engine(base, isolation_level="AUTOCOMMIT")
-    with admin.connect() as conn:
-        conn.execute(text(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'))
-    admin.dispose()
-
 
 def scalar(engine, sql: str):
     with engine.connect() as conn:

@@ -17,11 +17,11 @@ from pathlib import Path
 
 import pytest
 from sqlalchemy import create_engine, text
-from sqlalchemy.engine import make_url
 
 from consolidator.runtime.app import open_app
 from consolidator.runtime.config import load_settings
 from stores.messages import NewMessage, append_messages
+from tests.pg_databases import drop_database, fresh_database
 from tests.plugins import effects
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -33,23 +33,6 @@ BATCHES = SCOPES * 3
 PG = [u for u in os.environ.get("CONSOLIDATOR_TEST_DATABASE_URLS", "").split() if u.startswith("postgresql")]
 
 pytestmark = pytest.mark.skipif(not PG, reason="needs a PostgreSQL URL in CONSOLIDATOR_TEST_DATABASE_URLS")
-
-
-def fresh_database(base: str, name: str) -> str:
-    """A new empty database on the server of `base` (dropped first if left over); its URL."""
-    admin = create_engine(base, isolation_level="AUTOCOMMIT")
-    with admin.connect() as conn:
-        conn.execute(text(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'))
-        conn.execute(text(f'CREATE DATABASE "{name}"'))
-    admin.dispose()
-    return make_url(base).set(database=name).render_as_string(hide_password=False)
-
-
-def drop_database(base: str, name: str) -> None:
-    admin = create_engine(base, isolation_level="AUTOCOMMIT")
-    with admin.connect() as conn:
-        conn.execute(text(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'))
-    admin.dispose()
 
 
 def write_config(path: Path, url: str, state: Path) -> Path:
