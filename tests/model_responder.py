@@ -4,9 +4,10 @@
 
 It reads the request back from the first user message, which AnthropicModel renders in a
 fixed, lossless-enough form (consolidator.model.prompts._render): message lines
-`[id] local time role/speaker: "json text"` (`2025-03-04 00:30 +01:00 (Tue)`, under a
-`time zone:` line), known items as one compact JSON object a line, summary inputs
-`[id] label: "json text"`. Times come back to the minute, which the offline rules never look
+`[n] HH:MM role/speaker: "json text"` under local day headings (`2025-03-04 (Tue) +01:00`,
+under a `time zone:` line), known items as one compact JSON object a line, summary inputs
+`[n] label: "json text"`. Ids come back as the short references the prompt shows (line
+numbers, F1, T1), which is what a real model cites; AnthropicModel maps them back. Times come back to the minute, which the offline rules never look
 below, and the zone comes back as the request's `timezone`. The rebuilt pydantic request goes
 to an OfflineModel, and its reply is the tool input. So a drain through the real SDK writes
 the same summaries, facts, contacts and tasks as an offline drain of the same history.
@@ -22,6 +23,7 @@ from zoneinfo import ZoneInfo
 from typing import Any
 
 from consolidator.model.prompts import _SPECS
+from consolidator.model.refs import parse_span
 from consolidator.model.offline import OfflineModel
 from consolidator.model.schemas import (
     BatchRequest,
@@ -38,10 +40,8 @@ from consolidator.model.schemas import (
 )
 
 _OPERATION_OF_TOOL = {spec.tool: op for op, spec in _SPECS.items()}
-_LINE = re.compile(
-    r'^\[(?P<id>[^\]]*)\] (?P<at>\d{4}-\d\d-\d\d \d\d:\d\d [+-]\d\d:\d\d) \((?P<weekday>\w{3})\) '
-    r'(?P<who>[^:]*?): (?P<text>".*")$'
-)
+_DAY = re.compile(r"^(?P<date>\d{4}-\d\d-\d\d) \((?P<weekday>\w{3})\) (?P<offset>[+-]\d\d:\d\d)$")
+_LINE = re.compile(r'^\[(?P<id>[^\]]*)\] (?P<time>\d\d:\d\d) (?P<who>[^:]*?): (?P<text>".*")$')
 _ZONE = re.compile(r"^time zone: (?P<zone>\S+)$")
 _INPUT = re.compile(r'^\[(?P<id>[^\]]*)\] (?P<label>.*?): (?P<text>".*")$')
 _WINDOW = re.compile(r"^window: (?P<label>.*) \((?P<ladder>\w+) ladder, rung (?P<rung>.+)\)$")
@@ -63,15 +63,22 @@ def sections(text: str) -> dict[str, list[str]]:
     return out
 
 
-def parse_line(raw: str) -> Line:
-    m = _LINE.match(raw)
-    if m is None:
-        raise ValueError(f"not a message line: {raw!r}")
-    role, _, speaker = m["who"].partition("/")
-    at = datetime.strptime(m["at"], "%Y-%m-%d %H:%M %z")
-    if ("Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun")[at.weekday()] != m["weekday"]:
-        raise ValueError(f"weekday {m['weekday']} is not the day of {m['at']}")
-    return Line(id=m["id"], at=at, role=role, speaker=speaker or None, text=json.loads(m["text"]))
+def parse_lines(raws: list[str]) -> list[Line]:
+    """The message section: day headings, each followed by its `[n] HH:MM who: "text"` lines."""
+    lines, day = [], None
+    for raw in raws:
+        if (heading := _DAY.match(raw)) is not None:
+            day = heading
+            continue
+        m = _LINE.match(raw)
+        if m is None or day is None:
+            raise ValueError(f"not a message line: {raw!r}")
+        role, _, speaker = m["who"].partition("/")
+        at = datetime.strptime(f"{day['date']} {m['time']} {day['offset']}", "%Y-%m-%d %H:%M %z")
+        if ("Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun")[at.weekday()] != day["weekday"]:
+            raise ValueError(f"weekday {day['weekday']} is not the day of {day['date']}")
+        lines.append(Line(id=m["id"], at=at, role=role, speaker=speaker or None, text=json.loads(m["text"])))
+    return lines
 
 
 def zone_of(parts: dict[str, list[str]]) -> str:
@@ -83,7 +90,7 @@ def zone_of(parts: dict[str, list[str]]) -> str:
 def parse_request(operation: str, text: str) -> Any:
     """The request AnthropicModel rendered as `text` (scope and ref are not sent: 'fake', '')."""
     parts = sections(text)
-    lines = [parse_line(raw) for raw in parts.get("messages", [])]
+    lines = parse_lines(parts.get("messages", []))
     zone = zone_of(parts)
     items = lambda key, cls: [cls.model_validate(json.loads(raw)) for raw in parts.get(key, [])]  # noqa: E731
     match operation:
@@ -121,10 +128,9 @@ def window_request(window: dict[str, Any], lines: list[Line], zone: str) -> Summ
     """A summary asked with a batch, as the ladder asked it: its inputs are the named lines
     rendered as consolidator.ladders.inputs.render renders a message."""
     tz = ZoneInfo(zone)
-    by_id = {line.id: line for line in lines}
     inputs = []
-    for message_id in window["message_ids"]:
-        line = by_id[message_id]
+    for position in parse_span(window["lines"]):
+        line = lines[position - 1]
         who = line.speaker or line.role
         if line.role in ("action", "tool") and line.speaker is None:
             who = f"[{line.role}]"
@@ -149,4 +155,5 @@ class OfflineResponder:
         reply = getattr(self.model, operation)(request)
         with self._lock:
             self.operations[operation] = self.operations.get(operation, 0) + 1
-        return reply.model_dump(mode="json")
+        # The prompts ask to leave out fields at their default, and this model does.
+        return reply.model_dump(mode="json", exclude_defaults=True)

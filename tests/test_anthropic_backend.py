@@ -190,7 +190,7 @@ class TestRequestShape:
         assert system["cache_control"] == {"type": "ephemeral"}
         assert "tool or action output" in system["text"]
         [user] = body["messages"]
-        assert "[m1]" in user["content"] and "Alice lives in Paris" in user["content"]
+        assert "[1] 09:30 user/Alice" in user["content"] and "Alice lives in Paris" in user["content"]
         assert "[f1]" not in system["text"] and "Lyon" not in system["text"]
 
     def test_one_batch_call_carries_the_three_contexts_once(
@@ -206,7 +206,7 @@ class TestRequestShape:
         [user] = body["messages"]
         headers = [h for h in user["content"].split("\n") if h.endswith(":")]
         assert headers == ["known facts:", "known contacts:", "open tasks:", "messages:"]
-        assert user["content"].count("[m1]") == 1 and "Book flights" in user["content"]
+        assert user["content"].count("[1] ") == 1 and "Book flights" in user["content"]
         system = body["system"][0]["text"]
         for rule in ("tool or action output", "supersedes", "new or changed details only", "done or cancelled"):
             assert rule in system
@@ -267,7 +267,7 @@ class TestLocalTimeAndRules:
         """23:30 UTC on Monday is shown as Tuesday 00:30 +01:00 for a Europe/Paris scope."""
         getattr(make_model(), operation)(with_zone(operation, "Europe/Paris"))
         user = fake.bodies[0]["messages"][0]["content"]
-        assert '[n1] 2025-03-04 00:30 +01:00 (Tue) user/Caroline: "I went' in user
+        assert '2025-03-04 (Tue) +01:00\n[1] 00:30 user/Caroline: "I went' in user
         assert user.startswith("time zone: Europe/Paris\n") and "23:30" not in user
 
     @pytest.mark.parametrize("operation", WITH_LINES)
@@ -277,7 +277,7 @@ class TestLocalTimeAndRules:
         """A request that names no zone shows UTC times, offset +00:00."""
         getattr(make_model(), operation)(with_zone(operation, None))
         user = fake.bodies[0]["messages"][0]["content"]
-        assert "[n1] 2025-03-03 23:30 +00:00 (Mon) user/Caroline" in user and "time zone: UTC" in user
+        assert "2025-03-03 (Mon) +00:00\n[1] 23:30 user/Caroline" in user and "time zone: UTC" in user
 
     @pytest.mark.parametrize(
         "at, zone, shown",
@@ -312,7 +312,7 @@ class TestLocalTimeAndRules:
         model.summarize(with_zone("summarize", None))
         paris, default = (body["messages"][0]["content"] for body in fake.bodies)
         assert "time zone: Europe/Paris\n" in paris and "time zone" not in default
-        assert "[m1] 09:30:" in paris
+        assert "[1] 09:30:" in paris
 
     @pytest.mark.parametrize("operation", READING)
     def test_each_reading_prompt_asks_for_absolute_dates_and_no_small_talk(

@@ -98,6 +98,34 @@ class TestSleepPass:
         assert "Maya had soup for lunch." in texts(facts_of(app))
         assert fact(app, weak).end_reason is None
 
+    def test_a_refused_cluster_is_not_asked_again_until_it_changes(self, app):
+        """vim/emacs refused once: later passes skip it with no call; an edited member, or another model, asks again."""
+        vim = put(app, "Maya uses vim.", angle(90))
+        put(app, "Maya uses emacs.", angle(94))
+
+        class Counting(OfflineModel):
+            def __init__(self, name: str = "offline") -> None:
+                super().__init__()
+                self.asked = 0
+                self.name = name
+
+            def judge_cluster(self, request):
+                self.asked += 1
+                return super().judge_cluster(request)
+
+        model = Counting()
+        stage = SleepStage(app, model)
+        first = stage.run_scope("maya", NOW)
+        second = stage.run_scope("maya", NOW + timedelta(hours=1))
+        assert (first.refused, model.asked) == (1, 1)
+        assert (second.clusters, second.remembered, second.refused, model.asked) == (1, 1, 0, 1)
+        with transaction(app.engine) as session:
+            session.get(Fact, vim).text = "Maya uses vim daily."
+        third = stage.run_scope("maya", NOW + timedelta(hours=2))
+        assert (third.refused, third.remembered, model.asked) == (1, 0, 2)
+        other = Counting("claude-other")
+        assert SleepStage(app, other).run_scope("maya", NOW + timedelta(hours=3)).refused == 1 and other.asked == 1
+
     def test_keep_top_caps_the_store_but_never_drops_pinned(self, app):
         """keep_top 2: the two best unpinned stay beside every pinned fact; the rest are dropped."""
         app.settings = app.settings.model_copy(

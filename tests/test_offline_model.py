@@ -339,7 +339,15 @@ def test_contacts_merge_aliases_and_send_only_changed_details():
     assert ana.aliases == ["Ana Lopez"]
     assert ana.details == {"home": "Madrid"}
     assert ana.biography == "Ana is Maya's sister. Ana Lopez lives in Madrid."
-    assert "Madrid" in ana.summary and ana.source_ids == ["m0", "m1"]
+    assert "Madrid" in ana.summary and ana.source_ids == ["m1"]  # the line that says it, not every mention
+
+
+def test_a_contact_update_cites_the_lines_it_rests_on_not_every_line_of_the_person():
+    """Ana speaks in five lines and one says where she works: only that line is cited (it dates the detail)."""
+    said = ["Hi!", "How are you?", "I started working at Acme last week.", "Anyway.", "Bye!"]
+    got = {c.name: c for c in contacts(*said, speaker="Ana")}
+    ana = got["Ana"]
+    assert ana.source_ids == ["m2"] and "Acme" in ana.summary
 
 
 def test_ended_detail_is_cleared():

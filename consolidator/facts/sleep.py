@@ -12,7 +12,8 @@ facts.sleep_importance, it runs one pass:
    cluster's strength-weighted centroid (>= facts.merge_threshold), re-checked once the
    cluster is complete, so A~B and B~C never pull in a C unlike A;
 3. the model judges each cluster of two or more (`judge_cluster`); it refuses conflicts
-   ("uses vim" / "uses emacs"). A merge keeps the member whose text the model chose (else a
+   ("uses vim" / "uses emacs"). A refusal is remembered (stores.cluster_verdicts) and the
+   same members, texts and model are not asked again on later passes. A merge keeps the member whose text the model chose (else a
    new fact with the model's text): it gets every source, the strength-weighted centroid, the
    highest importance and the summed strength (capped); the others are tombstoned
    (end_reason "merged", superseded_by the kept fact);
@@ -41,6 +42,7 @@ from consolidator.model.embeddings import Embedder, HashingEmbedder, fill_missin
 from consolidator.model.base import Deferred, Model
 from consolidator.model.schemas import ClusterRequest, KnownFact
 from consolidator.facts.scoring import scores
+from stores.cluster_verdicts import cluster_key, refused_keys, remember_refusals
 from stores.engine import reading, transaction
 from stores.facts import (
     facts_by_id,
@@ -125,11 +127,13 @@ class SleepReport:
     clusters: int = 0
     merged: int = 0
     refused: int = 0
+    remembered: int = 0  # clusters refused on an earlier pass, not asked again
     dropped: int = 0
     aborted: bool = False
     changed: bool = False
     merges: list[Merge] = field(default_factory=list)
     drops: list[str] = field(default_factory=list)
+    refusals: list[str] = field(default_factory=list)  # keys of the clusters refused in this pass
 
 
 class SleepStage:
@@ -202,10 +206,11 @@ class SleepStage:
         with reading(self.app.engine) as session:
             fingerprint = revision(session, scope)
             facts = current_facts(session, scope)
+            refused_before = refused_keys(session, scope)
         report.facts = len(facts)
         gone: set[str] = set()
         if len(facts) > 1:
-            self._merges(scope, facts, report, now)
+            self._merges(scope, facts, report, now, refused_before)
             for merge in report.merges:
                 gone.update(m for m in merge.members if m != merge.kept)
         report.drops = self._drops(facts, gone, report.merges, now)
@@ -216,6 +221,7 @@ class SleepStage:
                 report.aborted = True
                 log.info("sleep.aborted", scope=scope, seen=fingerprint, now=state.revision)
                 return report
+            remember_refusals(session, scope, report.refusals, now)
             report.changed = bool(report.merges or report.drops)
             if report.changed:
                 self._write(session, scope, report, now)
@@ -225,10 +231,11 @@ class SleepStage:
             state.importance_since_sleep = 0
             state.last_sleep_at = now
         log.info("sleep.pass", scope=scope, facts=report.facts, clusters=report.clusters, merged=report.merged,
-                 refused=report.refused, dropped=report.dropped)
+                 refused=report.refused, remembered=report.remembered, dropped=report.dropped)
         return report
 
-    def _merges(self, scope: str, facts: list[Fact], report: SleepReport, now: datetime) -> None:
+    def _merges(self, scope: str, facts: list[Fact], report: SleepReport, now: datetime,
+                refused_before: set[str]) -> None:
         cfg = self.settings
         vectors = np.stack([_unit(f.vector(), self.embedder.dim) for f in facts])
         fill_missing_rows(vectors, [f.text for f in facts], self.embedder)  # rows of another embedder
@@ -245,6 +252,10 @@ class SleepStage:
             centre = (vectors[members] * weights[members, None]).sum(axis=0)
             centre /= max(float(np.linalg.norm(centre)), 1e-12)
             group = [facts[i] for i in members]
+            key = cluster_key(self.model.name, [(f.id, f.text) for f in group])
+            if key in refused_before:
+                report.remembered += 1
+                continue
             request = ClusterRequest(scope=scope, ref=f"sleep:{group[0].id}", facts=[
                 KnownFact(id=f.id, text=f.text, similarity=round(float(vectors[i] @ centre), 4))
                 for i, f in zip(members, group)
@@ -252,6 +263,7 @@ class SleepStage:
             reply = self.model.judge_cluster(request)
             if not reply.merge:
                 report.refused += 1
+                report.refusals.append(key)
                 log.info("sleep.merge_refused", scope=scope, facts=[f.id for f in group], reason=reply.reason[:200])
                 continue
             text = " ".join((reply.text or group[0].text).split())

@@ -62,6 +62,7 @@ from pydantic import ValidationError
 
 from consolidator.model.base import ModelError
 from consolidator.model.prompts import _SPECS, _describe, _render, _Spec
+from consolidator.model.refs import resolve
 from consolidator.model.recording import CallRecord, CallRecorder, Outcome
 from consolidator.model.schemas import (
     BatchReply,
@@ -294,7 +295,7 @@ class AnthropicModel:
                 else:
                     message, latency_s = self._create(op, request, model, params, messages)
                 block = next((b for b in message.content if b.type == "tool_use" and b.name == spec.tool), None)
-                reply, problem = self._check(spec, message, block)
+                reply, problem = self._check(spec, request, message, block)
                 if stored is None:  # a batch answer was recorded when it was stored
                     self._record(op, request, model, latency_s, "ok" if problem is None else "invalid", message.usage)
                 if problem is None:
@@ -308,13 +309,13 @@ class AnthropicModel:
             _DEADLINE.reset(token)
         raise AssertionError("unreachable")
 
-    def _check(self, spec: _Spec[Any], message: Any, block: Any) -> tuple[Any, str | None]:
+    def _check(self, spec: _Spec[Any], request: Any, message: Any, block: Any) -> tuple[Any, str | None]:
         if message.stop_reason == "max_tokens":
             return None, "The reply was cut off at max_tokens before the tool input was complete; be briefer."
         if block is None:
             return None, f"No {spec.tool} call in the reply; answer by calling {spec.tool}."
         try:
-            return spec.reply.model_validate(block.input), None
+            return resolve(request, spec.reply.model_validate(block.input)), None
         except ValidationError as err:
             return None, f"The {spec.tool} input is invalid: {_describe(err)}. Call {spec.tool} again, fixed."
 

@@ -13,7 +13,6 @@ have been said the next day where the user lives.
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from functools import cached_property
@@ -22,6 +21,7 @@ from zoneinfo import ZoneInfo
 
 from pydantic import BaseModel, ValidationError
 
+from consolidator.model.refs import compact, line_span, render_facts, render_lines, render_tasks
 from consolidator.model.schemas import (
     BatchReply,
     BatchRequest,
@@ -31,7 +31,7 @@ from consolidator.model.schemas import (
     ContactsRequest,
     FactExtractionReply,
     FactExtractionRequest,
-    Line,
+    KnownContact,
     SummarizeRequest,
     SummaryReply,
     TasksReply,
@@ -61,10 +61,15 @@ _PEOPLE_ONLY = (
     "output, system lines or the assistant's guesses. "
 )
 _DATES = (
-    "Message times are local to the scope's time zone (with UTC offset and weekday). Resolve "
+    "Message lines are numbered [n] and grouped under their local date in the scope's time zone "
+    "(weekday and UTC offset in the heading), each line showing its local time. Resolve "
     "relative dates (\"yesterday\", \"last week\", \"next month\", \"on Friday\") against the local "
     "date of the message that says them and write absolute dates (2023-05-07; 2023-05 or \"the week "
     "of 2023-05-01\" when vaguer). "
+)
+_CITE = (
+    "Cite source_ids by line number (\"3\"), a known fact by its id (\"F2\") and an open task by its "
+    "id (\"T1\"). Leave out every field whose value would be its default. "
 )
 _DETAILS = "Keep named details exactly: titles, genres, names, numbers, places. "
 _NO_PHATIC = "Leave out greetings, thanks, acknowledgements and small talk. "
@@ -115,7 +120,7 @@ _SPECS: dict[Operation, _Spec[Any]] = {
         system=(
             "You keep the long-term facts an AI agent knows about people. " + _PEOPLE_ONLY + _FACT_STYLE
             + _DETAILS + _DATES + _NO_PHATIC + "Give one entry per candidate fact. " + _FACT_OPS
-            + "Cite source_ids. An empty list is fine. Answer only by calling record_facts."
+            + _CITE + "An empty list is fine. Answer only by calling record_facts."
         ),
     ),
     "judge_cluster": _Spec(
@@ -135,7 +140,7 @@ _SPECS: dict[Operation, _Spec[Any]] = {
         reply=ContactsReply,
         system=(
             "You keep an AI agent's contact book. " + _PEOPLE_ONLY + "Contacts are " + _CONTACTS + _DETAILS + _DATES
-            + _NO_PHATIC + "Cite source_ids. Answer only by calling record_contacts."
+            + _NO_PHATIC + _CITE + "Answer only by calling record_contacts."
         ),
     ),
     "update_tasks": _Spec(
@@ -144,7 +149,7 @@ _SPECS: dict[Operation, _Spec[Any]] = {
         reply=TasksReply,
         system=(
             "You track an AI agent's open tasks. " + _PEOPLE_ONLY + "Tasks are " + _TASKS + _DETAILS + _DATES
-            + _NO_PHATIC
+            + _NO_PHATIC + _CITE
             + "Only what the messages state; an empty list is fine. Answer only by calling record_tasks."
         ),
     ),
@@ -154,21 +159,17 @@ _SPECS: dict[Operation, _Spec[Any]] = {
         reply=BatchReply,
         system=(
             "You keep an AI agent's memory of people: facts, contacts and tasks. " + _PEOPLE_ONLY
-            + _DETAILS + _DATES + _NO_PHATIC + "Cite source_ids everywhere; empty lists are fine. "
+            + _DETAILS + _DATES + _NO_PHATIC + _CITE + "Cite them everywhere; empty lists are fine. "
             "facts: one entry per candidate fact. " + _FACT_STYLE + _FACT_OPS
             + "contacts: " + _CONTACTS + "tasks: " + _TASKS
-            + "summaries: for each window listed under summaries (if any), summarise exactly the messages "
-            "it names, within its token budget, under its ref: use only what those messages say and invent "
+            + "summaries: for each window listed under summaries (if any), summarise exactly the message "
+            "lines it names (\"1-12,15\"), within its token budget, under its ref: use only what those messages say and invent "
             "nothing; keep dates, decisions, commitments and open questions, resolving relative dates "
             "against the local date of the message that says them. " + _DETAILS
             + "Answer only by calling record_batch."
         ),
     ),
 }
-
-
-def _compact(value: Any) -> str:
-    return json.dumps(value, ensure_ascii=False, separators=(",", ":"), default=str)
 
 
 _WEEKDAYS = ("Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun")
@@ -185,23 +186,15 @@ def local_time(at: datetime, zone: ZoneInfo) -> str:
     return f"{local:%Y-%m-%d %H:%M} {sign}{hours:02d}:{mins:02d} ({_WEEKDAYS[local.weekday()]})"
 
 
-def _render_lines(lines: list[Line], timezone: str) -> str:
-    zone = ZoneInfo(timezone)
-    out = []
-    for line in lines:
-        who = f"{line.role}/{line.speaker}" if line.speaker else line.role
-        out.append(f"[{line.id}] {local_time(line.at, zone)} {who}: {_compact(line.text)}")
-    return "\n".join(out) or "(none)"
-
-
-def _render_items(items: list[BaseModel]) -> str:
-    return "\n".join(_compact(i.model_dump(mode="json", exclude_defaults=True)) for i in items) or "(none)"
+def _contacts(items: list[KnownContact]) -> str:
+    return "\n".join(compact(i.model_dump(mode="json", exclude_defaults=True)) for i in items) or "(none)"
 
 
 def _render(request: BaseModel) -> str:
+    """The request as the model reads it, with short references (consolidator.model.refs)."""
     match request:
         case SummarizeRequest():
-            inputs = "\n".join(f"[{i.id}] {i.label}: {_compact(i.text)}" for i in request.inputs)
+            inputs = "\n".join(f"[{n}] {i.label}: {compact(i.text)}" for n, i in enumerate(request.inputs, 1))
             # The default (UTC) is also what a request that was never told its zone says: not stated.
             zone = f"time zone: {request.timezone}\n" if request.timezone != "UTC" else ""
             return (
@@ -210,40 +203,43 @@ def _render(request: BaseModel) -> str:
             )
         case FactExtractionRequest():
             return (
-                f"time zone: {request.timezone}\nknown facts:\n{_render_items(request.neighbours)}\n"
-                f"messages:\n{_render_lines(request.messages, request.timezone)}"
+                f"time zone: {request.timezone}\nknown facts:\n{render_facts(request.neighbours)}\n"
+                f"messages:\n{render_lines(request.messages, request.timezone)}"
             )
         case ClusterRequest():
-            return f"facts:\n{_render_items(request.facts)}"
+            return "facts:\n" + ("\n".join(compact(i.model_dump(mode="json", exclude_defaults=True))
+                                             for i in request.facts) or "(none)")
         case ContactsRequest():
             return (
-                f"time zone: {request.timezone}\nknown contacts:\n{_render_items(request.known)}\n"
-                f"messages:\n{_render_lines(request.messages, request.timezone)}"
+                f"time zone: {request.timezone}\nknown contacts:\n{_contacts(request.known)}\n"
+                f"messages:\n{render_lines(request.messages, request.timezone)}"
             )
         case TasksRequest():
             return (
-                f"time zone: {request.timezone}\nopen tasks:\n{_render_items(request.open_tasks)}\n"
-                f"messages:\n{_render_lines(request.messages, request.timezone)}"
+                f"time zone: {request.timezone}\nopen tasks:\n{render_tasks(request.open_tasks)}\n"
+                f"messages:\n{render_lines(request.messages, request.timezone)}"
             )
         case BatchRequest():
             return (
                 f"time zone: {request.timezone}\n"
-                f"known facts:\n{_render_items(request.neighbours)}\n"
-                f"known contacts:\n{_render_items(request.known_contacts)}\n"
-                f"open tasks:\n{_render_items(request.open_tasks)}\n"
-                f"messages:\n{_render_lines(request.messages, request.timezone)}"
-                + _render_windows(request.summaries)
+                f"known facts:\n{render_facts(request.neighbours)}\n"
+                f"known contacts:\n{_contacts(request.known_contacts)}\n"
+                f"open tasks:\n{render_tasks(request.open_tasks)}\n"
+                f"messages:\n{render_lines(request.messages, request.timezone)}"
+                + _render_windows(request)
             )
     raise TypeError(f"no rendering for {type(request).__name__}")
 
 
-def _render_windows(windows: list[SummarizeRequest]) -> str:
-    """The summaries asked with a batch: each window's ref, label, budget and message ids (the
-    lines are above, not repeated). Nothing at all when none is asked."""
-    if not windows:
+def _render_windows(request: BatchRequest) -> str:
+    """The summaries asked with a batch: each window's ref, label, budget and the line numbers of
+    its messages (the lines are above, not repeated). Nothing at all when none is asked."""
+    if not request.summaries:
         return ""
-    rows = [_compact({"ref": w.ref, "window": w.window_label, "ladder": w.ladder, "rung": w.rung,
-                      "budget_tokens": w.budget_tokens, "message_ids": [i.id for i in w.inputs]}) for w in windows]
+    position = {line.id: n for n, line in enumerate(request.messages, start=1)}
+    rows = [compact({"ref": w.ref, "window": w.window_label, "ladder": w.ladder, "rung": w.rung,
+                     "budget_tokens": w.budget_tokens, "lines": line_span(position[i.id] for i in w.inputs)})
+            for w in request.summaries]
     return "\nsummaries:\n" + "\n".join(rows)
 
 

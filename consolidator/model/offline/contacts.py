@@ -60,14 +60,17 @@ class _Person:
         self.source_ids: list[str] = []
         self.sentences: list[str] = []
         self.claims: list[Claim] = []
+        self.line_of: dict[str, str] = {}  # a sentence or a lower-cased form -> the line it first came from
 
     def see(self, form: str, source_id: str, sentence: str | None) -> None:
         if form.lower() not in (f.lower() for f in self.forms):
             self.forms.append(form)
+        self.line_of.setdefault(form.lower(), source_id)
         if source_id not in self.source_ids:
             self.source_ids.append(source_id)
         if sentence and sentence not in self.sentences:
             self.sentences.append(sentence)
+            self.line_of.setdefault(sentence, source_id)
 
 
 class _Registry:
@@ -174,23 +177,23 @@ def _biography(known: str, fresh: list[Claim], changed: set[str]) -> str:
     return text if len(words) <= BIOGRAPHY_WORDS else truncate_words(text, len(" ".join(words[:BIOGRAPHY_WORDS])))
 
 
-def _summary(person: _Person, changed: set[str]) -> str:
+def _summary(person: _Person, changed: set[str]) -> tuple[str, str | None]:
     """The batch's one most telling line about the person, within SUMMARY_WORDS words.
 
     A claim about them (third person, "Ana moved to Madrid.") beats a raw sentence that only
     names them; the one with the rarest content (worth.py) wins, a claim that changed one of
     their details counting CHANGE_BONUS more, the latest on a tie. The running summary is a
     dated line per batch that a planner reads at a glance: the batch's every clause is in the
-    facts already."""
+    facts already. Returned with the id of the line it comes from."""
     if person.claims:
-        ranked = [((worth(c.text, person.forms) + CHANGE_BONUS * (_key(c) in changed), i), _ISO_DAY.sub("", c.text))
-                  for i, c in enumerate(person.claims)]
+        ranked = [((worth(c.text, person.forms) + CHANGE_BONUS * (_key(c) in changed), i), _ISO_DAY.sub("", c.text),
+                   c.source_ids[0]) for i, c in enumerate(person.claims)]
     else:
-        ranked = [((worth(s, person.forms), i), s) for i, s in enumerate(person.sentences)]
+        ranked = [((worth(s, person.forms), i), s, person.line_of.get(s)) for i, s in enumerate(person.sentences)]
     if not ranked:
-        return ""
-    text = max(ranked)[1]
-    return truncate_words(text, len(" ".join(text.split()[:SUMMARY_WORDS])))
+        return "", None
+    _, text, line_id = max(ranked)
+    return truncate_words(text, len(" ".join(text.split()[:SUMMARY_WORDS]))), line_id
 
 
 def contact_updates(lines: list[Line], claims: list[Claim], known: list[KnownContact]) -> list[ContactUpdate]:
@@ -233,11 +236,24 @@ def contact_updates(lines: list[Line], claims: list[Claim], known: list[KnownCon
             old = p.known.biography if p.known else ""
             bio = _biography(old, fresh, set(changed))
             biography = bio if bio and bio != old else None
-        summary = _summary(p, set(changed))
+        summary, summary_line = _summary(p, set(changed))
         if p.known and not (changed or new_alias or summary):
             continue
         updates.append(ContactUpdate(
             name=p.name, aliases=aliases, details=changed, biography=biography, summary=summary,
-            source_ids=[s for s in p.source_ids if s],
+            source_ids=_evidence(p, fresh, names, aliases, summary_line),
         ))
     return updates
+
+
+def _evidence(p: _Person, fresh: list[Claim], names: list[str], aliases: list[str],
+              summary_line: str | None) -> list[str]:
+    """The lines the update rests on: its changed details' claims, its new aliases, its summary;
+    else the line that first names the person. Not every line they speak in: the citation dates
+    the details (the newest cited line) and each cited id is model output paid per token."""
+    known = {n.lower() for n in names}
+    lines = [c.source_ids[0] for c in fresh if c.source_ids]
+    lines += [p.line_of[a.lower()] for a in aliases if a.lower() not in known and a.lower() in p.line_of]
+    lines += [summary_line] if summary_line else []
+    lines = lines or p.source_ids[:1]
+    return [s for s in dict.fromkeys(lines) if s]
