@@ -106,8 +106,10 @@ def recorded_paths(session: Session, scope: str) -> set[str]:
 
 
 def files_overlapping(session: Session, scope: str, *, start: datetime | None = None, end: datetime | None = None,
-                      interaction: int | None = None, through_seq: int | None = None) -> list[ArchiveFile]:
-    """The scope's files (any state) that may hold messages in [start, end) or of `interaction`."""
+                      interaction: int | None = None, through_seq: int | None = None,
+                      interactions: tuple[int, int] | None = None) -> list[ArchiveFile]:
+    """The scope's files (any state) that may hold messages in [start, end), of `interaction`,
+    or of an interaction in the range `interactions` (first, last)."""
     stmt = select(ArchiveFile).where(ArchiveFile.scope == scope)
     if end is not None:
         stmt = stmt.where(ArchiveFile.first_at < end)
@@ -115,6 +117,9 @@ def files_overlapping(session: Session, scope: str, *, start: datetime | None = 
         stmt = stmt.where(ArchiveFile.last_at >= start)
     if interaction is not None:
         stmt = stmt.where(ArchiveFile.first_interaction <= interaction, ArchiveFile.last_interaction >= interaction)
+    if interactions is not None:
+        stmt = stmt.where(ArchiveFile.first_interaction <= interactions[1],
+                          ArchiveFile.last_interaction >= interactions[0])
     if through_seq is not None:
         stmt = stmt.where(ArchiveFile.first_seq <= through_seq)
     return list(session.execute(stmt.order_by(ArchiveFile.first_seq)).scalars())

@@ -19,7 +19,13 @@ from sqlmodel import Session
 from stores import archive_files
 from stores.archive_files import COLUMNS
 from stores.archive_manifest import DONE, ArchiveFile, files_overlapping
-from stores.message_windows import Arrival, arrivals_through, messages_in_time_window, messages_of_interaction
+from stores.message_windows import (
+    Arrival,
+    arrivals_through,
+    messages_in_time_window,
+    messages_of_interaction,
+    messages_of_interactions,
+)
 from stores.messages import Message
 
 
@@ -54,6 +60,15 @@ class History:
         files = files_overlapping(session, scope, interaction=number, through_seq=through_seq)
         cold = self._cold(files, "interaction = ? AND seq <= ?", [number, through_seq])
         return _merged(hot, cold)
+
+    def interactions(self, session: Session, scope: str, through_seq: int, first: int, last: int) -> dict[int, list[Message]]:
+        """The messages of interactions `first`..`last` (those that have any), each in time order."""
+        hot = messages_of_interactions(session, scope, through_seq, first, last)
+        files = files_overlapping(session, scope, interactions=(first, last), through_seq=through_seq)
+        cold = self._cold(files, "interaction >= ? AND interaction <= ? AND seq <= ?", [first, last, through_seq])
+        for row in cold:
+            hot.setdefault(row[COLUMNS.index("interaction")], [])
+        return {n: _merged(hot[n], [row for row in cold if row[COLUMNS.index("interaction")] == n]) for n in hot}
 
     def arrivals_through(self, session: Session, scope: str, through_seq: int, since: datetime | None = None) -> list[Arrival]:
         """(seq, at, interaction) of every message up to `through_seq` (at or after `since`), unordered."""

@@ -10,6 +10,8 @@ messages since it was last summarised. Every function works in the caller's tran
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Mapping
@@ -161,8 +163,11 @@ def scope_dirty_windows(session: Session, scope: str) -> dict[str, dict[int, dat
     return out
 
 
-def clear_dirty(session: Session, scope: str, ladder: str, unit: int) -> None:
-    """The base window has been summarised from everything it holds."""
+def clear_dirty(session: Session, scope: str, ladder: str, unit: int | Iterable[int]) -> None:
+    """The base window (or windows: one statement for all) has been summarised from everything it holds."""
+    units = [unit] if isinstance(unit, int) else sorted(set(unit))
+    if not units:
+        return
     session.execute(
-        delete(DirtyWindow).where(DirtyWindow.scope == scope, DirtyWindow.ladder == ladder, DirtyWindow.unit == unit)
+        delete(DirtyWindow).where(DirtyWindow.scope == scope, DirtyWindow.ladder == ladder, DirtyWindow.unit.in_(units))
     )

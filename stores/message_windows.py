@@ -67,3 +67,18 @@ def messages_of_interaction(session: Session, scope: str, through_seq: int, numb
         .order_by(Message.at, Message.seq)
     )
     return list(session.execute(stmt).scalars())
+
+
+def messages_of_interactions(session: Session, scope: str, through_seq: int, first: int, last: int) -> dict[int, list[Message]]:
+    """The messages of interactions `first`..`last`, up to arrival `through_seq`, each in time
+    order: one range read of the (scope, interaction, seq) index instead of one per interaction."""
+    stmt = (
+        select(Message)
+        .where(Message.scope == scope, Message.seq <= through_seq, Message.interaction >= first,
+               Message.interaction <= last)
+        .order_by(Message.interaction, Message.at, Message.seq)
+    )
+    out: dict[int, list[Message]] = {}
+    for message in session.execute(stmt).scalars():
+        out.setdefault(message.interaction, []).append(message)
+    return out

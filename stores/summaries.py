@@ -173,8 +173,10 @@ def reusable(session: Session, scope: str, input_hash: str) -> Summary | None:
     return session.execute(stmt).scalars().first()
 
 
-def write_summary(session: Session, summary: Summary) -> Announcement:
-    """Insert a summary and its announcement in the caller's transaction; the announcement's id is set."""
+def write_summary(session: Session, summary: Summary, flush: bool = True) -> Announcement:
+    """Insert a summary and its announcement in the caller's transaction; the announcement's id is
+    set (or, with `flush` False, set when the caller's session flushes: many summaries written in
+    one transaction then go in one batched statement per table, announcements in the order added)."""
     session.add(summary)
     announcement = Announcement(
         scope=summary.scope,
@@ -186,7 +188,8 @@ def write_summary(session: Session, summary: Summary) -> Announcement:
         announced_at=summary.created_at,
     )
     session.add(announcement)
-    session.flush()  # assigns the announcement's id: the stage's cursor moves up to it
+    if flush:
+        session.flush()  # assigns the announcement's id: the stage's cursor moves up to it
     return announcement
 
 

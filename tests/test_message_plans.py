@@ -9,7 +9,7 @@ from sqlalchemy import event
 
 from consolidator.runtime.app import open_app
 from stores.engine import database_path, reading
-from stores.message_windows import messages_in_time_window, messages_of_interaction
+from stores.message_windows import messages_in_time_window, messages_of_interaction, messages_of_interactions
 from stores.messages import Message, NewMessage, append_messages
 
 START = datetime(2025, 1, 1, tzinfo=timezone.utc)
@@ -21,7 +21,7 @@ def seeded(app, interactions: int = 30, per: int = 20) -> None:
             for i in range(interactions) for k in range(per)]
     append_messages(app.engine, rows, START)
     with app.engine.begin() as connection:
-        connection.execute(Message.__table__.update().values(interaction=(Message.__table__.c.seq - 1) / per + 1))
+        connection.execute(Message.__table__.update().values(interaction=(Message.__table__.c.seq - 1) // per + 1))
 
 
 def plan_of(app, read) -> str:
@@ -50,6 +50,17 @@ def test_an_interactions_messages_are_read_through_the_interaction_index(app) ->
     plan = plan_of(app, lambda session: messages_of_interaction(session, "s", 600, 7))
     assert "ix_message_scope_interaction_seq (scope=? AND interaction=? AND seq<?)" in plan
     assert "ix_message_scope_seq" not in plan
+
+
+def test_a_run_of_interactions_is_one_range_seek_of_the_interaction_index(app) -> None:
+    """The batched count-ladder read seeks (scope, interaction) over the run's range, and groups what it reads."""
+    seeded(app)
+    plan = plan_of(app, lambda session: messages_of_interactions(session, "s", 600, 7, 9))
+    assert "ix_message_scope_interaction_seq (scope=? AND interaction>? AND interaction<?)" in plan
+    assert "ix_message_scope_seq" not in plan
+    with reading(app.engine) as session:
+        got = messages_of_interactions(session, "s", 600, 7, 9)
+    assert sorted(got) == [7, 8, 9] and all(len(ms) == 20 and {m.interaction for m in ms} == {n} for n, ms in got.items())
 
 
 def test_a_days_messages_are_read_through_the_time_index(app) -> None:

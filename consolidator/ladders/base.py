@@ -11,13 +11,14 @@ back, writes nothing.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from datetime import datetime
 from typing import Callable
 from zoneinfo import ZoneInfo
 
-from consolidator.ladders.blocks import BlockWrite, Stop, Target, Watermark, stopped, write_block
+from consolidator.ladders.blocks import BlockWrite, Draft, Stop, Target, Watermark, stopped, write_block
 from consolidator.ladders.drafting import Drafter, message_inputs
-from consolidator.ladders.holds import Guard
+from consolidator.ladders.holds import Guard, Held
 from consolidator.runtime.app import App
 from hierarchy.calendar import local_day, time_window
 from hierarchy.planning import closed_through, complete_interactions, days_to_write
@@ -117,20 +118,22 @@ class BaseWindows:
             state = progress(session, scope, "time")
         seen_seq = state.seen_seq if state else 0
         held = self.guard.held(scope, "time", now)
-        written = 0
-        for unit in due:
-            if stopped(stop):
-                break
-            target = Target(scope, spec, Block(0, unit), tz)
-            if held.waiting(target.window):
-                continue
-            start, end = time_window(spec, target.block, tz)
+        pending = _Pending(self)
+        for run in _runs(due):
+            start, end = time_window(spec, Block(0, run[0]), tz)[0], time_window(spec, Block(0, run[-1]), tz)[1]
             with reading(self.app.engine) as session:
-                messages = self.history.window(session, scope, seen_seq, start, end)
-            written += self.guard.run(target, now, held, lambda: self._write(target, messages, now)) or 0
-            if tick:
-                tick(1)
-        return written
+                by_day: dict[int, list[Message]] = {}
+                for m in self.history.window(session, scope, seen_seq, start, end):
+                    by_day.setdefault(local_day(m.at, tz), []).append(m)
+            for unit in run:
+                if stopped(stop):
+                    return pending.flush(now)
+                target = Target(scope, spec, Block(0, unit), tz)
+                if not held.waiting(target.window):
+                    pending.draft(target, by_day.get(unit, []), now, held)
+                if tick:
+                    tick(1)
+        return pending.flush(now)
 
     def write_interactions(self, scope: str, spec: LadderSpec, tz: ZoneInfo, now: datetime, stop: Stop, tick: Tick) -> int:
         """The count ladder: write every complete dirty interaction; returns summaries written."""
@@ -142,38 +145,104 @@ class BaseWindows:
             newest = newest_interaction(session, scope)
             last_at = last_times(session, scope, dirty)
         seen_seq = state.seen_seq if state else 0
-        written = 0
         held = self.guard.held(scope, "count", now)
-        for number in complete_interactions(last_at, newest, self.app.settings.interaction_gap, now):
-            if stopped(stop):
-                break
-            target = Target(scope, spec, Block(0, number - 1), tz)
-            if held.waiting(target.window):
-                continue
+        pending = _Pending(self)
+        for run in _runs(complete_interactions(last_at, newest, self.app.settings.interaction_gap, now)):
             with reading(self.app.engine) as session:
-                messages = self.history.interaction(session, scope, seen_seq, number)
-            written += self.guard.run(target, now, held, lambda: self._write(target, messages, now)) or 0
-            if tick:
-                tick(1)
-        return written
+                by_number = self.history.interactions(session, scope, seen_seq, run[0], run[-1])
+            for number in run:
+                if stopped(stop):
+                    return pending.flush(now)
+                target = Target(scope, spec, Block(0, number - 1), tz)
+                if not held.waiting(target.window):
+                    pending.draft(target, by_number.get(number, []), now, held)
+                if tick:
+                    tick(1)
+        return pending.flush(now)
 
-    def _write(self, target: Target, messages: list[Message], now: datetime) -> int:
-        """Write one base window from its messages and clear it; 1 if a new version was stored, else 0.
+    def store(self, drafted: list[Drafted], now: datetime) -> int:
+        """Store drafted windows of one scope and ladder in one transaction and clear them; returns
+        how many new versions were stored.
 
         A window with no messages writes nothing unless a summary with something in it must be
-        taken back (an empty version supersedes it).
+        taken back (an empty version supersedes it); one whose summary is unchanged (same
+        sources, same text) writes nothing either.
         """
-        draft = self.drafter.base(target, message_inputs(messages, target.tz))
-        watermark = Watermark(max((m.seq for m in messages), default=0), max((m.at for m in messages), default=None))
-        sources = tuple(m.id for m in messages)
+        if not drafted:
+            return 0
+        scope, ladder = drafted[0].target.scope, drafted[0].target.ladder
+        written = 0
         with transaction(self.app.engine) as session:
-            current = latest_rows(session, scope=target.scope, ladder=target.ladder, windows=[target.window]).get(target.window)
-            if not messages:
-                same = current is None or current.kind == "empty"
-            else:
-                same = current is not None and tuple(current.sources) == sources and current.text == draft.text
-            if not same:
-                version = current.version + 1 if current is not None else 1
-                write_block(session, BlockWrite(target, draft, sources, watermark, version), now)
-            clear_dirty(session, target.scope, target.ladder, target.unit)
-        return 0 if same else 1
+            current = latest_rows(session, scope=scope, ladder=ladder, windows=[d.target.window for d in drafted])
+            for d in drafted:
+                now_there = current.get(d.target.window)
+                if not d.sources:
+                    same = now_there is None or now_there.kind == "empty"
+                else:
+                    same = (now_there is not None and tuple(now_there.sources) == d.sources
+                            and now_there.text == d.draft.text)
+                if not same:
+                    version = now_there.version + 1 if now_there is not None else 1
+                    write_block(session, BlockWrite(d.target, d.draft, d.sources, d.watermark, version), now, flush=False)
+                    written += 1
+            clear_dirty(session, scope, ladder, [d.target.unit for d in drafted])
+        return written
+
+
+RUN_SPAN = 32  # base windows read (one query) and stored (one transaction) together, at most
+
+
+def _runs(units: list[int]) -> list[list[int]]:
+    """Units in runs spanning fewer than RUN_SPAN units: each run is one range read of the log."""
+    runs: list[list[int]] = []
+    for unit in units:
+        if runs and unit - runs[-1][0] < RUN_SPAN:
+            runs[-1].append(unit)
+        else:
+            runs.append([unit])
+    return runs
+
+
+@dataclass(frozen=True)
+class Drafted:
+    """A base window's draft, waiting to be stored with its neighbours."""
+
+    target: Target
+    draft: Draft
+    watermark: Watermark
+    sources: tuple[str, ...]
+
+
+class _Pending:
+    """Drafts of one ladder stored together, a run at a time.
+
+    Why: most base windows cost no call (passed through, reused, empty), and writing each in a
+    transaction of its own was most of the ladders' statements (on PostgreSQL, a round trip
+    each). A draft that paid for a model call is stored at once with those before it, so a
+    crash loses at most one call's answer, as before.
+    """
+
+    def __init__(self, windows: BaseWindows) -> None:
+        self.windows = windows
+        self.drafted: list[Drafted] = []
+        self.written = 0
+
+    def draft(self, target: Target, messages: list[Message], now: datetime, held: Held) -> None:
+        drafter = self.windows.drafter
+
+        def make() -> Drafted:
+            draft = drafter.base(target, message_inputs(messages, target.tz))
+            watermark = Watermark(max((m.seq for m in messages), default=0), max((m.at for m in messages), default=None))
+            return Drafted(target, draft, watermark, tuple(m.id for m in messages))
+
+        drafted = self.windows.guard.run(target, now, held, make)
+        if drafted is None:
+            return  # held: its model call was deferred or failed
+        self.drafted.append(drafted)
+        if drafted.draft.calls or len(self.drafted) >= RUN_SPAN:
+            self.flush(now)
+
+    def flush(self, now: datetime) -> int:
+        self.written += self.windows.store(self.drafted, now)
+        self.drafted = []
+        return self.written

@@ -106,8 +106,9 @@ class BlockWrite:
     version: int
 
 
-def write_block(session: Session, write: BlockWrite, now: datetime) -> int:
-    """Store the summary and its announcement (one transaction: the caller's); returns the announcement id."""
+def write_block(session: Session, write: BlockWrite, now: datetime, flush: bool = True) -> int | None:
+    """Store the summary and its announcement (one transaction: the caller's); returns the announcement
+    id (None with `flush` False: the id is assigned when the caller's session flushes)."""
     target, draft = write.target, write.draft
     summary = Summary(
         id=summary_id(target.scope, target.ladder, target.rung, target.key, write.version), scope=target.scope,
@@ -123,4 +124,4 @@ def write_block(session: Session, write: BlockWrite, now: datetime) -> int:
     bump(session, target.scope, ladder_view(target.ladder, target.rung))  # the rung's snapshot is stale until published
     log.debug("ladder.rung_written", scope=target.scope, ladder=target.ladder, rung=target.rung, window=target.key,
               version=write.version, kind=draft.kind)
-    return write_summary(session, summary).id
+    return write_summary(session, summary, flush).id
