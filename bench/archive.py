@@ -1,7 +1,7 @@
 """Archive benchmark: the ladders bench's heavy scope over simulated years, archive off and on.
 
     python bench/archive.py [--years 3] [--per-day 205] [--seed 5] [--after-days 90] [--modes off,on]
-                            [--no-rebuild | --rebuild-days N]
+                            [--no-rebuild | --rebuild-days N] [--tables]
 
 One daily tick as in bench/ladders.py, then one idle tick (the daemon ticks every few seconds;
 most find nothing to do, and those run the archive's share). Per year and mode: replay time,
@@ -21,6 +21,7 @@ from datetime import timedelta
 from pathlib import Path
 
 from bench.ladders import START, day_messages, tick_at
+from bench.table_bytes import print_table_bytes, table_bytes
 from consolidator.ladders.rebuild import Rebuild
 from consolidator.ladders.stage import LadderStage
 from consolidator.messages.archive import ArchiveStage
@@ -84,6 +85,8 @@ def replay(mode: str, args, root: Path) -> Run:
         run.years.append(Year(seconds, cpu, file_mb, used_mb, 1000 * sum(ticks) / len(ticks),
                               folder_bytes(app.settings.archive_dir) / 1e6))
         print(f"  {mode} year {year + 1}: {seconds:.1f} s ({cpu:.1f} s CPU)", flush=True)
+        if args.tables:
+            print_table_bytes(f"{mode} year {year + 1} tables (MB/rows)", table_bytes(root / mode / "consolidator.db"))
     run.messages = counter[0]
     if not args.no_rebuild:
         started = time.process_time()
@@ -105,6 +108,7 @@ def main() -> None:
     parser.add_argument("--after-days", type=int, default=90)
     parser.add_argument("--modes", default="off,on")
     parser.add_argument("--no-rebuild", action="store_true")
+    parser.add_argument("--tables", action="store_true", help="print MB and rows per table at each year's end")
     parser.add_argument("--rebuild-days", type=int, default=0, help="rebuild only the last N days (0: all history)")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory(prefix="consolidator-archive-") as tmp:

@@ -38,7 +38,6 @@ from stores.ladder_state import (
 from stores.history import History
 from stores.message_windows import Arrival, arrivals_after, has_messages_after
 from stores.messages import Message
-from stores.summaries import latest_rows
 
 Tick = Callable[[int], None] | None  # a progress bar's advance: one per base window tried
 
@@ -167,7 +166,7 @@ class BaseWindows:
         watermark = Watermark(max((m.seq for m in messages), default=0), max((m.at for m in messages), default=None))
         sources = tuple(m.id for m in messages)
         with transaction(self.app.engine) as session:
-            current = latest_rows(session, scope=target.scope, ladder=target.ladder, windows=[target.window]).get(target.window)
+            current = self.history.latest_summaries(session, target.scope, target.ladder, [target.window]).get(target.window)
             if not messages:
                 same = current is None or current.kind == "empty"
             else:

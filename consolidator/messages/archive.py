@@ -24,11 +24,14 @@ from typing import Iterator
 
 import structlog
 
+from consolidator.messages.archive_summaries import SummaryMover
 from consolidator.runtime.app import App
 from hierarchy.calendar import day_closes_at
 from stores import archive_files, archive_manifest
 from stores.archive_files import scope_folder
 from stores.archive_select import archivable, first_dirty, safe_through, scopes_older_than
+from stores.summary_manifest import recorded_paths as summary_paths
+from stores.summary_select import scopes_with_old_summaries
 from stores.engine import reading, transaction
 from stores.messages import scopes as all_scopes
 
@@ -49,6 +52,7 @@ class ArchiveError(RuntimeError):
 class ScopeMove:
     files: int = 0
     messages: int = 0
+    summaries: int = 0
     bytes: int = 0
     months: list[str] = field(default_factory=list)
 
@@ -63,8 +67,13 @@ class ArchiveReport:
     def messages(self) -> int:
         return sum(m.messages for m in self.scopes.values())
 
+    @property
+    def summaries(self) -> int:
+        return sum(m.summaries for m in self.scopes.values())
+
     def as_dict(self) -> dict:
         return {"dry_run": self.dry_run, "recovered": self.recovered, "messages": self.messages,
+                "summaries": self.summaries,
                 "scopes": {s: m.__dict__ for s, m in sorted(self.scopes.items())}}
 
 
@@ -89,6 +98,7 @@ class Archiver:
         self.root = app.settings.archive_dir
         self.after = app.settings.archive.after
         self._recovered = False  # a process completes what an earlier one left once, then after any failure
+        self.summaries = SummaryMover(app)
 
     @property
     def enabled(self) -> bool:
@@ -102,9 +112,11 @@ class Archiver:
             return report
         with archive_lock(self.root):
             with reading(self.app.engine) as session:  # one statement, not one per scope
-                names = [scope] if scope else scopes_older_than(session, self._month_start(now))
+                month = self._month_start(now)
+                names = [scope] if scope else sorted(set(scopes_older_than(session, month))
+                                                     | set(scopes_with_old_summaries(session, month)))
             if not dry_run and not self._recovered:
-                report.recovered = self.recover([scope] if scope else self._folders())
+                report.recovered = self.summaries.recover() + self.recover([scope] if scope else self._folders())
                 self._recovered = True
             budget = max_files
             for name in names:
@@ -115,12 +127,12 @@ class Archiver:
                 except BaseException:
                     self._recovered = False
                     raise
-                if moved.messages:
+                if moved.messages or moved.summaries:
                     report.scopes[name] = moved
                 if budget is not None:
                     budget -= moved.files
-        if report.messages and not dry_run:
-            log.info("archive.moved", messages=report.messages, scopes=len(report.scopes))
+        if (report.messages or report.summaries) and not dry_run:
+            log.info("archive.moved", messages=report.messages, summaries=report.summaries, scopes=len(report.scopes))
         return report
 
     def _folders(self) -> list[str]:
@@ -155,7 +167,7 @@ class Archiver:
             folder = scope_folder(self.root, name)
             fixed += archive_files.remove_temps(folder)
             with reading(self.app.engine) as session:
-                recorded = archive_manifest.recorded_paths(session, name)
+                recorded = archive_manifest.recorded_paths(session, name) | summary_paths(session, name)
             for orphan in archive_files.files_on_disk(folder, self.root):
                 if str(orphan) not in recorded:  # renamed but never recorded: its rows are still hot
                     (self.root / orphan).unlink()
@@ -202,7 +214,19 @@ class Archiver:
                 after_seq = rows[-1][2]  # nothing was deleted: page on
             if len(rows) < ROWS_PER_PASS:
                 break
+        if budget is None or moved.files < budget:
+            self._summaries(scope, now, dry_run, moved)
         return moved
+
+    def _summaries(self, scope: str, now: datetime, dry_run: bool, moved: ScopeMove) -> None:
+        """The scope's old summaries, one file per ladder, after its messages (same cutoff)."""
+        with reading(self.app.engine) as session:
+            cutoff, _ = self._cutoff(session, scope, now)
+        for ladder, rows in self.summaries.due(scope, cutoff).items():
+            moved.files += 1
+            moved.summaries += len(rows)
+            if not dry_run:
+                moved.bytes += self.summaries.move(scope, ladder, rows, now)
 
     def _move(self, scope: str, month: str, rows: list[tuple], now: datetime) -> int:
         """One file through the whole protocol; returns its size in bytes."""

@@ -1,0 +1,74 @@
+"""Summaries across the archive and the hot store: the reads the ladders and the CLI make of
+old windows, with the archived rows added (stores/summary_select.py says which rows move).
+
+A window is wholly archived or has its newest version hot (all of a window's versions move
+together, and a later version is written hot), so a window found hot needs no archive read,
+and the archive is read only for windows missing from the hot store whose positions fall in
+an archived file's range (stores/summary_manifest.py): one probe of the manifest for a read
+of recent windows.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime, timedelta
+from pathlib import Path
+
+from sqlmodel import Session
+
+from stores.summaries import Summary, latest_rows, newest_kinds, newest_versions
+from stores.summary_files import naive, read_summaries
+from stores.summary_manifest import SummaryArchiveFile, files_between, position
+
+Window = tuple[str, str]  # (rung, key)
+
+
+def _read(root: Path, files: list[SummaryArchiveFile], where: str, parameters: list) -> list[Summary]:
+    return read_summaries(root, [Path(f.path) for f in files], where, parameters) if files else []
+
+
+def _newest(rows: list[Summary]) -> dict[Window, Summary]:
+    best: dict[Window, Summary] = {}
+    for row in rows:
+        window = (row.rung, row.key)
+        if window not in best or row.version > best[window].version:
+            best[window] = row
+    return best
+
+
+def latest(root: Path, session: Session, scope: str, ladder: str, windows: list[Window]) -> dict[Window, Summary]:
+    """The newest version of each window that exists, hot or archived."""
+    found = latest_rows(session, scope, ladder, windows)
+    missing = {w for w in windows if w not in found}
+    if not missing:
+        return found
+    positions = [position(ladder, key) for _, key in missing]
+    files = files_between(session, scope, ladder, min(positions), max(positions))
+    cold = _read(root, files, '"ladder" = ? AND list_contains(?, "key")', [ladder, sorted({k for _, k in missing})])
+    found.update({w: row for w, row in _newest(cold).items() if w in missing})
+    return found
+
+
+def keys_with_content(root: Path, session: Session, scope: str, ladder: str, rung: str, start: datetime,
+                      end: datetime) -> set[str]:
+    """Keys of the rung's windows starting in [start, end) whose newest version, hot or archived, says something."""
+    newest = newest_kinds(session, scope, ladder, rung, start, end)
+    day = timedelta(days=1)  # a key is a local date, a window start its UTC instant: a day either side
+    files = files_between(session, scope, ladder, (start - day).date().toordinal(), (end + day).date().toordinal())
+    cold = _read(root, files, '"ladder" = ? AND "rung" = ? AND "window_start" >= ? AND "window_start" < ?',
+                 [ladder, rung, naive(start), naive(end)])
+    for (_, key), row in _newest(cold).items():
+        newest.setdefault(key, (row.version, row.kind))  # a hot version is newer than any archived one
+    return {key for key, (_, kind) in newest.items() if kind != "empty"}
+
+
+def all_newest(root: Path, session: Session, scope: str, ladder: str, rung: str) -> list[Summary]:
+    """The newest version of every window of a rung, hot or archived, oldest window first."""
+    rows = newest_versions(session, scope, ladder, rung)
+    files = files_between(session, scope, ladder)
+    if not files:
+        return rows
+    hot = {row.key for row in rows}
+    cold = _read(root, files, '"ladder" = ? AND "rung" = ?', [ladder, rung])
+    rows += [row for (_, key), row in _newest(cold).items() if key not in hot]
+    rows.sort(key=lambda s: (s.first_number or 0, s.window_start or s.created_at))
+    return rows
