@@ -7,4 +7,4 @@ from stores import batch_requests  # noqa: F401  (model requests sent as Message
 from stores import promised_summaries  # noqa: F401  (summaries asked with a batch's call)
 from stores import work_queue  # noqa: F401  (the due-work queue and its claims)
 from stores import archive_manifest, archived_ids  # noqa: F401  (the cold archive's manifest and archived ids)
-from stores import summary_manifest  # noqa: F401  (the manifest of archived summaries)
+from stores import archived_lookup, summary_manifest  # noqa: F401  (archived ids' expiry; archived summaries)

@@ -30,6 +30,7 @@ from hierarchy.calendar import day_closes_at
 from stores import archive_files, archive_manifest
 from stores.archive_files import scope_folder
 from stores.archive_select import archivable, first_dirty, safe_through, scopes_older_than
+from stores.archived_lookup import expire_hashes
 from stores.summary_manifest import recorded_paths as summary_paths
 from stores.summary_select import scopes_with_old_summaries
 from stores.engine import reading, transaction
@@ -216,7 +217,17 @@ class Archiver:
                 break
         if budget is None or moved.files < budget:
             self._summaries(scope, now, dry_run, moved)
+        if not dry_run:
+            self._expire_hashes(scope, now)
         return moved
+
+    def _expire_hashes(self, scope: str, now: datetime) -> None:
+        """Drop the hot hashes of ids archived more than archive.after ago, a file per transaction
+        (stores/archived_lookup.py: older ids are found in the files)."""
+        while True:
+            with transaction(self.app.engine) as session:
+                if expire_hashes(session, self.root, scope, now, self.after) < 0:
+                    return
 
     def _summaries(self, scope: str, now: datetime, dry_run: bool, moved: ScopeMove) -> None:
         """The scope's old summaries, one file per ladder, after its messages (same cutoff)."""
