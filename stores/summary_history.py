@@ -13,6 +13,7 @@ from __future__ import annotations
 from datetime import datetime, timedelta
 from pathlib import Path
 
+from sqlalchemy import select
 from sqlmodel import Session
 
 from stores.summaries import Summary, latest_rows, newest_kinds, newest_versions
@@ -59,6 +60,14 @@ def keys_with_content(root: Path, session: Session, scope: str, ladder: str, run
     for (_, key), row in _newest(cold).items():
         newest.setdefault(key, (row.version, row.kind))  # a hot version is newer than any archived one
     return {key for key, (_, kind) in newest.items() if kind != "empty"}
+
+
+def every_version(root: Path, session: Session, scope: str) -> list[Summary]:
+    """Every summary row of the scope, hot and archived (a bench or an audit reads them all)."""
+    rows = list(session.execute(select(Summary).where(Summary.scope == scope)).scalars())
+    for ladder in ("time", "count"):
+        rows += _read(root, files_between(session, scope, ladder), "TRUE", [])
+    return rows
 
 
 def all_newest(root: Path, session: Session, scope: str, ladder: str, rung: str) -> list[Summary]:

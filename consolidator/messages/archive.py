@@ -100,6 +100,7 @@ class Archiver:
         self.after = app.settings.archive.after
         self._recovered = False  # a process completes what an earlier one left once, then after any failure
         self.summaries = SummaryMover(app)
+        self._summaries_checked: dict[str, datetime] = {}  # scope -> the cutoff its summaries were last moved at
 
     @property
     def enabled(self) -> bool:
@@ -233,11 +234,15 @@ class Archiver:
         """The scope's old summaries, one file per ladder, after its messages (same cutoff)."""
         with reading(self.app.engine) as session:
             cutoff, _ = self._cutoff(session, scope, now)
+        if not moved.messages and self._summaries_checked.get(scope) == cutoff:
+            return  # nothing changed since the last look (a cutoff moves once a month): the query is not free
         for ladder, rows in self.summaries.due(scope, cutoff).items():
             moved.files += 1
             moved.summaries += len(rows)
             if not dry_run:
                 moved.bytes += self.summaries.move(scope, ladder, rows, now)
+        if not dry_run:
+            self._summaries_checked[scope] = cutoff
 
     def _move(self, scope: str, month: str, rows: list[tuple], now: datetime) -> int:
         """One file through the whole protocol; returns its size in bytes."""
