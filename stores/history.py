@@ -103,6 +103,10 @@ class History:
         """The newest version of every window of a rung, hot or archived, oldest window first."""
         return summary_history.all_newest(self.root, session, scope, ladder, rung)
 
+    def written_windows(self, session: Session, scope: str) -> dict[tuple[str, str], int]:
+        """(ladder, rung) -> windows with a summary that says something, hot or archived."""
+        return summary_history.written_windows(self.root, session, scope)
+
     def summary_versions(self, session: Session, scope: str) -> list[Summary]:
         """Every summary row of the scope, hot and archived."""
         return summary_history.every_version(self.root, session, scope)

@@ -62,6 +62,19 @@ def keys_with_content(root: Path, session: Session, scope: str, ladder: str, run
     return {key for key, (_, kind) in newest.items() if kind != "empty"}
 
 
+def written_windows(root: Path, session: Session, scope: str) -> dict[tuple[str, str], int]:
+    """(ladder, rung) -> how many windows have a summary with something in it (any version, hot or archived)."""
+    keys = set(session.execute(select(Summary.ladder, Summary.rung, Summary.key).distinct()
+                               .where(Summary.scope == scope, Summary.kind != "empty")).all())
+    for ladder in ("time", "count"):
+        keys.update((r.ladder, r.rung, r.key) for r in _read(root, files_between(session, scope, ladder),
+                                                             "\"kind\" != 'empty'", []))
+    counts: dict[tuple[str, str], int] = {}
+    for ladder, rung, _ in keys:
+        counts[(ladder, rung)] = counts.get((ladder, rung), 0) + 1
+    return counts
+
+
 def every_version(root: Path, session: Session, scope: str) -> list[Summary]:
     """Every summary row of the scope, hot and archived (a bench or an audit reads them all)."""
     rows = list(session.execute(select(Summary).where(Summary.scope == scope)).scalars())

@@ -5,8 +5,8 @@ version hot) may go when, in its scope and ladder:
 - its rung is not the top one (the top rung holds a handful of rows a year);
 - its window ended before the cutoff (time: the message archive's cutoff, itself before the
   first dirty day; count: all its interactions ended before it and none is dirty);
-- a window of the rung above starts after it ends (the rung above has moved past it), and a
-  window of its own rung with content starts after it ends (so the newest window with content
+- a window of the rung above with content starts after it ends (the rung above has moved past
+  it), and a window of its own rung with content starts after it ends (so the newest window with content
   of every rung, which snapshots and context.md show, and the interactions no block above
   holds yet, which context.md lists, stay hot whatever their age: a scope that fell silent
   keeps them).
@@ -51,7 +51,8 @@ def archivable_summaries(session: Session, scope: str, ladder: str, rung: str, a
         after_it = lambda alias: alias.first_number > Summary.last_number  # noqa: E731
     same = and_(Summary.scope == scope, Summary.ladder == ladder)
     stmt = stmt.where(
-        exists().where(same, parent.scope == scope, parent.ladder == ladder, parent.rung == above, after_it(parent)),
+        exists().where(same, parent.scope == scope, parent.ladder == ladder, parent.rung == above, parent.kind != "empty",
+                       after_it(parent)),
         exists().where(same, later.scope == scope, later.ladder == ladder, later.rung == rung, later.kind != "empty",
                        after_it(later)),
     )

@@ -3,6 +3,7 @@ of old windows leave it, and everything that reads them still finds them."""
 
 from __future__ import annotations
 
+import json
 from datetime import timedelta
 
 import pytest
@@ -118,3 +119,19 @@ def test_forget_removes_the_archived_summaries_and_the_id_bookkeeping(app, run_c
     with reading(app.engine) as session:
         for table in (SummaryArchiveFile, ArchivedIdExpiry, ArchivedId, Summary, Announcement):
             assert session.execute(select(func.count()).select_from(table)).scalar_one() == 0, table
+
+
+def test_the_summaries_and_report_commands_still_count_archived_windows(app, run_cli) -> None:
+    """`summaries` lists archived windows too, and `report` counts them, as before archiving."""
+    _live(app, 4 * CHUNK)
+    everything = summaries(app)
+    with_content: dict[tuple[str, str], set[str]] = {}
+    for _, ladder, rung, key, _, kind, _, _ in everything:
+        if kind != "empty":
+            with_content.setdefault((ladder, rung), set()).add(key)
+    with reading(app.engine) as session:
+        assert session.execute(select(func.count()).select_from(SummaryArchiveFile)).scalar_one() > 0
+        counted = History(app.settings.archive_dir).written_windows(session, "maya")
+    assert counted == {window: len(keys) for window, keys in with_content.items()}
+    listed = json.loads(run_cli("summaries", "--scope", "maya", "--ladder", "time", "--rung", "day", "--json").output)
+    assert {item["id"].split("/")[3].split("@")[0] for item in listed} == with_content[("time", "day")]
