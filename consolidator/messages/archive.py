@@ -191,6 +191,7 @@ class Archiver:
                stop: threading.Event | None) -> ScopeMove:
         moved = ScopeMove()
         after_seq = 0
+        cutoff = None
         while budget is None or moved.files < budget:
             if stop is not None and stop.is_set():
                 break
@@ -217,9 +218,7 @@ class Archiver:
             if len(rows) < ROWS_PER_PASS:
                 break
         if budget is None or moved.files < budget:
-            self._summaries(scope, now, dry_run, moved)
-        if not dry_run:
-            self._expire_hashes(scope, now)
+            self._old_rows(scope, now, dry_run, moved, cutoff)
         return moved
 
     def _expire_hashes(self, scope: str, now: datetime) -> None:
@@ -230,18 +229,23 @@ class Archiver:
                 if expire_hashes(session, self.root, scope, now, self.after) < 0:
                     return
 
-    def _summaries(self, scope: str, now: datetime, dry_run: bool, moved: ScopeMove) -> None:
-        """The scope's old summaries, one file per ladder, after its messages (same cutoff)."""
-        with reading(self.app.engine) as session:
-            cutoff, _ = self._cutoff(session, scope, now)
+    def _old_rows(self, scope: str, now: datetime, dry_run: bool, moved: ScopeMove, cutoff: datetime | None) -> None:
+        """After the scope's messages: its old summaries (one file per ladder, same cutoff), and the
+        hot hashes of ids archived long ago. Only when something changed since the last look: the
+        cutoff moved (once a month) or messages moved; the selection is not free, and the daemon's
+        idle share runs daily or more."""
+        if cutoff is None:
+            with reading(self.app.engine) as session:
+                cutoff, _ = self._cutoff(session, scope, now)
         if not moved.messages and self._summaries_checked.get(scope) == cutoff:
-            return  # nothing changed since the last look (a cutoff moves once a month): the query is not free
+            return
         for ladder, rows in self.summaries.due(scope, cutoff).items():
             moved.files += 1
             moved.summaries += len(rows)
             if not dry_run:
                 moved.bytes += self.summaries.move(scope, ladder, rows, now)
         if not dry_run:
+            self._expire_hashes(scope, now)
             self._summaries_checked[scope] = cutoff
 
     def _move(self, scope: str, month: str, rows: list[tuple], now: datetime) -> int:
