@@ -24,7 +24,7 @@ from typing import Iterator
 
 import structlog
 
-from consolidator.messages.archive_summaries import SummaryMover
+from consolidator.messages.archive_summaries import ArchiveError, SummaryMover
 from consolidator.runtime.app import App
 from hierarchy.calendar import day_closes_at
 from stores import archive_files, archive_manifest
@@ -43,10 +43,6 @@ ROWS_PER_PASS = 50_000  # rows read per scope and pass (memory bound); a run rep
 
 class ArchiveBusy(RuntimeError):
     """Another archive run holds the archive directory's lock."""
-
-
-class ArchiveError(RuntimeError):
-    """A file did not verify after writing (nothing was deleted)."""
 
 
 @dataclass

@@ -23,6 +23,10 @@ from stores.summary_select import archivable_summaries, count_bound
 FOLDER = "summaries"
 
 
+class ArchiveError(RuntimeError):
+    """A file did not verify after writing (nothing was deleted)."""
+
+
 class SummaryMover:
     def __init__(self, app: App) -> None:
         self.app = app
@@ -56,8 +60,6 @@ class SummaryMover:
         written = write_summaries(self.root, relative, rows)
         if not archive_files.verify(self.root, relative, written.rows, written.checksum):
             (self.root / relative).unlink(missing_ok=True)
-            from consolidator.messages.archive import ArchiveError
-
             raise ArchiveError(f"{relative}: did not read back as written; nothing was deleted")
         with transaction(self.app.engine) as session:
             file_id = summary_manifest.record_written(session, scope, ladder, str(relative), rows, written.checksum,

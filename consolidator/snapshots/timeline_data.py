@@ -1,9 +1,9 @@
 """Gathering a scope's ladders for the timeline page (rendered by timeline.py).
 
 Every rung's windows over the range drawn: the newest version of each window's summary
-(stores.history.History.newest_versions, archived windows included), marked held when a LadderHold row waits on it, empty
-when it has no summary because it is silent (closed, nothing said in it: such windows write
-no row), pending when no summary of it exists yet otherwise (open, or waiting for inputs), and
+(stores.history.History.newest_versions, archived windows included), marked held when a
+LadderHold row waits on it, empty when it has no summary because it is silent (closed,
+nothing said in it: such windows write no row), pending when no summary of it exists yet otherwise (open, or waiting for inputs), and
 flagged when newer messages wait to rewrite a base window (stores.overview.dirty_units).
 The time ladder is drawn from the first to the last day with content, widened to the end
 of that week; the silent days before and after it are counted in the caption, not drawn.
