@@ -31,10 +31,10 @@ from stores import archive_files, archive_manifest
 from stores.archive_files import scope_folder
 from stores.archive_select import archivable, first_dirty, safe_through, scopes_older_than
 from stores.archived_lookup import expire_hashes
-from stores.summary_manifest import recorded_paths as summary_paths
-from stores.summary_select import scopes_with_old_summaries
 from stores.engine import reading, transaction
 from stores.messages import scopes as all_scopes
+from stores.summary_manifest import recorded_paths as summary_paths
+from stores.summary_select import scopes_with_old_summaries
 
 log = structlog.get_logger()
 LADDERS = ("time", "count")
@@ -96,7 +96,7 @@ class Archiver:
         self.after = app.settings.archive.after
         self._recovered = False  # a process completes what an earlier one left once, then after any failure
         self.summaries = SummaryMover(app)
-        self._summaries_checked: dict[str, datetime] = {}  # scope -> the cutoff its summaries were last moved at
+        self._summaries_checked: dict[str, datetime] = {}  # scope -> the cutoff its old rows were last handled at
 
     @property
     def enabled(self) -> bool:
@@ -213,7 +213,7 @@ class Archiver:
                 after_seq = rows[-1][2]  # nothing was deleted: page on
             if len(rows) < ROWS_PER_PASS:
                 break
-        if budget is None or moved.files < budget:
+        if (budget is None or moved.files < budget) and not (stop is not None and stop.is_set()):
             self._old_rows(scope, now, dry_run, moved, cutoff)
         return moved
 
