@@ -11,8 +11,9 @@ from __future__ import annotations
 
 import json
 from datetime import datetime, timezone
+from functools import lru_cache
 from pathlib import Path
-from typing import Sequence
+from typing import Callable, Sequence
 
 import duckdb
 import numpy as np
@@ -85,6 +86,33 @@ def read_summaries(root: Path, files: Sequence[Path], where: str = "TRUE", param
     return [_summary(row) for row in rows]
 
 
+@lru_cache(maxsize=256)
+def _file_rows(path: str, mtime_ns: int, size: int) -> tuple[tuple, ...]:
+    """One file's raw rows, kept per process: a finished file never changes (one written again
+    after `forget` under the same name has another mtime and size, so another cache key)."""
+    connection = duckdb.connect()
+    try:
+        return tuple(connection.execute(f"SELECT {_QUOTED} FROM read_parquet(?)", [path]).fetchall())
+    finally:
+        connection.close()
+
+
+def cached_summaries(root: Path, files: Sequence[Path], keep: Callable[[dict], bool] = lambda row: True) -> list[Summary]:
+    """The summary rows of the given files for which `keep` (given the raw row as a dict) is true,
+    read once per file and process: rebuild and the ladders read the same old files again and again."""
+    out = []
+    for relative in files:
+        path = root / relative
+        try:
+            info = path.stat()
+        except FileNotFoundError:
+            continue
+        for row in _file_rows(str(path), info.st_mtime_ns, info.st_size):
+            if keep(dict(zip(COLUMNS, row))):
+                out.append(_summary(row))
+    return out
+
+
 def naive(value: datetime) -> datetime:
-    """A bound parameter for a DuckDB TIMESTAMP column (naive UTC)."""
+    """A time as the raw rows hold it (naive UTC)."""
     return value.astimezone(timezone.utc).replace(tzinfo=None)

@@ -5,7 +5,8 @@ A window is wholly archived or has its newest version hot (all of a window's ver
 together, and a later version is written hot), so a window found hot needs no archive read,
 and the archive is read only for windows missing from the hot store whose positions fall in
 an archived file's range (stores/summary_manifest.py): one probe of the manifest for a read
-of recent windows.
+of recent windows. A file is read whole once per process and kept (stores/summary_files.py:
+a finished file never changes), so rebuild, which reads every old window, reads each file once.
 """
 
 from __future__ import annotations
@@ -17,14 +18,15 @@ from sqlalchemy import select
 from sqlmodel import Session
 
 from stores.summaries import Summary, latest_rows, newest_kinds, newest_versions
-from stores.summary_files import naive, read_summaries
+from stores.summary_files import cached_summaries, naive
 from stores.summary_manifest import SummaryArchiveFile, files_between, position
 
 Window = tuple[str, str]  # (rung, key)
 
 
-def _read(root: Path, files: list[SummaryArchiveFile], where: str, parameters: list) -> list[Summary]:
-    return read_summaries(root, [Path(f.path) for f in files], where, parameters) if files else []
+def _read(root: Path, files: list[SummaryArchiveFile], keep=lambda row: True) -> list[Summary]:
+    """The archived rows of `files` that `keep` (given the raw row as a dict) accepts."""
+    return cached_summaries(root, [Path(f.path) for f in files], keep) if files else []
 
 
 def _newest(rows: list[Summary]) -> dict[Window, Summary]:
@@ -44,7 +46,7 @@ def latest(root: Path, session: Session, scope: str, ladder: str, windows: list[
         return found
     positions = [position(ladder, key) for _, key in missing]
     files = files_between(session, scope, ladder, min(positions), max(positions))
-    cold = _read(root, files, '"ladder" = ? AND list_contains(?, "key")', [ladder, sorted({k for _, k in missing})])
+    cold = _read(root, files, lambda row: (row["rung"], row["key"]) in missing)
     found.update({w: row for w, row in _newest(cold).items() if w in missing})
     return found
 
@@ -55,8 +57,9 @@ def keys_with_content(root: Path, session: Session, scope: str, ladder: str, run
     newest = newest_kinds(session, scope, ladder, rung, start, end)
     day = timedelta(days=1)  # a key is a local date, a window start its UTC instant: a day either side
     files = files_between(session, scope, ladder, (start - day).date().toordinal(), (end + day).date().toordinal())
-    cold = _read(root, files, '"ladder" = ? AND "rung" = ? AND "window_start" >= ? AND "window_start" < ?',
-                 [ladder, rung, naive(start), naive(end)])
+    low, high = naive(start), naive(end)
+    cold = _read(root, files, lambda row: row["rung"] == rung and row["window_start"] is not None
+                 and low <= row["window_start"] < high)
     for (_, key), row in _newest(cold).items():
         newest.setdefault(key, (row.version, row.kind))  # a hot version is newer than any archived one
     return {key for key, (_, kind) in newest.items() if kind != "empty"}
@@ -68,7 +71,7 @@ def written_windows(root: Path, session: Session, scope: str) -> dict[tuple[str,
                                .where(Summary.scope == scope, Summary.kind != "empty")).all())
     for ladder in ("time", "count"):
         keys.update((r.ladder, r.rung, r.key) for r in _read(root, files_between(session, scope, ladder),
-                                                             "\"kind\" != 'empty'", []))
+                                                             lambda row: row["kind"] != "empty"))
     counts: dict[tuple[str, str], int] = {}
     for ladder, rung, _ in keys:
         counts[(ladder, rung)] = counts.get((ladder, rung), 0) + 1
@@ -79,7 +82,7 @@ def every_version(root: Path, session: Session, scope: str) -> list[Summary]:
     """Every summary row of the scope, hot and archived (a bench or an audit reads them all)."""
     rows = list(session.execute(select(Summary).where(Summary.scope == scope)).scalars())
     for ladder in ("time", "count"):
-        rows += _read(root, files_between(session, scope, ladder), "TRUE", [])
+        rows += _read(root, files_between(session, scope, ladder))
     return rows
 
 
@@ -90,7 +93,7 @@ def all_newest(root: Path, session: Session, scope: str, ladder: str, rung: str)
     if not files:
         return rows
     hot = {row.key for row in rows}
-    cold = _read(root, files, '"ladder" = ? AND "rung" = ?', [ladder, rung])
+    cold = _read(root, files, lambda row: row["rung"] == rung)
     rows += [row for (_, key), row in _newest(cold).items() if key not in hot]
     rows.sort(key=lambda s: (s.first_number or 0, s.window_start or s.created_at))
     return rows
