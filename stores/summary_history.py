@@ -19,14 +19,14 @@ from sqlmodel import Session
 
 from stores.summaries import Summary, latest_rows, newest_kinds, newest_versions
 from stores.summary_files import cached_summaries, naive
-from stores.summary_manifest import SummaryArchiveFile, files_between, position
+from stores.summary_manifest import files_between, position
 
 Window = tuple[str, str]  # (rung, key)
 
 
-def _read(root: Path, files: list[SummaryArchiveFile], keep=lambda row: True) -> list[Summary]:
+def _read(root: Path, files: list[str], keep=lambda row: True) -> list[Summary]:
     """The archived rows of `files` that `keep` (given the raw row as a dict) accepts."""
-    return cached_summaries(root, [Path(f.path) for f in files], keep) if files else []
+    return cached_summaries(root, [Path(f) for f in files], keep) if files else []
 
 
 def _newest(rows: list[Summary]) -> dict[Window, Summary]:

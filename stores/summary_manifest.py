@@ -102,10 +102,11 @@ def recorded_paths(session: Session, scope: str) -> set[str]:
 
 
 def files_between(session: Session, scope: str, ladder: str, first: int | None = None,
-                  last: int | None = None) -> list[SummaryArchiveFile]:
-    """The scope's done files of the ladder that may hold windows positioned in [first, last]."""
-    stmt = select(SummaryArchiveFile).where(SummaryArchiveFile.scope == scope, SummaryArchiveFile.ladder == ladder,
-                                            SummaryArchiveFile.state == DONE)
+                  last: int | None = None) -> list[str]:
+    """The paths of the scope's done files of the ladder that may hold windows positioned in
+    [first, last] (paths only: the ladders probe this for every block they decide)."""
+    stmt = select(SummaryArchiveFile.path).where(SummaryArchiveFile.scope == scope,
+                                                 SummaryArchiveFile.ladder == ladder, SummaryArchiveFile.state == DONE)
     if first is not None:
         stmt = stmt.where(SummaryArchiveFile.last_position >= first)
     if last is not None:

@@ -97,6 +97,7 @@ class Archiver:
         self._recovered = False  # a process completes what an earlier one left once, then after any failure
         self.summaries = SummaryMover(app)
         self._summaries_checked: dict[str, datetime] = {}  # scope -> the cutoff its old rows were last handled at
+        self._summary_month: datetime | None = None  # the month whose scopes with old summaries were listed
 
     @property
     def enabled(self) -> bool:
@@ -111,8 +112,7 @@ class Archiver:
         with archive_lock(self.root):
             with reading(self.app.engine) as session:  # one statement, not one per scope
                 month = self._month_start(now)
-                names = [scope] if scope else sorted(set(scopes_older_than(session, month))
-                                                     | set(scopes_with_old_summaries(session, month)))
+                names = [scope] if scope else self._scopes(session, month)
             if not dry_run and not self._recovered:
                 report.recovered = self.summaries.recover() + self.recover([scope] if scope else self._folders())
                 self._recovered = True
@@ -132,6 +132,16 @@ class Archiver:
         if (report.messages or report.summaries) and not dry_run:
             log.info("archive.moved", messages=report.messages, summaries=report.summaries, scopes=len(report.scopes))
         return report
+
+    def _scopes(self, session, month: datetime) -> list[str]:
+        """The scopes with hot messages from before `month` (their move brings their old summaries
+        along), and, once per process and month, those with old summaries only: a scope's summaries
+        age when the month moves, and asking every pass would run the selection daily."""
+        names = set(scopes_older_than(session, month))
+        if self._summary_month != month:
+            names |= set(scopes_with_old_summaries(session, month))
+            self._summary_month = month
+        return sorted(names)
 
     def _folders(self) -> list[str]:
         """Scopes to check for leftovers: those with a folder on disk (a temporary or unrecorded
