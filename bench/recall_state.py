@@ -3,7 +3,7 @@
 Only public entry points: settings (`load_settings`) and wiring (`build_consolidator`) for
 the drain; for the reading, the snapshot files under <state_dir>/snapshots/<scope>/
 (context.md, facts.json, contacts.json, tasks.json), the summaries as `consolidator
-summaries --json` lists them (`stores.summaries.newest_versions` + `summary_payload`), and
+summaries --json` lists them (`History.newest_versions` + `summary_payload`), and
 the message log (`stores.messages`) for the interaction each message landed in.
 """
 
@@ -18,7 +18,6 @@ from pathlib import Path
 from typing import Any
 from zoneinfo import ZoneInfo
 
-from sqlalchemy import select
 
 from bench.locomo import Conversation
 from consolidator.ladders.publish import summary_payload
@@ -32,7 +31,6 @@ from stores.archive_files import COLUMNS
 from stores.history import History
 from stores.messages import append_messages
 from stores.model_calls import totals
-from stores.summaries import Summary, newest_versions
 
 # Snapshot fields that describe an item rather than say something (ids, times, ranks, labels).
 META_KEYS = frozenset({"id", "scope", "generated_at", "sources", "score", "importance", "strength", "pinned",
@@ -210,10 +208,11 @@ def read_state(settings: Settings, scope: str) -> ScopeState:
                 state.log.append(logged)
                 state.messages[m["id"]] = logged
                 state.messages.setdefault(m["id"].removeprefix(f"{scope}:"), logged)
+            history = History(settings.archive_dir)  # old windows' summaries may be archived too
             for ladder, rung in rungs:
-                rows = newest_versions(session, scope, ladder, rung)
+                rows = history.newest_versions(session, scope, ladder, rung)
                 state.summaries[(ladder, rung)] = [_view(summary_payload(s)) for s in rows if s.kind != "empty"]
-            for row in session.execute(select(Summary.id, Summary.text).where(Summary.scope == scope)):
+            for row in history.summary_versions(session, scope):
                 state.summary_texts[row.id] = row.text
     finally:
         app.close()

@@ -3,7 +3,8 @@
 DuckDB here has no sqlite or postgres scanner (offline: core, icu, json, parquet only), so
 the few hot tables it needs are read with SQLAlchemy -- only the columns used, only rows of
 the scope and period asked -- and handed to an in-memory DuckDB as numpy columns (no pyarrow,
-no temporary files). Archived messages are read by DuckDB straight from their Parquet files.
+no temporary files). Archived messages and summaries are read by DuckDB straight from their
+Parquet files.
 Days and weeks are UTC; weeks start on Monday.
 """
 
@@ -23,6 +24,7 @@ from stores.ledger import Batch, StepRun
 from stores.messages import Message
 from stores.model_calls import ModelCall
 from stores.summaries import Summary
+from stores.summary_manifest import SummaryArchiveFile
 
 
 def _naive(values: Sequence[datetime | None]) -> np.ndarray:
@@ -64,8 +66,11 @@ def load(session: Session, archive_root: Path, scope: str | None, since: datetim
     files = _scoped(select(ArchiveFile.path, ArchiveFile.rows, ArchiveFile.bytes, ArchiveFile.scope)
                     .where(ArchiveFile.state == DONE), ArchiveFile.scope, scope)
     archived = [tuple(r) for r in session.execute(files)]
+    summary_files = [tuple(r) for r in session.execute(_scoped(  # beside the messages: bytes and files, no messages
+        select(SummaryArchiveFile.path, 0, SummaryArchiveFile.bytes, SummaryArchiveFile.scope)
+        .where(SummaryArchiveFile.state == DONE), SummaryArchiveFile.scope, scope))]
     _register(connection, "archive_files", {"path": "VARCHAR", "rows": "BIGINT", "bytes": "BIGINT", "scope": "VARCHAR"},
-              archived)
+              archived + summary_files)
     paths = [str(archive_root / p) for p, *_ in archived if (archive_root / p).is_file()]
     cold = ("SELECT scope, seq, \"at\", received_at FROM read_parquet(?)" if paths
             else "SELECT * FROM hot WHERE FALSE")
@@ -92,6 +97,11 @@ def load(session: Session, archive_root: Path, scope: str | None, since: datetim
         summaries = summaries.where(Summary.created_at >= since)
     _register(connection, "summaries", {"scope": "VARCHAR", "ladder": "VARCHAR", "rung": "VARCHAR", "kind": "VARCHAR",
                                         "created_at": "TIMESTAMP"}, [tuple(r) for r in session.execute(summaries)])
+    cold = [str(archive_root / p) for p, *_ in summary_files if (archive_root / p).is_file()]
+    if cold:  # archived summaries count where they were written
+        connection.execute('INSERT INTO summaries SELECT scope, ladder, rung, kind, created_at FROM read_parquet(?)'
+                           + (" WHERE created_at >= ?" if since is not None else ""),
+                           [cold] + ([since.astimezone(timezone.utc).replace(tzinfo=None)] if since is not None else []))
     return connection
 
 

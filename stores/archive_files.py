@@ -142,6 +142,11 @@ def verify(root: Path, relative: Path, rows: int, checksum: str) -> bool:
     return len(ids) == rows and ids_checksum(ids) == checksum
 
 
+def file_ids(root: Path, relative: Path) -> list[str]:
+    """The ids a finished file holds (a message file or a summary file)."""
+    return [r[0] for r in _query(f"SELECT \"id\" FROM read_parquet('{_quoted(root / relative)}')")]
+
+
 def _query(sql: str, parameters: Sequence | None = None) -> list[tuple]:
     connection = duckdb.connect()
     try:

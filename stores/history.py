@@ -1,7 +1,8 @@
 """One reader for a scope's history across the archive and the hot store.
 
 Every read that may reach old messages (a base window being written again, rebuild's marking,
-export) goes through here. The manifest and the hot rows are read in the same session, so
+export) or old summaries (the inputs of a block above, the version of a window written again,
+the `summaries` and `timeline` commands) goes through here. The manifest and the hot rows are read in the same session, so
 they are one snapshot: a message is either hot or in a 'done' file, never both, never
 neither (stores/archive_manifest.py). A read that touches no archived range costs one probe
 of the manifest (a few rows a month per scope) and nothing else.
@@ -16,7 +17,7 @@ from typing import Iterator
 from sqlalchemy import select
 from sqlmodel import Session
 
-from stores import archive_files
+from stores import archive_files, summary_history
 from stores.archive_files import COLUMNS
 from stores.archive_manifest import DONE, ArchiveFile, files_overlapping
 from stores.message_windows import (
@@ -27,6 +28,7 @@ from stores.message_windows import (
     messages_of_interactions,
 )
 from stores.messages import Message
+from stores.summaries import Summary
 
 
 def _naive(value: datetime) -> datetime:
@@ -98,6 +100,31 @@ class History:
         if end is not None:
             stmt = stmt.where(Message.at < end)
         yield from (tuple(row) for row in session.execute(stmt.execution_options(yield_per=2_000)))
+
+
+    # Summaries (stores/summary_history.py): the reads of old windows, archived rows added.
+
+    def latest_summaries(self, session: Session, scope: str, ladder: str,
+                         windows: list[tuple[str, str]]) -> dict[tuple[str, str], Summary]:
+        """The newest version of each (rung, key) window that exists, hot or archived."""
+        return summary_history.latest(self.root, session, scope, ladder, windows)
+
+    def keys_with_content(self, session: Session, scope: str, ladder: str, rung: str, start: datetime,
+                          end: datetime) -> set[str]:
+        """Keys of the rung's windows starting in [start, end) whose newest version says something."""
+        return summary_history.keys_with_content(self.root, session, scope, ladder, rung, start, end)
+
+    def newest_versions(self, session: Session, scope: str, ladder: str, rung: str) -> list[Summary]:
+        """The newest version of every window of a rung, hot or archived, oldest window first."""
+        return summary_history.all_newest(self.root, session, scope, ladder, rung)
+
+    def written_windows(self, session: Session, scope: str) -> dict[tuple[str, str], int]:
+        """(ladder, rung) -> windows with a summary that says something, hot or archived."""
+        return summary_history.written_windows(self.root, session, scope)
+
+    def summary_versions(self, session: Session, scope: str) -> list[Summary]:
+        """Every summary row of the scope, hot and archived."""
+        return summary_history.every_version(self.root, session, scope)
 
 
 def _merged(hot: list[Message], cold: list[tuple]) -> list[Message]:

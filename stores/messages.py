@@ -126,6 +126,11 @@ def insert_new(connection: Connection, messages: Sequence[NewMessage], received_
     """
     keys = [m.key() for m in messages]
     existing = _existing_ids(connection, set(keys))
+    if len(existing) < len(set(keys)):  # an id archived long ago: in its scope's files (old times only)
+        from stores.archived_lookup import archived_in_files  # here: it imports the manifest, which imports us
+
+        unknown = {(k, m.scope, utc(m.at)) for m, k in zip(messages, keys) if k not in existing}
+        existing |= archived_in_files(connection, unknown)
     fresh: list[tuple[NewMessage, str]] = []
     for message, key in zip(messages, keys):
         if key not in existing:

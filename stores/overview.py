@@ -1,4 +1,4 @@
-"""Read-only overviews: a scope's ladders (`report`, `timeline`) and every scope at a glance (`status`).
+"""Read-only overviews: a scope's dirty windows (`timeline`) and every scope at a glance (`status`).
 
 Kept apart from stores/summaries.py (which the ladder stage owns): these queries only
 count and list what the stage wrote; they never decide anything.
@@ -9,25 +9,13 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import datetime
 
-from sqlalchemy import column, func, select, text
+from sqlalchemy import column, select, text
 from sqlmodel import Session
 
 from stores.ledger import RunStatus, StepRun
 from stores.types import UTCDateTime
 
 from stores.ladder_state import DirtyWindow
-from stores.summaries import Summary
-
-
-def written_windows(session: Session, scope: str) -> dict[tuple[str, str], int]:
-    """(ladder, rung) -> how many windows have a summary with something in it (any version;
-    a silent window announced empty is not counted)."""
-    stmt = (
-        select(Summary.ladder, Summary.rung, func.count(func.distinct(Summary.key)))
-        .where(Summary.scope == scope, Summary.kind != "empty")
-        .group_by(Summary.ladder, Summary.rung)
-    )
-    return {(ladder, rung): count for ladder, rung, count in session.execute(stmt).all()}
 
 
 def dirty_units(session: Session, scope: str, ladder: str) -> list[int]:

@@ -131,8 +131,8 @@ def newest_content_start(session: Session, scope: str, ladder: str, rung: str) -
     return session.execute(stmt).scalars().first()
 
 
-def keys_with_content(session: Session, scope: str, ladder: str, rung: str, start: datetime, end: datetime) -> set[str]:
-    """Keys of the rung's windows starting in [start, end) whose newest version has something in it."""
+def newest_kinds(session: Session, scope: str, ladder: str, rung: str, start: datetime, end: datetime) -> dict[str, tuple[int, str]]:
+    """key -> (version, kind) of the newest version of each of the rung's windows starting in [start, end)."""
     stmt = select(Summary.key, Summary.version, Summary.kind).where(
         Summary.scope == scope, Summary.ladder == ladder, Summary.rung == rung,
         Summary.window_start >= start, Summary.window_start < end,
@@ -141,7 +141,12 @@ def keys_with_content(session: Session, scope: str, ladder: str, rung: str, star
     for key, version, kind in session.execute(stmt).all():
         if key not in newest or version > newest[key][0]:
             newest[key] = (version, kind)
-    return {key for key, (_, kind) in newest.items() if kind != "empty"}
+    return newest
+
+
+def keys_with_content(session: Session, scope: str, ladder: str, rung: str, start: datetime, end: datetime) -> set[str]:
+    """Keys of the rung's (hot) windows starting in [start, end) whose newest version has something in it."""
+    return {key for key, (_, kind) in newest_kinds(session, scope, ladder, rung, start, end).items() if kind != "empty"}
 
 
 def interactions_after(session: Session, scope: str, after: int, limit: int) -> list[Summary]:

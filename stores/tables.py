@@ -8,3 +8,4 @@ from stores import promised_summaries  # noqa: F401  (summaries asked with a bat
 from stores import work_queue  # noqa: F401  (the due-work queue and its claims)
 from stores import archive_manifest, archived_ids  # noqa: F401  (the cold archive's manifest and archived ids)
 from stores import cluster_verdicts  # noqa: F401  (clusters the model refused to merge)
+from stores import archived_lookup, summary_manifest  # noqa: F401  (archived ids' expiry; archived summaries)

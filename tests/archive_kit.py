@@ -56,10 +56,20 @@ def hot_ids(app: App, scope: str = "maya") -> list[str]:
 
 
 def summaries(app: App) -> set[tuple]:
-    """Every summary version written: (scope, ladder, rung, key, version, kind, text, sources)."""
+    """Every summary version written, hot or archived: (scope, ladder, rung, key, version, kind, text, sources)."""
     from sqlalchemy import select
 
+    from pathlib import Path
+
+    from stores.archive_manifest import DONE
+    from stores.summary_files import read_summaries
+    from stores.summary_manifest import SummaryArchiveFile
+
     with reading(app.engine) as session:
-        return {(s.scope, s.ladder, s.rung, s.key, s.version, s.kind, s.text, tuple(s.sources or ()))
-                for s in session.execute(select(Summary)).scalars()}
+        rows = list(session.execute(select(Summary)).scalars())
+        files = [Path(p) for p in session.execute(select(SummaryArchiveFile.path).where(SummaryArchiveFile.state == DONE)).scalars()]
+    rows += read_summaries(app.settings.archive_dir, files)
+    found = [(s.scope, s.ladder, s.rung, s.key, s.version, s.kind, s.text, tuple(s.sources or ())) for s in rows]
+    assert len(found) == len(set(found)), "a summary both hot and archived, or archived twice"
+    return set(found)
 

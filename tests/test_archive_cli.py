@@ -19,7 +19,7 @@ from consolidator.cli.main import cli
 from consolidator.runtime.app import open_app
 from consolidator.runtime.config import Settings
 from stores.archive_files import scope_folder
-from tests.archive_kit import all_rows, consolidated, hot_ids
+from tests.archive_kit import all_rows, consolidated, hot_ids, summaries
 
 DAYS = 40  # logged in January and February 2025: older than archive.after (90 days) by the real clock
 
@@ -33,9 +33,11 @@ def test_archive_says_what_it_moved_and_forget_removes_the_scope_s_files(app, ru
     assert dry["messages"] == moved["messages"] == 2 * (DAYS * 8 - 1)  # each scope's newest message stays
     assert set(moved["scopes"]) == {"maya", "ben"} and moved["scopes"]["maya"]["months"] == ["2025-01", "2025-02"]
     folder = scope_folder(app.settings.archive_dir, "maya")
-    assert len(list(folder.rglob("*.parquet"))) == 2
+    files = list(folder.rglob("*.parquet"))
+    assert len([p for p in files if "summaries" not in p.parts]) == 2  # one a month; old summaries beside them
+    assert moved["summaries"] > 0 and len(files) > 2
     result = run_cli("forget", "--scope", "maya", "--yes")
-    assert "archive folder removed (2 files)" in result.output
+    assert f"archive folder removed ({len(files)} files)" in result.output
     assert not folder.exists()
     assert not [p for p in app.settings.archive_dir.rglob("*") if "maya" in p.name]
     assert len(all_rows(app, "ben")) == DAYS * 8
@@ -84,10 +86,12 @@ def _run(command: list[str], state: Path) -> float:
 
 
 def _placed(state: Path, scopes: tuple[str, ...]) -> tuple[dict[str, list[str]], list[Path]]:
-    """Each scope's ids over hot store and finished files (sorted), and the archive's leftover files."""
+    """Each scope's ids over hot store and finished files (sorted), every summary version over both
+    (a summary in two places fails `summaries`), and the archive's leftover files."""
     app = open_app(Settings(state_dir=state))
     try:
         ids = {scope: sorted(r[0] for r in all_rows(app, scope)) for scope in scopes}
+        ids["summaries"] = sorted(summaries(app))
         root = app.settings.archive_dir
         leftovers = list(root.rglob("*.tmp")) + [p for p in root.rglob("*.parquet")
                                                  if not _recorded(app, str(p.relative_to(root)))]
@@ -101,15 +105,19 @@ def _recorded(app, path: str) -> bool:
 
     from stores.archive_manifest import ArchiveFile
     from stores.engine import reading
+    from stores.summary_manifest import SummaryArchiveFile
 
     with reading(app.engine) as session:
-        return session.execute(select(ArchiveFile.state).where(ArchiveFile.path == path)).scalar() == "done"
+        states = [session.execute(select(table.state).where(table.path == path)).scalar()
+                  for table in (ArchiveFile, SummaryArchiveFile)]
+    return "done" in states
 
 
 def test_ten_kills_mid_archive_lose_and_double_nothing(app, state_dir, tmp_path) -> None:
     """Ten `consolidator archive` runs, each SIGKILLed at a random moment of its work (from the same
-    starting state): after each kill every message is in exactly one place (hot, or a finished
-    file), and a rerun completes, leaving every message but each scope's newest archived once."""
+    starting state): after each kill every message and every summary version is in exactly one
+    place (hot, or a finished file), and a rerun completes, leaving every message but each scope's
+    newest archived once, and old summaries archived beside them."""
     scopes = ("maya", "ben", "ana")
     for scope in scopes:
         consolidated(app, scope, DAYS)
@@ -140,4 +148,5 @@ def test_ten_kills_mid_archive_lose_and_double_nothing(app, state_dir, tmp_path)
             files = f"{state}/archive/*/*/*.parquet"
             archived = connection.execute(f"SELECT count(*), count(DISTINCT id) FROM read_parquet('{files}')").fetchall()[0]
         assert archived == (len(scopes) * (DAYS * 8 - 1),) * 2
+        assert len(list((state / "archive").glob("*/summaries/*/*.parquet"))) >= len(scopes)
     print(f"kills: {killed} of 10 before the run ended, {midway} inside a file's write-record-delete protocol")

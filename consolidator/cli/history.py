@@ -25,8 +25,9 @@ def archive_command(ctx, scope: str | None, dry_run: bool, as_json: bool) -> Non
     """Move consolidated messages older than archive.after to Parquet files under archive.dir.
 
     Only messages every step has applied and both ladders have summarised, in interactions
-    that ended before the cutoff; each file is verified before its rows leave the database,
-    and a run that was killed is completed by the next one.
+    that ended before the cutoff, and the summaries of old windows the ladders have moved past;
+    each file is verified before its rows leave the database, and a run that was killed is
+    completed by the next one.
     """
     app = app_of(ctx)
     scope = existing_scope(ctx, scope)
@@ -46,11 +47,12 @@ def archive_command(ctx, scope: str | None, dry_run: bool, as_json: bool) -> Non
     verb = "would move" if dry_run else "moved"
     if report.recovered:
         click.echo(f"completed {plural(report.recovered, 'interrupted file')}")
-    click.echo(f"{verb} {plural(report.messages, 'message')} to {archiver.root}")
+    click.echo(f"{verb} {plural(report.messages, 'message')} and {plural(report.summaries, 'summary row')} "
+               f"to {archiver.root}")
     for name, moved in sorted(report.scopes.items()):
         size = "" if dry_run else f", {moved.bytes:,} bytes"
-        click.echo(f"  {name}: {plural(moved.messages, 'message')} in {plural(moved.files, 'file')} "
-                   f"({', '.join(moved.months)}){size}")
+        click.echo(f"  {name}: {plural(moved.messages, 'message')}, {plural(moved.summaries, 'summary row')} in "
+                   f"{plural(moved.files, 'file')} ({', '.join(moved.months)}){size}")
 
 
 @click.command("export")

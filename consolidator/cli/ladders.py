@@ -16,7 +16,7 @@ from consolidator.ladders.publish import ladder_specs, summary_payload
 from consolidator.ladders.rebuild import LeaseHeld, LeaseLost, Rebuild
 from stores.engine import reading
 from stores.snapshots import read_snapshot
-from stores.summaries import newest_versions
+from stores.history import History
 
 LIST_KEYS = ("id", "window", "label", "version", "kind", "sources", "text")
 
@@ -36,7 +36,8 @@ def summaries_command(ctx, scope, ladder, rung, show_all, as_json) -> None:
     if rung not in [r.name for r in spec.rungs]:
         raise UserError(f"--rung: {rung!r} is not a rung of the {ladder} ladder ({', '.join(r.name for r in spec.rungs)})")
     with reading(app.engine) as session:
-        rows = [s for s in newest_versions(session, scope, ladder, rung) if show_all or s.kind != "empty"]
+        rows = [s for s in History(app.settings.archive_dir).newest_versions(session, scope, ladder, rung)
+                if show_all or s.kind != "empty"]
         items = [{k: summary_payload(s)[k] for k in LIST_KEYS} for s in rows]
     if as_json:
         click.echo(json.dumps(items, ensure_ascii=False, indent=1))

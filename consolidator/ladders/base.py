@@ -39,7 +39,6 @@ from stores.ladder_state import (
 from stores.history import History
 from stores.message_windows import Arrival, arrivals_after, has_messages_after
 from stores.messages import Message
-from stores.summaries import latest_rows
 
 Tick = Callable[[int], None] | None  # a progress bar's advance: one per base window tried
 
@@ -173,7 +172,7 @@ class BaseWindows:
         scope, ladder = drafted[0].target.scope, drafted[0].target.ladder
         written = 0
         with transaction(self.app.engine) as session:
-            current = latest_rows(session, scope=scope, ladder=ladder, windows=[d.target.window for d in drafted])
+            current = self.history.latest_summaries(session, scope, ladder, [d.target.window for d in drafted])
             for d in drafted:
                 now_there = current.get(d.target.window)
                 if not d.sources:

@@ -30,7 +30,8 @@ from hierarchy.planning import Action, Known, closed_through, closing_blocks, de
 from hierarchy.tiling import Block, LadderSpec, inputs_of, readers_of
 from stores.engine import Session, reading, transaction
 from stores.ladder_state import Progress, advance_seen_announcement, dirty_windows, progress, wake_through
-from stores.summaries import announcements_after, keys_with_content, latest_rows, newest_content_start
+from stores.history import History
+from stores.summaries import announcements_after, newest_content_start
 
 
 @dataclass(frozen=True)
@@ -54,6 +55,7 @@ class Propagation:
         self.app = app
         self.drafter = drafter
         self.guard = guard
+        self.history = History(app.settings.archive_dir)  # old inputs may be in the archive
 
     def run(self, scope: str, spec: LadderSpec, tz: ZoneInfo, now: datetime, stop: Stop) -> int:
         """Decide and write every block woken since the last run; returns summaries written."""
@@ -116,7 +118,7 @@ class Propagation:
         start, end = time_window(spec, target.block, target.tz)
         base = spec.rungs[0].name
         with reading(self.app.engine) as session:
-            keys = keys_with_content(session, target.scope, "time", base, start, end)
+            keys = self.history.keys_with_content(session, target.scope, "time", base, start, end)
         content = {parse_block_key(spec, 0, key).index for key in keys}
         return settled_empty(spec, missing, days.closed, days.dirty, content)
 
@@ -125,7 +127,7 @@ class Propagation:
         spec, block = target.spec, target.block
         windows = {b: target.at(b).window for b in (*inputs_of(spec, block), block)}
         with reading(self.app.engine) as session:
-            found = latest_rows(session, target.scope, target.ladder, list(windows.values()))
+            found = self.history.latest_summaries(session, target.scope, target.ladder, list(windows.values()))
         rows = {b: found[w] for b, w in windows.items() if w in found}
         known = {
             b: Known(s.id, s.version, s.kind == "empty", s.tokens + estimate_tokens(s.label) + 1, tuple(s.sources))

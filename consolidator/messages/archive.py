@@ -24,13 +24,17 @@ from typing import Iterator
 
 import structlog
 
+from consolidator.messages.archive_summaries import ArchiveError, SummaryMover
 from consolidator.runtime.app import App
 from hierarchy.calendar import day_closes_at
 from stores import archive_files, archive_manifest
 from stores.archive_files import scope_folder
 from stores.archive_select import archivable, first_dirty, safe_through, scopes_older_than
+from stores.archived_lookup import expire_hashes
 from stores.engine import reading, transaction
 from stores.messages import scopes as all_scopes
+from stores.summary_manifest import recorded_paths as summary_paths
+from stores.summary_select import scopes_with_old_summaries
 
 log = structlog.get_logger()
 LADDERS = ("time", "count")
@@ -41,14 +45,11 @@ class ArchiveBusy(RuntimeError):
     """Another archive run holds the archive directory's lock."""
 
 
-class ArchiveError(RuntimeError):
-    """A file did not verify after writing (nothing was deleted)."""
-
-
 @dataclass
 class ScopeMove:
     files: int = 0
     messages: int = 0
+    summaries: int = 0
     bytes: int = 0
     months: list[str] = field(default_factory=list)
 
@@ -63,8 +64,13 @@ class ArchiveReport:
     def messages(self) -> int:
         return sum(m.messages for m in self.scopes.values())
 
+    @property
+    def summaries(self) -> int:
+        return sum(m.summaries for m in self.scopes.values())
+
     def as_dict(self) -> dict:
         return {"dry_run": self.dry_run, "recovered": self.recovered, "messages": self.messages,
+                "summaries": self.summaries,
                 "scopes": {s: m.__dict__ for s, m in sorted(self.scopes.items())}}
 
 
@@ -89,6 +95,9 @@ class Archiver:
         self.root = app.settings.archive_dir
         self.after = app.settings.archive.after
         self._recovered = False  # a process completes what an earlier one left once, then after any failure
+        self.summaries = SummaryMover(app)
+        self._summaries_checked: dict[str, datetime] = {}  # scope -> the cutoff its old rows were last handled at
+        self._summary_month: datetime | None = None  # the month whose scopes with old summaries were listed
 
     @property
     def enabled(self) -> bool:
@@ -102,9 +111,10 @@ class Archiver:
             return report
         with archive_lock(self.root):
             with reading(self.app.engine) as session:  # one statement, not one per scope
-                names = [scope] if scope else scopes_older_than(session, self._month_start(now))
+                month = self._month_start(now)
+                names = [scope] if scope else self._scopes(session, month)
             if not dry_run and not self._recovered:
-                report.recovered = self.recover([scope] if scope else self._folders())
+                report.recovered = self.summaries.recover() + self.recover([scope] if scope else self._folders())
                 self._recovered = True
             budget = max_files
             for name in names:
@@ -115,13 +125,23 @@ class Archiver:
                 except BaseException:
                     self._recovered = False
                     raise
-                if moved.messages:
+                if moved.messages or moved.summaries:
                     report.scopes[name] = moved
                 if budget is not None:
                     budget -= moved.files
-        if report.messages and not dry_run:
-            log.info("archive.moved", messages=report.messages, scopes=len(report.scopes))
+        if (report.messages or report.summaries) and not dry_run:
+            log.info("archive.moved", messages=report.messages, summaries=report.summaries, scopes=len(report.scopes))
         return report
+
+    def _scopes(self, session, month: datetime) -> list[str]:
+        """The scopes with hot messages from before `month` (their move brings their old summaries
+        along), and, once per process and month, those with old summaries only: a scope's summaries
+        age when the month moves, and asking every pass would run the selection daily."""
+        names = set(scopes_older_than(session, month))
+        if self._summary_month != month:
+            names |= set(scopes_with_old_summaries(session, month))
+            self._summary_month = month
+        return sorted(names)
 
     def _folders(self) -> list[str]:
         """Scopes to check for leftovers: those with a folder on disk (a temporary or unrecorded
@@ -155,7 +175,7 @@ class Archiver:
             folder = scope_folder(self.root, name)
             fixed += archive_files.remove_temps(folder)
             with reading(self.app.engine) as session:
-                recorded = archive_manifest.recorded_paths(session, name)
+                recorded = archive_manifest.recorded_paths(session, name) | summary_paths(session, name)
             for orphan in archive_files.files_on_disk(folder, self.root):
                 if str(orphan) not in recorded:  # renamed but never recorded: its rows are still hot
                     (self.root / orphan).unlink()
@@ -177,6 +197,7 @@ class Archiver:
                stop: threading.Event | None) -> ScopeMove:
         moved = ScopeMove()
         after_seq = 0
+        cutoff = None
         while budget is None or moved.files < budget:
             if stop is not None and stop.is_set():
                 break
@@ -202,7 +223,36 @@ class Archiver:
                 after_seq = rows[-1][2]  # nothing was deleted: page on
             if len(rows) < ROWS_PER_PASS:
                 break
+        if (budget is None or moved.files < budget) and not (stop is not None and stop.is_set()):
+            self._old_rows(scope, now, dry_run, moved, cutoff)
         return moved
+
+    def _expire_hashes(self, scope: str, now: datetime) -> None:
+        """Drop the hot hashes of ids archived more than archive.after ago, a file per transaction
+        (stores/archived_lookup.py: older ids are found in the files)."""
+        while True:
+            with transaction(self.app.engine) as session:
+                if expire_hashes(session, self.root, scope, now, self.after) < 0:
+                    return
+
+    def _old_rows(self, scope: str, now: datetime, dry_run: bool, moved: ScopeMove, cutoff: datetime | None) -> None:
+        """After the scope's messages: its old summaries (one file per ladder, same cutoff), and the
+        hot hashes of ids archived long ago. Only when something changed since the last look: the
+        cutoff moved (once a month) or messages moved; the selection is not free, and the daemon's
+        idle share runs daily or more."""
+        if cutoff is None:
+            with reading(self.app.engine) as session:
+                cutoff, _ = self._cutoff(session, scope, now)
+        if not moved.messages and self._summaries_checked.get(scope) == cutoff:
+            return
+        for ladder, rows in self.summaries.due(scope, cutoff).items():
+            moved.files += 1
+            moved.summaries += len(rows)
+            if not dry_run:
+                moved.bytes += self.summaries.move(scope, ladder, rows, now)
+        if not dry_run:
+            self._expire_hashes(scope, now)
+            self._summaries_checked[scope] = cutoff
 
     def _move(self, scope: str, month: str, rows: list[tuple], now: datetime) -> int:
         """One file through the whole protocol; returns its size in bytes."""

@@ -18,7 +18,7 @@ from stores.contacts import contacts_of
 from stores.engine import printable_url, reading
 from stores.interactions import max_number
 from stores.messages import newest_at, newest_seq
-from stores.overview import written_windows
+from stores.history import History
 from stores.tasks import open_tasks
 
 NAMES_SHOWN = 8
@@ -34,7 +34,7 @@ def gather_report(app: App, scopes: list[str], now: datetime, top: int = 3) -> d
             interactions = max_number(session, scope)
             contacts = contacts_of(session, scope)
             tasks = open_tasks(session, scope)
-            written = written_windows(session, scope)
+            written = History(app.settings.archive_dir).written_windows(session, scope)
         facts = ranked_facts(app, scope, now)
         tasks.sort(key=lambda t: (t.due is None, t.due or t.opened_at.date(), t.opened_at, t.id))
         context = app.settings.snapshot_dir / scope / "context.md"

@@ -1,9 +1,9 @@
 """Gathering a scope's ladders for the timeline page (rendered by timeline.py).
 
 Every rung's windows over the range drawn: the newest version of each window's summary
-(stores.summaries.newest_versions), marked held when a LadderHold row waits on it, empty
-when it has no summary because it is silent (closed, nothing said in it: such windows write
-no row), pending when no summary of it exists yet otherwise (open, or waiting for inputs), and
+(stores.history.History.newest_versions, archived windows included), marked held when a
+LadderHold row waits on it, empty when it has no summary because it is silent (closed,
+nothing said in it: such windows write no row), pending when no summary of it exists yet otherwise (open, or waiting for inputs), and
 flagged when newer messages wait to rewrite a base window (stores.overview.dirty_units).
 The time ladder is drawn from the first to the last day with content, widened to the end
 of that week; the silent days before and after it are counted in the caption, not drawn.
@@ -26,7 +26,8 @@ from stores.interactions import max_number
 from stores.messages import newest_at, newest_seq
 from stores.overview import dirty_units
 from stores.holds import LadderHold, holds
-from stores.summaries import Summary, newest_versions
+from stores.history import History
+from stores.summaries import Summary
 
 Rows = dict[str, dict[str, Summary]]  # rung -> key -> newest version
 
@@ -34,11 +35,12 @@ Rows = dict[str, dict[str, Summary]]  # rung -> key -> newest version
 def gather_timeline(app: App, scope: str, now: datetime) -> TimelineData:
     specs = ladder_specs(app)
     tz = app.settings.timezone_of(scope)
+    history = History(app.settings.archive_dir)
     with reading(app.engine) as session:
         messages, last_at = newest_seq(session, scope), newest_at(session, scope)
         interactions = max_number(session, scope)
         found = {
-            kind: ({r.name: {s.key: s for s in newest_versions(session, scope, kind, r.name)} for r in spec.rungs},
+            kind: ({r.name: {s.key: s for s in history.newest_versions(session, scope, kind, r.name)} for r in spec.rungs},
                    holds(session, scope, kind), set(dirty_units(session, scope, kind)))
             for kind, spec in specs.items()
         }
