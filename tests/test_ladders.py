@@ -275,3 +275,13 @@ def test_summary_requests_carry_the_scope_s_time_zone(app):
     chatty(app, "maya", MONDAY, 60, words=200)
     Consolidator(app, [], [LadderStage(app, Recording())]).drain(MONDAY + timedelta(days=2))
     assert Recording.zones == {("paris", "Europe/Paris"), ("maya", "UTC")}
+
+
+def test_base_windows_are_taken_in_runs_spanning_fewer_than_32_units():
+    """Due units in any order: sorted, deduplicated, and cut so that each run is one bounded range read."""
+    from consolidator.ladders.base import RUN_SPAN, _runs
+
+    runs = _runs([40, 3, 1, 2, 1, 33, 200, 34])
+    assert runs == [[1, 2, 3], [33, 34, 40], [200]]
+    assert all(run[-1] - run[0] < RUN_SPAN for run in runs)
+    assert [u for run in _runs(range(100)) for u in run] == list(range(100))

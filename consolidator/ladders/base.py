@@ -194,7 +194,7 @@ RUN_SPAN = 32  # base windows read (one query) and stored (one transaction) toge
 def _runs(units: list[int]) -> list[list[int]]:
     """Units in runs spanning fewer than RUN_SPAN units: each run is one range read of the log."""
     runs: list[list[int]] = []
-    for unit in units:
+    for unit in sorted(set(units)):
         if runs and unit - runs[-1][0] < RUN_SPAN:
             runs[-1].append(unit)
         else:
