@@ -8,7 +8,7 @@ the next tick: a snapshot can lag its data, never miss it.
 
 from __future__ import annotations
 
-from sqlalchemy import Column, String, select
+from sqlalchemy import Column, String, select, update
 from sqlmodel import Field, Session, SQLModel
 
 
@@ -41,6 +41,10 @@ def stale(session: Session, scope: str | None = None) -> list[tuple[str, str, in
 
 
 def mark_published(session: Session, scope: str, view: str, version: int) -> None:
-    row = session.get(ViewVersion, (scope, view))
-    if row is not None and row.published < version:
-        row.published = version
+    """Record that `version` of the view was published (an older mark never lowers it): one
+    UPDATE, no read first; the snapshot stage marks every view of every scope it publishes."""
+    session.execute(
+        update(ViewVersion)
+        .where(ViewVersion.scope == scope, ViewVersion.view == view, ViewVersion.published < version)
+        .values(published=version)
+    )
