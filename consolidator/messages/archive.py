@@ -161,15 +161,7 @@ class Archiver:
         with reading(self.app.engine) as session:
             pending = archive_manifest.pending(session)
         for row in pending:
-            path = Path(row.path)
-            if archive_files.verify(self.root, path, row.rows, row.checksum):
-                ids = [r[0] for r in archive_files.read_rows(self.root, [path])]
-                with transaction(self.app.engine) as session:
-                    archive_manifest.finish(session, row.id, ids)
-            else:  # the hot rows are intact: forget the file, it is written again
-                with transaction(self.app.engine) as session:
-                    archive_manifest.drop(session, row.id)
-                (self.root / path).unlink(missing_ok=True)
+            archive_files.settle_written(self.app.engine, self.root, row, archive_manifest)
             fixed += 1
         for name in names:
             folder = scope_folder(self.root, name)

@@ -10,7 +10,6 @@ reader (stores/history.py) adds the archived rows wherever old windows are read.
 from __future__ import annotations
 
 from datetime import datetime
-from pathlib import Path
 
 from consolidator.runtime.app import App
 from stores import archive_files, summary_manifest
@@ -73,13 +72,5 @@ class SummaryMover:
         with reading(self.app.engine) as session:
             pending = summary_manifest.pending(session)
         for row in pending:
-            path = Path(row.path)
-            if archive_files.verify(self.root, path, row.rows, row.checksum):
-                ids = archive_files.file_ids(self.root, path)
-                with transaction(self.app.engine) as session:
-                    summary_manifest.finish(session, row.id, ids)
-            else:  # the hot rows are intact: forget the file, it is written again
-                with transaction(self.app.engine) as session:
-                    summary_manifest.drop(session, row.id)
-                (self.root / path).unlink(missing_ok=True)
+            archive_files.settle_written(self.app.engine, self.root, row, summary_manifest)
         return len(pending)
