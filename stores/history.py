@@ -31,6 +31,9 @@ from stores.messages import Message
 from stores.summaries import Summary
 
 
+_INTERACTION = COLUMNS.index("interaction")
+
+
 def _naive(value: datetime) -> datetime:
     return value.astimezone(timezone.utc).replace(tzinfo=None)
 
@@ -67,10 +70,10 @@ class History:
         """The messages of interactions `first`..`last` (those that have any), each in time order."""
         hot = messages_of_interactions(session, scope, through_seq, first, last)
         files = files_overlapping(session, scope, interactions=(first, last), through_seq=through_seq)
-        cold = self._cold(files, "interaction >= ? AND interaction <= ? AND seq <= ?", [first, last, through_seq])
-        for row in cold:
-            hot.setdefault(row[COLUMNS.index("interaction")], [])
-        return {n: _merged(hot[n], [row for row in cold if row[COLUMNS.index("interaction")] == n]) for n in hot}
+        cold_by_number: dict[int, list[tuple]] = {}
+        for row in self._cold(files, "interaction >= ? AND interaction <= ? AND seq <= ?", [first, last, through_seq]):
+            cold_by_number.setdefault(row[_INTERACTION], []).append(row)
+        return {n: _merged(hot.get(n, []), cold_by_number.get(n, [])) for n in hot.keys() | cold_by_number.keys()}
 
     def arrivals_through(self, session: Session, scope: str, through_seq: int, since: datetime | None = None) -> list[Arrival]:
         """(seq, at, interaction) of every message up to `through_seq` (at or after `since`), unordered."""

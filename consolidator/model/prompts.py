@@ -14,14 +14,14 @@ have been said the next day where the user lives.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from datetime import UTC, datetime, timedelta
+from datetime import datetime
 from functools import cached_property
 from typing import Any, Generic, TypeVar
 from zoneinfo import ZoneInfo
 
 from pydantic import BaseModel, ValidationError
 
-from consolidator.model.refs import compact, line_span, render_facts, render_lines, render_tasks
+from consolidator.model.refs import compact, line_span, localise, render_facts, render_lines, render_tasks
 from consolidator.model.schemas import (
     BatchReply,
     BatchRequest,
@@ -172,18 +172,12 @@ _SPECS: dict[Operation, _Spec[Any]] = {
 }
 
 
-_WEEKDAYS = ("Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun")
-
-
 def local_time(at: datetime, zone: ZoneInfo) -> str:
-    """`2023-05-08 13:56 +02:00 (Mon)`: the time as the scope lived it, so that the model
-    resolves "yesterday" from the right day; the offset keeps the instant exact. A naive
-    time is taken as UTC (the stores' convention)."""
-    local = (at if at.tzinfo is not None else at.replace(tzinfo=UTC)).astimezone(zone)
-    offset = local.utcoffset() or timedelta(0)
-    minutes = int(offset.total_seconds() // 60)
-    sign, (hours, mins) = ("-" if minutes < 0 else "+"), divmod(abs(minutes), 60)
-    return f"{local:%Y-%m-%d %H:%M} {sign}{hours:02d}:{mins:02d} ({_WEEKDAYS[local.weekday()]})"
+    """`2023-05-08 13:56 +02:00 (Mon)`: one instant as a prompt's day heading and line time say it
+    together (consolidator.model.refs.localise)."""
+    heading, time = localise(at, zone)
+    day, weekday, offset = heading.split(" ")
+    return f"{day} {time} {offset} {weekday}"
 
 
 def _contacts(items: list[KnownContact]) -> str:

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterable, Sequence
-from datetime import UTC, timedelta
+from datetime import UTC, datetime, timedelta
 from typing import Any
 from zoneinfo import ZoneInfo
 
@@ -48,9 +48,14 @@ def compact(value: Any) -> str:
     return json.dumps(value, ensure_ascii=False, separators=(",", ":"), default=str)
 
 
-def _offset(minutes: int) -> str:
+def localise(at: datetime, zone: ZoneInfo) -> tuple[str, str]:
+    """`at` as the scope lived it: its day heading (`2023-07-12 (Wed) +02:00`) and its local time
+    (`16:33`), so that the model resolves "yesterday" from the right day; the offset keeps the
+    instant exact. A naive time is taken as UTC (the stores' convention)."""
+    local = (at if at.tzinfo is not None else at.replace(tzinfo=UTC)).astimezone(zone)
+    minutes = int((local.utcoffset() or timedelta(0)).total_seconds() // 60)
     sign, (hours, mins) = ("-" if minutes < 0 else "+"), divmod(abs(minutes), 60)
-    return f"{sign}{hours:02d}:{mins:02d}"
+    return f"{local:%Y-%m-%d} ({_WEEKDAYS[local.weekday()]}) {sign}{hours:02d}:{mins:02d}", f"{local:%H:%M}"
 
 
 def render_lines(lines: Sequence[Line], timezone: str) -> str:
@@ -59,14 +64,12 @@ def render_lines(lines: Sequence[Line], timezone: str) -> str:
     out: list[str] = []
     heading = None
     for n, line in enumerate(lines, start=1):
-        local = (line.at if line.at.tzinfo is not None else line.at.replace(tzinfo=UTC)).astimezone(zone)
-        minutes = int((local.utcoffset() or timedelta(0)).total_seconds() // 60)
-        day = f"{local:%Y-%m-%d} ({_WEEKDAYS[local.weekday()]}) {_offset(minutes)}"
+        day, time = localise(line.at, zone)
         if day != heading:
             out.append(day)
             heading = day
         who = f"{line.role}/{line.speaker}" if line.speaker else line.role
-        out.append(f"[{n}] {local:%H:%M} {who}: {compact(line.text)}")
+        out.append(f"[{n}] {time} {who}: {compact(line.text)}")
     return "\n".join(out) or "(none)"
 
 
