@@ -6,9 +6,10 @@ and tested on their own; nothing here imports `anthropic`.
 The prompts ask for what the offline model aims at: named details kept, relative dates
 resolved to absolute ones from the local date of the message that says them, events
 recorded as dated third-person facts, no greetings or thanks, contacts for people only,
-tasks for commitments only. Message lines are shown in the request's `timezone` with their
-UTC offset and weekday ("2023-05-08 13:56 +02:00 (Mon)"): a line stored at 23:30 UTC may
-have been said the next day where the user lives.
+tasks for commitments only. Message lines are shown in the request's `timezone`, under a
+local day heading with its weekday and UTC offset ("2023-05-08 (Mon) +02:00", then
+"[3] 13:56 user/Ana: ..."; consolidator.model.refs): a line stored at 23:30 UTC may have
+been said the next day where the user lives.
 """
 
 from __future__ import annotations
