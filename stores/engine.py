@@ -234,17 +234,22 @@ def _configure_sqlite(engine: Engine, readonly: bool = False) -> None:
         connection.exec_driver_sql("BEGIN" if reads_only else "BEGIN IMMEDIATE")
 
 
-def insert_or_skip(table: Table, dialect: Dialect):
-    """INSERT ... ON CONFLICT (primary key) DO NOTHING for this dialect: a row whose key is
-    already stored, even by a transaction committed a moment ago, is skipped, not an error.
-    Any other unique index still refuses a duplicate (a bug must not pass silently)."""
+def dialect_insert(table: Table, dialect: Dialect):
+    """The dialect's own INSERT (the one with ON CONFLICT clauses) on `table`."""
     if dialect.name == "postgresql":
         from sqlalchemy.dialects.postgresql import insert
     elif dialect.name == "sqlite":
         from sqlalchemy.dialects.sqlite import insert
     else:  # check_url admits no other database
         raise InvalidDatabaseUrl(f"unsupported database {dialect.name!r} (use {EXAMPLES})")
-    return insert(table).on_conflict_do_nothing(index_elements=list(table.primary_key.columns))
+    return insert(table)
+
+
+def insert_or_skip(table: Table, dialect: Dialect):
+    """INSERT ... ON CONFLICT (primary key) DO NOTHING for this dialect: a row whose key is
+    already stored, even by a transaction committed a moment ago, is skipped, not an error.
+    Any other unique index still refuses a duplicate (a bug must not pass silently)."""
+    return dialect_insert(table, dialect).on_conflict_do_nothing(index_elements=list(table.primary_key.columns))
 
 
 def create_schema(engine: Engine) -> None:

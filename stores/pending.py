@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import datetime
 
-from sqlalchemy import func, select
+from sqlalchemy import exists, func, select
 from sqlmodel import Session
 
 from stores.facts import FactState, FactUse
@@ -19,7 +19,7 @@ from stores.ladder_state import DirtyWindow
 from stores.ledger import ScopeCursor
 from stores.messages import Message
 from stores.runs import step_heads
-from stores.views import stale
+from stores.views import ViewVersion
 
 
 @dataclass(frozen=True)
@@ -39,28 +39,28 @@ class Pending:
 
 
 def pending(session: Session, scope: str) -> Pending:
-    cursor = session.get(ScopeCursor, scope)
-    assigned = cursor.assigned_seq if cursor else 0
-    batched = cursor.batched_seq if cursor else 0
-    newest_seq = session.execute(
-        select(func.coalesce(func.max(Message.seq), 0)).where(Message.scope == scope)
-    ).scalar_one()
-    tail_at = None
-    if newest_seq > batched:
-        tail_at = session.execute(
-            select(func.max(Message.at)).where(Message.scope == scope, Message.seq > batched)
-        ).scalar_one()
-    newest_at = session.execute(select(func.max(Message.at)).where(Message.scope == scope)).scalar_one()
+    """Read in two round trips: one SELECT of scalar subqueries (each an index probe bounded by
+    the scope) and the step heads. The daemon asks this twice per worked scope, so it was the
+    largest single source of statements in a drain when each probe was its own statement."""
+    def one(stmt):
+        return stmt.scalar_subquery()
+
+    batched = one(select(func.coalesce(func.max(ScopeCursor.batched_seq), 0)).where(ScopeCursor.scope == scope))
+    row = session.execute(select(
+        one(select(func.coalesce(func.max(ScopeCursor.assigned_seq), 0)).where(ScopeCursor.scope == scope)),
+        batched,
+        one(select(func.coalesce(func.max(Message.seq), 0)).where(Message.scope == scope)),
+        one(select(func.max(Message.at)).where(Message.scope == scope, Message.seq > batched)),
+        one(select(func.max(Message.at)).where(Message.scope == scope)),
+        one(select(func.min(LadderHold.next_at)).where(LadderHold.scope == scope)),
+        one(select(func.count()).select_from(FactState)
+            .where(FactState.scope == scope, FactState.revision != FactState.slept_revision)),
+        exists().where(FactUse.scope == scope),
+        one(select(func.min(DirtyWindow.unit)).where(DirtyWindow.scope == scope, DirtyWindow.ladder == "time")),
+        one(select(func.min(DirtyWindow.last_at)).where(DirtyWindow.scope == scope, DirtyWindow.ladder == "count")),
+        exists().where(ViewVersion.scope == scope, ViewVersion.version > ViewVersion.published),
+    )).one()
+    assigned, batched_seq, newest_seq, tail_at, newest_at, hold, unslept, uses, dirty_day, dirty_at, stale_views = row
     heads = tuple((run.step, run.next_at) for run, _ in step_heads(session, [scope]))
-    hold = session.execute(select(func.min(LadderHold.next_at)).where(LadderHold.scope == scope)).scalar_one()
-    state = session.get(FactState, scope)
-    unslept = state is not None and state.revision != state.slept_revision
-    uses = session.execute(select(FactUse.id).where(FactUse.scope == scope).limit(1)).first() is not None
-    dirty_day = session.execute(
-        select(func.min(DirtyWindow.unit)).where(DirtyWindow.scope == scope, DirtyWindow.ladder == "time")
-    ).scalar_one()
-    dirty_at = session.execute(
-        select(func.min(DirtyWindow.last_at)).where(DirtyWindow.scope == scope, DirtyWindow.ladder == "count")
-    ).scalar_one()
-    return Pending(newest_seq, assigned, batched, tail_at, newest_at, heads, hold, unslept, uses,
-                   bool(stale(session, scope)), dirty_day, dirty_at)
+    return Pending(int(newest_seq), int(assigned), int(batched_seq), tail_at if newest_seq > batched_seq else None,
+                   newest_at, heads, hold, bool(unslept), bool(uses), bool(stale_views), dirty_day, dirty_at)

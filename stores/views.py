@@ -8,8 +8,10 @@ the next tick: a snapshot can lag its data, never miss it.
 
 from __future__ import annotations
 
-from sqlalchemy import Column, String, select, update
+from sqlalchemy import Column, String, bindparam, select, update
 from sqlmodel import Field, Session, SQLModel
+
+from stores.engine import dialect_insert
 
 
 class ViewVersion(SQLModel, table=True):
@@ -22,12 +24,23 @@ class ViewVersion(SQLModel, table=True):
 
 
 def bump(session: Session, scope: str, view: str) -> None:
-    """Mark `view` of `scope` as changed, in the caller's transaction."""
-    row = session.get(ViewVersion, (scope, view))
-    if row is None:
-        session.add(ViewVersion(scope=scope, view=view, version=1))
-    else:
-        row.version += 1
+    """Mark `view` of `scope` as changed, in the caller's transaction: one upsert, no read first."""
+    table = ViewVersion.__table__
+    stmt = dialect_insert(table, session.get_bind().dialect).values(scope=scope, view=view, version=1)
+    session.execute(stmt.on_conflict_do_update(index_elements=[table.c.scope, table.c.view],
+                                               set_={"version": table.c.version + 1}))
+
+
+def bump_once(session: Session, scope: str, view: str) -> None:
+    """`bump`, unless this transaction bumped that view already: the ladders store a run of
+    windows of one rung in one transaction, and one raise says "changed" as well as thirty."""
+    current = session.get_transaction()
+    held = session.info.get("bumped")
+    if held is None or held[0] is not current:  # the transaction itself is kept, so no id is reused
+        held = session.info["bumped"] = (current, set())
+    if (scope, view) not in held[1]:
+        held[1].add((scope, view))
+        bump(session, scope, view)
 
 
 def stale(session: Session, scope: str | None = None) -> list[tuple[str, str, int]]:
@@ -48,3 +61,16 @@ def mark_published(session: Session, scope: str, view: str, version: int) -> Non
         .where(ViewVersion.scope == scope, ViewVersion.view == view, ViewVersion.published < version)
         .values(published=version)
     )
+
+
+def mark_all_published(session: Session, scope: str, versions: list[tuple[str, int]]) -> None:
+    """`mark_published` for several (view, version) of one scope as one executemany (one
+    statement compiled, one round trip on PostgreSQL's pipeline), as the snapshot stage marks a
+    scope's views after writing their files."""
+    if not versions:
+        return
+    table = ViewVersion.__table__
+    stmt = (update(table)
+            .where(table.c.scope == bindparam("s"), table.c.view == bindparam("v"), table.c.published < bindparam("n"))
+            .values(published=bindparam("n")))
+    session.execute(stmt, [{"s": scope, "v": view, "n": version} for view, version in versions])

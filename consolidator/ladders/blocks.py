@@ -23,7 +23,7 @@ from hierarchy.calendar import block_key, block_label, count_window, time_window
 from hierarchy.tiling import Block, LadderSpec
 from stores.engine import Session
 from stores.summaries import Summary, summary_id, write_summary
-from stores.views import bump
+from stores.views import bump_once
 
 log = structlog.get_logger()
 
@@ -121,7 +121,7 @@ def write_block(session: Session, write: BlockWrite, now: datetime, flush: bool 
         summary.window_start, summary.window_end = time_window(target.spec, target.block, target.tz)
     else:
         summary.first_number, summary.last_number = count_window(target.spec, target.block)
-    bump(session, target.scope, ladder_view(target.ladder, target.rung))  # the rung's snapshot is stale until published
+    bump_once(session, target.scope, ladder_view(target.ladder, target.rung))  # the rung's snapshot is stale until published
     log.debug("ladder.rung_written", scope=target.scope, ladder=target.ladder, rung=target.rung, window=target.key,
               version=write.version, kind=draft.kind)
     return write_summary(session, summary, flush).id

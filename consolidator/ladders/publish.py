@@ -14,7 +14,7 @@ from hierarchy.tiling import LadderSpec, count_ladder, time_ladder
 from stores.engine import reading, transaction
 from stores.snapshots import publish_json
 from stores.summaries import Summary, newest_summary
-from stores.views import mark_published, stale
+from stores.views import mark_all_published, stale
 
 
 def ladder_specs(app: App) -> dict[str, LadderSpec]:
@@ -72,15 +72,20 @@ def ladder_view(ladder: str, rung: str) -> str:
     return f"{LADDER_VIEW}{ladder}/{rung}"
 
 
-def publish_ladder_views(app: App, scope: str) -> int:
-    """Publish every rung of `scope` whose view is stale, then record it as published."""
-    with reading(app.engine) as session:
-        todo = [(view, version) for s, view, version in stale(session, scope) if view.startswith(LADDER_VIEW)]
+def publish_ladder_views(app: App, scope: str, stale_views: list[tuple[str, int]] | None = None) -> int:
+    """Publish every rung of `scope` whose view is stale. Given the scope's stale (view, version)
+    list, the caller has read it and marks the views published itself (the snapshot stage, with
+    its other views, in one statement); without it they are read here and marked here."""
+    given = stale_views is not None
+    if not given:
+        with reading(app.engine) as session:
+            stale_views = [(view, version) for _, view, version in stale(session, scope)]
+    todo = [(view, version) for view, version in stale_views if view.startswith(LADDER_VIEW)]
     if not todo:
         return 0
     rungs = {tuple(view[len(LADDER_VIEW):].split("/", 1)) for view, _ in todo}
     written = publish_ladder(app, scope, ladder_specs(app), only=rungs)
-    with transaction(app.engine) as session:
-        for view, version in todo:
-            mark_published(session, scope, view, version)
+    if not given:
+        with transaction(app.engine) as session:
+            mark_all_published(session, scope, todo)
     return written

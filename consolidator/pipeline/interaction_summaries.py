@@ -41,7 +41,7 @@ from hierarchy.tiling import Block
 from stores import promised_summaries as promises
 from stores.engine import reading
 from stores.interactions import last_times, max_number
-from stores.message_windows import messages_of_interaction
+from stores.message_windows import messages_of_interactions
 
 # Every arrival: an interaction's messages, wherever the ladder's cursor is. The largest seq an
 # INTEGER column holds on every engine (PostgreSQL refuses a bigger bound: integer out of range).
@@ -78,8 +78,11 @@ class InteractionSummaries:
         with reading(self.app.engine) as session:
             newest = max_number(session, work.scope)
             last_at = last_times(session, work.scope, in_batch)
-            for number in complete_interactions(last_at, newest, settings.interaction_gap, work.now):
-                messages = messages_of_interaction(session, work.scope, _ALL, number)
+            complete = complete_interactions(last_at, newest, settings.interaction_gap, work.now)
+            # one range read for them all (the batch's interactions are adjacent numbers)
+            read = messages_of_interactions(session, work.scope, _ALL, min(complete), max(complete)) if complete else {}
+            for number in complete:
+                messages = read.get(number, [])
                 if {m.id for m in messages} != in_batch[number]:
                     continue  # part of it is in another batch: the ladder asks for it itself
                 inputs = message_inputs(messages, tz)

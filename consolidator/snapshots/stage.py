@@ -25,7 +25,7 @@ from consolidator.runtime.faults import FaultBook
 from consolidator.ladders.publish import LADDER_VIEW, publish_ladder_views
 from stores.engine import reading, transaction
 from stores.errors import StorageError
-from stores.views import mark_published, stale
+from stores.views import mark_all_published, stale
 
 log = structlog.get_logger()
 
@@ -75,7 +75,7 @@ class SnapshotStage:
         """Write the scope's stale files, then mark them published: if any file fails, the
         views not yet marked stay stale and context.md is recomposed on the retry."""
         if any(view.startswith(LADDER_VIEW) for view, _ in views):
-            publish_ladder_views(self.app, scope)  # every stale rung; marks what it published itself
+            publish_ladder_views(self.app, scope, views)  # the stale rungs; marked with the rest below
         for view, _ in views:
             publisher = self.publishers.get(view)
             if publisher is not None:
@@ -84,6 +84,5 @@ class SnapshotStage:
         if self.context is not None:
             self.context(self.app, scope, now)
         with transaction(self.app.engine) as session:
-            for view, version in views:
-                mark_published(session, scope, view, version)
+            mark_all_published(session, scope, views)
         return len(views)
