@@ -9,7 +9,8 @@
     started first and the log is appended once every one holds its lease (start-up, a few
     seconds of imports and the embedding model per process, is reported apart); wall time from
     the append until every batch's steps are done and no scope is due, and the speed-up over
-    one daemon.
+    one daemon; the daemons' CPU seconds over the drain and the whole machine's (the database
+    server and this script included: on a machine shared with other work, that shows it).
 (b) a tick with nothing due over 10 and 10,000 scopes, on SQLite and on PostgreSQL: SQL
     statements (counted with a before_cursor_execute listener) and milliseconds per tick.
     Every scope has its queue row, due at its next day close, as a drain leaves it. Also the
@@ -67,6 +68,26 @@ def small_log(scopes: int, per_scope: int, start: datetime) -> list[NewMessage]:
     ]
 
 
+def process_cpu_s(pid: int) -> float | None:
+    """User + system CPU seconds of a live process (Linux /proc; None elsewhere)."""
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    except OSError:
+        return None
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def machine_busy_s() -> float | None:
+    """CPU seconds all cores of this machine spent busy since boot (Linux /proc/stat; None elsewhere):
+    the drain's share of it includes the database server's work, which a daemon's own CPU does not."""
+    try:
+        cpu = Path("/proc/stat").read_text().split("\n", 1)[0].split()[1:]
+    except OSError:
+        return None
+    ticks = [int(v) for v in cpu]
+    return (sum(ticks) - ticks[3] - ticks[4]) / os.sysconf("SC_CLK_TCK")  # less idle and iowait
+
+
 def daemons_drain(base: str, daemons: int, scopes: int, per_scope: int, batch: int, fake_url: str, work: Path) -> dict:
     name = f"scale_a_{daemons}"
     url = fresh_database(base, name)
@@ -95,6 +116,8 @@ def daemons_drain(base: str, daemons: int, scopes: int, per_scope: int, batch: i
                 if time.monotonic() - launched > 300:
                     raise TimeoutError(f"{daemons} daemons did not start in 5 minutes")
             startup = time.monotonic() - launched
+            cpu_before = [process_cpu_s(p.pid) for p in procs]
+            busy_before = machine_busy_s()
             began = time.monotonic()
             append_messages(app.engine, small_log(scopes, per_scope, start), start)
             app.close()
@@ -108,6 +131,11 @@ def daemons_drain(base: str, daemons: int, scopes: int, per_scope: int, batch: i
                 if time.monotonic() - began > 1800:
                     raise TimeoutError(f"{daemons} daemons did not drain in 30 minutes")
             wall = time.monotonic() - began
+            busy = machine_busy_s()
+            cpu_after = [process_cpu_s(p.pid) for p in procs]
+            known = [(a, b) for a, b in zip(cpu_after, cpu_before) if a is not None and b is not None]
+            daemon_cpu = round(sum(a - b for a, b in known), 2) if known else None
+            machine_cpu = round(busy - busy_before, 2) if busy is not None and busy_before is not None else None
             summaries = scalar(engine, "SELECT count(*) FROM summary")
             calls = scalar(engine, "SELECT count(*) FROM model_call")
         finally:
@@ -121,7 +149,7 @@ def daemons_drain(base: str, daemons: int, scopes: int, per_scope: int, batch: i
             engine.dispose()
         return {"daemons": daemons, "wall_s": round(wall, 2), "startup_s": round(startup, 2), "batches": expected,
                 "summaries": summaries,
-                "model_calls": calls}
+                "model_calls": calls, "daemon_cpu_s": daemon_cpu, "machine_cpu_s": machine_cpu}
     finally:
         drop_database(base, name)
 
@@ -134,7 +162,8 @@ def part_a(base: str, counts: list[int], scopes: int, per_scope: int, batch: int
     with FakeAnthropic(api_key=KEY, latency_s=latency) as fake, tempfile.TemporaryDirectory() as work:
         for n in counts:
             runs.append(daemons_drain(base, n, scopes, per_scope, batch, fake.url, Path(work)))
-            print(f"(a) {n} daemon(s): {runs[-1]['wall_s']} s to drain (started in {runs[-1]['startup_s']} s)",
+            print(f"(a) {n} daemon(s): {runs[-1]['wall_s']} s to drain (started in {runs[-1]['startup_s']} s; "
+                  f"daemons' CPU {runs[-1]['daemon_cpu_s']} s, machine busy {runs[-1]['machine_cpu_s']} s)",
                   file=sys.stderr)
     one = next((r["wall_s"] for r in runs if r["daemons"] == 1), None)
     for r in runs:
@@ -267,7 +296,8 @@ def main() -> None:
         print(f"(a) {a['scopes']} scopes x {a['messages_per_scope']} messages, model latency {a['latency_s']} s")
         for r in a["runs"]:
             print(f"    {r['daemons']} daemon(s): {r['wall_s']:8.2f} s  x{r['speedup']}  "
-                  f"({r['model_calls']} model calls, {r['summaries']} summaries)")
+                  f"({r['model_calls']} model calls, {r['summaries']} summaries; CPU: daemons {r['daemon_cpu_s']} s, "
+                  f"whole machine {r['machine_cpu_s']} s)")
     if "b" in result:
         print("(b) idle tick: statements and ms per tick")
         for engine_name, runs in result["b"].items():

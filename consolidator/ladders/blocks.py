@@ -22,7 +22,7 @@ from consolidator.ladders.publish import ladder_view
 from hierarchy.calendar import block_key, block_label, count_window, time_window
 from hierarchy.tiling import Block, LadderSpec
 from stores.engine import Session
-from stores.summaries import Summary, summary_id, write_summary
+from stores.summaries import Announcement, Summary, summary_id, write_summary
 from stores.views import bump_once
 
 log = structlog.get_logger()
@@ -106,9 +106,16 @@ class BlockWrite:
     version: int
 
 
-def write_block(session: Session, write: BlockWrite, now: datetime, flush: bool = True) -> int | None:
-    """Store the summary and its announcement (one transaction: the caller's); returns the announcement
-    id (None with `flush` False: the id is assigned when the caller's session flushes)."""
+class Stored(NamedTuple):
+    """What `write_block` stored: the row, and its announcement (whose id is set at the flush)."""
+
+    summary: Summary
+    announcement: Announcement
+
+
+def write_block(session: Session, write: BlockWrite, now: datetime, flush: bool = True) -> Stored:
+    """Store the summary and its announcement (one transaction: the caller's); with `flush` False
+    the announcement's id is assigned when the caller's session flushes."""
     target, draft = write.target, write.draft
     summary = Summary(
         id=summary_id(target.scope, target.ladder, target.rung, target.key, write.version), scope=target.scope,
@@ -124,4 +131,4 @@ def write_block(session: Session, write: BlockWrite, now: datetime, flush: bool 
     bump_once(session, target.scope, ladder_view(target.ladder, target.rung))  # the rung's snapshot is stale until published
     log.debug("ladder.rung_written", scope=target.scope, ladder=target.ladder, rung=target.rung, window=target.key,
               version=write.version, kind=draft.kind)
-    return write_summary(session, summary, flush).id
+    return Stored(summary, write_summary(session, summary, flush))

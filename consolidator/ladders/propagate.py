@@ -27,11 +27,11 @@ from consolidator.ladders.holds import Guard
 from consolidator.runtime.app import App
 from hierarchy.calendar import local_day, parse_block_key, time_window
 from hierarchy.planning import Action, Known, closed_through, closing_blocks, decide_block, settled_empty
-from hierarchy.tiling import Block, LadderSpec, inputs_of, readers_of
+from hierarchy.tiling import Block, LadderSpec, block_of, inputs_of, readers_of
 from stores.engine import Session, reading, transaction
 from stores.ladder_state import Progress, advance_seen_announcement, dirty_windows, progress, wake_through
 from stores.history import History
-from stores.summaries import announcements_after, newest_content_start
+from stores.summaries import Summary, announcements_after, newest_content_start
 
 
 @dataclass(frozen=True)
@@ -46,6 +46,49 @@ def last_content_day(session: Session, scope: str, spec: LadderSpec, tz: ZoneInf
     """The newest day whose summary has something in it (any version), or None."""
     start = newest_content_start(session, scope, "time", spec.rungs[0].name)
     return local_day(start, tz) if start is not None else None
+
+
+class _RunReads:
+    """The summaries and content days one run of the stage has read, kept for the rest of the run.
+
+    Why: the blocks of a run are decided one at a time (a write wakes its readers), and each
+    read its inputs and its content days afresh: most of the stage's statements. The scope is
+    claimed by this daemon while the run lasts, and nothing but this run writes its higher
+    rungs meanwhile, so what was read stays true, and what the run writes it records here
+    (`wrote`). Reads are batched: a block's rung-mates waiting in the run are read with it.
+    The base rung's content days do not change during the run (the base windows were written
+    before it), so they are read once per top-rung window.
+    """
+
+    def __init__(self, history: History, engine, scope: str, ladder: str) -> None:
+        self.history, self.engine, self.scope, self.ladder = history, engine, scope, ladder
+        self.rows: dict[tuple[str, str], Summary] = {}
+        self.absent: set[tuple[str, str]] = set()
+        self.content: list[tuple[datetime, datetime, set[str]]] = []  # (start, end, day keys with content)
+
+    def latest(self, windows: list[tuple[str, str]]) -> dict[tuple[str, str], Summary]:
+        missing = [w for w in windows if w not in self.rows and w not in self.absent]
+        if missing:
+            with reading(self.engine) as session:
+                found = self.history.latest_summaries(session, self.scope, self.ladder, missing)
+            self.rows.update(found)
+            self.absent.update(w for w in missing if w not in found)
+        return {w: self.rows[w] for w in windows if w in self.rows}
+
+    def wrote(self, summary: Summary) -> None:
+        window = (summary.rung, summary.key)
+        self.rows[window] = summary
+        self.absent.discard(window)
+
+    def content_keys(self, base: str, start: datetime, end: datetime, wide: tuple[datetime, datetime]) -> set[str]:
+        """Keys of the `base` rung with content, read for `wide` (a window holding [start, end)) the first time."""
+        for low, high, keys in self.content:
+            if low <= start and end <= high:
+                return keys
+        with reading(self.engine) as session:
+            keys = self.history.keys_with_content(session, self.scope, "time", base, *wide)
+        self.content.append((*wide, keys))
+        return keys
 
 
 class Propagation:
@@ -77,13 +120,17 @@ class Propagation:
         for _, rung, key in announced:
             work.update(readers_of(spec, parse_block_key(spec, spec.rung_index(rung), key)))
         written = 0
+        reads = _RunReads(self.history, self.app.engine, scope, ladder)
         while work and not stopped(stop):
             block = min(work, key=lambda b: (b.rung, b.index))
             work.discard(block)
             target = Target(scope, spec, block, tz)
             if held.waiting(target.window):
                 continue  # its hold row wakes it when the wait is over; the cursor can move on
-            announcement_id = self.guard.run(target, now, held, lambda: self._decide_and_write(target, days, now))
+            rung_mates = [block, *(b for b in work if b.rung == block.rung)]
+            reads.latest([target.at(b).window for mate in rung_mates for b in (*inputs_of(spec, mate), mate)])
+            announcement_id = self.guard.run(target, now, held,
+                                             lambda: self._decide_and_write(target, days, now, reads))
             if announcement_id is not None:
                 written += 1
                 top = max(top, announcement_id)
@@ -110,30 +157,29 @@ class Propagation:
             return ()
         return closing_blocks(spec, state.through_unit, closed, last_content_day(session, scope, spec, tz))
 
-    def _silent(self, target: Target, missing: list[Block], days: Days | None) -> frozenset[Block]:
+    @staticmethod
+    def _silent(target: Target, missing: list[Block], days: Days | None, reads: _RunReads) -> frozenset[Block]:
         """Of the inputs without a summary, those that are complete and empty (the time ladder only)."""
         if days is None or not missing:
             return frozenset()
         spec = target.spec
         start, end = time_window(spec, target.block, target.tz)
-        base = spec.rungs[0].name
-        with reading(self.app.engine) as session:
-            keys = self.history.keys_with_content(session, target.scope, "time", base, start, end)
-        content = {parse_block_key(spec, 0, key).index for key in keys}
+        top = block_of(spec, len(spec.rungs) - 1, target.block.units(spec).start)
+        keys = reads.content_keys(spec.rungs[0].name, start, end, time_window(spec, top, target.tz))
+        content = {parse_block_key(spec, 0, key).index for key in keys}  # days outside the block do not matter
         return settled_empty(spec, missing, days.closed, days.dirty, content)
 
-    def _decide_and_write(self, target: Target, days: Days | None, now: datetime) -> int | None:
+    def _decide_and_write(self, target: Target, days: Days | None, now: datetime, reads: _RunReads) -> int | None:
         """Write the block if its inputs call for it; returns the announcement id, or None (wait, skip, silent)."""
         spec, block = target.spec, target.block
         windows = {b: target.at(b).window for b in (*inputs_of(spec, block), block)}
-        with reading(self.app.engine) as session:
-            found = self.history.latest_summaries(session, target.scope, target.ladder, list(windows.values()))
+        found = reads.latest(list(windows.values()))
         rows = {b: found[w] for b, w in windows.items() if w in found}
         known = {
             b: Known(s.id, s.version, s.kind == "empty", s.tokens + estimate_tokens(s.label) + 1, tuple(s.sources))
             for b, s in rows.items()
         }
-        silent = self._silent(target, [b for b in inputs_of(spec, block) if b not in rows], days)
+        silent = self._silent(target, [b for b in inputs_of(spec, block) if b not in rows], days, reads)
         decision = decide_block(spec, block, known, self.drafter.budget, empty=silent)
         if decision.action in (Action.WAIT, Action.SKIP):
             return None
@@ -145,4 +191,6 @@ class Propagation:
                         default=Watermark())
         version = rows[block].version + 1 if block in rows else 1
         with transaction(self.app.engine) as session:
-            return write_block(session, BlockWrite(target, draft, decision.input_ids, watermark, version), now)
+            stored = write_block(session, BlockWrite(target, draft, decision.input_ids, watermark, version), now)
+        reads.wrote(stored.summary)  # the row just written: kept from memory, not read back
+        return stored.announcement.id
