@@ -12,7 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import datetime
 
-from sqlalchemy import JSON, Column, Index, String, Text, UniqueConstraint, func, select
+from sqlalchemy import JSON, Column, Index, String, Text, UniqueConstraint, func, select, union_all
 from sqlmodel import Field, Session, SQLModel
 
 from stores.types import UTCDateTime
@@ -108,16 +108,30 @@ def newest_versions(session: Session, scope: str, ladder: str, rung: str) -> lis
     return rows
 
 
-def newest_summary(session: Session, scope: str, ladder: str, rung: str) -> Summary | None:
-    """The newest version of the rung's newest window that has something in it."""
+def _newest_of_rung(scope: str, ladder: str, rung: str):
     order = Summary.first_number.desc() if ladder == "count" else Summary.window_start.desc()
-    stmt = (
-        select(Summary)
+    return (
+        select(Summary.id)
         .where(Summary.scope == scope, Summary.ladder == ladder, Summary.rung == rung, Summary.kind != "empty")
         .order_by(order, Summary.version.desc())
         .limit(1)
     )
-    return session.execute(stmt).scalars().first()
+
+
+def newest_summary(session: Session, scope: str, ladder: str, rung: str) -> Summary | None:
+    """The newest version of the rung's newest window that has something in it."""
+    return newest_summaries(session, scope, ladder, [rung]).get(rung)
+
+
+def newest_summaries(session: Session, scope: str, ladder: str, rungs: list[str]) -> dict[str, Summary]:
+    """rung -> `newest_summary` of each rung that has one, in one statement: a UNION ALL of one
+    indexed probe per rung (the snapshot stage publishes a scope's stale rungs together)."""
+    if not rungs:
+        return {}
+    probes = [select(_newest_of_rung(scope, ladder, rung).subquery().c.id) for rung in sorted(set(rungs))]
+    ids = probes[0] if len(probes) == 1 else union_all(*probes)
+    rows = session.execute(select(Summary).where(Summary.id.in_(ids))).scalars()
+    return {row.rung: row for row in rows}
 
 
 def newest_content_start(session: Session, scope: str, ladder: str, rung: str) -> datetime | None:

@@ -13,7 +13,7 @@ from consolidator.runtime.app import App
 from hierarchy.tiling import LadderSpec, count_ladder, time_ladder
 from stores.engine import reading, transaction
 from stores.snapshots import publish_json
-from stores.summaries import Summary, newest_summary
+from stores.summaries import Summary, newest_summaries
 from stores.views import mark_all_published, stale
 
 
@@ -53,12 +53,11 @@ def publish_ladder(app: App, scope: str, specs: dict[str, LadderSpec], only: set
     with reading(app.engine) as session:
         payloads = []
         for ladder, spec in specs.items():
-            for rung in spec.rungs:
-                if only is not None and (ladder, rung.name) not in only:
-                    continue
-                summary = newest_summary(session, scope, ladder, rung.name)
-                if summary is not None:
-                    payloads.append((f"{ladder}/{rung.name}.json", summary_payload(summary)))
+            rungs = [rung.name for rung in spec.rungs if only is None or (ladder, rung.name) in only]
+            newest = newest_summaries(session, scope, ladder, rungs)
+            for rung in rungs:
+                if rung in newest:
+                    payloads.append((f"{ladder}/{rung}.json", summary_payload(newest[rung])))
     for view, payload in payloads:
         publish_json(app.settings.snapshot_dir, scope, view, payload)
         written += 1

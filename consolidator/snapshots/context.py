@@ -35,7 +35,7 @@ from stores.engine import reading
 from stores.messages import newest_at, newest_seq
 from stores.runs import consolidated_seq
 from stores.snapshots import publish_text
-from stores.summaries import interactions_after, newest_summary
+from stores.summaries import interactions_after, newest_summaries
 from stores.tasks import open_tasks
 
 __all__ = ["compose", "publish_context"]
@@ -264,11 +264,8 @@ def recent_interactions(session, scope: str, settings: Settings) -> list[tuple[i
     above = [n for n in counts if n > 1]
     if not counts or counts[0] != 1:
         return []
-    covered = 0
-    for n in above:
-        block = newest_summary(session, scope, "count", str(n))
-        if block is not None and block.last_number:
-            covered = max(covered, block.last_number)
+    blocks = newest_summaries(session, scope, "count", [str(n) for n in above])
+    covered = max((block.last_number or 0 for block in blocks.values()), default=0)
     limit = (above[0] - 1) if above else 1
     return [(row.first_number, row.label, row.text) for row in interactions_after(session, scope, covered, limit)]
 
