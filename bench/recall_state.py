@@ -198,7 +198,7 @@ def read_state(settings: Settings, scope: str) -> ScopeState:
     rungs = [("time", r) for r in settings.ladders.time] + [("count", str(n)) for n in settings.ladders.count]
     app = open_app(settings)
     try:
-        with reading(app.engine) as session:
+        with reading(app.engine, snapshot=True) as session:  # History.rows streams
             # The whole log through the one history reader: the daemon may have archived the
             # older months (archive.after) by the time the bench reads.
             for row in History(settings.archive_dir).rows(session, scope):

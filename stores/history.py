@@ -88,7 +88,8 @@ class History:
     def rows(self, session: Session, scope: str, start: datetime | None = None,
              end: datetime | None = None) -> Iterator[tuple]:
         """The scope's whole log (or [start, end)) as COLUMNS tuples, archive then hot store, in
-        arrival order (the hot rows stream: an export of years holds one archive file's worth)."""
+        arrival order (the hot rows stream: an export of years holds one archive file's worth). On PostgreSQL the
+        session must hold a transaction: reading(engine, snapshot=True)."""
         files = files_overlapping(session, scope, start=start, end=end)
         where, parameters = "TRUE", []
         if start is not None:

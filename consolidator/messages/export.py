@@ -43,7 +43,7 @@ def window(app: App, scope: str, since: date | None, until: date | None) -> tupl
 def records(app: App, scope: str, since: date | None = None, until: date | None = None) -> Iterator[dict]:
     """The scope's messages in arrival order, as import records."""
     start, end = window(app, scope, since, until)
-    with reading(app.engine) as session:
+    with reading(app.engine, snapshot=True) as session:  # History.rows streams
         for row in History(app.settings.archive_dir).rows(session, scope, start, end):
             yield record(row)
 
