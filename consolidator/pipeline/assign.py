@@ -12,10 +12,14 @@ CHUNK = 5_000
 
 
 def assign_interactions(engine: Engine, scope: str, gap: timedelta) -> list[int]:
-    """Place the scope's unassigned messages; returns the interaction numbers touched."""
+    """Place the scope's unassigned messages; returns the interaction numbers touched. A chunk
+    short of CHUNK was the last: no transaction is opened only to find nothing (a message
+    logged meanwhile is the next tick's, as the scope is due again)."""
     touched: set[int] = set()
+    chunk = [0]  # how many messages the last call placed
 
     def place(new, nearby, newest_number):
+        chunk[0] = len(new)
         placer = InteractionPlacer(
             [Span(r.number, r.session, r.first_at, r.last_at, r.message_count, r.max_seq) for r in nearby],
             newest_number,
@@ -29,3 +33,5 @@ def assign_interactions(engine: Engine, scope: str, gap: timedelta) -> list[int]
         if numbers is None:
             return sorted(touched)
         touched.update(numbers)
+        if chunk[0] < CHUNK:
+            return sorted(touched)
