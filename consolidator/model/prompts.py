@@ -22,7 +22,15 @@ from zoneinfo import ZoneInfo
 
 from pydantic import BaseModel, ValidationError
 
-from consolidator.model.refs import compact, line_span, localise, render_facts, render_lines, render_tasks
+from consolidator.model.refs import (
+    compact,
+    line_span,
+    localise,
+    render_contacts,
+    render_facts,
+    render_lines,
+    render_tasks,
+)
 from consolidator.model.schemas import (
     BatchReply,
     BatchRequest,
@@ -32,7 +40,6 @@ from consolidator.model.schemas import (
     ContactsRequest,
     FactExtractionReply,
     FactExtractionRequest,
-    KnownContact,
     SummarizeRequest,
     SummaryReply,
     TasksReply,
@@ -52,7 +59,19 @@ class _Spec(Generic[R]):
 
     @cached_property
     def tool_param(self) -> dict[str, Any]:
-        return {"name": self.tool, "description": self.description, "input_schema": self.reply.model_json_schema()}
+        return {"name": self.tool, "description": self.description,
+                "input_schema": without_titles(self.reply.model_json_schema())}
+
+
+def without_titles(schema: Any) -> Any:
+    """The JSON schema without pydantic's `title` keywords ("Source Ids" for `source_ids`): they
+    repeat the field names, say nothing to the model and were an eighth of the tool's tokens. A
+    property *named* title (a task's) is a schema, not a string, and stays."""
+    if isinstance(schema, dict):
+        return {k: without_titles(v) for k, v in schema.items() if not (k == "title" and isinstance(v, str))}
+    if isinstance(schema, list):
+        return [without_titles(v) for v in schema]
+    return schema
 
 
 # Rules shared by several prompts, written once so the operations ask for the same things.
@@ -63,10 +82,12 @@ _PEOPLE_ONLY = (
 )
 _DATES = (
     "Message lines are numbered [n] and grouped under their local date in the scope's time zone "
-    "(weekday and UTC offset in the heading), each line showing its local time. Resolve "
-    "relative dates (\"yesterday\", \"last week\", \"next month\", \"on Friday\") against the local "
-    "date of the message that says them and write absolute dates (2023-05-07; 2023-05 or \"the week "
-    "of 2023-05-01\" when vaguer). "
+    "(weekday and UTC offset in the heading); each shows its local time (unless the same as the line "
+    "before), who speaks (a person's name; else a role: user, assistant, tool, action, system, with "
+    "any speaker after a slash) and the text to the end of the line (a JSON string if it has line "
+    "breaks). Resolve relative dates (\"yesterday\", \"last week\", \"next month\", \"on Friday\") "
+    "against the local date of the message that says them and write absolute dates (2023-05-07; "
+    "2023-05 or \"the week of 2023-05-01\" when vaguer). "
 )
 _CITE = (
     "Cite source_ids by line number (\"3\"), a known fact by its id (\"F2\") and an open task by its "
@@ -163,8 +184,8 @@ _SPECS: dict[Operation, _Spec[Any]] = {
             + _DETAILS + _DATES + _NO_PHATIC + _CITE + "Cite them everywhere; empty lists are fine. "
             "facts: one entry per candidate fact. " + _FACT_STYLE + _FACT_OPS
             + "contacts: " + _CONTACTS + "tasks: " + _TASKS
-            + "summaries: for each window listed under summaries (if any), summarise exactly the message "
-            "lines it names (\"1-12,15\"), within its token budget, under its ref: use only what those messages say and invent "
+            + "summaries: for each window listed under summaries (if any) as \"ref: label, lines 1-12,15, at "
+            "most N tokens\", summarise exactly the message lines it names, within its budget, under its ref: use only what those messages say and invent "
             "nothing; keep dates, decisions, commitments and open questions, resolving relative dates "
             "against the local date of the message that says them. " + _DETAILS
             + "Answer only by calling record_batch."
@@ -179,10 +200,6 @@ def local_time(at: datetime, zone: ZoneInfo) -> str:
     heading, time = localise(at, zone)
     day, weekday, offset = heading.split(" ")
     return f"{day} {time} {offset} {weekday}"
-
-
-def _contacts(items: list[KnownContact]) -> str:
-    return "\n".join(compact(i.model_dump(mode="json", exclude_defaults=True)) for i in items) or "(none)"
 
 
 def _render(request: BaseModel) -> str:
@@ -206,7 +223,7 @@ def _render(request: BaseModel) -> str:
                                              for i in request.facts) or "(none)")
         case ContactsRequest():
             return (
-                f"time zone: {request.timezone}\nknown contacts:\n{_contacts(request.known)}\n"
+                f"time zone: {request.timezone}\nknown contacts:\n{render_contacts(request.known)}\n"
                 f"messages:\n{render_lines(request.messages, request.timezone)}"
             )
         case TasksRequest():
@@ -218,7 +235,7 @@ def _render(request: BaseModel) -> str:
             return (
                 f"time zone: {request.timezone}\n"
                 f"known facts:\n{render_facts(request.neighbours)}\n"
-                f"known contacts:\n{_contacts(request.known_contacts)}\n"
+                f"known contacts:\n{render_contacts(request.known_contacts)}\n"
                 f"open tasks:\n{render_tasks(request.open_tasks)}\n"
                 f"messages:\n{render_lines(request.messages, request.timezone)}"
                 + _render_windows(request)
@@ -227,14 +244,15 @@ def _render(request: BaseModel) -> str:
 
 
 def _render_windows(request: BatchRequest) -> str:
-    """The summaries asked with a batch: each window's ref, label, budget and the line numbers of
-    its messages (the lines are above, not repeated). Nothing at all when none is asked."""
+    """The summaries asked with a batch, one a line: `count/1/18-18: interactions 18-18, lines 1-22,
+    at most 400 tokens` (its ref, which names its ladder and rung; its label; the line numbers of
+    its messages, which are above and not repeated; its budget). A plain line, not a JSON object
+    with a key per field: the same facts in half the bytes. Nothing at all when none is asked."""
     if not request.summaries:
         return ""
     position = {line.id: n for n, line in enumerate(request.messages, start=1)}
-    rows = [compact({"ref": w.ref, "window": w.window_label, "ladder": w.ladder, "rung": w.rung,
-                     "budget_tokens": w.budget_tokens, "lines": line_span(position[i.id] for i in w.inputs)})
-            for w in request.summaries]
+    rows = [f"{w.ref}: {w.window_label}, lines {line_span(position[i.id] for i in w.inputs)}, "
+            f"at most {w.budget_tokens} tokens" for w in request.summaries]
     return "\nsummaries:\n" + "\n".join(rows)
 
 

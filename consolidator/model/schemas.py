@@ -80,8 +80,11 @@ FactOp = Literal["ADD", "UPDATE", "DELETE", "NOOP"]
 
 class FactCandidate(_Strict):
     text: str = Field(description="Short, self-contained statement about a person or the world.")
-    importance: int = Field(ge=1, le=10)
-    topic: str = Field(default="general", description="e.g. home, work, diet, health, pets, plans")
+    # Defaults are the values most facts take (an ordinary, dated event): a model leaves a field
+    # at its default out of its reply, so the common case costs no output tokens.
+    importance: int = Field(default=5, ge=1, le=10, description="1 (trivial) to 10 (vital); 5 for an ordinary fact.")
+    topic: str = Field(default="events", description=(
+        "events (something that happened or was said), or e.g. preferences, plans, work, home, diet, health, pets"))
     op: FactOp = "ADD"
     target_id: str | None = Field(
         default=None, description="For UPDATE, DELETE and NOOP: the id of the known fact concerned."
@@ -220,6 +223,6 @@ class WindowSummary(_Strict):
 class BatchReply(_Strict):
     facts: list[FactCandidate] = Field(description="One entry per candidate fact, with its operation.")
     contacts: list[ContactUpdate] = Field(description="People the batch says something new about.")
-    tasks: list[TaskChange] = Field(description="Tasks opened, done or cancelled in the batch.")
+    tasks: list[TaskChange] = Field(default_factory=list, description="Tasks opened, done or cancelled in the batch.")
     summaries: list[WindowSummary] = Field(
         default_factory=list, description="One summary per window listed under summaries (none when none is listed).")
