@@ -65,14 +65,14 @@ class TestWhatTheModelReads:
         model_for(fake).consolidate_batch(batch_request(summaries=[window]))
         user = fake.bodies[0]["messages"][0]["content"]
         assert LONG not in user and "f_high" not in user and "t_abc" not in user
-        assert '[1] 09:30 user/Ana: "line 0"' in user and '"id":"T1"' in user
-        assert '"lines":"2-3"' in user
+        assert "[1] 09:30 Ana: line 0" in user and "\nT1 Send the report\n" in user
+        assert "count/1/4-4: interactions 4-4, lines 2-3, at most 100 tokens" in user
 
     def test_known_facts_are_listed_most_similar_first(self, fake: FakeAnthropic) -> None:
         """The ranking survives without the similarity figure: the closest fact comes first, under its own ref."""
         model_for(fake).consolidate_batch(batch_request())
         user = fake.bodies[0]["messages"][0]["content"]
-        assert user.index('{"id":"F2","text":"Ana lives in Porto"}') < user.index('{"id":"F1","text":"Ana likes tea"}')
+        assert user.index("\nF2 Ana lives in Porto\n") < user.index("\nF1 Ana likes tea\n")
         assert "similarity" not in user
 
     def test_a_day_heading_is_written_once_per_local_day_and_offset(self) -> None:
@@ -81,8 +81,8 @@ class TestWhatTheModelReads:
         assert same_day.count("(Sun) +00:00") == 1 and same_day.count("\n[") == 3
         dst = datetime(2025, 3, 30, 0, 30, tzinfo=UTC)  # Paris: 01:30 +01:00, then 03:30 +02:00
         text = render_lines(lines(2, start=dst, step=timedelta(hours=1)), "Europe/Paris")
-        assert text.split("\n") == ["2025-03-30 (Sun) +01:00", '[1] 01:30 user/Ana: "line 0"',
-                                    "2025-03-30 (Sun) +02:00", '[2] 03:30 user/Ana: "line 1"']
+        assert text.split("\n") == ["2025-03-30 (Sun) +01:00", "[1] 01:30 Ana: line 0",
+                                    "2025-03-30 (Sun) +02:00", "[2] 03:30 Ana: line 1"]
 
     @pytest.mark.parametrize("positions, span", [([1, 2, 3, 7, 9, 10], "1-3,7,9-10"), ([4], "4"), ([], "")])
     def test_line_spans_round_trip(self, positions: list[int], span: str) -> None:
