@@ -8,8 +8,8 @@ fixed, lossless-enough form (consolidator.model.prompts._render): message lines
 else role or role/speaker; the text a JSON string when it holds a line break) under local day headings (`2025-03-04 (Tue) +01:00`,
 under a `time zone:` line), known facts `F1 text` and open tasks `T1 title (due 2025-03-07)`
 one a line, known contacts `name | aliases: A, B | key: value | biography: text`, summary inputs
-`[n] label: "json text"`, summaries asked with a batch `ref: label, lines 1-22, at most 400
-tokens`. Ids come back as the short references the prompt shows (line numbers, F1, T1), which
+`[n] label: "json text"`, summaries asked with a batch `S1 count/1: label, lines 1-22, at most
+400 tokens`. Ids come back as the short references the prompt shows (line numbers, F1, T1), which
 is what a real model cites; AnthropicModel maps them back. Times come back to the minute, which
 the offline rules never look below, and the zone comes back as the request's `timezone`. The rebuilt pydantic request goes
 to an OfflineModel, and its reply is the tool input. So a drain through the real SDK writes
@@ -51,7 +51,8 @@ _WINDOW = re.compile(r"^window: (?P<label>.*) \((?P<ladder>\w+) ladder, rung (?P
 _BUDGET = re.compile(r"^budget: at most (?P<n>\d+) tokens$")
 _FACT = re.compile(r"^(?P<id>F\d+) (?P<text>.*)$")
 _TASK = re.compile(r"^(?P<id>T\d+) (?P<title>.*?)(?: \(due (?P<due>\d{4}-\d\d-\d\d)\))?$")
-_WINDOW_ROW = re.compile(r"^(?P<ref>\S+): (?P<label>.*), lines (?P<lines>[\d,-]+), at most (?P<budget>\d+) tokens$")
+_WINDOW_ROW = re.compile(
+    r"^(?P<ref>S\d+) (?P<ladder>[^/ ]+)/(?P<rung>[^:]+): (?P<label>.*), lines (?P<lines>[\d,-]+), at most (?P<budget>\d+) tokens$")
 _HEADERS = ("known facts:", "messages:", "facts:", "known contacts:", "open tasks:", "inputs:", "summaries:")
 
 
@@ -175,13 +176,13 @@ def parse_request(operation: str, text: str) -> Any:
 
 
 def window_request(row: str, lines: list[Line], zone: str) -> SummarizeRequest:
-    """A summary asked with a batch (`ref: label, lines 1-22, at most 400 tokens`), as the ladder
-    asked it: its ladder and rung are the ref's first parts (`count/1/18-18`), its inputs the named
-    lines rendered as consolidator.ladders.inputs.render renders a message."""
+    """A summary asked with a batch (`S1 count/1: label, lines 1-22, at most 400 tokens`), as the
+    ladder asked it, under its short ref (S1): its inputs are the named lines rendered as
+    consolidator.ladders.inputs.render renders a message."""
     window = _WINDOW_ROW.match(row)
     if window is None:
         raise ValueError(f"not a summary window: {row!r}")
-    ladder, rung, _ = window["ref"].split("/", 2)
+    ladder, rung = window["ladder"], window["rung"]
     tz = ZoneInfo(zone)
     inputs = []
     for position in parse_span(window["lines"]):
@@ -210,5 +211,6 @@ class OfflineResponder:
         reply = getattr(self.model, operation)(request)
         with self._lock:
             self.operations[operation] = self.operations.get(operation, 0) + 1
-        # The prompts ask to leave out fields at their default, and this model does.
-        return reply.model_dump(mode="json", exclude_defaults=True)
+        # The prompts ask to leave out fields at their default, and this model does; it writes the
+        # tool's schema, whose names are the wire aliases (`lines` for `source_ids`).
+        return reply.model_dump(mode="json", exclude_defaults=True, by_alias=True)

@@ -14,6 +14,7 @@ been said the next day where the user lives.
 
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from functools import cached_property
@@ -40,6 +41,7 @@ from consolidator.model.schemas import (
     ContactsRequest,
     FactExtractionReply,
     FactExtractionRequest,
+    Line,
     SummarizeRequest,
     SummaryReply,
     TasksReply,
@@ -90,8 +92,8 @@ _DATES = (
     "2023-05 or \"the week of 2023-05-01\" when vaguer). "
 )
 _CITE = (
-    "Cite source_ids by line number (\"3\"), a known fact by its id (\"F2\") and an open task by its "
-    "id (\"T1\"). Leave out every field whose value would be its default. "
+    "Cite lines by number (\"3\"), a known fact by its id (\"F2\") and an open task by its id "
+    "(\"T1\"). Leave out every field whose value would be its default. "
 )
 _DETAILS = "Keep named details exactly: titles, genres, names, numbers, places. "
 _NO_PHATIC = "Leave out greetings, thanks, acknowledgements and small talk. "
@@ -184,8 +186,9 @@ _SPECS: dict[Operation, _Spec[Any]] = {
             + _DETAILS + _DATES + _NO_PHATIC + _CITE + "Cite them everywhere; empty lists are fine. "
             "facts: one entry per candidate fact. " + _FACT_STYLE + _FACT_OPS
             + "contacts: " + _CONTACTS + "tasks: " + _TASKS
-            + "summaries: for each window listed under summaries (if any) as \"ref: label, lines 1-12,15, at "
-            "most N tokens\", summarise exactly the message lines it names, within its budget, under its ref: use only what those messages say and invent "
+            + "summaries: for each window listed under summaries (if any) as \"S1 ladder/rung: label, lines "
+            "1-12,15, at most N tokens\", summarise exactly the message lines it names, within its budget, "
+            "under its ref (S1): use only what those messages say and invent "
             "nothing; keep dates, decisions, commitments and open questions, resolving relative dates "
             "against the local date of the message that says them. " + _DETAILS
             + "Answer only by calling record_batch."
@@ -207,52 +210,59 @@ def _render(request: BaseModel) -> str:
     match request:
         case SummarizeRequest():
             inputs = "\n".join(f"[{n}] {i.label}: {compact(i.text)}" for n, i in enumerate(request.inputs, 1))
-            # The default (UTC) is also what a request that was never told its zone says: not stated.
-            zone = f"time zone: {request.timezone}\n" if request.timezone != "UTC" else ""
             return (
                 f"window: {request.window_label} ({request.ladder} ladder, rung {request.rung})\n"
-                f"budget: at most {request.budget_tokens} tokens\n{zone}inputs:\n{inputs or '(none)'}"
+                f"budget: at most {request.budget_tokens} tokens\n{_zone(request.timezone)}inputs:\n"
+                f"{inputs or '(none)'}"
             )
         case FactExtractionRequest():
-            return (
-                f"time zone: {request.timezone}\nknown facts:\n{render_facts(request.neighbours)}\n"
-                f"messages:\n{render_lines(request.messages, request.timezone)}"
-            )
+            return (_zone(request.timezone) + _known("known facts", request.neighbours, render_facts)
+                    + _messages(request.messages, request.timezone))
         case ClusterRequest():
             return "facts:\n" + ("\n".join(compact(i.model_dump(mode="json", exclude_defaults=True))
                                              for i in request.facts) or "(none)")
         case ContactsRequest():
-            return (
-                f"time zone: {request.timezone}\nknown contacts:\n{render_contacts(request.known)}\n"
-                f"messages:\n{render_lines(request.messages, request.timezone)}"
-            )
+            return (_zone(request.timezone) + _known("known contacts", request.known, render_contacts)
+                    + _messages(request.messages, request.timezone))
         case TasksRequest():
-            return (
-                f"time zone: {request.timezone}\nopen tasks:\n{render_tasks(request.open_tasks)}\n"
-                f"messages:\n{render_lines(request.messages, request.timezone)}"
-            )
+            return (_zone(request.timezone) + _known("open tasks", request.open_tasks, render_tasks)
+                    + _messages(request.messages, request.timezone))
         case BatchRequest():
             return (
-                f"time zone: {request.timezone}\n"
-                f"known facts:\n{render_facts(request.neighbours)}\n"
-                f"known contacts:\n{render_contacts(request.known_contacts)}\n"
-                f"open tasks:\n{render_tasks(request.open_tasks)}\n"
-                f"messages:\n{render_lines(request.messages, request.timezone)}"
+                _zone(request.timezone)
+                + _known("known facts", request.neighbours, render_facts)
+                + _known("known contacts", request.known_contacts, render_contacts)
+                + _known("open tasks", request.open_tasks, render_tasks)
+                + _messages(request.messages, request.timezone)
                 + _render_windows(request)
             )
     raise TypeError(f"no rendering for {type(request).__name__}")
 
 
+def _zone(timezone: str) -> str:
+    """The `time zone:` line; the default (UTC), which every day heading's +00:00 says already, is not stated."""
+    return f"time zone: {timezone}\n" if timezone != "UTC" else ""
+
+
+def _known(title: str, items: Sequence[Any], render: Callable[[Any], str]) -> str:
+    """A section of known items; none at all when there are none (the model reads none as none)."""
+    return f"{title}:\n{render(items)}\n" if items else ""
+
+
+def _messages(lines: Sequence[Line], timezone: str) -> str:
+    return f"messages:\n{render_lines(lines, timezone)}"
+
+
 def _render_windows(request: BatchRequest) -> str:
-    """The summaries asked with a batch, one a line: `count/1/18-18: interactions 18-18, lines 1-22,
-    at most 400 tokens` (its ref, which names its ladder and rung; its label; the line numbers of
-    its messages, which are above and not repeated; its budget). A plain line, not a JSON object
-    with a key per field: the same facts in half the bytes. Nothing at all when none is asked."""
+    """The summaries asked with a batch, one a line: `S1 count/1: interactions 18-18, lines 1-22, at
+    most 400 tokens` (its short ref, which the reply cites and `refs.resolve` maps back to the
+    window's ref; its ladder and rung; its label; the numbers of its lines, which are above and not
+    repeated; its budget). Nothing at all when none is asked."""
     if not request.summaries:
         return ""
     position = {line.id: n for n, line in enumerate(request.messages, start=1)}
-    rows = [f"{w.ref}: {w.window_label}, lines {line_span(position[i.id] for i in w.inputs)}, "
-            f"at most {w.budget_tokens} tokens" for w in request.summaries]
+    rows = [f"S{n} {w.ladder}/{w.rung}: {w.window_label}, lines {line_span(position[i.id] for i in w.inputs)}, "
+            f"at most {w.budget_tokens} tokens" for n, w in enumerate(request.summaries, start=1)]
     return "\nsummaries:\n" + "\n".join(rows)
 
 

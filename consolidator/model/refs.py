@@ -1,10 +1,12 @@
-"""Short references in prompts: line numbers for messages, F1/T1 for known facts and tasks.
+"""Short references in prompts: line numbers for messages, F1/T1/S1 for known facts, tasks and windows.
 
 Why: a stored message id is long ("conv-26:D7:12" inside its scope, often a UUID) and a model
 cites it many times (every fact's and contact's `source_ids`, every listed window), so ids were
 about a fifth of the tokens of a batch call, in and out. The prompt shows each message as `[n]`
-(its position in the request), each known fact as `F<n>` and each open task as `T<n>`, and
-`resolve` maps what the model cites back to the stored ids before any step sees the reply.
+(its position in the request), each known fact as `F<n>`, each open task as `T<n>` and each
+summary window asked with a batch as `S<n>` (its ref, `count/1/18-18`, was written out in the
+reply as well), and `resolve` maps what the model cites back to the stored ids and refs before
+any step sees the reply.
 The map is a pure function of the request, so a reply that comes back hours later through a
 Message Batch resolves exactly like a direct one.
 
@@ -209,10 +211,13 @@ def resolve(request: BaseModel, reply: BaseModel) -> BaseModel:
     match request, reply:
         case BatchRequest(), BatchReply():
             refs = _Refs(request.messages, request.neighbours, request.open_tasks)
+            windows = {f"S{n}": w.ref for n, w in enumerate(request.summaries, start=1)}
             return reply.model_copy(update={
                 "facts": [refs.fact_candidate(c) for c in reply.facts],
                 "contacts": [refs.contact(c) for c in reply.contacts],
                 "tasks": [refs.task_change(c) for c in reply.tasks],
+                "summaries": [s.model_copy(update={"ref": windows.get(_Refs._key(s.ref), s.ref)})
+                              for s in reply.summaries],
             })
         case FactExtractionRequest(), FactExtractionReply():
             refs = _Refs(request.messages, request.neighbours)
