@@ -143,7 +143,6 @@ def parse_request(operation: str, text: str) -> Any:
     parts = sections(text)
     lines = parse_lines(parts.get("messages", []))
     zone = zone_of(parts)
-    items = lambda key, cls: [cls.model_validate(json.loads(raw)) for raw in parts.get(key, [])]  # noqa: E731
     match operation:
         case "summarize":
             head = parts["head"]
@@ -159,7 +158,7 @@ def parse_request(operation: str, text: str) -> Any:
             return FactExtractionRequest(scope="fake", messages=lines, neighbours=parse_facts(parts.get("known facts", [])),
                                          timezone=zone)
         case "judge_cluster":
-            return ClusterRequest(scope="fake", facts=items("facts", KnownFact))
+            return ClusterRequest(scope="fake", facts=parse_facts(parts.get("facts", [])))
         case "update_contacts":
             return ContactsRequest(scope="fake", messages=lines, known=parse_contacts(parts.get("known contacts", [])),
                                    timezone=zone)

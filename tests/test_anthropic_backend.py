@@ -274,10 +274,10 @@ class TestLocalTimeAndRules:
     def test_without_a_zone_lines_stay_in_utc(
         self, operation: str, fake: FakeAnthropic, make_model: Callable[..., AnthropicModel]
     ) -> None:
-        """A request that names no zone shows UTC times, offset +00:00."""
+        """A request that names no zone shows UTC times, offset +00:00, and does not state the default zone."""
         getattr(make_model(), operation)(with_zone(operation, None))
         user = fake.bodies[0]["messages"][0]["content"]
-        assert "2025-03-03 (Mon) +00:00\n[1] 23:30 Caroline: " in user and "time zone: UTC" in user
+        assert "2025-03-03 (Mon) +00:00\n[1] 23:30 Caroline: " in user and "time zone" not in user
 
     @pytest.mark.parametrize(
         "at, zone, shown",

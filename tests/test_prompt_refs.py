@@ -66,7 +66,7 @@ class TestWhatTheModelReads:
         user = fake.bodies[0]["messages"][0]["content"]
         assert LONG not in user and "f_high" not in user and "t_abc" not in user
         assert "[1] 09:30 Ana: line 0" in user and "\nT1 Send the report\n" in user
-        assert "count/1/4-4: interactions 4-4, lines 2-3, at most 100 tokens" in user
+        assert "S1 count/1: interactions 4-4, lines 2-3, at most 100 tokens" in user and "count/1/4-4" not in user
 
     def test_known_facts_are_listed_most_similar_first(self, fake: FakeAnthropic) -> None:
         """The ranking survives without the similarity figure: the closest fact comes first, under its own ref."""
@@ -107,6 +107,14 @@ class TestWhatComesBack:
         assert out.facts[0].source_ids == [m[1], m[2]] and out.facts[0].target_id == "f_high"
         assert out.contacts[0].source_ids == [m[0], m[2]]
         assert out.tasks[0].task_id == "t_abc" and out.tasks[0].source_ids == [m[2]]
+
+    def test_a_window_cited_by_its_short_ref_comes_back_under_its_ref(self) -> None:
+        """A summary answered as S1 is the first listed window's (count/1/4-4); an unknown S9 is kept."""
+        window = SummarizeRequest(scope="s", ladder="count", rung="1", window_label="interactions 4-4",
+                                  inputs=[], budget_tokens=100, ref="count/1/4-4")
+        reply = self.reply(summaries=[{"ref": "S1", "text": "a"}, {"ref": "S9", "text": "b"}])
+        out = resolve(batch_request(summaries=[window]), reply)
+        assert [(s.ref, s.text) for s in out.summaries] == [("count/1/4-4", "a"), ("S9", "b")]
 
     def test_an_unknown_reference_is_kept_as_written(self) -> None:
         """A ref naming nothing (line 99, F7) stays as it is: the steps ignore ids outside their batch."""

@@ -9,6 +9,7 @@ from datetime import UTC, date, datetime, timedelta
 from typing import Any
 
 import pytest
+from pydantic import ValidationError
 
 from consolidator.model.prompts import _SPECS, _render
 from consolidator.model.refs import (
@@ -22,7 +23,9 @@ from consolidator.model.refs import (
 from consolidator.model.schemas import (
     BatchReply,
     BatchRequest,
+    ClusterRequest,
     ContactsRequest,
+    ContactUpdate,
     FactCandidate,
     FactExtractionRequest,
     KnownContact,
@@ -31,6 +34,7 @@ from consolidator.model.schemas import (
     Line,
     SummarizeRequest,
     SummaryInput,
+    TaskChange,
     TasksRequest,
 )
 from tests.model_responder import parse_request
@@ -94,18 +98,18 @@ class TestTheResponderReadsEveryRequestBack:
         assert back.messages == as_read(LINES) and back.timezone == request_.timezone
 
     def test_a_summary_asked_with_the_batch_round_trips(self) -> None:
-        """A window row (`ref: label, lines 2-3,5, at most N tokens`) gives back its ref, ladder, rung,
-        label, budget and exactly its lines."""
+        """A window row (`S1 count/1: label, lines 2-3,5, at most N tokens`) gives back its short ref,
+        ladder, rung, label, budget and exactly its lines."""
         window = SummarizeRequest(scope="s", ladder="count", rung="1", window_label="interactions 7-7",
                                   inputs=[SummaryInput(id=LINES[i].id, label="", text="x") for i in (1, 2, 4)],
                                   budget_tokens=250, ref="count/1/7-7")
         request = BatchRequest(scope="s", messages=LINES, neighbours=[], known_contacts=[], open_tasks=[],
                                summaries=[window])
         text = _render(request)
-        assert text.endswith("\nsummaries:\ncount/1/7-7: interactions 7-7, lines 2-3,5, at most 250 tokens")
+        assert text.endswith("\nsummaries:\nS1 count/1: interactions 7-7, lines 2-3,5, at most 250 tokens")
         [back] = parse_request("consolidate_batch", text).summaries
         assert (back.ref, back.ladder, back.rung, back.window_label, back.budget_tokens) == (
-            "count/1/7-7", "count", "1", "interactions 7-7", 250)
+            "S1", "count", "1", "interactions 7-7", 250)
         assert [i.id for i in back.inputs] == ["2", "3", "5"]
 
 
@@ -148,7 +152,36 @@ class TestPlainLines:
                                                               "I moved to Lyon: the flat is great."]
 
 
+class TestWhatIsLeftOut:
+    def test_an_empty_known_section_and_the_default_zone_are_not_written(self) -> None:
+        """No known facts, contacts or tasks: no section at all; a UTC scope: no `time zone:` line."""
+        bare = BatchRequest(scope="s", messages=LINES[:1], neighbours=[], known_contacts=[], open_tasks=[])
+        assert _render(bare) == "messages:\n2025-03-29 (Sat) +00:00\n[1] 22:10 Ana: I moved to Lyon: the flat is great."
+        zoned = _render(bare.model_copy(update={"timezone": "Europe/Paris", "open_tasks": TASKS[:1]}))
+        assert zoned.startswith("time zone: Europe/Paris\nopen tasks:\nT1 Send the report (due 2025-04-01)\nmessages:\n")
+
+    def test_the_merge_judge_reads_facts_without_ids_or_scores(self) -> None:
+        """A cluster is `F1 text` lines in the order given; stored ids and similarities are not sent."""
+        request = ClusterRequest(scope="s", facts=FACTS)
+        assert _render(request) == "facts:\nF1 Ana likes tea\nF2 Ana lives in Porto (2025-01-02)."
+        assert [(f.id, f.text) for f in parse_request("judge_cluster", _render(request)).facts] == [
+            ("F1", "Ana likes tea"), ("F2", "Ana lives in Porto (2025-01-02).")]
+
+
 class TestRepliesLeaveDefaultsOut:
+    def test_cited_lines_are_written_as_lines_and_read_under_either_name(self) -> None:
+        """The tool schema names `source_ids` `lines` (shorter, repeated per item); both names validate,
+        Python code reads `source_ids`."""
+        for cls in (FactCandidate, ContactUpdate, TaskChange):
+            assert "lines" in cls.model_json_schema()["properties"]
+            assert "source_ids" not in cls.model_json_schema()["properties"]
+        fact = FactCandidate.model_validate({"text": "x", "lines": ["3"]})
+        assert fact.source_ids == ["3"] == FactCandidate.model_validate({"text": "x", "source_ids": ["3"]}).source_ids
+        assert fact.model_dump(by_alias=True, exclude_defaults=True) == {"text": "x", "lines": ["3"]}
+        with pytest.raises(ValidationError):
+            FactCandidate.model_validate({"text": "x", "lines": ["3"], "sources": ["4"]})
+
+
     def test_an_ordinary_fact_is_its_text_and_sources(self) -> None:
         """importance 5 and topic events are the defaults: an ordinary dated event needs neither field."""
         fact = FactCandidate.model_validate({"text": "Ana moved to Lyon (2025-03-29).", "source_ids": ["1"]})

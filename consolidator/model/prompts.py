@@ -188,10 +188,9 @@ _SPECS: dict[Operation, _Spec[Any]] = {
             + "contacts: " + _CONTACTS + "tasks: " + _TASKS
             + "summaries: for each window listed under summaries (if any) as \"S1 ladder/rung: label, lines "
             "1-12,15, at most N tokens\", summarise exactly the message lines it names, within its budget, "
-            "under its ref (S1): use only what those messages say and invent "
-            "nothing; keep dates, decisions, commitments and open questions, resolving relative dates "
-            "against the local date of the message that says them. " + _DETAILS
-            + "Answer only by calling record_batch."
+            "under its ref (S1): use only what those messages say and invent nothing; keep dates, "
+            "decisions, commitments and open questions (named details and absolute dates as above). "
+            "Answer only by calling record_batch."
         ),
     ),
 }
@@ -219,8 +218,8 @@ def _render(request: BaseModel) -> str:
             return (_zone(request.timezone) + _known("known facts", request.neighbours, render_facts)
                     + _messages(request.messages, request.timezone))
         case ClusterRequest():
-            return "facts:\n" + ("\n".join(compact(i.model_dump(mode="json", exclude_defaults=True))
-                                             for i in request.facts) or "(none)")
+            # `F1 text` in the order given: the stored ids and similarity scores said nothing to the judge.
+            return f"facts:\n{render_facts(request.facts, ranked=False)}"
         case ContactsRequest():
             return (_zone(request.timezone) + _known("known contacts", request.known, render_contacts)
                     + _messages(request.messages, request.timezone))

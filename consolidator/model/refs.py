@@ -130,13 +130,14 @@ def one_line(text: str) -> str:
     return " ".join(text.splitlines()) if "\n" in text or "\r" in text else text
 
 
-def render_facts(facts: Sequence[KnownFact]) -> str:
-    """Known facts as `F1 text`, one a line, the most similar first (the order is the ranking).
+def render_facts(facts: Sequence[KnownFact], ranked: bool = True) -> str:
+    """Known facts as `F1 text`, one a line, the most similar first (the order is the ranking;
+    `ranked=False` keeps the given order).
 
     Plain text, not `{"id":"F1","text":...}`: the known facts are the largest part of a batch
     call's input, and the JSON keys, quotes and escapes were about a fifth of it."""
-    ranked = sorted(range(len(facts)), key=lambda i: -facts[i].similarity)
-    return "\n".join(f"F{i + 1} {one_line(facts[i].text)}" for i in ranked) or "(none)"
+    order = sorted(range(len(facts)), key=lambda i: -facts[i].similarity) if ranked else range(len(facts))
+    return "\n".join(f"F{i + 1} {one_line(facts[i].text)}" for i in order) or "(none)"
 
 
 def render_tasks(tasks: Sequence[KnownTask]) -> str:
