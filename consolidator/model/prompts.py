@@ -8,8 +8,10 @@ resolved to absolute ones from the local date of the message that says them, eve
 recorded as dated third-person facts, no greetings or thanks, contacts for people only,
 tasks for commitments only. Message lines are shown in the request's `timezone`, under a
 local day heading with its weekday and UTC offset ("2023-05-08 (Mon) +02:00", then
-"[3] 13:56 user/Ana: ..."; consolidator.model.refs): a line stored at 23:30 UTC may have
-been said the next day where the user lives.
+"[3] 13:56 Ana: ..."; consolidator.model.refs): a line stored at 23:30 UTC may have
+been said the next day where the user lives. Every request is plain text that says each thing
+once (known items one a line, no JSON keys or ids), and every reply's common values are its
+defaults, which the prompts ask to leave out: output tokens cost five times input ones.
 """
 
 from __future__ import annotations

@@ -66,7 +66,7 @@ def localise(at: datetime, zone: ZoneInfo) -> tuple[str, str]:
 def render_lines(lines: Sequence[Line], timezone: str) -> str:
     """`2023-07-12 (Wed) +00:00` headings, then `[n] 16:33 Caroline: text` lines; a line said in
     the same minute as the line before it leaves its time out (`[n+1] Melanie: text`), as a line
-    leaves out the date its heading gives: a quarter of a chat's lines share the minute before."""
+    leaves out the date its heading gives (a quarter of the LoCoMo bench's lines, 30-60 s apart)."""
     zone = ZoneInfo(timezone)
     out: list[str] = []
     heading = shown = None
