@@ -22,7 +22,7 @@ from consolidator.model.anthropic_backend import (
     TransientModelError,
 )
 from consolidator.model.base import Model, ModelError
-from consolidator.model.prompts import local_time
+from consolidator.model.prompts import _SPECS, local_time, without_titles
 from consolidator.model.recording import MemoryRecorder
 from consolidator.model.schemas import (
     BatchReply,
@@ -75,7 +75,7 @@ REQUESTS: dict[str, Any] = {
     ),
 }
 
-# Replies the fake gives, keyed by the reply model's schema title (the forced tool's input schema).
+# Replies the fake gives, keyed by the name of the forced tool's reply model.
 REPLIES: dict[str, dict[str, Any]] = {
     "SummaryReply": {"text": "Alice moved to Lyon."},
     "FactExtractionReply": {"facts": [
@@ -104,8 +104,8 @@ EXPECTED: dict[str, tuple[type, str]] = {
 
 
 def scripted(tool_name: str, body: dict[str, Any]) -> dict[str, Any]:
-    tool = next(t for t in body["tools"] if t["name"] == tool_name)
-    return REPLIES.get(tool["input_schema"]["title"]) or schema_responder(tool_name, body)
+    reply = next(spec.reply for spec in _SPECS.values() if spec.tool == tool_name)
+    return REPLIES.get(reply.__name__) or schema_responder(tool_name, body)
 
 
 @pytest.fixture
@@ -173,12 +173,12 @@ class TestReplies:
 class TestRequestShape:
     def test_forced_tool_with_the_reply_schema(self, fake: FakeAnthropic,
                                                make_model: Callable[..., AnthropicModel]) -> None:
-        """The request forces one tool whose input schema is the reply model's JSON schema."""
+        """The request forces one tool whose input schema is the reply model's JSON schema (less pydantic's titles)."""
         call(make_model(), "extract_facts")
         [body] = fake.bodies
         [tool] = body["tools"]
         assert body["tool_choice"] == {"type": "tool", "name": tool["name"]}
-        assert tool["input_schema"] == FactExtractionReply.model_json_schema()
+        assert tool["input_schema"] == without_titles(FactExtractionReply.model_json_schema())
         assert "temperature" not in body
 
     def test_stable_prefix_is_marked_for_prompt_caching(self, fake: FakeAnthropic,
@@ -190,7 +190,7 @@ class TestRequestShape:
         assert system["cache_control"] == {"type": "ephemeral"}
         assert "tool or action output" in system["text"]
         [user] = body["messages"]
-        assert "[1] 09:30 user/Alice" in user["content"] and "Alice lives in Paris" in user["content"]
+        assert "[1] 09:30 Alice: " in user["content"] and "Alice lives in Paris" in user["content"]
         assert "[f1]" not in system["text"] and "Lyon" not in system["text"]
 
     def test_one_batch_call_carries_the_three_contexts_once(
@@ -201,7 +201,7 @@ class TestRequestShape:
         [body] = fake.bodies
         [tool] = body["tools"]
         assert tool["name"] == body["tool_choice"]["name"] == "record_batch"
-        assert tool["input_schema"] == BatchReply.model_json_schema()
+        assert tool["input_schema"] == without_titles(BatchReply.model_json_schema())
         assert body["max_tokens"] == 4096
         [user] = body["messages"]
         headers = [h for h in user["content"].split("\n") if h.endswith(":")]
@@ -267,17 +267,17 @@ class TestLocalTimeAndRules:
         """23:30 UTC on Monday is shown as Tuesday 00:30 +01:00 for a Europe/Paris scope."""
         getattr(make_model(), operation)(with_zone(operation, "Europe/Paris"))
         user = fake.bodies[0]["messages"][0]["content"]
-        assert '2025-03-04 (Tue) +01:00\n[1] 00:30 user/Caroline: "I went' in user
+        assert "2025-03-04 (Tue) +01:00\n[1] 00:30 Caroline: I went" in user
         assert user.startswith("time zone: Europe/Paris\n") and "23:30" not in user
 
     @pytest.mark.parametrize("operation", WITH_LINES)
     def test_without_a_zone_lines_stay_in_utc(
         self, operation: str, fake: FakeAnthropic, make_model: Callable[..., AnthropicModel]
     ) -> None:
-        """A request that names no zone shows UTC times, offset +00:00."""
+        """A request that names no zone shows UTC times, offset +00:00, and does not state the default zone."""
         getattr(make_model(), operation)(with_zone(operation, None))
         user = fake.bodies[0]["messages"][0]["content"]
-        assert "2025-03-03 (Mon) +00:00\n[1] 23:30 user/Caroline" in user and "time zone: UTC" in user
+        assert "2025-03-03 (Mon) +00:00\n[1] 23:30 Caroline: " in user and "time zone" not in user
 
     @pytest.mark.parametrize(
         "at, zone, shown",

@@ -342,6 +342,15 @@ def test_contacts_merge_aliases_and_send_only_changed_details():
     assert "Madrid" in ana.summary and ana.source_ids == ["m1"]  # the line that says it, not every mention
 
 
+def test_a_contact_update_lists_only_new_aliases():
+    """A known alias ('Annie') is not sent again; a new form of the name ('Ana Lopez') is."""
+    known = [KnownContact(name="Ana", aliases=["Annie"], details={"home": "Rome"})]
+    ana = {c.name: c for c in contacts("My sister Annie lives in Rome.", "Ana Lopez moved to Madrid.", known=known)}["Ana"]
+    assert ana.aliases == ["Ana Lopez"] and ana.details["home"] == "Madrid"
+    same = {c.name: c for c in contacts("Annie moved to Madrid.", known=known)}["Ana"]
+    assert same.aliases == [] and same.details == {"home": "Madrid"}
+
+
 def test_a_contact_update_cites_the_lines_it_rests_on_not_every_line_of_the_person():
     """Ana speaks in five lines and one says where she works: only that line is cited (it dates the detail)."""
     said = ["Hi!", "How are you?", "I started working at Acme last week.", "Anyway.", "Bye!"]

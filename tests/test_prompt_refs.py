@@ -65,14 +65,14 @@ class TestWhatTheModelReads:
         model_for(fake).consolidate_batch(batch_request(summaries=[window]))
         user = fake.bodies[0]["messages"][0]["content"]
         assert LONG not in user and "f_high" not in user and "t_abc" not in user
-        assert '[1] 09:30 user/Ana: "line 0"' in user and '"id":"T1"' in user
-        assert '"lines":"2-3"' in user
+        assert "[1] 09:30 Ana: line 0" in user and "\nT1 Send the report\n" in user
+        assert "S1 count/1: interactions 4-4, lines 2-3, at most 100 tokens" in user and "count/1/4-4" not in user
 
     def test_known_facts_are_listed_most_similar_first(self, fake: FakeAnthropic) -> None:
         """The ranking survives without the similarity figure: the closest fact comes first, under its own ref."""
         model_for(fake).consolidate_batch(batch_request())
         user = fake.bodies[0]["messages"][0]["content"]
-        assert user.index('{"id":"F2","text":"Ana lives in Porto"}') < user.index('{"id":"F1","text":"Ana likes tea"}')
+        assert user.index("\nF2 Ana lives in Porto\n") < user.index("\nF1 Ana likes tea\n")
         assert "similarity" not in user
 
     def test_a_day_heading_is_written_once_per_local_day_and_offset(self) -> None:
@@ -81,8 +81,8 @@ class TestWhatTheModelReads:
         assert same_day.count("(Sun) +00:00") == 1 and same_day.count("\n[") == 3
         dst = datetime(2025, 3, 30, 0, 30, tzinfo=UTC)  # Paris: 01:30 +01:00, then 03:30 +02:00
         text = render_lines(lines(2, start=dst, step=timedelta(hours=1)), "Europe/Paris")
-        assert text.split("\n") == ["2025-03-30 (Sun) +01:00", '[1] 01:30 user/Ana: "line 0"',
-                                    "2025-03-30 (Sun) +02:00", '[2] 03:30 user/Ana: "line 1"']
+        assert text.split("\n") == ["2025-03-30 (Sun) +01:00", "[1] 01:30 Ana: line 0",
+                                    "2025-03-30 (Sun) +02:00", "[2] 03:30 Ana: line 1"]
 
     @pytest.mark.parametrize("positions, span", [([1, 2, 3, 7, 9, 10], "1-3,7,9-10"), ([4], "4"), ([], "")])
     def test_line_spans_round_trip(self, positions: list[int], span: str) -> None:
@@ -107,6 +107,14 @@ class TestWhatComesBack:
         assert out.facts[0].source_ids == [m[1], m[2]] and out.facts[0].target_id == "f_high"
         assert out.contacts[0].source_ids == [m[0], m[2]]
         assert out.tasks[0].task_id == "t_abc" and out.tasks[0].source_ids == [m[2]]
+
+    def test_a_window_cited_by_its_short_ref_comes_back_under_its_ref(self) -> None:
+        """A summary answered as S1 is the first listed window's (count/1/4-4); an unknown S9 is kept."""
+        window = SummarizeRequest(scope="s", ladder="count", rung="1", window_label="interactions 4-4",
+                                  inputs=[], budget_tokens=100, ref="count/1/4-4")
+        reply = self.reply(summaries=[{"ref": "S1", "text": "a"}, {"ref": "S9", "text": "b"}])
+        out = resolve(batch_request(summaries=[window]), reply)
+        assert [(s.ref, s.text) for s in out.summaries] == [("count/1/4-4", "a"), ("S9", "b")]
 
     def test_an_unknown_reference_is_kept_as_written(self) -> None:
         """A ref naming nothing (line 99, F7) stays as it is: the steps ignore ids outside their batch."""

@@ -8,12 +8,15 @@ resolved to absolute ones from the local date of the message that says them, eve
 recorded as dated third-person facts, no greetings or thanks, contacts for people only,
 tasks for commitments only. Message lines are shown in the request's `timezone`, under a
 local day heading with its weekday and UTC offset ("2023-05-08 (Mon) +02:00", then
-"[3] 13:56 user/Ana: ..."; consolidator.model.refs): a line stored at 23:30 UTC may have
-been said the next day where the user lives.
+"[3] 13:56 Ana: ..."; consolidator.model.refs): a line stored at 23:30 UTC may have
+been said the next day where the user lives. Every request is plain text that says each thing
+once (known items one a line, no JSON keys or ids), and every reply's common values are its
+defaults, which the prompts ask to leave out: output tokens cost five times input ones.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from functools import cached_property
@@ -22,7 +25,15 @@ from zoneinfo import ZoneInfo
 
 from pydantic import BaseModel, ValidationError
 
-from consolidator.model.refs import compact, line_span, localise, render_facts, render_lines, render_tasks
+from consolidator.model.refs import (
+    compact,
+    line_span,
+    localise,
+    render_contacts,
+    render_facts,
+    render_lines,
+    render_tasks,
+)
 from consolidator.model.schemas import (
     BatchReply,
     BatchRequest,
@@ -32,7 +43,7 @@ from consolidator.model.schemas import (
     ContactsRequest,
     FactExtractionReply,
     FactExtractionRequest,
-    KnownContact,
+    Line,
     SummarizeRequest,
     SummaryReply,
     TasksReply,
@@ -52,7 +63,19 @@ class _Spec(Generic[R]):
 
     @cached_property
     def tool_param(self) -> dict[str, Any]:
-        return {"name": self.tool, "description": self.description, "input_schema": self.reply.model_json_schema()}
+        return {"name": self.tool, "description": self.description,
+                "input_schema": without_titles(self.reply.model_json_schema())}
+
+
+def without_titles(schema: Any) -> Any:
+    """The JSON schema without pydantic's `title` keywords ("Source Ids" for `source_ids`): they
+    repeat the field names, say nothing to the model and were an eighth of the tool's tokens. A
+    property *named* title (a task's) is a schema, not a string, and stays."""
+    if isinstance(schema, dict):
+        return {k: without_titles(v) for k, v in schema.items() if not (k == "title" and isinstance(v, str))}
+    if isinstance(schema, list):
+        return [without_titles(v) for v in schema]
+    return schema
 
 
 # Rules shared by several prompts, written once so the operations ask for the same things.
@@ -63,14 +86,16 @@ _PEOPLE_ONLY = (
 )
 _DATES = (
     "Message lines are numbered [n] and grouped under their local date in the scope's time zone "
-    "(weekday and UTC offset in the heading), each line showing its local time. Resolve "
-    "relative dates (\"yesterday\", \"last week\", \"next month\", \"on Friday\") against the local "
-    "date of the message that says them and write absolute dates (2023-05-07; 2023-05 or \"the week "
-    "of 2023-05-01\" when vaguer). "
+    "(weekday and UTC offset in the heading); each shows its local time (unless the same as the line "
+    "before), who speaks (a person's name; else a role: user, assistant, tool, action, system, with "
+    "any speaker after a slash) and the text to the end of the line (a JSON string if it has line "
+    "breaks). Resolve relative dates (\"yesterday\", \"last week\", \"next month\", \"on Friday\") "
+    "against the local date of the message that says them and write absolute dates (2023-05-07; "
+    "2023-05 or \"the week of 2023-05-01\" when vaguer). "
 )
 _CITE = (
-    "Cite source_ids by line number (\"3\"), a known fact by its id (\"F2\") and an open task by its "
-    "id (\"T1\"). Leave out every field whose value would be its default. "
+    "Cite lines by number (\"3\"), a known fact by its id (\"F2\") and an open task by its id "
+    "(\"T1\"). Leave out every field whose value would be its default. "
 )
 _DETAILS = "Keep named details exactly: titles, genres, names, numbers, places. "
 _NO_PHATIC = "Leave out greetings, thanks, acknowledgements and small talk. "
@@ -163,11 +188,11 @@ _SPECS: dict[Operation, _Spec[Any]] = {
             + _DETAILS + _DATES + _NO_PHATIC + _CITE + "Cite them everywhere; empty lists are fine. "
             "facts: one entry per candidate fact. " + _FACT_STYLE + _FACT_OPS
             + "contacts: " + _CONTACTS + "tasks: " + _TASKS
-            + "summaries: for each window listed under summaries (if any), summarise exactly the message "
-            "lines it names (\"1-12,15\"), within its token budget, under its ref: use only what those messages say and invent "
-            "nothing; keep dates, decisions, commitments and open questions, resolving relative dates "
-            "against the local date of the message that says them. " + _DETAILS
-            + "Answer only by calling record_batch."
+            + "summaries: for each window listed under summaries (if any) as \"S1 ladder/rung: label, lines "
+            "1-12,15, at most N tokens\", summarise exactly the message lines it names, within its budget, "
+            "under its ref (S1): use only what those messages say and invent nothing; keep dates, "
+            "decisions, commitments and open questions (named details and absolute dates as above). "
+            "Answer only by calling record_batch."
         ),
     ),
 }
@@ -181,60 +206,64 @@ def local_time(at: datetime, zone: ZoneInfo) -> str:
     return f"{day} {time} {offset} {weekday}"
 
 
-def _contacts(items: list[KnownContact]) -> str:
-    return "\n".join(compact(i.model_dump(mode="json", exclude_defaults=True)) for i in items) or "(none)"
-
-
 def _render(request: BaseModel) -> str:
     """The request as the model reads it, with short references (consolidator.model.refs)."""
     match request:
         case SummarizeRequest():
             inputs = "\n".join(f"[{n}] {i.label}: {compact(i.text)}" for n, i in enumerate(request.inputs, 1))
-            # The default (UTC) is also what a request that was never told its zone says: not stated.
-            zone = f"time zone: {request.timezone}\n" if request.timezone != "UTC" else ""
             return (
                 f"window: {request.window_label} ({request.ladder} ladder, rung {request.rung})\n"
-                f"budget: at most {request.budget_tokens} tokens\n{zone}inputs:\n{inputs or '(none)'}"
+                f"budget: at most {request.budget_tokens} tokens\n{_zone(request.timezone)}inputs:\n"
+                f"{inputs or '(none)'}"
             )
         case FactExtractionRequest():
-            return (
-                f"time zone: {request.timezone}\nknown facts:\n{render_facts(request.neighbours)}\n"
-                f"messages:\n{render_lines(request.messages, request.timezone)}"
-            )
+            return (_zone(request.timezone) + _known("known facts", request.neighbours, render_facts)
+                    + _messages(request.messages, request.timezone))
         case ClusterRequest():
-            return "facts:\n" + ("\n".join(compact(i.model_dump(mode="json", exclude_defaults=True))
-                                             for i in request.facts) or "(none)")
+            # `F1 text` in the order given: the stored ids and similarity scores said nothing to the judge.
+            return f"facts:\n{render_facts(request.facts, ranked=False)}"
         case ContactsRequest():
-            return (
-                f"time zone: {request.timezone}\nknown contacts:\n{_contacts(request.known)}\n"
-                f"messages:\n{render_lines(request.messages, request.timezone)}"
-            )
+            return (_zone(request.timezone) + _known("known contacts", request.known, render_contacts)
+                    + _messages(request.messages, request.timezone))
         case TasksRequest():
-            return (
-                f"time zone: {request.timezone}\nopen tasks:\n{render_tasks(request.open_tasks)}\n"
-                f"messages:\n{render_lines(request.messages, request.timezone)}"
-            )
+            return (_zone(request.timezone) + _known("open tasks", request.open_tasks, render_tasks)
+                    + _messages(request.messages, request.timezone))
         case BatchRequest():
             return (
-                f"time zone: {request.timezone}\n"
-                f"known facts:\n{render_facts(request.neighbours)}\n"
-                f"known contacts:\n{_contacts(request.known_contacts)}\n"
-                f"open tasks:\n{render_tasks(request.open_tasks)}\n"
-                f"messages:\n{render_lines(request.messages, request.timezone)}"
+                _zone(request.timezone)
+                + _known("known facts", request.neighbours, render_facts)
+                + _known("known contacts", request.known_contacts, render_contacts)
+                + _known("open tasks", request.open_tasks, render_tasks)
+                + _messages(request.messages, request.timezone)
                 + _render_windows(request)
             )
     raise TypeError(f"no rendering for {type(request).__name__}")
 
 
+def _zone(timezone: str) -> str:
+    """The `time zone:` line; the default (UTC), which every day heading's +00:00 says already, is not stated."""
+    return f"time zone: {timezone}\n" if timezone != "UTC" else ""
+
+
+def _known(title: str, items: Sequence[Any], render: Callable[[Any], str]) -> str:
+    """A section of known items; none at all when there are none (the model reads none as none)."""
+    return f"{title}:\n{render(items)}\n" if items else ""
+
+
+def _messages(lines: Sequence[Line], timezone: str) -> str:
+    return f"messages:\n{render_lines(lines, timezone)}"
+
+
 def _render_windows(request: BatchRequest) -> str:
-    """The summaries asked with a batch: each window's ref, label, budget and the line numbers of
-    its messages (the lines are above, not repeated). Nothing at all when none is asked."""
+    """The summaries asked with a batch, one a line: `S1 count/1: interactions 18-18, lines 1-22, at
+    most 400 tokens` (its short ref, which the reply cites and `refs.resolve` maps back to the
+    window's ref; its ladder and rung; its label; the numbers of its lines, which are above and not
+    repeated; its budget). Nothing at all when none is asked."""
     if not request.summaries:
         return ""
     position = {line.id: n for n, line in enumerate(request.messages, start=1)}
-    rows = [compact({"ref": w.ref, "window": w.window_label, "ladder": w.ladder, "rung": w.rung,
-                     "budget_tokens": w.budget_tokens, "lines": line_span(position[i.id] for i in w.inputs)})
-            for w in request.summaries]
+    rows = [f"S{n} {w.ladder}/{w.rung}: {w.window_label}, lines {line_span(position[i.id] for i in w.inputs)}, "
+            f"at most {w.budget_tokens} tokens" for n, w in enumerate(request.summaries, start=1)]
     return "\nsummaries:\n" + "\n".join(rows)
 
 

@@ -1,17 +1,21 @@
-"""Short references in prompts: line numbers for messages, F1/T1 for known facts and tasks.
+"""Short references in prompts: line numbers for messages, F1/T1/S1 for known facts, tasks and windows.
 
 Why: a stored message id is long ("conv-26:D7:12" inside its scope, often a UUID) and a model
 cites it many times (every fact's and contact's `source_ids`, every listed window), so ids were
 about a fifth of the tokens of a batch call, in and out. The prompt shows each message as `[n]`
-(its position in the request), each known fact as `F<n>` and each open task as `T<n>`, and
-`resolve` maps what the model cites back to the stored ids before any step sees the reply.
+(its position in the request), each known fact as `F<n>`, each open task as `T<n>` and each
+summary window asked with a batch as `S<n>` (its ref, `count/1/18-18`, was written out in the
+reply as well), and `resolve` maps what the model cites back to the stored ids and refs before
+any step sees the reply.
 The map is a pure function of the request, so a reply that comes back hours later through a
 Message Batch resolves exactly like a direct one.
 
 Message lines are grouped under a local day heading (`2023-07-12 (Wed) +02:00`), each line
 showing only its local time: the date, weekday and offset are written once per day instead of
 once per line, and a new heading starts whenever the local date or the UTC offset changes (a
-DST switch inside a day), so every line's instant stays exact.
+DST switch inside a day), so every line's instant stays exact. Known facts and open tasks are
+plain lines (`F1 text`, `T1 title (due 2025-03-07)`), and so are known contacts (`Ana | aliases:
+Annie | job: nurse | biography: ...`), not JSON objects: same content, fewer tokens.
 """
 
 from __future__ import annotations
@@ -19,7 +23,7 @@ from __future__ import annotations
 import json
 from collections.abc import Iterable, Sequence
 from datetime import UTC, datetime, timedelta
-from typing import Any
+from typing import Any, get_args
 from zoneinfo import ZoneInfo
 
 from pydantic import BaseModel
@@ -33,6 +37,7 @@ from consolidator.model.schemas import (
     FactCandidate,
     FactExtractionReply,
     FactExtractionRequest,
+    KnownContact,
     KnownFact,
     KnownTask,
     Line,
@@ -59,18 +64,45 @@ def localise(at: datetime, zone: ZoneInfo) -> tuple[str, str]:
 
 
 def render_lines(lines: Sequence[Line], timezone: str) -> str:
-    """`2023-07-12 (Wed) +00:00` headings, then `[n] 16:33 user/Caroline: "text"` lines."""
+    """`2023-07-12 (Wed) +00:00` headings, then `[n] 16:33 Caroline: text` lines; a line said in
+    the same minute as the line before it leaves its time out (`[n+1] Melanie: text`), as a line
+    leaves out the date its heading gives (a quarter of the LoCoMo bench's lines, 30-60 s apart)."""
     zone = ZoneInfo(timezone)
     out: list[str] = []
-    heading = None
+    heading = shown = None
     for n, line in enumerate(lines, start=1):
         day, time = localise(line.at, zone)
         if day != heading:
             out.append(day)
-            heading = day
-        who = f"{line.role}/{line.speaker}" if line.speaker else line.role
-        out.append(f"[{n}] {time} {who}: {compact(line.text)}")
+            heading, shown = day, None
+        stamp = "" if time == shown else f"{time} "
+        shown = time
+        out.append(f"[{n}] {stamp}{line_who(line)}: {line_text(line.text)}")
     return "\n".join(out) or "(none)"
+
+
+ROLES: tuple[str, ...] = get_args(Line.model_fields["role"].annotation)  # user, assistant, action, tool, system
+
+
+def line_who(line: Line) -> str:
+    """Who speaks: a user line with a speaker shows the name alone (`Caroline`); any other line
+    its role, and its speaker after a slash (`assistant/Max`, `user` with no speaker). A name that
+    could read as a role or holds a slash keeps the `user/` prefix. Most lines are a named
+    person's, and `user/` on each cost five bytes a line."""
+    if not line.speaker:
+        return line.role
+    if line.role == "user" and line.speaker not in ROLES and "/" not in line.speaker:
+        return line.speaker
+    return f"{line.role}/{line.speaker}"
+
+
+def line_text(text: str) -> str:
+    """A message's text as its line shows it: as it is, to the end of the line, or as a JSON string
+    when it holds a line break (or starts with a quote, which would read as one). Quoting every
+    text cost four bytes a line and escaped every quote inside it."""
+    if text.startswith('"') or len((text + ".").splitlines()) > 1:
+        return compact(text)
+    return text
 
 
 def line_span(positions: Iterable[int]) -> str:
@@ -93,15 +125,43 @@ def parse_span(span: str) -> list[int]:
     return out
 
 
-def render_facts(facts: Sequence[KnownFact]) -> str:
-    """Known facts as `{"id":"F1","text":...}`, the most similar first (the order is the ranking)."""
-    ranked = sorted(range(len(facts)), key=lambda i: -facts[i].similarity)
-    return "\n".join(compact({"id": f"F{i + 1}", "text": facts[i].text}) for i in ranked) or "(none)"
+def one_line(text: str) -> str:
+    """`text` with its line breaks turned into spaces: a known item is one line of the prompt."""
+    return " ".join(text.splitlines()) if "\n" in text or "\r" in text else text
+
+
+def render_facts(facts: Sequence[KnownFact], ranked: bool = True) -> str:
+    """Known facts as `F1 text`, one a line, the most similar first (the order is the ranking;
+    `ranked=False` keeps the given order).
+
+    Plain text, not `{"id":"F1","text":...}`: the known facts are the largest part of a batch
+    call's input, and the JSON keys, quotes and escapes were about a fifth of it."""
+    order = sorted(range(len(facts)), key=lambda i: -facts[i].similarity) if ranked else range(len(facts))
+    return "\n".join(f"F{i + 1} {one_line(facts[i].text)}" for i in order) or "(none)"
 
 
 def render_tasks(tasks: Sequence[KnownTask]) -> str:
-    rows = [{**t.model_dump(mode="json", exclude_defaults=True), "id": f"T{i}"} for i, t in enumerate(tasks, 1)]
-    return "\n".join(compact(r) for r in rows) or "(none)"
+    """Open tasks as `T1 title`, with ` (due 2025-03-07)` when the task has a due date."""
+    rows = [f"T{i} {one_line(t.title)}" + (f" (due {t.due.isoformat()})" if t.due else "")
+            for i, t in enumerate(tasks, 1)]
+    return "\n".join(rows) or "(none)"
+
+
+def render_contacts(contacts: Sequence[KnownContact]) -> str:
+    """Known contacts one a line, fields after ` | `:
+    `Melanie | aliases: Mel, Mell | likes: hiking; painting | biography: Melanie paints.`
+    (empty fields left out). Plain text, not a JSON object: its keys and quotes were a quarter of
+    the section."""
+    rows = []
+    for c in contacts:
+        fields = [one_line(c.name)]
+        if c.aliases:
+            fields.append("aliases: " + ", ".join(map(one_line, c.aliases)))
+        fields += [f"{one_line(key)}: {one_line(value)}" for key, value in c.details.items()]
+        if c.biography:
+            fields.append(f"biography: {one_line(c.biography)}")
+        rows.append(" | ".join(fields))
+    return "\n".join(rows) or "(none)"
 
 
 class _Refs:
@@ -152,10 +212,13 @@ def resolve(request: BaseModel, reply: BaseModel) -> BaseModel:
     match request, reply:
         case BatchRequest(), BatchReply():
             refs = _Refs(request.messages, request.neighbours, request.open_tasks)
+            windows = {f"S{n}": w.ref for n, w in enumerate(request.summaries, start=1)}
             return reply.model_copy(update={
                 "facts": [refs.fact_candidate(c) for c in reply.facts],
                 "contacts": [refs.contact(c) for c in reply.contacts],
                 "tasks": [refs.task_change(c) for c in reply.tasks],
+                "summaries": [s.model_copy(update={"ref": windows.get(_Refs._key(s.ref), s.ref)})
+                              for s in reply.summaries],
             })
         case FactExtractionRequest(), FactExtractionReply():
             refs = _Refs(request.messages, request.neighbours)

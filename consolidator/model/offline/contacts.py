@@ -224,11 +224,11 @@ def contact_updates(lines: list[Line], claims: list[Claim], known: list[KnownCon
         names = [p.known.name, *p.known.aliases] if p.known else []
         if not p.known:
             p.name = max(p.forms, key=lambda f: (len(f.split()), len(f)))
-        aliases = list(dict.fromkeys(
-            [a for a in (p.known.aliases if p.known else [])]
-            + [f for f in p.forms if f.lower() != p.name.lower()]
-        ))
-        new_alias = any(a.lower() not in (n.lower() for n in names) for a in aliases) if p.known else False
+        # New aliases only (the prompt's rule): the step keeps the known ones, and repeating them in
+        # every update of a person was output paid per token that changed nothing.
+        taken = {n.lower() for n in [*names, p.name]}
+        aliases = list(dict.fromkeys(f for f in p.forms if f.lower() not in taken))
+        new_alias = bool(aliases) and p.known is not None
         last = {_key(c): c for c in p.claims if _key(c) in changed}  # the batch's last word per key
         fresh = [c for c in p.claims if last.get(_key(c)) is c]
         biography = None
