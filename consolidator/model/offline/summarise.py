@@ -52,6 +52,7 @@ from dataclasses import dataclass, field
 from datetime import date
 
 from consolidator.domain import AGENT_SPEAKERS, chars_within, estimate_tokens
+from consolidator.model.offline.summarycompact import compact
 from consolidator.model.offline.summarycut import ELLIPSIS, TITLE, TOKEN, clause_value, shorten, trim_edges
 from consolidator.model.offline.lexicon import Lexicon, base_form, has_name, names_in, zipf
 from consolidator.model.offline.reldates import resolve_relative_dates
@@ -177,7 +178,7 @@ def _candidates(turns: list[Turn], lexicon: Lexicon) -> list[Candidate]:
     df: dict[str, int] = {}
     for n, turn in enumerate(turns):
         for sentence in turn.sentences:
-            s = trim_edges(sentence, filler)
+            s = trim_edges(compact(sentence), filler)
             tokens = TOKEN.findall(s)
             key = tuple(base_form(t) for t in tokens) or (s.lower(),)
             if key in seen:
