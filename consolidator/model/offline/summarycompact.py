@@ -3,12 +3,14 @@
 A day summary is a third of what it reads, so every character spent on how something was
 said is one not spent on what was said. Chat wraps its content in closed classes of English
 that carry no fact: interjections ("Oh, ", "Wow, ", "haha"), discourse markers ("you know",
-"I mean", "by the way", "honestly"), hedges ("I think", "kind of", "maybe"), intensifiers
+"I mean", "by the way", "honestly"), hedges ("I think", "kind of"), intensifiers
 ("really", "super", "so" before a word of feeling), tag questions (", right?"), trailing
 "too"/"though"/"as well", emoticons and emoji. `compact` removes them and nothing else: the
 words kept are the speaker's, in their order (the summary stays extractive); negations,
 numbers, names, titles and dates are never touched (an intensifier after a negation stays:
-"not really into it" is not "not into it", the change would be small but it is a change).
+"not really into it" is not "not into it", the change would be small but it is a change), nor
+are the modal adverbs "maybe", "perhaps" and "probably": "maybe we'll move" is a possibility,
+and without them a memory would state it as a plan.
 A sentence turned by a removed tag into a statement ends in a full stop, and a sentence whose
 first word went starts with a capital.
 
@@ -60,11 +62,11 @@ _HEDGE_OPENING = re.compile(
 _LEADING_LINK = re.compile(
     r"^(?:and|but|so(?!\s+(?:much|many|far|long|few|little)\b)|also|plus|then|anyway)(?:\s+then)?\s*,?\s+(?=\w)", re.I)
 
-# Degree adverbs and hedges inside a clause: they grade a statement, they never carry it.
+# Degree adverbs inside a clause: they grade a statement, they never carry it.
 _DEGREE = re.compile(
     r"(?<!\bnot )(?<!n't )(?<!\bno )\b(?:really|(?-i:super)|totally|truly|definitely|absolutely|literally|basically|"
     r"actually|honestly|seriously|kinda|sorta|just|extremely|incredibly|certainly|simply|"
-    r"surely|maybe|perhaps|probably)\s+(?=[\w'])",
+    r"surely)\s+(?=[\w'])",
     re.I,
 )
 # "so", "very", "pretty", "quite", "such" only grade a following word of feeling or degree
