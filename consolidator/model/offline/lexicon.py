@@ -7,7 +7,8 @@
   reactions below (greetings, thanks, agreement, generic praise and feeling), negation
   clitics, and the speakers' own names with their short forms ("Mel" for "Melanie").
 - Names: a capitalised word past the first of a sentence that is not a speaker, "I" or a
-  calendar word (text.NAME_STOPWORDS).
+  calendar word (text.NAME_STOPWORDS), read without its clitic: "I'm", "I've" and "Monday's"
+  are no names (they were, and gave every sentence with a second "I'm" a name's boost).
 """
 
 from __future__ import annotations
@@ -96,9 +97,9 @@ class Lexicon:
 
 def names_in(tokens: list[str], lexicon: Lexicon) -> set[str]:
     """Capitalised words past the first that are not a speaker, "I" or a calendar word."""
-    return {t for t in tokens[1:] if t[:1].isupper() and t.lower() not in NAME_STOPWORDS and not lexicon.is_speaker(t)}
+    return {t for t in tokens[1:] if t[:1].isupper() and base_form(t) not in NAME_STOPWORDS and not lexicon.is_speaker(t)}
 
 
 def has_name(tokens: list[str], lexicon: Lexicon) -> bool:
     """`names_in(tokens)` is not empty (without building it)."""
-    return any(t[:1].isupper() and t.lower() not in NAME_STOPWORDS and not lexicon.is_speaker(t) for t in tokens[1:])
+    return any(t[:1].isupper() and base_form(t) not in NAME_STOPWORDS and not lexicon.is_speaker(t) for t in tokens[1:])

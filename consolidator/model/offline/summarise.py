@@ -6,9 +6,11 @@ policy: a week re-selects from its days exactly as a day selects from its lines.
 
 1. Turns (summaryform.parse_turns): who said it, the LOCAL date it was said on (relative dates
    are resolved against it, reldates.py), the time and the session. Who and when are never
-   scored. A bracketed aside ("[shares a photo: ...]") is a sentence of its own. Leading and
-   trailing filler clauses are trimmed ("Yeah, ", "Wow, ", ", Mel!"; summarycut.trim_edges).
-   Exact repeats (the same words) are kept once.
+   scored. A bracketed aside ("[shares a photo: ...]") is a sentence of its own. Each sentence
+   is compacted (summarycompact.compact: interjections, discourse markers, hedges,
+   intensifiers, tag questions, trailing "too"/"though" and emoji go; the rest is the
+   speaker's words in order), then its leading and trailing filler clauses are trimmed
+   ("Hey Mel, ", ", Mel!"; summarycut.trim_edges). Exact repeats (the same words) are kept once.
 2. Length (target_chars): a summary is at most a third of what it reads, measured in the
    summary form (so the dates a raw line repeats do not count as content read), and never
    more than the budget: min(budget characters, max(MIN_TARGET, ceil(input / COMPRESSION))).
@@ -52,6 +54,7 @@ from dataclasses import dataclass, field
 from datetime import date
 
 from consolidator.domain import AGENT_SPEAKERS, chars_within, estimate_tokens
+from consolidator.model.offline.summarycompact import compact
 from consolidator.model.offline.summarycut import ELLIPSIS, TITLE, TOKEN, clause_value, shorten, trim_edges
 from consolidator.model.offline.lexicon import Lexicon, base_form, has_name, names_in, zipf
 from consolidator.model.offline.reldates import resolve_relative_dates
@@ -177,7 +180,7 @@ def _candidates(turns: list[Turn], lexicon: Lexicon) -> list[Candidate]:
     df: dict[str, int] = {}
     for n, turn in enumerate(turns):
         for sentence in turn.sentences:
-            s = trim_edges(sentence, filler)
+            s = trim_edges(compact(sentence), filler)
             tokens = TOKEN.findall(s)
             key = tuple(base_form(t) for t in tokens) or (s.lower(),)
             if key in seen:

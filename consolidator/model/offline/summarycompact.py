@@ -1,0 +1,147 @@
+"""Compacting sentences for the offline summariser: the speaker's own words, in order, less talk about the talk.
+
+A day summary is a third of what it reads, so every character spent on how something was
+said is one not spent on what was said. Chat wraps its content in closed classes of English
+that carry no fact: interjections ("Oh, ", "Wow, ", "haha"), discourse markers ("you know",
+"I mean", "by the way", "honestly"), hedges ("I think", "kind of"), intensifiers
+("really", "super", "so" before a word of feeling), tag questions (", right?"), trailing
+"too"/"though"/"as well", emoticons and emoji. `compact` removes them and nothing else: the
+words kept are the speaker's, in their order (the summary stays extractive); negations,
+numbers, names, titles and dates are never touched (an intensifier after a negation stays:
+"not really into it" is not "not into it", the change would be small but it is a change), nor
+are the modal adverbs "maybe", "perhaps" and "probably": "maybe we'll move" is a possibility,
+and without them a memory would state it as a plan.
+A sentence turned by a removed tag into a statement ends in a full stop, and a sentence whose
+first word went starts with a capital.
+
+Every list is a closed class of English grammar (interjections, discourse markers, degree
+adverbs, hedging verbs of the first person), not words picked from any one conversation.
+An aside ("[shares a photo: ...]") is left whole, as a quoted title is: both are quotations.
+"""
+
+from __future__ import annotations
+
+import re
+
+from consolidator.model.offline.lexicon import PHATIC
+from consolidator.model.offline.summarycut import TITLE
+
+# Interjections: a word that is a whole utterance ("Oh", "Wow", "Haha"). Removed where it
+# stands alone: at the start of a sentence or clause, or set off by punctuation.
+INTERJECTIONS = (
+    "oh|ohh|ooh|oooh|wow|whoa|woah|ah|ahh|aw|aww|awww|yay|yeah|yea|yep|yup|hmm|hm|um|umm|uh|"
+    "haha|hahaha|hehe|lol|omg|gosh|geez|jeez|phew|ugh|welp|btw|oops|yikes|wowza|whew"
+)
+# Words that are interjections only when punctuation sets them off ("Well, ..." not "Well done").
+SET_OFF = "well|ok|okay|alright|anyway|anyways|man|dude|boy|hey|sure|er"
+# Laughter and chat acronyms carry nothing wherever they stand.
+_LAUGHTER = re.compile(r"(?:,\s*|\s+)?\b(?:ha(?:ha)+|he(?:he)+|lol|lmao|rofl)\b[!.]*", re.I)
+_LEADING_INTERJECTION = re.compile(
+    rf"^(?:(?:(?:{INTERJECTIONS})\b[\s,!.…-]*|(?:{SET_OFF})\s*[,!.…]+\s*))+(?=\S)", re.I)
+_INNER_INTERJECTION = re.compile(rf"\s*,\s*(?:{INTERJECTIONS}|{SET_OFF})\s*,\s*", re.I)
+
+# Discourse markers: comments on the talk itself, set off by commas or at a sentence's edge.
+MARKERS = (
+    "you know|you see|i mean|like i said|to be honest|to be fair|honestly|frankly|seriously|basically|"
+    "actually|literally|by the way|anyway|anyways|of course|obviously|in fact|for real|tbh|fyi|"
+    "no doubt|needless to say|believe me|trust me|mind you|let me tell you|i must say|i have to say|"
+    "i gotta say|i've gotta say|i'll tell you|i tell you|so yeah|and yeah|i guess|i suppose|i think|"
+    "i feel like|i'd say|i believe|if you ask me|in my opinion|personally"
+)
+_LEADING_MARKER = re.compile(rf"^(?:(?:and|but|so|also|plus|well)\s+)?(?:{MARKERS})\s*,\s*", re.I)
+_INNER_MARKER = re.compile(rf"\s*,\s*(?:{MARKERS})\s*,\s*", re.I)
+_TRAILING_MARKER = re.compile(rf",\s*(?:{MARKERS})(?=\s*[.!?]*$)", re.I)
+# A hedge opening a clause: "I think it's ..." -> "it's ...", "I guess we ..." -> "we ...".
+_HEDGE_OPENING = re.compile(
+    r"(?:^|(?<=[,;:]\s))(?:and\s+|but\s+|so\s+)?i\s+(?:really\s+)?(?:think|guess|suppose|feel like|believe|"
+    r"reckon|bet)\s+(?:that\s+)?(?=(?:it|this|that|they|we|you|he|she|i|there|the|my|our|your|his|her|their)\b)",
+    re.I,
+)
+# Leading conjunctions and links: "So I'm ..." -> "I'm ...", "And then we ..." -> "We ..."
+# ("So much happened" keeps its quantity).
+_LEADING_LINK = re.compile(
+    r"^(?:and|but|so(?!\s+(?:much|many|far|long|few|little)\b)|also|plus|then|anyway)(?:\s+then)?\s*,?\s+(?=\w)", re.I)
+
+# Degree adverbs inside a clause: they grade a statement, they never carry it.
+_DEGREE = re.compile(
+    r"(?<!\bnot )(?<!n't )(?<!\bno )\b(?:really|(?-i:super)|totally|truly|definitely|absolutely|literally|basically|"
+    r"actually|honestly|seriously|kinda|sorta|just|extremely|incredibly|certainly|simply|"
+    r"surely)\s+(?=[\w'])",
+    re.I,
+)
+# "so", "very", "pretty", "quite", "such" only grade a following word of feeling or degree
+# ("so glad", "pretty proud"); "so I went", "a pretty dress" and "such a" (its article would
+# be left behind) keep theirs.
+_GRADING = re.compile(r"(?<!\bnot )(?<!n't )\b(?:so|very|pretty|quite|such)\s+(?=(?P<w>[A-Za-z]+)\b)", re.I)
+# "kind of nervous" is a hedge; "what kind of music", "my kind of place" are not.
+_KIND_OF = re.compile(r"(?P<before>\b[\w']+\s+)?\b(?:kind|sort) of\s+(?=\w)", re.I)
+_DETERMINERS = frozenset(
+    "a an the this that these those what which whatever some any every each no another same other one "
+    "my your his her its our their".split()
+)
+
+# Tag questions: a statement asking to be agreed with (", right?", ", isn't it?").
+_TAG = re.compile(
+    r",\s*(?:right|huh|eh|yeah|no|ok|okay|you know|don't you think|wouldn't you say|"
+    r"(?:isn't|aren't|wasn't|weren't|don't|doesn't|didn't|won't|wouldn't|can't|couldn't|haven't|hasn't|shouldn't)"
+    r"\s+(?:it|they|you|we|he|she|i|there|that))\s*\?+\s*$",
+    re.I,
+)
+# Trailing additives and concessives: "..., too.", "... though!", "... as well."
+_TRAILING = re.compile(r",?\s+(?:too|though|as well|either|anyway|anyways)(?=\s*[.!?]*$)", re.I)
+_EMOTICON = re.compile(r"(?<!\w)(?:<3+|[:;=]-?[()DPpO3/\\|]+|xD|XD|\^\^|\^_\^)(?!\w)")
+_EMOJI = re.compile("[\u2600-\u27bf\U0001f000-\U0001faff\ufe0f\u200d]+")
+
+
+def _kind_of(m: re.Match[str]) -> str:
+    before = m.group("before") or ""
+    return m.group(0) if before.strip().lower() in _DETERMINERS else before
+
+
+def _grading(m: re.Match[str]) -> str:
+    word = m.group("w").lower()
+    return "" if word in PHATIC or word.endswith("ly") and word not in ("only", "early") else m.group(0)
+
+
+def compact(sentence: str) -> str:
+    """`sentence` without interjections, discourse markers, hedges, intensifiers, tag questions,
+    trailing additives and emoji (module docstring); the sentence itself when nothing is left
+    or it is an aside."""
+    if sentence.startswith("[") or not sentence.strip():
+        return sentence
+    titles: list[str] = []
+
+    def hold(m: re.Match[str]) -> str:  # quoted titles are the speaker's quotation: untouched
+        titles.append(m.group(0))
+        return f"\x00{len(titles) - 1}\x00"
+
+    s = TITLE.sub(hold, sentence)
+    s = _EMOJI.sub(" ", _EMOTICON.sub(" ", s))
+    end = s.rstrip()[-1:] if s.rstrip()[-1:] in ".!?" else ""
+    s = _LAUGHTER.sub("", s)
+    if _TAG.search(s):
+        s, end = _TAG.sub("", s), "."
+    for _ in range(3):  # "Oh well, you know, I think ..." peels in turns
+        before = s
+        s = _LEADING_INTERJECTION.sub("", s)
+        s = _LEADING_MARKER.sub("", s)
+        s = _LEADING_LINK.sub("", s)
+        s = _HEDGE_OPENING.sub("", s)
+        if s == before:
+            break
+    s = _INNER_INTERJECTION.sub(" ", s)  # "and, yikes, the" -> "and the"
+    s = _INNER_MARKER.sub(" ", s)
+    s = _TRAILING_MARKER.sub("", s)
+    s = _TRAILING.sub("", s)
+    s = _DEGREE.sub("", s)
+    s = _KIND_OF.sub(_kind_of, s)
+    s = _GRADING.sub(_grading, s)
+    s = " ".join(s.split())
+    s = re.sub(r"\s+([,.!?;:])", r"\1", s)
+    s = re.sub(r"([,;:])(?:\s*[,;:])+", r"\1", s).strip(" ,;:-–—")
+    if not any(c.isalnum() for c in s):
+        return sentence
+    if end and not s.endswith(end) and s[-1:] not in ".!?":
+        s += end
+    s = s[:1].upper() + s[1:]
+    return re.sub("\x00(\\d+)\x00", lambda m: titles[int(m.group(1))], s)
