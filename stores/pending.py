@@ -1,4 +1,4 @@
-"""What one scope still has pending, read in a few index probes after a daemon worked it.
+"""What one scope still has pending after a daemon worked it: one statement of index probes and the step heads.
 
 The daemon (consolidator/pipeline/due.py) turns this into the scope's next due time in the
 work queue; the rules (flush_idle, retries, day close) are the caller's. Every query here is
