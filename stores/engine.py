@@ -112,7 +112,7 @@ def make_engine(url: str, readonly: bool = False) -> Engine:
         elif is_embedded(url):
             engine = create_engine(url, connect_args={"timeout": BUSY_TIMEOUT_MS / 1000, "check_same_thread": False})
         else:
-            engine = create_engine(url, pool_pre_ping=False)
+            engine = create_engine(url)  # no pre-ping: a dropped connection shows in _classify
     except (NoSuchModuleError, ImportError) as exc:  # NoSuchModuleError is an ArgumentError: first
         hint = f"; PostgreSQL needs psycopg 3: {POSTGRES_EXTRA}, then postgresql+psycopg://USER@HOST/DB" \
             if backend == "postgresql" else ""
@@ -151,21 +151,22 @@ _FULL, _READONLY, _CANTOPEN, _IOERR, _CORRUPT, _NOTADB, _PERM = 13, 8, 14, 10, 1
 def _classify(context, url: str, where: str) -> None:
     """handle_error hook: raise the project's StorageError for a full, read-only or unopenable
     database; leave every other error to SQLAlchemy."""
-    if getattr(context, "is_pre_ping", False):
-        return  # the pool reconnects by itself
     error = storage_error(context.original_exception, url, where)
     if error is None and getattr(context, "is_disconnect", False) and not is_embedded(url):
         # The server closed the connection (a restart, a failover, an administrator): the pool
         # drops its connections and the caller's work fails as the database being away, which
         # the daemon backs off from and retries. Connections are not pinged on every checkout
         # (a round trip per transaction, a fifth of a drain's), so this is where it shows.
-        first = (str(context.original_exception).strip().splitlines() or [""])[0]
-        error = StorageUnavailable(where, first)
+        error = StorageUnavailable(where, _first_line(context.original_exception))
     if error is not None:
         raise error from context.sqlalchemy_exception
     if context.connection is None and not is_embedded(url):  # refused while connecting: its options
-        first = (str(context.original_exception).strip().splitlines() or [""])[0]
-        raise InvalidDatabaseUrl(f"the driver refused its options ({first})") from context.sqlalchemy_exception
+        raise InvalidDatabaseUrl(f"the driver refused its options ({_first_line(context.original_exception)})") \
+            from context.sqlalchemy_exception
+
+
+def _first_line(error: BaseException) -> str:
+    return (str(error).strip().splitlines() or [""])[0]
 
 
 def storage_error(original: BaseException, url: str, where: str) -> StorageError | None:
@@ -179,7 +180,7 @@ def storage_error(original: BaseException, url: str, where: str) -> StorageError
     if state == "25006":
         return StorageReadOnly(where, str(original).strip())
     if state.startswith("08") or (not state and type(original).__name__ == "OperationalError"):
-        return StorageUnavailable(where, str(original).strip().splitlines()[0] if str(original).strip() else "")
+        return StorageUnavailable(where, _first_line(original))
     return None
 
 

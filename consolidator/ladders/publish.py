@@ -71,20 +71,19 @@ def ladder_view(ladder: str, rung: str) -> str:
     return f"{LADDER_VIEW}{ladder}/{rung}"
 
 
-def publish_ladder_views(app: App, scope: str, stale_views: list[tuple[str, int]] | None = None) -> int:
-    """Publish every rung of `scope` whose view is stale. Given the scope's stale (view, version)
-    list, the caller has read it and marks the views published itself (the snapshot stage, with
-    its other views, in one statement); without it they are read here and marked here."""
-    given = stale_views is not None
-    if not given:
-        with reading(app.engine) as session:
-            stale_views = [(view, version) for _, view, version in stale(session, scope)]
-    todo = [(view, version) for view, version in stale_views if view.startswith(LADDER_VIEW)]
-    if not todo:
-        return 0
-    rungs = {tuple(view[len(LADDER_VIEW):].split("/", 1)) for view, _ in todo}
-    written = publish_ladder(app, scope, ladder_specs(app), only=rungs)
-    if not given:
+def publish_stale_rungs(app: App, scope: str, stale_views: list[tuple[str, int]]) -> int:
+    """Publish the rungs among the scope's stale (view, version) pairs; the caller marks them
+    published (the snapshot stage marks them with its other views, in one statement)."""
+    rungs = {tuple(view[len(LADDER_VIEW):].split("/", 1)) for view, _ in stale_views if view.startswith(LADDER_VIEW)}
+    return publish_ladder(app, scope, ladder_specs(app), only=rungs) if rungs else 0
+
+
+def publish_ladder_views(app: App, scope: str) -> int:
+    """Publish every rung of `scope` whose view is stale, then record it as published."""
+    with reading(app.engine) as session:
+        todo = [(view, version) for _, view, version in stale(session, scope) if view.startswith(LADDER_VIEW)]
+    written = publish_stale_rungs(app, scope, todo)
+    if todo:
         with transaction(app.engine) as session:
             mark_all_published(session, scope, todo)
     return written

@@ -22,7 +22,7 @@ import structlog
 
 from consolidator.runtime.app import App
 from consolidator.runtime.faults import FaultBook
-from consolidator.ladders.publish import LADDER_VIEW, publish_ladder_views
+from consolidator.ladders.publish import publish_stale_rungs
 from stores.engine import reading, transaction
 from stores.errors import StorageError
 from stores.views import mark_all_published, stale
@@ -74,8 +74,7 @@ class SnapshotStage:
     def _publish_scope(self, scope: str, views: list[tuple[str, int]], now: datetime) -> int:
         """Write the scope's stale files, then mark them published: if any file fails, the
         views not yet marked stay stale and context.md is recomposed on the retry."""
-        if any(view.startswith(LADDER_VIEW) for view, _ in views):
-            publish_ladder_views(self.app, scope, views)  # the stale rungs; marked with the rest below
+        publish_stale_rungs(self.app, scope, views)  # marked published with the rest below
         for view, _ in views:
             publisher = self.publishers.get(view)
             if publisher is not None:
