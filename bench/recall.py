@@ -51,6 +51,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 import re
 import resource
 import sys
@@ -187,16 +188,22 @@ def score(questions: list[Question], scope: str, state: ScopeState, transcript: 
     return tally
 
 
-def compression(state: ScopeState) -> dict[str, dict[str, int]]:
-    """Characters read and written per rung, and by the stores and context.md against the raw lines."""
-    out: dict[str, dict[str, int]] = {}
+def compression(state: ScopeState) -> dict[str, dict[str, Any]]:
+    """Characters read and written per rung (and the least compressed window's ratio), and by the
+    stores and context.md against the raw lines."""
+    out: dict[str, dict[str, Any]] = {}
     for (ladder, rung), views in state.summaries.items():
-        read = 0
+        read, least = 0, None  # least: the smallest one window's read/wrote (the issue asks "each")
         for view in views:
+            window = 0
             for source in view.sources:
                 logged = state.messages.get(source)
-                read += len(logged.line) if logged else len(state.summary_texts.get(source, ""))
-        out[f"{ladder}/{rung}"] = {"windows": len(views), "read": read, "wrote": sum(len(v.text) for v in views)}
+                window += len(logged.line) if logged else len(state.summary_texts.get(source, ""))
+            read += window
+            if view.text:
+                least = min(least or math.inf, window / len(view.text))
+        out[f"{ladder}/{rung}"] = {"windows": len(views), "read": read, "wrote": sum(len(v.text) for v in views),
+                                   "min_ratio": least}
     raw = sum(len(m.line) for m in state.log)
     out["stores"] = {"windows": 0, "read": raw, "wrote": len(state.stores_text)}
     out["context.md"] = {"windows": 0, "read": raw, "wrote": len(state.context)}

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 CATEGORY_ROWS = ("single-hop", "multi-hop", "temporal", "open-domain", "all")
@@ -10,15 +11,17 @@ CATEGORY_ROWS = ("single-hop", "multi-hop", "temporal", "open-domain", "all")
 def combine(results: list[dict[str, Any]], tally_type: type) -> dict[str, Any]:
     """Sum tallies, compression, junk, model calls and times over conversations."""
     tally = tally_type()
-    comp: dict[str, dict[str, int]] = {}
+    comp: dict[str, dict[str, Any]] = {}
     junk: dict[str, dict[str, Any]] = {}
     model = {"calls": 0, "errors": 0, "cost_usd": 0.0, "failed_steps_retried": 0}
     for r in results:
         tally.add(r["tally"])
         for name, c in r["compression"].items():
             slot = comp.setdefault(name, {"windows": 0, "read": 0, "wrote": 0})
-            for key in slot:
+            for key in ("windows", "read", "wrote"):
                 slot[key] += c[key]
+            if c.get("min_ratio") is not None:
+                slot["min_ratio"] = min(slot.get("min_ratio") or math.inf, c["min_ratio"])
         for name, j in r["junk"].items():
             slot = junk.setdefault(name, {"total": 0, "junk": 0, "examples": []})
             slot["total"] += j["total"]
@@ -29,7 +32,7 @@ def combine(results: list[dict[str, Any]], tally_type: type) -> dict[str, Any]:
     return {"recall": tally.as_dict(), "compression": _with_ratios(comp), "junk": _with_rates(junk), "model": model}
 
 
-def _with_ratios(comp: dict[str, dict[str, int]]) -> dict[str, dict[str, Any]]:
+def _with_ratios(comp: dict[str, dict[str, Any]]) -> dict[str, dict[str, Any]]:
     return {k: {**v, "ratio": (v["read"] / v["wrote"]) if v["wrote"] else None} for k, v in comp.items()}
 
 
@@ -69,11 +72,12 @@ def render(report: dict[str, Any]) -> str:
                  f"word: {rec['no_content_words']}; questions with no logged evidence turn: "
                  f"{rec['evidence_unresolved']})")
     lines += ["", "compression: characters read -> written (non-empty windows; stores and context.md against the "
-                  "transcript's raw lines)"]
+                  "transcript's raw lines); least: the least compressed window"]
     for name, c in total["compression"].items():
         ratio = f"{c['ratio']:.1f}x" if c["ratio"] else "n/a"
         windows = f"{c['windows']:>5} windows" if c["windows"] or "/" in name else " " * 13
-        lines.append(f"  {name:<12}{windows}{c['read']:>11,} -> {c['wrote']:>9,}  {ratio:>7}")
+        least = f"least {c['min_ratio']:.1f}x" if c.get("min_ratio") else ""
+        lines.append(f"  {name:<12}{windows}{c['read']:>11,} -> {c['wrote']:>9,}  {ratio:>7}  {least}".rstrip())
     lines += ["", "junk:"]
     what = {"facts": "subject is no person or named thing", "contacts": "name is no person",
             "tasks": "no action (verb)"}

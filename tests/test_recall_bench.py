@@ -191,6 +191,13 @@ def test_compression_counts_what_each_rung_read(tmp_path: Path) -> None:
     kept = [f"{m.at:%Y-%m-%d %H:%M} {m.speaker}: {m.text}" for m in conv.messages  # as the summary input renders them
             if "remember" in m.text.lower() or "note" in m.text.lower()]
     assert comp["time/day"]["wrote"] == sum(len(line) for line in kept) + 1  # two kept lines in session 1: one "\n"
+    ratios = []  # each day's own read/wrote: the bench's "least" is the smallest
+    for session in conv.sessions:
+        said = [m for m in session.messages if "remember" in m.text.lower() or "note" in m.text.lower()]
+        if said:
+            wrote = sum(len(f"{m.at:%Y-%m-%d %H:%M} {m.speaker}: {m.text}") for m in said) + len(said) - 1
+            ratios.append(sum(len(f"{m.at:%H:%M} {m.speaker}: {m.text}") for m in session.messages) / wrote)
+    assert len(ratios) >= 2 and comp["time/day"]["min_ratio"] == pytest.approx(min(ratios))
     assert comp["count/1"] == comp["time/day"]  # one session a day: the same windows
     assert comp["time/week"]["read"] == comp["time/day"]["wrote"]
     assert comp["stores"]["read"] == comp["time/day"]["read"]

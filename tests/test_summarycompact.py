@@ -65,7 +65,7 @@ def test_talk_about_the_talk_is_removed(sentence, compacted):
     "It's my kind of place.",
     "So much happened in 2022.",  # "so much" is a quantity, not a grade
     "I read \"Really Good, Actually\" twice.",  # a quoted title is a quotation
-    "[shares a photo: a really tall lighthouse, you know]",  # an aside is left whole
+    "[laughs, you know]",  # an aside that shows no medium is left whole
     "Well done on the 10k.",  # "well" not set off by punctuation is no interjection
     "No, I never went back to Lisbon.",  # an answer and a negation
     "Maybe we'll rent a cabin near the lake.",  # a possibility is not a plan
@@ -77,6 +77,24 @@ def test_talk_about_the_talk_is_removed(sentence, compacted):
 def test_negations_numbers_titles_and_content_words_are_kept(sentence):
     """What looks like filler but carries meaning (or is quoted) is left as it is."""
     assert compact(sentence) == sentence
+
+
+@pytest.mark.parametrize("aside, compacted", [
+    ("[shares a photo: a photo of a painting of a sunset over the ocean]", "[photo: a painting of a sunset over the ocean]"),
+    ("[shares a photo: a photography of a couple dancing]", "[photo: a couple dancing]"),
+    ("[sends a picture: an image of a red kayak]", "[picture: a red kayak]"),
+    ("[shared a video: a clip of the 10k finish, really fast]", "[video: the 10k finish, really fast]"),
+    ("[shares a photo: a really tall lighthouse, you know]", "[photo: a really tall lighthouse, you know]"),
+])
+def test_an_aside_names_its_medium_once_and_keeps_what_it_shows(aside, compacted):
+    """The verb before the colon and a description naming the medium again go; the description
+    itself is a quotation and keeps every word (filler included)."""
+    assert compact(aside) == compacted
+
+
+@pytest.mark.parametrize("aside", ["[shares a photo: a photo of ]", "[photo of the lake]", "[a photo: ]"])
+def test_an_aside_with_nothing_left_to_show_is_left_as_it_is(aside):
+    assert compact(aside) == aside
 
 
 def test_a_sentence_that_is_all_filler_is_left_for_the_phatic_filter():
