@@ -193,7 +193,7 @@ def compression(state: ScopeState) -> dict[str, dict[str, Any]]:
     stores and context.md against the raw lines."""
     out: dict[str, dict[str, Any]] = {}
     for (ladder, rung), views in state.summaries.items():
-        read, least = 0, None  # least: the smallest one window's read/wrote (the issue asks "each")
+        read, least = 0, None  # least: the smallest single window's read/wrote (the target is per summary)
         for view in views:
             window = 0
             for source in view.sources:
@@ -201,7 +201,7 @@ def compression(state: ScopeState) -> dict[str, dict[str, Any]]:
                 window += len(logged.line) if logged else len(state.summary_texts.get(source, ""))
             read += window
             if view.text:
-                least = min(least or math.inf, window / len(view.text))
+                least = min(math.inf if least is None else least, window / len(view.text))
         out[f"{ladder}/{rung}"] = {"windows": len(views), "read": read, "wrote": sum(len(v.text) for v in views),
                                    "min_ratio": least}
     raw = sum(len(m.line) for m in state.log)

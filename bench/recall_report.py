@@ -21,7 +21,7 @@ def combine(results: list[dict[str, Any]], tally_type: type) -> dict[str, Any]:
             for key in ("windows", "read", "wrote"):
                 slot[key] += c[key]
             if c.get("min_ratio") is not None:
-                slot["min_ratio"] = min(slot.get("min_ratio") or math.inf, c["min_ratio"])
+                slot["min_ratio"] = min(slot.get("min_ratio", math.inf), c["min_ratio"])
         for name, j in r["junk"].items():
             slot = junk.setdefault(name, {"total": 0, "junk": 0, "examples": []})
             slot["total"] += j["total"]
