@@ -188,12 +188,15 @@ def test_compression_counts_what_each_rung_read(tmp_path: Path) -> None:
     comp = result["compression"]
     lines = [f"{m.at:%H:%M} {m.speaker}: {m.text}" for m in conv.messages]  # the bench measures raw lines
     assert comp["time/day"]["read"] == sum(len(line) for line in lines)
+    def marked(m) -> bool:  # what MarkerModel keeps
+        return any(k in m.text.lower() for k in MarkerModel.KEEP)
+
     kept = [f"{m.at:%Y-%m-%d %H:%M} {m.speaker}: {m.text}" for m in conv.messages  # as the summary input renders them
-            if "remember" in m.text.lower() or "note" in m.text.lower()]
+            if marked(m)]
     assert comp["time/day"]["wrote"] == sum(len(line) for line in kept) + 1  # two kept lines in session 1: one "\n"
     ratios = []  # each day's own read/wrote: the bench's "least" is the smallest
     for session in conv.sessions:
-        said = [m for m in session.messages if "remember" in m.text.lower() or "note" in m.text.lower()]
+        said = [m for m in session.messages if marked(m)]
         if said:
             wrote = sum(len(f"{m.at:%Y-%m-%d %H:%M} {m.speaker}: {m.text}") for m in said) + len(said) - 1
             ratios.append(sum(len(f"{m.at:%H:%M} {m.speaker}: {m.text}") for m in session.messages) / wrote)

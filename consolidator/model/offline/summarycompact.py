@@ -127,8 +127,8 @@ def compact_aside(aside: str) -> str:
 
 def compact(sentence: str) -> str:
     """`sentence` without interjections, discourse markers, hedges, intensifiers, tag questions,
-    trailing additives and emoji (module docstring); the sentence itself when nothing is left
-    or it is an aside."""
+    trailing additives and emoji (module docstring); the sentence itself when nothing is left.
+    An aside only has its head shortened (compact_aside)."""
     if sentence.startswith("["):
         return compact_aside(sentence)
     if not sentence.strip():
