@@ -90,7 +90,7 @@ def test_kinds_of_predicate(predicate, kind):
         ("I went to a pottery workshop and it was so much fun.", "Caroline went to a pottery workshop (2023-05-07)."),
         ("I made my own pots, it was fun and therapeutic.", "Caroline made their own pots (2023-05-07)."),
         ("I ran a charity race for mental health last Saturday – it was really rewarding.",
-         "Caroline ran a charity race for mental health last Saturday (2023-05-07)."),
+         "Caroline ran a charity race for mental health (2023-05-06)."),
     ],
 )
 def test_a_trailing_evaluation_and_what_continues_it_leave_the_fact(said, fact):
@@ -101,8 +101,8 @@ def test_a_trailing_evaluation_and_what_continues_it_leave_the_fact(said, fact):
 @pytest.mark.parametrize(
     ("said", "fact"),
     [
-        ("Took a short trip to Rome last week.", "Caroline took a short trip to Rome last week (2023-05-07)."),
-        ("Started hitting the gym last week.", "Caroline started hitting the gym last week (2023-05-07)."),
+        ("Took a short trip to Rome last week.", "Caroline took a short trip to Rome (week of 2023-04-24)."),
+        ("Started hitting the gym last week.", "Caroline started hitting the gym (week of 2023-04-24)."),
         ("Been practicing salsa routines with my sister.",
          "Caroline has been practicing salsa routines with their sister (2023-05-07)."),
     ],

@@ -54,10 +54,10 @@ def said_by_caroline(text: str) -> list[str]:
 @pytest.mark.parametrize(
     ("said", "fact"),
     [
-        ("I went to an LGBTQ support group yesterday.", "Caroline went to an LGBTQ support group yesterday (2023-05-07)."),
+        ("I went to an LGBTQ support group yesterday.", "Caroline went to an LGBTQ support group (2023-05-06)."),
         ("I finally finished my screenplay!", "Caroline finally finished their screenplay (2023-05-07)."),
         ("We adopted a pup from a shelter in Ohio.", "Caroline adopted a pup from a shelter in Ohio (2023-05-07)."),
-        ("I recorded a song with my band last week.", "Caroline recorded a song with their band last week (2023-05-07)."),
+        ("I recorded a song with my band last week.", "Caroline recorded a song with their band (week of 2023-04-24)."),
         ("I painted a sunset over the lake.", "Caroline painted a sunset over the lake (2023-05-07)."),
         ("Our house was hit by a flood in March.", "Caroline's house was hit by a flood in March (2023-05-07)."),
         ("I visited my grandma in Sweden.", "Caroline visited their grandma in Sweden (2023-05-07)."),
@@ -69,10 +69,10 @@ def test_events_become_dated_third_person_facts(said, fact):
     assert fact in said_by_caroline(said)
 
 
-def test_a_leading_time_phrase_stays_with_its_event():
-    """'Last Friday, I went ...' keeps 'Last Friday' in front of the fact."""
+def test_a_leading_time_phrase_dates_its_event():
+    """'Last Friday, I went ...' said on Sunday 2023-05-07 is dated Friday 2023-05-05, the words gone."""
     assert said_by_caroline("Last Friday, I went to a pottery workshop.") == [
-        "Last Friday, Caroline went to a pottery workshop (2023-05-07)."
+        "Caroline went to a pottery workshop (2023-05-05)."
     ]
 
 
@@ -82,6 +82,69 @@ def test_the_date_is_the_local_day_in_the_scopes_zone(zone, day):
     """23:30 UTC on Monday is already Tuesday in Paris: the fact carries the local day."""
     lines = [Line(id="m", at=LATE, role="user", speaker="Maya", text="I went to a jazz concert in Lyon.")]
     assert fact_texts(lines, zone) == [f"Maya went to a jazz concert in Lyon ({day})."]
+
+
+# --- when it happened --------------------------------------------------------------------------
+# AT is Sunday 2023-05-07 in UTC.
+
+
+@pytest.mark.parametrize(
+    ("said", "fact"),
+    [
+        ("Last Fri I took my kids to a pottery workshop.", "Caroline took their kids to a pottery workshop (2023-05-05)."),
+        ("I ran a 10k two weekends ago.", "Caroline ran a 10k (2023-04-22)."),
+        ("I'm having an LGBTQ art show next month.", "Caroline is having an LGBTQ art show (June 2023)."),
+        ("I painted that lake sunrise last year.", "Caroline painted that lake sunrise (2022)."),
+        ("I finished my screenplay 3 days ago.", "Caroline finished their screenplay (2023-05-04)."),
+    ],
+)
+def test_an_event_is_dated_when_it_happened_not_when_it_was_told(said, fact):
+    """One relative date in the clause dates the fact, resolved against the day it was said; its words go."""
+    assert fact in said_by_caroline(said)
+
+
+def test_two_relative_dates_that_disagree_are_written_out_in_place():
+    """'yesterday' and 'last week' in one clause: neither dates the fact; both are written out beside their words."""
+    (fact,) = said_by_caroline("I booked the ferry to Naxos yesterday for our trip next month.")
+    assert fact == "Caroline booked the ferry to Naxos yesterday (2023-05-06) for their trip next month (June 2023) (2023-05-07)."
+
+
+def test_a_date_that_bounds_a_span_does_not_date_the_event():
+    """'since last year' is not when it happened: the words stay, written out, and the day it was said dates it."""
+    assert said_by_caroline("I've been learning the piano since last year.") == [
+        "Caroline has been learning the piano since last year (2022) (2023-05-07)."]
+
+
+def test_yesterday_said_after_local_midnight_dates_the_local_day_before():
+    """00:30 Tuesday in Paris (Monday 23:30 UTC): 'yesterday' is Monday 2025-03-03 in Paris, Sunday in UTC."""
+    lines = [Line(id="m", at=LATE, role="user", speaker="Maya", text="I went to a jazz concert in Lyon yesterday.")]
+    assert fact_texts(lines, "Europe/Paris") == ["Maya went to a jazz concert in Lyon (2025-03-03)."]
+    assert fact_texts(lines, "UTC") == ["Maya went to a jazz concert in Lyon (2025-03-02)."]
+
+
+def test_a_rules_fact_has_its_relative_date_written_out():
+    """An attribute rule keeps the words it matched; 'yesterday' gets its date beside it."""
+    assert "Caroline lost their job as a banker yesterday (2023-05-06)." in said_by_caroline(
+        "I lost my job as a banker yesterday.")
+
+
+def test_a_contacts_summary_keeps_the_date_the_event_happened():
+    """The running summary line is the fact, with the event's date, not a bare 'yesterday'."""
+    lines = chat(("Caroline", "I went to an LGBTQ support group yesterday."), ("Melanie", "Wow!"))
+    contacts = {c.name: c for c in MODEL.update_contacts(ContactsRequest(scope="s", messages=lines, known=[])).contacts}
+    assert contacts["Caroline"].summary == "Caroline went to an LGBTQ support group (2023-05-06)."
+
+
+def test_a_statement_with_a_tag_question_is_a_statement():
+    """', right?' asks to be agreed with; what comes before it is said, and a rule reads it."""
+    assert said_by_caroline("I moved to Boston in March, didn't I?") == ["Caroline lives in Boston."]
+    assert said_by_caroline("Did you move to Boston in March?") == []
+
+
+def test_a_quoted_titles_words_are_a_name_not_a_judgement():
+    """'The Great Gatsby' is specific though 'great' is a vague word: the clause has substance."""
+    assert said_by_caroline('The novel I\'m reading is "The Great Gatsby".') == [
+        'Caroline said: The novel Caroline is reading is "The Great Gatsby" (2023-05-07).']
 
 
 @pytest.mark.parametrize(
@@ -143,7 +206,7 @@ def test_interjections_and_sentence_openers_are_never_subjects(said):
 @pytest.mark.parametrize(
     ("said", "fact"),
     [
-        ("Ana called me from Madrid last night.", "Ana called Caroline from Madrid last night (2023-05-07)."),
+        ("Ana called me from Madrid last night.", "Ana called Caroline from Madrid (2023-05-06)."),
         ("Lisbon was hit by a heatwave in June.", "Lisbon was hit by a heatwave in June (2023-05-07)."),
     ],
 )

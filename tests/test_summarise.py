@@ -319,7 +319,11 @@ def test_quoted_title_counts_as_content():
         ("Call me tomorrow.", "tomorrow (2023-05-09)"),
         ("We hiked last Saturday.", "last Saturday (2023-05-06)"),
         ("It broke two days ago.", "two days ago (2023-05-06)"),
-        ("We move next month.", "next month (2023-06)"),
+        ("We move next month.", "next month (June 2023)"),
+        ("We hiked last Fri.", "last Fri (2023-05-05)"),
+        ("See you next Tues!", "next Tues (2023-05-09)"),
+        ("We camped two weekends ago.", "two weekends ago (2023-04-29)"),
+        ("It opened 3 months ago.", "3 months ago (February 2023)"),
         ("I quit last week.", "last week (week of 2023-05-01)"),
         ("I painted it last year.", "last year (2022)"),
     ],
@@ -330,7 +334,9 @@ def test_relative_dates_are_written_out_from_the_line_date(phrase, written):
 
 
 @pytest.mark.parametrize("phrase", ["I ran more in the last week.", "See you on Friday.", "That was a few days ago.",
-                                    "I saw her yesterday (2023-05-07)."])
+                                    "I saw her yesterday (2023-05-07).", "We move next month (June 2023).",
+                                    "The chair I last sat on broke.", "The last sun of the year.",
+                                    "I started about five years ago.", "It was over 2 weeks ago."])
 def test_vague_or_already_resolved_dates_are_left_alone(phrase):
     """Spans, bare weekdays, vague amounts and already resolved dates are not (re)written."""
     assert resolve_relative_dates(phrase, MONDAY) == phrase

@@ -91,7 +91,7 @@ _DATES = (
     "any speaker after a slash) and the text to the end of the line (a JSON string if it has line "
     "breaks). Resolve relative dates (\"yesterday\", \"last week\", \"next month\", \"on Friday\") "
     "against the local date of the message that says them and write absolute dates (2023-05-07; "
-    "2023-05 or \"the week of 2023-05-01\" when vaguer). "
+    "\"May 2023\" or \"the week of 2023-05-01\" when vaguer). "
 )
 _CITE = (
     "Cite lines by number (\"3\"), a known fact by its id (\"F2\") and an open task by its id "

@@ -4,8 +4,17 @@
 yet it is what a later question asks about. Such a clause becomes one fact: its subject (the
 speaker for I/we, the addressee for you, a vetted name, "<Speaker>'s X" for "my X"), then
 the whole rest of the clause rewritten in the third person, then the local day it was said:
-"Caroline went to an LGBTQ support group last Friday (2023-05-07)." Nothing is summarised away:
+"Caroline went to an LGBTQ support group (2023-05-05)." (see Dating). Nothing is summarised away:
 titles, numbers, places and objects stay as they were said.
+
+Dating (`event_date`): a clause that says when it happened by one relative date ("yesterday",
+"last Friday", "two weekends ago", "next month") is dated by that date, resolved against the
+local day the line was said on (reldates.py), and the words go: the note says it, and "yesterday"
+would be wrong the day after. "I went to an LGBTQ support group yesterday", said on 2023-05-08,
+is "Caroline went to an LGBTQ support group (2023-05-07)."; "I'm having an art show next month"
+is "Caroline is having an art show (June 2023)." A clause with no relative date, or with two
+that disagree, is dated by the day it was said, and any relative date in it is resolved beside
+its words as a summary writes it.
 
 Rewriting: "I/we" as subject -> the speaker, and the first verb agrees ("am"/"are" -> "is",
 "were" -> "was", "love" -> "loves"); "my/our/me/us" -> "their/them" when the speaker is the
@@ -30,10 +39,12 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from datetime import datetime, timezone
+from datetime import date, datetime, timezone
 from functools import lru_cache
 from zoneinfo import ZoneInfo
 
+from consolidator.model.offline.summarycut import TITLE
+from consolidator.model.offline.reldates import DATE_NOTE, relative_dates, resolve_relative_dates
 from consolidator.model.offline.text import STOPWORDS, stem, third_person
 
 MIN_SUBSTANCE = 2  # a clause about a person keeps at least this much substance (see substance)
@@ -69,7 +80,6 @@ _THIRD = {"am": "is", "are": "is", "were": "was", "have": "has", "do": "does", "
 # Never a verb to inflect ("my new car broke down" said after "I": not "mys new car").
 _NOT_VERBS = frozenset("my our your his her their its the a an this that these those it they he she we you i".split())
 _BRACKETS = re.compile(r"\s*\[[^\]]*\]?")
-_ISO_DAY = re.compile(r"\s*\(\d{4}-\d{2}-\d{2}\)")
 _WORD = re.compile(r"[A-Za-z0-9]+(?:['-][A-Za-z0-9]+)*")
 _PUNCT = re.compile(r"^(\W*)(.*?)(\W*)$")
 _SUBORDINATORS = frozenset(
@@ -127,19 +137,59 @@ def local_day(at: datetime, zone: str = "UTC") -> str:
 
 
 def strip_asides(text: str) -> str:
-    """Drop square-bracketed annotations and a trailing '(YYYY-MM-DD)' date."""
-    return _ISO_DAY.sub("", _BRACKETS.sub("", text)).strip()
+    """Drop square-bracketed annotations and date notes ('(YYYY-MM-DD)', '(June 2023)', ...)."""
+    return DATE_NOTE.sub("", _BRACKETS.sub("", text)).strip()
+
+
+# "since last year", "until next week": the date bounds a span, it is not when the clause happened.
+_SPAN_WORDS = frozenset("since until till by before after from for through during over within than around about".split())
+_LOOSE_PUNCT = re.compile(r"\s+(?=[,.;:!?])|(?<=[,;:])(?=[,;:])")
+
+
+@dataclass(frozen=True)
+class Dated:
+    """A clause's time phrase and words once dated, and the date its fact carries."""
+
+    when: str  # the leading time phrase left ("" once it is the date)
+    said: str  # the clause's words, less the relative date that dates it
+    day: str | None  # the date note's text: the event's date, else the day it was said
+    resolved: bool  # `day` is the event's own date, not the day it was said
+
+
+def event_date(when: str, said: str, day: str | None) -> Dated:
+    """The clause dated by its own relative date where it has one (module docstring, Dating)."""
+    today = _day(day)
+    lead, inner = relative_dates(when, today), relative_dates(said, today)
+    if len({r for _, r in lead + inner}) == 1:
+        if lead:
+            return Dated("", said, lead[0][1], True)
+        m, resolved = inner[0]
+        before = said[:m.start()].split()[-1:]
+        rest = _LOOSE_PUNCT.sub("", " ".join(f"{said[:m.start()]} {said[m.end():]}".split())).strip(" ,;:-")
+        if rest and not (before and before[0].lower() in _SPAN_WORDS):
+            return Dated(when, rest, resolved, True)
+    return Dated(resolve_relative_dates(when, today), resolve_relative_dates(said, today), day, False)
+
+
+def _day(text: str | None) -> date | None:
+    try:
+        return date.fromisoformat(text) if text else None
+    except ValueError:
+        return None
 
 
 def substance(predicate: str, names: tuple[str, ...] = ()) -> int:
     """How informative a predicate is: its distinct content words that are not VAGUE, a name,
-    title or number counting twice ("went to a support group": 2; "visited Boston": 2)."""
+    title or number counting twice ("went to a support group": 2; "visited Boston": 2). The words
+    of a quoted title are never vague: "The Great Gatsby" is a name, not a judgement."""
     skip = {n.lower() for name in names for n in name.split()}
+    titled = {w.lower() for title in TITLE.findall(predicate) for w in _WORD.findall(title)}  # a title is a name
     found: dict[str, int] = {}
     for i, w in enumerate(_WORD.findall(predicate)):
         low = w.lower()
         low = low[:-2] if low.endswith("'s") else low
-        if low in STOPWORDS or low in VAGUE or low in skip or stem(low) in _VAGUE_STEMS:
+        vague = low in VAGUE or stem(low) in _VAGUE_STEMS
+        if low in STOPWORDS or low in skip or (vague and low not in titled):
             continue
         specific = any(c.isdigit() for c in w) or (i > 0 and w[:1].isupper())
         found[stem(low)] = max(found.get(stem(low), 0), 2 if specific else 1)

@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, replace
-from datetime import datetime
+from datetime import date, datetime
 from functools import lru_cache
 from typing import Iterable
 
@@ -34,6 +34,7 @@ from consolidator.model.offline.clauses import (
     Speakers,
     clip,
     dropped_i,
+    event_date,
     first_verb,
     is_advice,
     judges_it,
@@ -43,9 +44,12 @@ from consolidator.model.offline.clauses import (
     substance,
 )
 from consolidator.model.offline.names import NameBook, agrees_with_singular
+from consolidator.model.offline.reldates import resolve_relative_dates
 from consolidator.model.offline.rules import Claim, parse_predicate
 from consolidator.model.offline.worth import MIN_WORTH, MIN_WORTH_SAID, is_evaluation, is_stance, kind_of, tidy, worth
-from consolidator.model.offline.text import NAME_STOPWORDS, RELATIONS, SPECIES, STOPWORDS, clean_general, normalise, sentences
+from consolidator.model.offline.text import (
+    NAME_STOPWORDS, RELATIONS, SPECIES, STOPWORDS, clean_general, normalise, sentences, untagged,
+)
 
 _CAP = re.compile(r"([A-Z][a-z]+(?:[A-Z][a-z]+)?(?:-[A-Z][a-z]+)?)\b(?!')")
 _POSSESSED = re.compile(
@@ -237,14 +241,16 @@ def _clause(subject: Subject, predicate: str, ctx: Context, when: str = "") -> C
     said = tidy(said) if said else None
     if not said or substance(said, names) < MIN_SUBSTANCE or worth(f"{subject.name} {said}", names[:2]) < MIN_WORTH:
         return None
-    said = clip(said)
-    day = f" ({ctx.day})" if ctx.day else ""
+    dated = event_date(when, clip(said), ctx.day)
+    said, when = dated.said, dated.when
+    day = f" ({dated.day})" if dated.day else ""
     person = subject.person and (subject.first_person or ctx.names is None or ctx.names.is_person(subject.name)
                                  or first_verb(pred) in PERSON_VERBS)
     text = f"{subject.display or subject.name} {said}{day}."
     if when:
         text = f"{when[:1].upper()}{when[1:]}, {text}"
-    return Claim(subject.name, "event", f"{said} {when}".rstrip(), text, person=person, kind=kind_of(said))
+    return Claim(subject.name, "event", f"{said} {when}".rstrip(), text, person=person, kind=kind_of(said),
+                 happened=dated.day if dated.resolved else "")
 
 
 def _said(seg: str, ctx: Context, when: str) -> Claim | None:
@@ -260,21 +266,23 @@ def _said(seg: str, ctx: Context, when: str) -> Claim | None:
     said = tidy(said) if said else None
     if not said or substance(said, names) < MIN_SAID or worth(said, names) < MIN_WORTH_SAID:
         return None
-    said = clip(said)
-    day = f" ({ctx.day})" if ctx.day else ""
+    dated = event_date("", clip(said), ctx.day)
+    said, happened = dated.said, dated.day if dated.resolved else ""
+    day = f" ({dated.day})" if dated.day else ""
     if said.startswith(f"{ctx.me}'s "):  # "my studio is ..." -> "Jon's studio is ...": already about the speaker
-        return Claim(ctx.me, "event", said, f"{said}{day}.", kind="said")
+        return Claim(ctx.me, "event", said, f"{said}{day}.", kind="said", happened=happened)
     kind = "attitude" if (judged := judges_it(said)) and is_stance(judged) else "said"  # "It was so great"
-    return Claim(ctx.me, "event", said, f"{ctx.me} said: {said}{day}.", kind=kind)
+    return Claim(ctx.me, "event", said, f"{ctx.me} said: {said}{day}.", kind=kind, happened=happened)
 
 
 def parse_sentence(sentence: str, ctx: Context) -> list[Claim]:
     """Claims of one sentence; updates ctx.last with the last person something was said of."""
     claims: list[Claim] = []
     current: Subject | None = None
-    question = sentence.rstrip().endswith("?")
+    statement = untagged(sentence)  # "Sunflowers mean warmth, right?" says something
+    question = statement.rstrip().endswith("?")
     when = ""  # a leading time phrase ("Last Friday,"), carried to the next clause
-    for i, seg in enumerate(_segments(strip_asides(sentence), ctx)):
+    for i, seg in enumerate(_segments(strip_asides(statement), ctx)):
         found = _favourite(seg, ctx)
         if found:
             claims += found
@@ -364,6 +372,8 @@ def _claims(people: tuple[_Line, ...], zone: str, known: frozenset[str]) -> tupl
     for i, line in enumerate(people):
         ctx = Context(me=(line.speaker or "").strip() or "The user", you=addressee(list(people), i), names=names,
                       day=local_day(line.at, zone))
-        for sentence in sentences(line.text):
-            out += [replace(c, source_ids=(line.id,)) for c in parse_sentence(sentence, ctx)]
+        today = date.fromisoformat(ctx.day)
+        for sentence in sentences(line.text):  # a rule's text keeps its words: its relative dates are written out
+            out += [replace(c, source_ids=(line.id,), text=resolve_relative_dates(c.text, today))
+                    for c in parse_sentence(sentence, ctx)]
     return tuple(out)

@@ -7,12 +7,15 @@ scope's time zone, never the UTC date: 00:30 in Paris on a Tuesday is Monday 22:
 "yesterday" is Monday) and writes the absolute date beside the words, keeping what was said.
 
 Resolved: yesterday / last night, tomorrow, the day before yesterday / after tomorrow,
-last|next|this <weekday>, last|next|this weekend (its Saturday), last|next week (its Monday,
-"week of ..."), last|next month (YYYY-MM), last|next year (YYYY), and "<n> days|weeks|months|
-years ago" with n a digit or a number word up to twelve ("a"/"an" is one). Everything else is
+last|next|this <weekday> (a weekday may be written short with a capital: "last Fri", "next
+Tues"; lower-case "sat" and "sun" are other words), last|next|this weekend (its Saturday),
+last|next week (its Monday, "week of ..."), last|next month ("June 2023", the month as a reader
+says it), last|next year (YYYY), and "<n> days|weeks|weekends|months|years ago" with n a digit
+or a number word up to twelve ("a"/"an" is one; a weekend is its Saturday). Everything else is
 left alone: "today" (the line's own date is beside it), "the last/next week" (a span of
 time, not a calendar week), bare weekdays ("on Friday": past or
-future depends on tense), vague amounts ("a few days ago", "recently"), seasons (hemisphere).
+future depends on tense), vague amounts ("a few days ago", "about five years ago", "recently"),
+seasons (hemisphere).
 An expression already followed by a bracketed date is not resolved twice, so a summary of
 summaries keeps one date. Conventions: "last Saturday" is the latest Saturday strictly before
 the day, "next Saturday" the first strictly after, "this Saturday" the one in the day's
@@ -24,22 +27,37 @@ from __future__ import annotations
 import re
 from datetime import date, timedelta
 
-WEEKDAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
+from consolidator.model.offline.text import MONTHS as LOWER_MONTHS, WEEKDAYS
+
+MONTHS = tuple(m.capitalize() for m in LOWER_MONTHS)
+# Short weekdays, capitalised only: "last Sat" is a day, "the chair I last sat on" is not.
+_SHORT_DAYS = {"Mon": 0, "Tue": 1, "Tues": 1, "Wed": 2, "Thu": 3, "Thur": 3, "Thurs": 3, "Fri": 4, "Sat": 5,
+               "Sun": 6}
 _NUMBER_WORDS = {
     "a": 1, "an": 1, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7,
     "eight": 8, "nine": 9, "ten": 10, "eleven": 11, "twelve": 12,
 }
 _DAYS = "|".join(WEEKDAYS)
 _COUNT = "|".join([r"\d{1,3}", *_NUMBER_WORDS])
-_NOT_RESOLVED_YET = r"(?!\s*\(\d{4}|\s*\(week of)"
+_MONTH_YEAR = rf"(?:{'|'.join(MONTHS)}) \d{{4}}"
+# A date written beside the words ("(2023-05-07)", "(week of 2023-05-01)", "(June 2023)",
+# "(2023-06)", "(2022)"): where it is there already, the words are not resolved again; a fact's
+# trailing one is its date, not part of what it says.
+DATE_NOTE = re.compile(rf"\s*\((?:\d{{4}}(?:-\d{{2}}){{0,2}}|week of \d{{4}}-\d{{2}}-\d{{2}}|{_MONTH_YEAR})\)")
+_NOT_RESOLVED_YET = rf"(?!\s*\((?:\d{{4}}|week of|{_MONTH_YEAR}))"
+_SHORT = "|".join(sorted(_SHORT_DAYS, key=len, reverse=True))
+# "about five years ago" is no date: an approximate amount stays as said, as "a few days ago" does.
+_NOT_APPROXIMATE = "".join(f"(?<!{w} )" for w in ("about", "around", "almost", "nearly", "over", "roughly", "some",
+                                                  "like", "than", "maybe", "approximately"))
 _EXPRESSION = re.compile(
     r"\b(?:"
     r"(?P<before>the day before yesterday)"
     r"|(?P<after>the day after tomorrow)"
     r"|(?P<yesterday>yesterday|last night)"
     r"|(?P<tomorrow>tomorrow)"
-    rf"|(?<!the )(?P<rel>last|next|this past|this coming|this) (?P<unit>weekend|week|month|year|{_DAYS})"
-    rf"|(?P<count>{_COUNT}) (?P<span>day|week|month|year)s? ago"
+    rf"|(?<!the )(?P<rel>last|next|this past|this coming|this) (?P<unit>weekend|week|month|year|{_DAYS}"
+    rf"|(?-i:{_SHORT}))"
+    rf"|{_NOT_APPROXIMATE}(?P<count>{_COUNT}) (?P<span>day|weekend|week|month|year)s? ago"
     rf")\b{_NOT_RESOLVED_YET}",
     re.IGNORECASE,
 )
@@ -55,6 +73,14 @@ def resolve_relative_dates(text: str, today: date | None) -> str:
         return f"{match.group(0)} ({resolved})" if resolved else match.group(0)
 
     return _EXPRESSION.sub(write, text)
+
+
+def relative_dates(text: str, today: date | None) -> list[tuple[re.Match, str]]:
+    """Each relative date of `text` that resolves against `today`, with what it resolves to
+    (as written beside it: "2023-05-07", "week of 2023-05-01", "June 2023", "2022")."""
+    if today is None:
+        return []
+    return [(m, r) for m in _EXPRESSION.finditer(text) if (r := _resolve(m, today))]
 
 
 def _resolve(m: re.Match, today: date) -> str | None:
@@ -76,8 +102,9 @@ def _resolve(m: re.Match, today: date) -> str | None:
 def _relative(rel: str, unit: str, today: date) -> str | None:
     step = -1 if rel in ("last", "this past") else 1 if rel in ("next", "this coming") else 0
     monday = today - timedelta(days=today.weekday())
-    if unit in WEEKDAYS:
-        target = WEEKDAYS.index(unit)
+    short = _SHORT_DAYS.get(unit.capitalize())
+    if unit in WEEKDAYS or short is not None:
+        target = WEEKDAYS.index(unit) if unit in WEEKDAYS else short
         if step == 0:
             return (monday + timedelta(days=target)).isoformat()
         day = today + timedelta(days=step)
@@ -100,6 +127,9 @@ def _ago(n: int, span: str, today: date) -> str:
         return (today - timedelta(days=n)).isoformat()
     if span == "week":
         return (today - timedelta(days=7 * n)).isoformat()
+    if span == "weekend":  # the Saturday of the weekend n weekends back (this one, if today is in it, is 0)
+        saturday = today - timedelta(days=(today.weekday() - 5) % 7)
+        return (saturday - timedelta(days=7 * (n - (1 if today.weekday() < 5 else 0)))).isoformat()
     if span == "month":
         return _month(today, -n)
     return str(today.year - n)
@@ -107,4 +137,4 @@ def _ago(n: int, span: str, today: date) -> str:
 
 def _month(today: date, step: int) -> str:
     index = today.year * 12 + today.month - 1 + step
-    return f"{index // 12:04d}-{index % 12 + 1:02d}"
+    return f"{MONTHS[index % 12]} {index // 12:04d}"

@@ -87,6 +87,7 @@ class Claim:
     sentence: str = ""
     source_ids: tuple[str, ...] = field(default=())
     kind: str = ""  # a plain clause's kind (worth.kind_of): "event", "state", "attitude", or "said"
+    happened: str = ""  # a plain clause dated by its own relative date: that date ("2023-05-07"), else ""
 
     @property
     def key(self) -> tuple[str, ...]:

@@ -31,6 +31,7 @@ import re
 
 from consolidator.model.offline.lexicon import PHATIC
 from consolidator.model.offline.summarycut import TITLE
+from consolidator.model.offline.text import untagged
 
 # Interjections: a word that is a whole utterance ("Oh", "Wow", "Haha"). Removed where it
 # stands alone: at the start of a sentence or clause, or set off by punctuation.
@@ -86,13 +87,6 @@ _DETERMINERS = frozenset(
     "my your his her its our their".split()
 )
 
-# Tag questions: a statement asking to be agreed with (", right?", ", isn't it?").
-_TAG = re.compile(
-    r",\s*(?:right|huh|eh|yeah|no|ok|okay|you know|don't you think|wouldn't you say|"
-    r"(?:isn't|aren't|wasn't|weren't|don't|doesn't|didn't|won't|wouldn't|can't|couldn't|haven't|hasn't|shouldn't)"
-    r"\s+(?:it|they|you|we|he|she|i|there|that))\s*\?+\s*$",
-    re.I,
-)
 # Trailing additives and concessives: "..., too.", "... though!", "... as well."
 _TRAILING = re.compile(r",?\s+(?:too|though|as well|either|anyway|anyways)(?=\s*[.!?]*$)", re.I)
 _EMOTICON = re.compile(r"(?<!\w)(?:<3+|[:;=]-?[()DPpO3/\\|]+|xD|XD|\^\^|\^_\^)(?!\w)")
@@ -143,8 +137,8 @@ def compact(sentence: str) -> str:
     s = _EMOJI.sub(" ", _EMOTICON.sub(" ", s))
     end = s.rstrip()[-1:] if s.rstrip()[-1:] in ".!?" else ""
     s = _LAUGHTER.sub("", s)
-    if _TAG.search(s):
-        s, end = _TAG.sub("", s), "."
+    if (statement := untagged(s)) != s:
+        s, end = statement[:-1], "."
     for _ in range(3):  # "Oh well, you know, I think ..." peels in turns
         before = s
         s = _LEADING_INTERJECTION.sub("", s)

@@ -108,6 +108,21 @@ def normalise(text: str) -> str:
     return " ".join(out.split())
 
 
+# Tag questions: a statement asking to be agreed with (", right?", ", isn't it?").
+_TAG = re.compile(
+    r",\s*(?:right|huh|eh|yeah|no|ok|okay|you know|don't you think|wouldn't you say|"
+    r"(?:isn't|aren't|wasn't|weren't|don't|doesn't|didn't|won't|wouldn't|can't|couldn't|haven't|hasn't|shouldn't)"
+    r"\s+(?:it|they|you|we|he|she|i|there|that))\s*\?+\s*$",
+    re.I,
+)
+
+
+def untagged(sentence: str) -> str:
+    """A statement asking to be agreed with ("Sunflowers mean warmth, right?") as the statement
+    it is ("Sunflowers mean warmth."); any other sentence as it is."""
+    return _TAG.sub("", sentence).rstrip() + "." if _TAG.search(sentence) else sentence
+
+
 def sentences(text: str) -> list[str]:
     """Split on sentence-final punctuation followed by a capital/digit, and on newlines."""
     parts = _SENTENCE_END.split(text.translate(_QUOTES))

@@ -46,6 +46,7 @@ from typing import Iterable
 
 from consolidator.model.offline.clauses import VAGUE
 from consolidator.model.offline.lexicon import PHATIC, zipf
+from consolidator.model.offline.reldates import DATE_NOTE
 from consolidator.model.offline.text import IRREGULAR_PAST, STOPWORDS, stem
 
 RARE_BASE = 6.0  # a word weighs max(0, RARE_BASE - zipf): "the" (7.7) 0, "support" (5.5) 0.5, "pottery" (3.7) 2.3
@@ -58,7 +59,6 @@ NEED = {"event": 1.0, "attitude": 4.0, "state": 2.5, "said": 2.5}  # new worth a
 PER_WORD = 0.11  # ...plus this per word of the fact: a longer fact must say more
 
 _WORD = re.compile(r"[A-Za-z0-9]+(?:['-][A-Za-z0-9]+)*")
-_ISO_DAY = re.compile(r"\s*\(\d{4}-\d{2}-\d{2}\)")
 _WEIGHTLESS = frozenset(STOPWORDS | VAGUE | PHATIC)
 
 # Intensifiers and hedges: they grade a statement, they never carry it.
@@ -99,7 +99,7 @@ def word_weight(word: str) -> float:
 def _weights(text: str, names: tuple[str, ...]) -> dict[str, float]:
     skip = {part.lower() for name in names for part in name.split()}
     found: dict[str, float] = {}
-    for i, token in enumerate(_WORD.findall(_ISO_DAY.sub("", text))):
+    for i, token in enumerate(_WORD.findall(DATE_NOTE.sub("", text))):
         low = token.lower()
         low = low[:-2] if low.endswith("'s") else low
         if low in _WEIGHTLESS or low in skip or any(low.startswith(s) and len(low) - len(s) <= 1 for s in skip):
@@ -128,7 +128,7 @@ def new_worth(text: str, known_stems: set[str], names: Iterable[str] = ()) -> fl
 def stems_of(text: str) -> set[str]:
     """The stems `new_worth` compares: every word's, dates left out."""
     return {stem(low[:-2] if low.endswith("'s") else low)
-            for low in (t.lower() for t in _WORD.findall(_ISO_DAY.sub("", text)))}
+            for low in (t.lower() for t in _WORD.findall(DATE_NOTE.sub("", text)))}
 
 
 # --- filler ----------------------------------------------------------------------------------
@@ -211,7 +211,7 @@ def novel(claims: list, known_texts: Iterable[str], speakers: Iterable[str] = ()
     out = []
     for claim in claims:
         if claim.attribute == "event":
-            words = len(_ISO_DAY.sub("", claim.text).split())
+            words = len(DATE_NOTE.sub("", claim.text).split())
             need = NEED.get(claim.kind or "state", NEED["state"]) + PER_WORD * words
             if new_worth(claim.text, known, speakers) < need:
                 continue
