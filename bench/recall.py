@@ -35,7 +35,10 @@ lower-case word tokens; possessive 's and apostrophes dropped; numbers by value 
 expanded; stop words (articles, prepositions, conjunctions, pronouns, auxiliaries; never
 month names) removed from the answer; a light stemmer (plural -s/-es/-ies, -ed, -ing,
 doubled consonant, final e, "ie" as "y") on both sides. "7 May 2023" needs 7, may and 2023.
-An answer left with no content word is not scored (counted apart). Caveat: a date-only answer
+An answer left with no content word is not scored (counted apart). An answer that counts from a
+date ("The Friday before 15 July 2023", "The week before 9 June 2023") is also covered by a
+source holding the day it names ("14 July 2023", "week of 29 May 2023"; bench/recall_dates.py):
+a memory that resolved "last Friday" keeps the answer without its words. Caveat: a date-only answer
 ("8 May 2023") is covered by any source that carries that date - a day summary's label always
 does, contacts' dated running summaries often do - so the temporal row says whether the date
 is there, not whether it is tied to the event asked about.
@@ -67,6 +70,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from bench.locomo import DEFAULT_PATH, Conversation, load_locomo  # noqa: E402
 from bench.recall_junk import CaseStats, contact_is_junk, fact_is_junk, task_is_junk  # noqa: E402
+from bench.recall_dates import resolved_answers  # noqa: E402
 from bench.recall_match import content_words, covers, vocabulary  # noqa: E402
 from bench.recall_state import (  # noqa: E402
     ScopeState, Settings, bench_settings, drain_conversation, provider_of, raw_line, read_state,
@@ -159,6 +163,12 @@ class Tally:
                 "evidence_unresolved": self.evidence_unresolved}
 
 
+def answer_forms(answer: object) -> list[list[str]]:
+    """The content words of the answer as said, then of each day it names by counting from a date
+    ("The Friday before 15 July 2023" is also "14 July 2023"): a source holding any one covers it."""
+    return [content_words(answer), *(content_words(a) for a in resolved_answers(str(answer)))]
+
+
 def score(questions: list[Question], scope: str, state: ScopeState, transcript: str) -> Tally:
     """Which sources hold every content word of each question's answer."""
     tally = Tally()
@@ -166,7 +176,8 @@ def score(questions: list[Question], scope: str, state: ScopeState, transcript: 
              "transcript": vocabulary(transcript)}
     cache: dict[str, frozenset[str]] = {}
     for q in questions:
-        words = content_words(q.answer)
+        forms = answer_forms(q.answer)
+        words = forms[0]
         if not words:
             tally.no_content_words += 1
             continue
@@ -184,7 +195,7 @@ def score(questions: list[Question], scope: str, state: ScopeState, transcript: 
                     if i not in cache:
                         cache[i] = vocabulary(f"{v.label}\n{v.text}")
                 vocab = frozenset().union(*(cache[i] for i in views))
-            hits[source] += covers(words, vocab)
+            hits[source] += any(covers(f, vocab) for f in forms)
     return tally
 
 

@@ -9,7 +9,8 @@ from pathlib import Path
 import pytest
 
 from bench.locomo import load_locomo
-from bench.recall import find_data, load_questions, run_conversation, split_evidence
+from bench.recall import answer_forms, find_data, load_questions, run_conversation, split_evidence
+from bench.recall_dates import resolved_answers
 from bench.recall_junk import CaseStats, contact_is_junk, fact_is_junk, task_is_junk
 from bench.recall_match import content_words, covers, vocabulary
 from bench.recall_state import bench_settings, provider_of
@@ -56,6 +57,47 @@ def test_content_words_drop_only_stop_words() -> None:
     assert content_words("She is going to the park with her kids") == ["go", "park", "kid"]
     assert content_words("of the") == []
     assert not covers(content_words("of the"), vocabulary("of the"))  # no content word: never covered
+
+
+@pytest.mark.parametrize(
+    ("answer", "day"),
+    [
+        ("The Friday before 15 July 2023", "14 july 2023"),  # the latest Friday strictly before
+        ("Saturday after 11 September, 2023.", "16 september 2023"),
+        ("Thursday before December 17, 2023.", "14 december 2023"),  # month first
+        ("The weekend before 17 July 2023", "15 july 2023"),  # a weekend is its Saturday
+        ("two weekends before 17 July 2023", "8 july 2023"),
+        ("weekend before 14 October, 2023", "7 october 2023"),  # said on a Saturday: the weekend before it
+        ("The week before 9 June 2023", "week of 29 may 2023"),  # weeks start on Monday
+        ("The week of 23 August 2023", "week of 21 august 2023"),
+        ("3 days before 2 March 2024", "28 february 2024"),  # a leap year
+        ("The day after 31 December 2023", "1 january 2024"),
+    ],
+)
+def test_an_answer_counting_from_a_date_names_the_day(answer: str, day: str) -> None:
+    """A relative answer is read as the day (or the week) it names, with reldates' conventions."""
+    assert resolved_answers(answer) == [day]
+
+
+@pytest.mark.parametrize("answer", ["A few days before May 24, 2023.", "first week of June 2023", "10 years ago",
+                                    "7 May 2023", "The Friday before 31 February 2023"])
+def test_vague_absolute_or_impossible_answers_name_no_other_day(answer: str) -> None:
+    """Vague amounts, absolute dates and impossible anchors give no alternative."""
+    assert resolved_answers(answer) == []
+
+
+@pytest.mark.parametrize(
+    ("source", "expected"),
+    [
+        ("Caroline went to a council meeting for adoption (2023-07-14).", True),  # the day it names
+        ("Last Friday I went to a council meeting (said 15 July 2023).", True),  # the answer's own words
+        ("Caroline went to a council meeting for adoption (2023-07-15).", False),  # the day it was said
+    ],
+)
+def test_a_source_holding_the_day_an_answer_names_covers_it(source: str, expected: bool) -> None:
+    """"The Friday before 15 July 2023" is covered by its words or by 14 July 2023, not by 15 July alone."""
+    forms = answer_forms("The Friday before 15 July 2023")
+    assert any(covers(f, vocabulary(source)) for f in forms) is expected
 
 
 def test_evidence_ids_split_on_semicolons_and_spaces() -> None:
