@@ -14,7 +14,8 @@ Saturday), "<n> weekends before <date>", "(the) week before|after <date>" and "t
 <date>" (as "week of <its Monday>", the form reldates.py writes), "<n> days|weeks before|after
 <date>", "(the) day before|after <date>"; <date> as "15 July 2023", "15 July, 2023" or "July 15,
 2023". Vague amounts ("a few days before ...") and anything else give no alternative.
-Conventions as reldates.py: "the Friday before D" is the latest Friday strictly before D; a
+Written apart from consolidator's own reldates.py (the bench must not share the code it
+measures), with its conventions: "the Friday before D" is the latest Friday strictly before D; a
 weekend is its Saturday; weeks start on Monday.
 """
 
@@ -23,8 +24,8 @@ from __future__ import annotations
 import re
 from datetime import date, timedelta
 
-MONTHS = ("january", "february", "march", "april", "may", "june", "july", "august", "september",
-          "october", "november", "december")
+from bench.recall_match import MONTH_NAMES as MONTHS
+
 WEEKDAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
 COUNTS = {"a": 1, "an": 1, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7}
 
