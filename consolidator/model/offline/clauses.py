@@ -142,7 +142,8 @@ def strip_asides(text: str) -> str:
 
 
 # "since last year", "until next week": the date bounds a span, it is not when the clause happened.
-_SPAN_WORDS = frozenset("since until till by before after from for through during over within than around about".split())
+_SPAN_WORDS = frozenset(
+    "since until till by before after from for through during over within than around about".split())
 _LOOSE_PUNCT = re.compile(r"\s+(?=[,.;:!?])|(?<=[,;:])(?=[,;:])")
 
 

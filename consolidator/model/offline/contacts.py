@@ -187,7 +187,8 @@ def _summary(person: _Person, changed: set[str]) -> tuple[str, str | None]:
     facts already. Returned with the id of the line it comes from."""
     if person.claims:
         ranked = [((worth(c.text, person.forms) + CHANGE_BONUS * (_key(c) in changed), i),
-                   c.text if c.happened else _ISO_DAY.sub("", c.text), c.source_ids[0]) for i, c in enumerate(person.claims)]
+                   c.text if c.happened else _ISO_DAY.sub("", c.text),  # an event's own date stays
+                   c.source_ids[0]) for i, c in enumerate(person.claims)]
     else:
         ranked = [((worth(s, person.forms), i), s, person.line_of.get(s)) for i, s in enumerate(person.sentences)]
     if not ranked:
