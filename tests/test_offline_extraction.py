@@ -135,6 +135,19 @@ def test_a_contacts_summary_keeps_the_date_the_event_happened():
     assert contacts["Caroline"].summary == "Caroline went to an LGBTQ support group (2023-05-06)."
 
 
+@pytest.mark.parametrize(
+    ("said", "fact"),
+    [
+        ("I hope to build my own family.", "Caroline hopes to build their own family."),
+        ("I dream of opening a bakery in Lisbon.", "Caroline dreams of opening a bakery in Lisbon."),
+        ("I hope for a quiet summer in Maine.", "Caroline hopes for a quiet summer in Maine."),
+    ],
+)
+def test_a_hope_or_a_dream_is_said_with_its_own_words(said, fact):
+    """'hope to', 'hope for' and 'dream of' each keep their preposition: never 'hopes to to build'."""
+    assert said_by_caroline(said) == [fact]
+
+
 def test_a_statement_with_a_tag_question_is_a_statement():
     """', right?' asks to be agreed with; what comes before it is said, and a rule reads it."""
     assert said_by_caroline("I moved to Boston in March, didn't I?") == ["Caroline lives in Boston."]
