@@ -45,7 +45,7 @@ _RELATIVE = re.compile(
 
 def resolved_answers(answer: str) -> list[str]:
     """The answer written as the day (or week) it names, when it names one relative to a date."""
-    m = _RELATIVE.match(" ".join(str(answer).lower().replace(",", ", ").split()).replace(" ,", ","))
+    m = _RELATIVE.match(" ".join(str(answer).lower().split()))
     if not m:
         return []
     anchor = _anchor(m)

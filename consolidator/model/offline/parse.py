@@ -374,6 +374,7 @@ def _claims(people: tuple[_Line, ...], zone: str, known: frozenset[str]) -> tupl
                       day=local_day(line.at, zone))
         today = date.fromisoformat(ctx.day)
         for sentence in sentences(line.text):  # a rule's text keeps its words: its relative dates are written out
-            out += [replace(c, source_ids=(line.id,), text=resolve_relative_dates(c.text, today))
+            out += [replace(c, source_ids=(line.id,),  # (a plain clause was dated by clauses.event_date)
+                            text=c.text if c.attribute == "event" else resolve_relative_dates(c.text, today))
                     for c in parse_sentence(sentence, ctx)]
     return tuple(out)

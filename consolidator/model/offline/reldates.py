@@ -46,6 +46,7 @@ _MONTH_YEAR = rf"(?:{'|'.join(MONTHS)}) \d{{4}}"
 DATE_NOTE = re.compile(rf"\s*\((?:\d{{4}}(?:-\d{{2}}){{0,2}}|week of \d{{4}}-\d{{2}}-\d{{2}}|{_MONTH_YEAR})\)")
 _NOT_RESOLVED_YET = rf"(?!\s*\((?:\d{{4}}|week of|{_MONTH_YEAR}))"
 _SHORT = "|".join(sorted(_SHORT_DAYS, key=len, reverse=True))
+_DAY_INDEX = {day: i for i, day in enumerate(WEEKDAYS)} | {short.lower(): i for short, i in _SHORT_DAYS.items()}
 # "about five years ago" is no date: an approximate amount stays as said, as "a few days ago" does.
 _NOT_APPROXIMATE = "".join(f"(?<!{w} )" for w in ("about", "around", "almost", "nearly", "over", "roughly", "some",
                                                   "like", "than", "maybe", "approximately"))
@@ -102,9 +103,8 @@ def _resolve(m: re.Match, today: date) -> str | None:
 def _relative(rel: str, unit: str, today: date) -> str | None:
     step = -1 if rel in ("last", "this past") else 1 if rel in ("next", "this coming") else 0
     monday = today - timedelta(days=today.weekday())
-    short = _SHORT_DAYS.get(unit.capitalize())
-    if unit in WEEKDAYS or short is not None:
-        target = WEEKDAYS.index(unit) if unit in WEEKDAYS else short
+    target = _DAY_INDEX.get(unit)
+    if target is not None:
         if step == 0:
             return (monday + timedelta(days=target)).isoformat()
         day = today + timedelta(days=step)
