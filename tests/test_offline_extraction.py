@@ -148,6 +148,28 @@ def test_a_hope_or_a_dream_is_said_with_its_own_words(said, fact):
     assert said_by_caroline(said) == [fact]
 
 
+@pytest.mark.parametrize(
+    ("said", "fact"),
+    [
+        ("Haha, I totally ran a marathon in Chicago \U0001f600", "Caroline ran a marathon in Chicago (2023-05-07)."),
+        ("Oh wow, you know, the mural in Boston stands for freedom and pride, honestly.",
+         "Caroline said: The mural in Boston stands for freedom and pride (2023-05-07)."),
+        ("Whoa, Mel, you know, that sign on the cafe door in Boston looks serious!",
+         "Caroline said: That sign on the cafe door in Boston looks serious (2023-05-07)."),
+    ],
+)
+def test_a_fact_keeps_no_interjection_marker_emoji_or_name_addressed(said, fact):
+    """The fact parser reads the compacted sentence (summarycompact): "Whoa", "you know", emoji
+    and the name of the person spoken to are how it was said, not what."""
+    assert said_by_caroline(said) == [fact]
+
+
+def test_a_hedge_stays_in_the_fact():
+    """'I guess we'll sell' is a guess: the fact says so, in the third person ('guesses')."""
+    assert said_by_caroline("I guess we'll sell the house in Ohio.") == [
+        "Caroline guesses they will sell the house in Ohio (2023-05-07)."]
+
+
 def test_a_statement_with_a_tag_question_is_a_statement():
     """', right?' asks to be agreed with; what comes before it is said, and a rule reads it."""
     assert said_by_caroline("I moved to Boston in March, didn't I?") == ["Caroline lives in Boston."]

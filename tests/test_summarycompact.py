@@ -58,6 +58,30 @@ def test_talk_about_the_talk_is_removed(sentence, compacted):
     assert compact(sentence) == compacted
 
 
+@pytest.mark.parametrize(("sentence", "compacted"), [
+    ("Whoa, Mel, you know, that sign looks serious!", "Mel, that sign looks serious!"),
+    ("Jon, honestly, I loved the show.", "Jon, I loved the show."),
+    ("Caroline, you know, is right about the lease.", "Caroline is right about the lease."),
+    ("I went, you know, to the market in Leeds.", "I went to the market in Leeds."),
+])
+def test_a_name_addressed_keeps_its_comma_when_a_marker_after_it_goes(sentence, compacted):
+    """"Mel, you know, that sign" is "Mel, that sign": without the comma the name reads as the
+    subject of what follows. Before a verb the name was the subject, and no comma is left."""
+    assert compact(sentence) == compacted
+
+
+@pytest.mark.parametrize(("sentence", "compacted"), [
+    ("Oh, I think we'll move to Leeds in May, you know.", "I think we'll move to Leeds in May."),
+    ("Well, I guess we'll rent a cabin near the lake.", "I guess we'll rent a cabin near the lake."),
+    ("The choir, I believe, rehearses on Tuesdays.", "The choir, I believe, rehearses on Tuesdays."),
+    ("I was kind of nervous before the audition, haha.", "I was kind of nervous before the audition."),
+])
+def test_the_fact_parsers_compaction_keeps_the_hedges(sentence, compacted):
+    """hedges=False (what the fact parser reads): the filler still goes, but "I think" stays, so a
+    guess is never stored as a statement."""
+    assert compact(sentence, hedges=False) == compacted
+
+
 @pytest.mark.parametrize("sentence", [
     "I'm not really into jazz.",  # an intensifier after a negation stays
     "I don't just paint, I sculpt.",

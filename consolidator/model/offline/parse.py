@@ -46,6 +46,7 @@ from consolidator.model.offline.clauses import (
 from consolidator.model.offline.names import NameBook, agrees_with_singular
 from consolidator.model.offline.reldates import resolve_relative_dates
 from consolidator.model.offline.rules import Claim, parse_predicate
+from consolidator.model.offline.summarycompact import compact
 from consolidator.model.offline.worth import MIN_WORTH, MIN_WORTH_SAID, is_evaluation, is_stance, kind_of, tidy, worth
 from consolidator.model.offline.text import (
     NAME_STOPWORDS, RELATIONS, SPECIES, STOPWORDS, clean_general, normalise, sentences, untagged,
@@ -80,6 +81,7 @@ _LEAD = re.compile(
     r"sure|right|true|totally|exactly|absolutely|definitely|honestly|indeed|agreed|great|cool|awesome|nice)(?:[, !]+|$))+",
     re.I,
 )
+_BARE_NAME = re.compile(r"[A-Z][a-z]+(?: [A-Z][a-z]+)?")  # a segment that is only a name: addressed, when a person's
 _FAVOURITE = re.compile(
     r"(?:(?P<my>[Mm]y)|(?P<pron>[Hh]er|[Hh]is|[Tt]heir)|(?P<own>[A-Z][a-z]+(?: [A-Z][a-z]+)?|[Tt]he user)'s) "
     r"favou?rite (?P<k>[a-z]+(?: [a-z]+)?) is (?P<v>.+)"
@@ -207,8 +209,11 @@ def _segments(sentence: str, ctx: Context) -> list[str]:
         starts = bool(_FAVOURITE.match(seg) or _PRONOUN.match(seg) or (subj and subj[1].strip())
                       or parse_predicate("x", seg, False) or (not segs and _TIME_ONLY.fullmatch(seg)))
         starts = starts and not (segs and _EXAMPLE.match(seg))
-        if segs and i == len(pieces) - 1 and subj and not subj[1].strip() and ctx.names and ctx.names.is_person(seg):
+        alone = bool(ctx.names and _BARE_NAME.fullmatch(seg.strip()) and (ctx.names.is_person(seg) or _calls(seg, ctx.you)))
+        if segs and i == len(pieces) - 1 and alone:
             break  # "I'm here for you, Mel": a name addressed at the end
+        if not segs and i < len(pieces) - 1 and alone and not glued:
+            continue  # "Mel, that sign looks serious": a name addressed at the start is no subject
         if segs and not starts:
             glued += [pieces[i - 1], pieces[i]]
             continue
@@ -217,6 +222,12 @@ def _segments(sentence: str, ctx: Context) -> list[str]:
         glued = []
     segs[-1:] = [_glue(segs[-1], glued)] if segs else []
     return segs
+
+
+def _calls(word: str, you: str | None) -> bool:
+    """`word` is the name of the person spoken to, or its short form ("Mel" for "Melanie")."""
+    word = word.strip().lower()
+    return bool(you and len(word) >= 2 and you.lower().split()[0].startswith(word))
 
 
 def _glue(seg: str, glued: list[str]) -> str:
@@ -272,7 +283,8 @@ def _said(seg: str, ctx: Context, when: str) -> Claim | None:
     if said.startswith(f"{ctx.me}'s "):  # "my studio is ..." -> "Jon's studio is ...": already about the speaker
         return Claim(ctx.me, "event", said, f"{said}{day}.", kind="said", happened=happened)
     kind = "attitude" if (judged := judges_it(said)) and is_stance(judged) else "said"  # "It was so great"
-    return Claim(ctx.me, "event", said, f"{ctx.me} said: {said}{day}.", kind=kind, happened=happened)
+    return Claim(ctx.me, "event", said, f"{ctx.me} said: {said[:1].upper()}{said[1:]}{day}.", kind=kind,
+                 happened=happened)
 
 
 def parse_sentence(sentence: str, ctx: Context) -> list[Claim]:
@@ -374,6 +386,7 @@ def _claims(people: tuple[_Line, ...], zone: str, known: frozenset[str]) -> tupl
                       day=local_day(line.at, zone))
         today = date.fromisoformat(ctx.day)
         for sentence in sentences(line.text):  # a rule's text keeps its words: its relative dates are written out
+            sentence = compact(sentence, hedges=False)  # no "Whoa," or "you know" in a fact (summarycompact)
             out += [replace(c, source_ids=(line.id,),  # (a plain clause was dated by clauses.event_date)
                             text=c.text if c.attribute == "event" else resolve_relative_dates(c.text, today))
                     for c in parse_sentence(sentence, ctx)]

@@ -93,6 +93,37 @@ _EMOTICON = re.compile(r"(?<!\w)(?:<3+|[:;=]-?[()DPpO3/\\|]+|xD|XD|\^\^|\^_\^)(?
 _EMOJI = re.compile("[\u2600-\u27bf\U0001f000-\U0001faff\ufe0f\u200d]+")
 
 
+# The discourse markers that are hedges: they say the speaker is not sure.
+_HEDGE_MARKER = re.compile(r"\b(?:i guess|i suppose|i think|i feel like|i'd say|i believe|if you ask me|in my opinion)\b",
+                           re.I)
+
+
+def _unless_hedge(replacement):
+    """A marker's replacement (a string or a function of the match) that keeps the markers which
+    are hedges ("..., I think, ...")."""
+    def sub(m: re.Match[str]) -> str:
+        if _HEDGE_MARKER.search(m.group(0)):
+            return m.group(0)
+        return replacement(m) if callable(replacement) else replacement
+    return sub
+
+
+# Words that open a clause of their own: after "Mel, you know," the name was addressed ("Mel,
+# that sign ..."); before a verb it was the subject ("Caroline, I think, is right").
+_CLAUSE_OPENERS = frozenset("i i'm i've i'd i'll you we it this that these those the a an my our your he she they "
+                            "there here what how".split())
+
+
+def _joined(m: re.Match[str]) -> str:
+    """What an inner interjection or marker set off by commas leaves: a space ("and, yikes, the"
+    -> "and the"), or the comma when a lone word is before it, a name addressed ("Mel, you know,
+    that sign" -> "Mel, that sign", never "Mel that sign")."""
+    before = re.split(r"[,;:.!?]", m.string[:m.start()])[-1].split()
+    after = (m.string[m.end():].split() or [""])[0].lower()
+    addressed = len(before) == 1 and before[0][:1].isupper() and after in _CLAUSE_OPENERS
+    return ", " if addressed else " "
+
+
 def _kind_of(m: re.Match[str]) -> str:
     before = m.group("before") or ""
     return m.group(0) if before.strip().lower() in _DETERMINERS else before
@@ -119,10 +150,13 @@ def compact_aside(aside: str) -> str:
     return f"[{head.group(1).lower()}: {body}" if body.strip(" ]") else aside
 
 
-def compact(sentence: str) -> str:
+def compact(sentence: str, hedges: bool = True) -> str:
     """`sentence` without interjections, discourse markers, hedges, intensifiers, tag questions,
     trailing additives and emoji (module docstring); the sentence itself when nothing is left.
-    An aside only has its head shortened (compact_aside)."""
+    An aside only has its head shortened (compact_aside).
+
+    `hedges=False` keeps the hedges ("I think", "I guess", "I bet"): the fact parser reads
+    compacted sentences too, and a fact must not turn a guess into a statement."""
     if sentence.startswith("["):
         return compact_aside(sentence)
     if not sentence.strip():
@@ -142,17 +176,18 @@ def compact(sentence: str) -> str:
     for _ in range(3):  # "Oh well, you know, I think ..." peels in turns
         before = s
         s = _LEADING_INTERJECTION.sub("", s)
-        s = _LEADING_MARKER.sub("", s)
+        s = _LEADING_MARKER.sub("" if hedges else _unless_hedge(""), s)
         s = _LEADING_LINK.sub("", s)
-        s = _HEDGE_OPENING.sub("", s)
+        if hedges:
+            s = _HEDGE_OPENING.sub("", s)
         if s == before:
             break
-    s = _INNER_INTERJECTION.sub(" ", s)  # "and, yikes, the" -> "and the"
-    s = _INNER_MARKER.sub(" ", s)
-    s = _TRAILING_MARKER.sub("", s)
+    s = _INNER_INTERJECTION.sub(_joined, s)  # "and, yikes, the" -> "and the"
+    s = _INNER_MARKER.sub(_joined if hedges else _unless_hedge(_joined), s)
+    s = _TRAILING_MARKER.sub("", s) if hedges else _TRAILING_MARKER.sub(_unless_hedge(""), s)
     s = _TRAILING.sub("", s)
     s = _DEGREE.sub("", s)
-    s = _KIND_OF.sub(_kind_of, s)
+    s = _KIND_OF.sub(_kind_of, s) if hedges else s
     s = _GRADING.sub(_grading, s)
     s = " ".join(s.split())
     s = re.sub(r"\s+([,.!?;:])", r"\1", s)

@@ -161,10 +161,13 @@ def content_stems(text: str) -> list[str]:
 
 
 def third_person(verb: str) -> str:
-    """'live' -> 'lives', 'watch' -> 'watches', 'study' -> 'studies'; leaves inflected forms."""
+    """'live' -> 'lives', 'watch' -> 'watches', 'study' -> 'studies', 'guess' -> 'guesses'; leaves
+    inflected forms ('lives', 'moved'). A final "ss" is the stem's own, never an inflection."""
     low = verb.lower()
     if low in _THIRD_PERSON:
         return _THIRD_PERSON[low]
+    if low.endswith("ss") and low.isalpha():
+        return verb + "es"
     if low in _NO_INFLECT or low in IRREGULAR_PAST or low.endswith(("ed", "s")) or not low.isalpha():
         return verb
     if low.endswith(("ch", "sh", "x", "z", "o")):

@@ -55,7 +55,7 @@ NAME_WEIGHT = 3.0  # a capitalised word past the first weighs at least this (nam
 MIN_WORTH = 2.0  # a clause about a person is a fact from this worth on
 MIN_WORTH_SAID = 3.0  # a clause kept in the speaker's name (no person for subject) needs more
 EVALUATION_WORTH = 3.0  # "it was ..." below this worth is an evaluation, cut from the clause
-NEED = {"event": 1.0, "attitude": 4.0, "state": 2.5, "said": 2.5}  # new worth a clause must add, by kind...
+NEED = {"event": 0.7, "attitude": 4.0, "state": 2.5, "said": 2.5}  # new worth a clause must add, by kind...
 PER_WORD = 0.11  # ...plus this per word of the fact: a longer fact must say more
 
 _WORD = re.compile(r"[A-Za-z0-9]+(?:['-][A-Za-z0-9]+)*")
