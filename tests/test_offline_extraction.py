@@ -164,6 +164,25 @@ def test_a_fact_keeps_no_interjection_marker_emoji_or_name_addressed(said, fact)
     assert said_by_caroline(said) == [fact]
 
 
+@pytest.mark.parametrize(
+    ("said", "facts"),
+    [
+        ("It was Matt Patterson, he is so talented!", ["Caroline said: It was Matt Patterson (2023-05-07)."]),
+        ("They loved the Grand Canyon!", ["Caroline said: They loved the Grand Canyon (2023-05-07)."]),
+        ("Remind me to call Ana!", []),  # a request opens with its verb, not a name
+        ("Hey Mel!", []),  # the short form of the listener's name names nobody new
+        ("Thanks Mel, appreciate it!", []),
+        ("It was great, Melanie!", []),
+        ("Ha ha DOING IT", []),  # capitals for emphasis are no name
+    ],
+)
+def test_a_short_answer_that_names_someone_is_kept(said, facts):
+    """A few words with a name in them answer "who" ("It was Matt Patterson"), though they have
+    too few words for a clause kept in the speaker's name; greetings, thanks and requests are
+    no such statement."""
+    assert said_by_caroline(said) == facts
+
+
 def test_a_hedge_stays_in_the_fact():
     """'I guess we'll sell' is a guess: the fact says so, in the third person ('guesses')."""
     assert said_by_caroline("I guess we'll sell the house in Ohio.") == [

@@ -81,6 +81,8 @@ _LEAD = re.compile(
     r"sure|right|true|totally|exactly|absolutely|definitely|honestly|indeed|agreed|great|cool|awesome|nice)(?:[, !]+|$))+",
     re.I,
 )
+NAMING_WORDS = 6  # "It was Matt Patterson", "Luna and Oliver": a short answer that names someone or something
+_NAMING_OPENERS = frozenset("it it's this that these those they he she we the a an my our his her their".split())
 _BARE_NAME = re.compile(r"[A-Z][a-z]+(?: [A-Z][a-z]+)?")  # a segment that is only a name: addressed, when a person's
 _FAVOURITE = re.compile(
     r"(?:(?P<my>[Mm]y)|(?P<pron>[Hh]er|[Hh]is|[Tt]heir)|(?P<own>[A-Z][a-z]+(?: [A-Z][a-z]+)?|[Tt]he user)'s) "
@@ -275,7 +277,7 @@ def _said(seg: str, ctx: Context, when: str) -> Claim | None:
     said = rewrite(pred, Speakers(ctx.me, ctx.you), False)
     names = tuple(n for n in (ctx.me, ctx.you) if n)
     said = tidy(said) if said else None
-    if not said or substance(said, names) < MIN_SAID or worth(said, names) < MIN_WORTH_SAID:
+    if not said or worth(said, names) < MIN_WORTH_SAID or (substance(said, names) < MIN_SAID and not _naming(said, names, ctx.names)):
         return None
     dated = event_date("", clip(said), ctx.day)
     said, happened = dated.said, dated.day if dated.resolved else ""
@@ -285,6 +287,29 @@ def _said(seg: str, ctx: Context, when: str) -> Claim | None:
     kind = "attitude" if (judged := judges_it(said)) and is_stance(judged) else "said"  # "It was so great"
     return Claim(ctx.me, "event", said, f"{ctx.me} said: {said[:1].upper()}{said[1:]}{day}.", kind=kind,
                  happened=happened)
+
+
+def _naming(said: str, speakers: tuple[str, ...], book: NameBook | None) -> bool:
+    """A statement of at most NAMING_WORDS words with a name past its first word (not a
+    speaker's) or a number: "It was Matt Patterson" answers who, though it has too few words for
+    MIN_SAID. It opens with a pronoun, a determiner or a name the batch's `book` vouches for,
+    never a verb ("Call Ana")."""
+    words = said.split()
+    if len(words) > NAMING_WORDS or not words:
+        return False
+    first = words[0].strip(".,!?;:")
+    low = first.lower()
+    proper = book is not None and (book.is_person(first) or (low in book.proper and low not in book.lower))
+    if low not in _NAMING_OPENERS and not proper:
+        return False  # "Remind me to call Ana": a request (tasks.py), no statement
+    for w in words[1:]:
+        w = re.sub(r"'s$", "", w.strip(".,!?;:"))
+        if any(c.isdigit() for c in w):
+            return True
+        if re.fullmatch(r"[A-Z][a-z]+", w) and w.lower() not in NAME_STOPWORDS and not any(
+                n.lower().startswith(w.lower()) for name in speakers for n in name.split()):
+            return True  # a name, not a speaker's, nor its short form ("Mel")
+    return False
 
 
 def parse_sentence(sentence: str, ctx: Context) -> list[Claim]:
