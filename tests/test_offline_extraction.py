@@ -183,6 +183,28 @@ def test_a_short_answer_that_names_someone_is_kept(said, facts):
     assert said_by_caroline(said) == facts
 
 
+@pytest.mark.parametrize(
+    ("said", "facts"),
+    [
+        ("My dog is called Rex.", ["Caroline has a dog named Rex."]),
+        ("My cat's name is Luna.", ["Caroline has a cat named Luna."]),
+        ("My sister is named Ana and she lives in Lyon.", ["Ana is Caroline's sister.", "Ana lives in Lyon."]),
+    ],
+)
+def test_a_name_given_to_a_pet_or_relative_is_kept_and_is_who_she_is(said, facts):
+    """"is called Rex" names the dog (before: "Caroline has a dog."), and the relative named is
+    who a following "she" is."""
+    assert said_by_caroline(said) == facts
+
+
+def test_a_dash_typed_against_its_word_still_separates_clauses():
+    """"they're good- we got a cat" is two statements; "self- and peer-review" is one word pair."""
+    assert said_by_caroline("Thanks for asking, they're good- we got another cat named Bailey.") == [
+        "Caroline got another cat named Bailey."]
+    assert said_by_caroline("I signed up for a self- and peer-review course at the library.") == [
+        "Caroline signed up for a self- and peer-review course at the library (2023-05-07)."]
+
+
 def test_a_hedge_stays_in_the_fact():
     """'I guess we'll sell' is a guess: the fact says so, in the third person ('guesses')."""
     assert said_by_caroline("I guess we'll sell the house in Ohio.") == [

@@ -83,12 +83,14 @@ _LEAD = re.compile(
 )
 NAMING_WORDS = 6  # "It was Matt Patterson", "Luna and Oliver": a short answer that names someone or something
 _NAMING_OPENERS = frozenset("it it's this that these those they he she we the a an my our his her their".split())
+_GLUED_DASH = re.compile(r"(?<=[a-z])-\s+(?!(?:and|or|to)\b)(?=\w)")  # "they're good- we got a cat": a dash typed against its word
 _BARE_NAME = re.compile(r"[A-Z][a-z]+(?: [A-Z][a-z]+)?")  # a segment that is only a name: addressed, when a person's
 _FAVOURITE = re.compile(
     r"(?:(?P<my>[Mm]y)|(?P<pron>[Hh]er|[Hh]is|[Tt]heir)|(?P<own>[A-Z][a-z]+(?: [A-Z][a-z]+)?|[Tt]he user)'s) "
     r"favou?rite (?P<k>[a-z]+(?: [a-z]+)?) is (?P<v>.+)"
 )
-_NAMED_IS = re.compile(rf"(?:[Mm]y|[Oo]ur) (?P<rel>(?i:{RELATIONS}|{SPECIES}))'s name is (?P<n>[A-Z][a-z]+(?: [A-Z][a-z]+)?)")
+_NAMED_IS = re.compile(rf"(?:[Mm]y|[Oo]ur) (?P<rel>(?i:{RELATIONS}|{SPECIES}))(?:'s name is| is (?:called|named)) "
+                       rf"(?P<n>[A-Z][a-z]+(?: [A-Z][a-z]+)?)")
 
 
 def take_name(text: str, names: NameBook | None = None, initial: bool = True) -> tuple[str, str] | None:
@@ -184,7 +186,7 @@ def _subject(seg: str, ctx: Context, initial: bool = False) -> tuple[Subject, st
 
 
 def _favourite(seg: str, ctx: Context) -> list[Claim]:
-    if m := _NAMED_IS.match(seg):  # "my sister's name is Ana"
+    if m := _NAMED_IS.match(seg):  # "my sister's name is Ana", "my dog is called Rex"
         rel, name = m.group("rel").lower(), m.group("n")
         if _SPECIES.match(rel):
             return [Claim(ctx.me, "pet", f"{rel} {name}", f"{ctx.me} has a {rel} named {name}.", detail=f"{name} ({rel})")]
@@ -202,7 +204,7 @@ def _favourite(seg: str, ctx: Context) -> list[Claim]:
 
 def _segments(sentence: str, ctx: Context) -> list[str]:
     """Cut at conjunctions and commas; a piece that starts no new statement is glued back."""
-    pieces = _SEP.split(normalise(sentence).rstrip(" .!?"))
+    pieces = _SEP.split(_GLUED_DASH.sub(" - ", normalise(sentence)).rstrip(" .!?"))
     segs: list[str] = []
     glued: list[str] = []  # the pieces glued to the current segment, from an "it was ..." on
     for i in range(0, len(pieces), 2):
@@ -323,6 +325,8 @@ def parse_sentence(sentence: str, ctx: Context) -> list[Claim]:
         found = _favourite(seg, ctx)
         if found:
             claims += found
+            if found[-1].attribute == "relation":  # "My sister is named Ana and she lives in Lyon"
+                ctx.last = found[-1].subject
             continue
         if _TIME_ONLY.fullmatch(seg.strip(" ,")):
             when = seg.strip(" ,")
