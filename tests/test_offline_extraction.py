@@ -197,6 +197,20 @@ def test_a_name_given_to_a_pet_or_relative_is_kept_and_is_who_she_is(said, facts
     assert said_by_caroline(said) == facts
 
 
+@pytest.mark.parametrize(
+    ("said", "facts"),
+    [
+        ("I adopted a puppy named Max last week!", ["Caroline adopted a puppy named Max (week of 2023-04-24)."]),
+        ("I rescued a dog yesterday.", ["Caroline rescued a dog (2023-05-06)."]),
+        ("We got another cat named Bailey.", ["Caroline got another cat named Bailey."]),  # no date said
+    ],
+)
+def test_a_pet_adopted_is_dated_when_it_was_adopted(said, facts):
+    """The pet rule's template keeps no time words; the sentence's one relative date dates it,
+    as a plain event is dated."""
+    assert said_by_caroline(said) == facts
+
+
 def test_a_dash_typed_against_its_word_still_separates_clauses():
     """"they're good- we got a cat" is two statements; "self- and peer-review" is one word pair."""
     assert said_by_caroline("Thanks for asking, they're good- we got another cat named Bailey.") == [

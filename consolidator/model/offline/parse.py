@@ -416,7 +416,19 @@ def _claims(people: tuple[_Line, ...], zone: str, known: frozenset[str]) -> tupl
         today = date.fromisoformat(ctx.day)
         for sentence in sentences(line.text):  # a rule's text keeps its words: its relative dates are written out
             sentence = compact(sentence, hedges=False)  # no "Whoa," or "you know" in a fact (summarycompact)
-            out += [replace(c, source_ids=(line.id,),  # (a plain clause was dated by clauses.event_date)
-                            text=c.text if c.attribute == "event" else resolve_relative_dates(c.text, today))
-                    for c in parse_sentence(sentence, ctx)]
+            for c in parse_sentence(sentence, ctx):  # (a plain clause was dated by clauses.event_date)
+                c = _acquired_on(c, sentence, ctx.day)
+                out.append(replace(c, source_ids=(line.id,),
+                                   text=c.text if c.attribute == "event" else resolve_relative_dates(c.text, today)))
     return tuple(out)
+
+
+def _acquired_on(claim: Claim, sentence: str, day: str) -> Claim:
+    """A pet rule's event ("adopted a puppy named Max last week") dated as a plain event is: its
+    template keeps no time words, so the day comes from the sentence's one relative date."""
+    if claim.attribute != "pet" or " has " in claim.text or not claim.text.endswith("."):
+        return claim
+    dated = event_date("", sentence, day)
+    if not dated.resolved:
+        return claim
+    return replace(claim, text=f"{claim.text[:-1]} ({dated.day}).", happened=dated.day)
