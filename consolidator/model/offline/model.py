@@ -45,7 +45,8 @@ from consolidator.domain import is_negated, is_person_line
 from consolidator.model.offline.contacts import contact_updates
 from consolidator.model.offline.summarise import extractive_summary, fallback_days
 from consolidator.model.offline.names import known_subjects
-from consolidator.model.offline.parse import claims_of_lines, parse_text
+from consolidator.model.offline.lineclaims import claims_of_lines
+from consolidator.model.offline.parse import parse_text
 from consolidator.model.offline.rules import Claim, Polarity, same_subject, spec_of, values_compatible
 from consolidator.model.offline.tasks import task_changes
 from consolidator.model.offline.text import content_stems, normalise

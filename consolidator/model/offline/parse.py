@@ -22,11 +22,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, replace
-from datetime import date, datetime
-from functools import lru_cache
-from typing import Iterable
 
-from consolidator.domain import is_person_line
 from consolidator.model.offline.clauses import (
     MIN_SAID,
     MIN_SUBSTANCE,
@@ -38,15 +34,12 @@ from consolidator.model.offline.clauses import (
     first_verb,
     is_advice,
     judges_it,
-    local_day,
     rewrite,
     strip_asides,
     substance,
 )
 from consolidator.model.offline.names import NameBook, agrees_with_singular
-from consolidator.model.offline.reldates import resolve_relative_dates
 from consolidator.model.offline.rules import Claim, parse_predicate
-from consolidator.model.offline.summarycompact import compact
 from consolidator.model.offline.worth import MIN_WORTH, MIN_WORTH_SAID, is_evaluation, is_stance, kind_of, tidy, worth
 from consolidator.model.offline.text import (
     NAME_STOPWORDS, RELATIONS, SPECIES, STOPWORDS, clean_general, normalise, sentences, untagged,
@@ -369,66 +362,3 @@ def parse_text(text: str, me: str = "The user") -> list[Claim]:
     for s in sentences(text):
         out += parse_sentence(s, ctx)
     return out
-
-
-# --- a batch of lines --------------------------------------------------------------------------
-
-
-def addressee(lines: list, i: int) -> str | None:
-    """Who line i speaks to: the nearest other named person speaking in the batch (before, then after)."""
-    me = (lines[i].speaker or "").strip()
-    for j in [*range(i - 1, -1, -1), *range(i + 1, len(lines))]:
-        other = (lines[j].speaker or "").strip()
-        if other and other != me and is_person_line(lines[j]):
-            return other
-    return None
-
-
-@dataclass(frozen=True)
-class _Line:
-    id: str
-    at: datetime
-    role: str
-    speaker: str | None
-    text: str
-
-
-def claims_of_lines(lines: list, zone: str = "UTC", known: Iterable[str] = ()) -> list[Claim]:
-    """Every claim of the people's lines, in order, each carrying its line id.
-
-    `zone` dates plain clauses on the local day; `known` names (contacts, subjects of stored
-    facts) join the speakers as vetted names. The last few batches' claims are memoised, so
-    the facts and contacts parts of one batch call parse its lines once."""
-    people = tuple(_Line(line.id, line.at, line.role, line.speaker, line.text) for line in lines if is_person_line(line))
-    names = frozenset(n.lower() for n in [*known, *((line.speaker or "") for line in people)] if n.strip())
-    return list(_claims(people, zone, names))
-
-
-@lru_cache(maxsize=8)
-def _claims(people: tuple[_Line, ...], zone: str, known: frozenset[str]) -> tuple[Claim, ...]:
-    names = NameBook(sorted(known))
-    for line in people:
-        names.read(line.text)
-    out: list[Claim] = []
-    for i, line in enumerate(people):
-        ctx = Context(me=(line.speaker or "").strip() or "The user", you=addressee(list(people), i), names=names,
-                      day=local_day(line.at, zone))
-        today = date.fromisoformat(ctx.day)
-        for sentence in sentences(line.text):  # a rule's text keeps its words: its relative dates are written out
-            sentence = compact(sentence, hedges=False)  # no "Whoa," or "you know" in a fact (summarycompact)
-            for c in parse_sentence(sentence, ctx):  # (a plain clause was dated by clauses.event_date)
-                c = _acquired_on(c, sentence, ctx.day)
-                out.append(replace(c, source_ids=(line.id,),
-                                   text=c.text if c.attribute == "event" else resolve_relative_dates(c.text, today)))
-    return tuple(out)
-
-
-def _acquired_on(claim: Claim, sentence: str, day: str) -> Claim:
-    """A pet rule's event ("adopted a puppy named Max last week") dated as a plain event is: its
-    template keeps no time words, so the day comes from the sentence's one relative date."""
-    if claim.attribute != "pet" or " has " in claim.text or not claim.text.endswith("."):
-        return claim
-    dated = event_date("", sentence, day)
-    if not dated.resolved:
-        return claim
-    return replace(claim, text=f"{claim.text[:-1]} ({dated.day}).", happened=dated.day)

@@ -32,7 +32,7 @@ import re
 from datetime import date, datetime, timedelta
 
 from consolidator.model.offline.clauses import local_time, substance
-from consolidator.model.offline.parse import addressee
+from consolidator.model.offline.lineclaims import addressee
 from consolidator.model.offline.text import MONTHS, STOPWORDS, WEEKDAYS, content_stems, normalise, sentences, stem
 from consolidator.model.schemas import KnownTask, Line, TaskChange
 

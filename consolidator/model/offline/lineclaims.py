@@ -1,0 +1,85 @@
+"""A batch's people lines into claims: who each line speaks to, the day it was said, and the
+name evidence the whole batch gives (parse.py reads each sentence).
+
+Kept apart from parse.py because it is the batch's view: the name book is read from every
+line before any is parsed (a name introduced later in the batch still vets a subject), each
+line is compacted as the summariser compacts it (summarycompact, hedges kept), and the claims
+of the last few batches are memoised so the facts and contacts parts of one batch call parse
+its lines once.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+from datetime import date, datetime
+from functools import lru_cache
+from typing import Iterable
+
+from consolidator.domain import is_person_line
+from consolidator.model.offline.clauses import event_date, local_day
+from consolidator.model.offline.names import NameBook
+from consolidator.model.offline.parse import Context, parse_sentence
+from consolidator.model.offline.reldates import resolve_relative_dates
+from consolidator.model.offline.rules import Claim
+from consolidator.model.offline.summarycompact import compact
+from consolidator.model.offline.text import sentences
+
+
+def addressee(lines: list, i: int) -> str | None:
+    """Who line i speaks to: the nearest other named person speaking in the batch (before, then after)."""
+    me = (lines[i].speaker or "").strip()
+    for j in [*range(i - 1, -1, -1), *range(i + 1, len(lines))]:
+        other = (lines[j].speaker or "").strip()
+        if other and other != me and is_person_line(lines[j]):
+            return other
+    return None
+
+
+@dataclass(frozen=True)
+class _Line:
+    id: str
+    at: datetime
+    role: str
+    speaker: str | None
+    text: str
+
+
+def claims_of_lines(lines: list, zone: str = "UTC", known: Iterable[str] = ()) -> list[Claim]:
+    """Every claim of the people's lines, in order, each carrying its line id.
+
+    `zone` dates plain clauses on the local day; `known` names (contacts, subjects of stored
+    facts) join the speakers as vetted names. The last few batches' claims are memoised, so
+    the facts and contacts parts of one batch call parse its lines once."""
+    people = tuple(_Line(line.id, line.at, line.role, line.speaker, line.text) for line in lines if is_person_line(line))
+    names = frozenset(n.lower() for n in [*known, *((line.speaker or "") for line in people)] if n.strip())
+    return list(_claims(people, zone, names))
+
+
+@lru_cache(maxsize=8)
+def _claims(people: tuple[_Line, ...], zone: str, known: frozenset[str]) -> tuple[Claim, ...]:
+    names = NameBook(sorted(known))
+    for line in people:
+        names.read(line.text)
+    out: list[Claim] = []
+    for i, line in enumerate(people):
+        ctx = Context(me=(line.speaker or "").strip() or "The user", you=addressee(list(people), i), names=names,
+                      day=local_day(line.at, zone))
+        today = date.fromisoformat(ctx.day)
+        for sentence in sentences(line.text):  # a rule's text keeps its words: its relative dates are written out
+            sentence = compact(sentence, hedges=False)  # no "Whoa," or "you know" in a fact (summarycompact)
+            for c in parse_sentence(sentence, ctx):  # (a plain clause was dated by clauses.event_date)
+                c = _acquired_on(c, sentence, ctx.day)
+                out.append(replace(c, source_ids=(line.id,),
+                                   text=c.text if c.attribute == "event" else resolve_relative_dates(c.text, today)))
+    return tuple(out)
+
+
+def _acquired_on(claim: Claim, sentence: str, day: str) -> Claim:
+    """A pet rule's event ("adopted a puppy named Max last week") dated as a plain event is: its
+    template keeps no time words, so the day comes from the sentence's one relative date."""
+    if claim.attribute != "pet" or " has " in claim.text or not claim.text.endswith("."):
+        return claim
+    dated = event_date("", sentence, day)
+    if not dated.resolved:
+        return claim
+    return replace(claim, text=f"{claim.text[:-1]} ({dated.day}).", happened=dated.day)
