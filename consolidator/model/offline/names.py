@@ -121,6 +121,12 @@ class NameBook:
         low = name.lower()
         return low in self.people or low.split()[0] in self.people
 
+    def vouches_for(self, word: str) -> bool:
+        """`word` is a person's name, or capitalised where a capital proves it and never seen in
+        lower case: a name, not a capitalised first word ("Remind")."""
+        low = word.lower()
+        return self.is_person(word) or (low in self.proper and low not in self.lower)
+
     def is_named(self, name: str, initial: bool, next_word: str = "", person_predicate: bool = False) -> bool:
         """May `name` (one or two capitalised words) be a subject at this position?
 

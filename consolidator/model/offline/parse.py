@@ -74,7 +74,7 @@ _LEAD = re.compile(
     r"sure|right|true|totally|exactly|absolutely|definitely|honestly|indeed|agreed|great|cool|awesome|nice)(?:[, !]+|$))+",
     re.I,
 )
-NAMING_WORDS = 6  # "It was Matt Patterson", "Luna and Oliver": a short answer that names someone or something
+NAMING_WORDS = 6  # "It was Matt Patterson", "They enjoyed the Grand Canyon": a short answer that names something
 _NAMING_OPENERS = frozenset("it it's this that these those they he she we the a an my our his her their".split())
 _GLUED_DASH = re.compile(r"(?<=[a-z])-\s+(?!(?:and|or|to)\b)(?=\w)")  # "they're good- we got a cat": a dash typed against its word
 _BARE_NAME = re.compile(r"[A-Z][a-z]+(?: [A-Z][a-z]+)?")  # a segment that is only a name: addressed, when a person's
@@ -272,7 +272,9 @@ def _said(seg: str, ctx: Context, when: str) -> Claim | None:
     said = rewrite(pred, Speakers(ctx.me, ctx.you), False)
     names = tuple(n for n in (ctx.me, ctx.you) if n)
     said = tidy(said) if said else None
-    if not said or worth(said, names) < MIN_WORTH_SAID or (substance(said, names) < MIN_SAID and not _naming(said, names, ctx.names)):
+    if not said or worth(said, names) < MIN_WORTH_SAID:
+        return None
+    if substance(said, names) < MIN_SAID and not _naming(said, names, ctx.names):
         return None
     dated = event_date("", clip(said), ctx.day)
     said, happened = dated.said, dated.day if dated.resolved else ""
@@ -293,9 +295,7 @@ def _naming(said: str, speakers: tuple[str, ...], book: NameBook | None) -> bool
     if len(words) > NAMING_WORDS or not words:
         return False
     first = words[0].strip(".,!?;:")
-    low = first.lower()
-    proper = book is not None and (book.is_person(first) or (low in book.proper and low not in book.lower))
-    if low not in _NAMING_OPENERS and not proper:
+    if first.lower() not in _NAMING_OPENERS and not (book is not None and book.vouches_for(first)):
         return False  # "Remind me to call Ana": a request (tasks.py), no statement
     for w in words[1:]:
         w = re.sub(r"'s$", "", w.strip(".,!?;:"))
