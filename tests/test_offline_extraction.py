@@ -168,7 +168,8 @@ def test_a_fact_keeps_no_interjection_marker_emoji_or_name_addressed(said, fact)
     ("said", "facts"),
     [
         ("It was Matt Patterson, he is so talented!", ["Caroline said: It was Matt Patterson (2023-05-07)."]),
-        ("They loved the Grand Canyon!", ["Caroline said: They loved the Grand Canyon (2023-05-07)."]),
+        ("That was the Grand Canyon!", ["Caroline said: That was the Grand Canyon (2023-05-07)."]),
+        ("He married Lisa.", []),  # who is "he"? no one was named before
         ("Remind me to call Ana!", []),  # a request opens with its verb, not a name
         ("Hey Mel!", []),  # the short form of the listener's name names nobody new
         ("Thanks Mel, appreciate it!", []),
@@ -217,6 +218,32 @@ def test_a_dash_typed_against_its_word_still_separates_clauses():
         "Caroline got another cat named Bailey."]
     assert said_by_caroline("I signed up for a self- and peer-review course at the library.") == [
         "Caroline signed up for a self- and peer-review course at the library (2023-05-07)."]
+
+
+@pytest.mark.parametrize(
+    ("said", "fact"),
+    [
+        ("Mel, you know, we're moving to Denver next month.", "Caroline is moving to Denver (June 2023)."),
+        ("Hi Mel, you know, I adopted a cat last week.", "Caroline adopted a cat (week of 2023-04-24)."),
+        ("I went hiking in Utah with Jon and Mel.", "Caroline went hiking in Utah with Jon and Mel (2023-05-07)."),
+    ],
+)
+def test_a_name_addressed_is_set_off_by_a_comma_and_a_companion_is_not(said, fact):
+    """'Mel, ...' and 'Hi Mel, ...' speak to Melanie; '... with Jon and Mel' is who came along."""
+    assert said_by_caroline(said) == [fact]
+
+
+def test_a_pet_is_dated_by_its_own_clause_only():
+    """'next week' belongs to the job, not to the cat adopted."""
+    facts = said_by_caroline("I adopted a cat, and next week I start my new job at Google.")
+    assert "Caroline adopted a cat." in facts
+
+
+@pytest.mark.parametrize("said", ["I'm kinda nervous about the audition in Boston.",
+                                  "I'm pretty sure Jon moved to Boston."])
+def test_a_hedging_degree_word_stays_in_the_fact(said):
+    """'kinda' and 'pretty sure' hedge as 'I think' does: the fact keeps them."""
+    assert any(("kinda nervous" in f or "pretty sure" in f) for f in said_by_caroline(said))
 
 
 def test_a_hedge_stays_in_the_fact():

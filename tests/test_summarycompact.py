@@ -63,6 +63,8 @@ def test_talk_about_the_talk_is_removed(sentence, compacted):
     ("Jon, honestly, I loved the show.", "Jon, I loved the show."),
     ("Caroline, you know, is right about the lease.", "Caroline is right about the lease."),
     ("I went, you know, to the market in Leeds.", "I went to the market in Leeds."),
+    ("Mel, you know, we're moving to Denver.", "Mel, we're moving to Denver."),
+    ("Hi Mel, you know, I adopted a cat.", "Hi Mel, I adopted a cat."),
 ])
 def test_a_name_addressed_keeps_its_comma_when_a_marker_after_it_goes(sentence, compacted):
     """"Mel, you know, that sign" is "Mel, that sign": without the comma the name reads as the
@@ -75,6 +77,8 @@ def test_a_name_addressed_keeps_its_comma_when_a_marker_after_it_goes(sentence, 
     ("Well, I guess we'll rent a cabin near the lake.", "I guess we'll rent a cabin near the lake."),
     ("The choir, I believe, rehearses on Tuesdays.", "The choir, I believe, rehearses on Tuesdays."),
     ("I was kind of nervous before the audition, haha.", "I was kind of nervous before the audition."),
+    ("I'm kinda nervous about the audition.", "I'm kinda nervous about the audition."),
+    ("I'm pretty sure it was Jon.", "I'm pretty sure it was Jon."),
 ])
 def test_the_fact_parsers_compaction_keeps_the_hedges(sentence, compacted):
     """hedges=False (what the fact parser reads): the filler still goes, but "I think" stays, so a

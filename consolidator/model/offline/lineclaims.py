@@ -10,6 +10,7 @@ its lines once.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, replace
 from datetime import date, datetime
 from functools import lru_cache
@@ -18,7 +19,7 @@ from typing import Iterable
 from consolidator.domain import is_person_line
 from consolidator.model.offline.clauses import event_date, local_day
 from consolidator.model.offline.names import NameBook
-from consolidator.model.offline.parse import Context, parse_sentence
+from consolidator.model.offline.parse import CLAUSE_BREAK, Context, parse_sentence
 from consolidator.model.offline.reldates import resolve_relative_dates
 from consolidator.model.offline.rules import Claim
 from consolidator.model.offline.summarycompact import compact
@@ -76,10 +77,13 @@ def _claims(people: tuple[_Line, ...], zone: str, known: frozenset[str]) -> tupl
 
 def _acquired_on(claim: Claim, sentence: str, day: str) -> Claim:
     """A pet rule's event ("adopted a puppy named Max last week") dated as a plain event is: its
-    template keeps no time words, so the day comes from the sentence's one relative date."""
+    template keeps no time words, so the day comes from the one relative date of the clause that
+    names the animal ("I adopted a cat, and next week I start a job" leaves the cat undated)."""
     if claim.attribute != "pet" or " has " in claim.text or not claim.text.endswith("."):
         return claim
-    dated = event_date("", sentence, day)
+    animal = re.compile(rf"\b{re.escape(claim.value.split()[0])}\b", re.I)
+    clause = next((c for c in CLAUSE_BREAK.split(sentence) if animal.search(c)), "")
+    dated = event_date("", clause, day)
     if not dated.resolved:
         return claim
     return replace(claim, text=f"{claim.text[:-1]} ({dated.day}).", happened=dated.day)

@@ -51,6 +51,7 @@ _POSSESSED = re.compile(
 )
 _SPECIES = re.compile(rf"(?:{SPECIES})$", re.I)
 _SEP = re.compile(r"(\s*[;:]\s*|\s+[-\u2013\u2014]+\s+|\s*,?\s+(?:and|but|while|whereas|although|though|because|'cause|cuz|since|so)\s+|\s*,\s+)")
+CLAUSE_BREAK = _SEP  # where a sentence is cut into clauses (lineclaims dates a pet by its own clause)
 _I = re.compile(r"[Ii]\b(?!')\s*")
 _WE = re.compile(r"[Ww]e(?: all| both| two)?\b(?!')\s*")
 _WITH_ME = re.compile(r"(?:(?P<who>(?:[Mm]y|[Oo]ur) [a-z][\w'-]*(?: [a-z][\w'-]*)?|[A-Z][a-z]+) and I|[Mm]e and (?P<who2>(?:my|our) [a-z][\w'-]*(?: [a-z][\w'-]*)?|[A-Z][a-z]+))\b\s*")
@@ -75,8 +76,8 @@ _LEAD = re.compile(
     re.I,
 )
 NAMING_WORDS = 6  # "It was Matt Patterson", "They enjoyed the Grand Canyon": a short answer that names something
-_NAMING_OPENERS = frozenset("it it's this that these those they he she we the a an my our his her their".split())
-_GLUED_DASH = re.compile(r"(?<=[a-z])-\s+(?!(?:and|or|to)\b)(?=\w)")  # "they're good- we got a cat": a dash typed against its word
+_NAMING_OPENERS = frozenset("it it's this that these those the a an my our his her their".split())  # not "he": who?
+_GLUED_DASH = re.compile(r"(?<![\w-])([a-z][\w']*)-\s+(?!(?:and|or|to)\b)(?=\w)")  # "good- we": a dash against its word
 _BARE_NAME = re.compile(r"[A-Z][a-z]+(?: [A-Z][a-z]+)?")  # a segment that is only a name: addressed, when a person's
 _FAVOURITE = re.compile(
     r"(?:(?P<my>[Mm]y)|(?P<pron>[Hh]er|[Hh]is|[Tt]heir)|(?P<own>[A-Z][a-z]+(?: [A-Z][a-z]+)?|[Tt]he user)'s) "
@@ -197,7 +198,7 @@ def _favourite(seg: str, ctx: Context) -> list[Claim]:
 
 def _segments(sentence: str, ctx: Context) -> list[str]:
     """Cut at conjunctions and commas; a piece that starts no new statement is glued back."""
-    pieces = _SEP.split(_GLUED_DASH.sub(" - ", normalise(sentence)).rstrip(" .!?"))
+    pieces = _SEP.split(_GLUED_DASH.sub(r"\1 - ", normalise(sentence)).rstrip(" .!?"))
     segs: list[str] = []
     glued: list[str] = []  # the pieces glued to the current segment, from an "it was ..." on
     for i in range(0, len(pieces), 2):
@@ -207,9 +208,9 @@ def _segments(sentence: str, ctx: Context) -> list[str]:
                       or parse_predicate("x", seg, False) or (not segs and _TIME_ONLY.fullmatch(seg)))
         starts = starts and not (segs and _EXAMPLE.match(seg))
         alone = bool(ctx.names and _BARE_NAME.fullmatch(seg.strip()) and (ctx.names.is_person(seg) or _calls(seg, ctx.you)))
-        if segs and i == len(pieces) - 1 and alone:
-            break  # "I'm here for you, Mel": a name addressed at the end
-        if not segs and i < len(pieces) - 1 and alone and not glued:
+        if segs and i == len(pieces) - 1 and alone and pieces[i - 1].strip() == ",":
+            break  # "I'm here for you, Mel": a name addressed at the end ("with Jon and Mel" is company)
+        if not segs and i < len(pieces) - 1 and alone and pieces[i + 1].strip() == ",":
             continue  # "Mel, that sign looks serious": a name addressed at the start is no subject
         if segs and not starts:
             glued += [pieces[i - 1], pieces[i]]

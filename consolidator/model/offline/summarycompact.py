@@ -110,8 +110,10 @@ def _unless_hedge(replacement):
 
 # Words that open a clause of their own: after "Mel, you know," the name was addressed ("Mel,
 # that sign ..."); before a verb it was the subject ("Caroline, I think, is right").
-_CLAUSE_OPENERS = frozenset("i i'm i've i'd i'll you we it this that these those the a an my our your he she they "
-                            "there here what how".split())
+_CLAUSE_OPENERS = frozenset("i i'm i've i'd i'll you you're we we're it it's this that that's these those the a an my "
+                            "our your he he's she she's they they're there there's here here's what what's how let's"
+                            .split())
+_GREETINGS = frozenset("hi hey hello thanks dear".split())  # "Hi Mel, you know, ...": still the name addressed
 
 
 def _joined(m: re.Match[str]) -> str:
@@ -119,14 +121,28 @@ def _joined(m: re.Match[str]) -> str:
     -> "and the"), or the comma when a lone word is before it, a name addressed ("Mel, you know,
     that sign" -> "Mel, that sign", never "Mel that sign")."""
     before = re.split(r"[,;:.!?]", m.string[:m.start()])[-1].split()
-    after = (m.string[m.end():].split() or [""])[0].lower()
-    addressed = len(before) == 1 and before[0][:1].isupper() and after in _CLAUSE_OPENERS
+    after = (m.string[m.end():].split() or [""])[0].lower().replace("\u2019", "'")
+    named = bool(before) and before[-1][:1].isupper() and (len(before) == 1 or (
+        len(before) == 2 and before[0].lower() in _GREETINGS))
+    addressed = named and after in _CLAUSE_OPENERS
     return ", " if addressed else " "
 
 
 def _kind_of(m: re.Match[str]) -> str:
     before = m.group("before") or ""
     return m.group(0) if before.strip().lower() in _DETERMINERS else before
+
+
+_HEDGING_DEGREE = re.compile(r"(?:kinda|sorta)\s|(?:pretty|quite|fairly)\s+(?=sure\b)", re.I)  # hedges, too
+
+
+def _unless_hedging(replacement):
+    """For hedges=False: a degree word that hedges ("kinda nervous", "pretty sure") stays."""
+    def sub(m: re.Match[str]) -> str:
+        if _HEDGING_DEGREE.match(m.string, m.start()):
+            return m.group(0)
+        return replacement(m) if callable(replacement) else replacement
+    return sub
 
 
 def _grading(m: re.Match[str]) -> str:
@@ -155,8 +171,9 @@ def compact(sentence: str, hedges: bool = True) -> str:
     trailing additives and emoji (module docstring); the sentence itself when nothing is left.
     An aside only has its head shortened (compact_aside).
 
-    `hedges=False` keeps the hedges ("I think", "I guess", "I bet"): the fact parser reads
-    compacted sentences too, and a fact must not turn a guess into a statement."""
+    `hedges=False` keeps the hedges ("I think", "I guess", "I bet", "kind of", "kinda", "pretty
+    sure"): the fact parser reads compacted sentences too, and a fact must not turn a guess into
+    a statement."""
     if sentence.startswith("["):
         return compact_aside(sentence)
     if not sentence.strip():
@@ -186,9 +203,9 @@ def compact(sentence: str, hedges: bool = True) -> str:
     s = _INNER_MARKER.sub(_joined if hedges else _unless_hedge(_joined), s)
     s = _TRAILING_MARKER.sub("", s) if hedges else _TRAILING_MARKER.sub(_unless_hedge(""), s)
     s = _TRAILING.sub("", s)
-    s = _DEGREE.sub("", s)
+    s = _DEGREE.sub("" if hedges else _unless_hedging(""), s)
     s = _KIND_OF.sub(_kind_of, s) if hedges else s
-    s = _GRADING.sub(_grading, s)
+    s = _GRADING.sub(_grading if hedges else _unless_hedging(_grading), s)
     s = " ".join(s.split())
     s = re.sub(r"\s+([,.!?;:])", r"\1", s)
     s = re.sub(r"([,;:])(?:\s*[,;:])+", r"\1", s).strip(" ,;:-–—")

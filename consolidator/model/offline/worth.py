@@ -61,14 +61,16 @@ PER_WORD = 0.11  # ...plus this per word of the fact: a longer fact must say mor
 _WORD = re.compile(r"[A-Za-z0-9]+(?:['-][A-Za-z0-9]+)*")
 _WEIGHTLESS = frozenset(STOPWORDS | VAGUE | PHATIC)
 
-# Intensifiers and hedges: they grade a statement, they never carry it.
+# Intensifiers: they grade a statement, they never carry it. ("kinda", "sorta" are hedges: they
+# stay, as "I think" does, so a fact never states more surely than it was said.)
 _FILLER = re.compile(
-    r"\b(?:really|super|totally|truly|definitely|absolutely|honestly|literally|basically|actually|kinda|sorta)"
+    r"\b(?:really|super|totally|truly|definitely|absolutely|honestly|literally|basically|actually)"
     r"\s+(?=[\w'])",
     re.I,
 )
 # "so", "very", "pretty", "quite", "such" only grade a following word of feeling or degree.
-_DEGREE = re.compile(r"\b(?:so|very|pretty|quite|such a|such)\s+(?=(?P<w>[A-Za-z]+)\b)", re.I)
+# ("pretty sure", "quite sure" hedge: they stay.)
+_DEGREE = re.compile(r"\b(?:so|very|(?:pretty|quite)(?!\s+sure\b)|such a|such)\s+(?=(?P<w>[A-Za-z]+)\b)", re.I)
 _DEGREE_WORDS = frozenset({"much", "many"})
 _TRAILING_DEGREE = re.compile(r"\s+(?:so much|very much|so many|a lot|a ton|too)$", re.I)
 _EMOTICON = re.compile(r"(?<!\w)(?:<3+|[:;]-?[()DPp]|xD)(?!\w)")
