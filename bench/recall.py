@@ -46,7 +46,8 @@ is there, not whether it is tied to the event asked about.
 Also printed: compression per rung (characters its summaries READ - raw lines for the base
 rungs, the summaries below for the others - against characters they WROTE, non-empty windows),
 of the stores and of context.md against the transcript's raw lines; junk rates (facts whose
-subject is no person or named thing, contacts that are no person, tasks without an action:
+subject is no person or named thing, contacts that are no person, tasks without an action,
+summaries above the day rung of which half or more are greetings or bare reactions:
 heuristics in bench/recall_junk.py); peak RSS and wall time per conversation and in total.
 """
 
@@ -69,7 +70,7 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from bench.locomo import DEFAULT_PATH, Conversation, load_locomo  # noqa: E402
-from bench.recall_junk import CaseStats, contact_is_junk, fact_is_junk, task_is_junk  # noqa: E402
+from bench.recall_junk import CaseStats, contact_is_junk, fact_is_junk, summary_is_junk, task_is_junk  # noqa: E402
 from bench.recall_dates import resolved_answers  # noqa: E402
 from bench.recall_match import content_words, covers, vocabulary  # noqa: E402
 from bench.recall_state import (  # noqa: E402
@@ -83,6 +84,7 @@ CATEGORIES = {4: "single-hop", 1: "multi-hop", 2: "temporal", 3: "open-domain"}
 ADVERSARIAL = 5
 SOURCES = ("context", "stores", "day", "count/1", "week", "transcript")
 RUNG_OF = {"day": ("time", "day"), "count/1": ("count", "1"), "week": ("time", "week")}
+BASE_RUNGS = frozenset({"day", "1"})  # the rungs that read raw lines; summary junk is judged above them
 _EVIDENCE = re.compile(r"^D(\d+):(\d+)$")
 
 
@@ -222,7 +224,8 @@ def compression(state: ScopeState) -> dict[str, dict[str, Any]]:
 
 
 def junk(state: ScopeState, conv: Conversation) -> dict[str, dict[str, Any]]:
-    """Junk counts (and a few examples) for facts, contacts and tasks."""
+    """Junk counts (and a few examples) for facts, contacts, tasks and the summaries above the
+    base rungs (day, count/1)."""
     stats = CaseStats(m.text for m in conv.messages)
     speakers = {s.lower() for s in conv.speakers}
     contacts = state.items("contacts")
@@ -233,9 +236,13 @@ def junk(state: ScopeState, conv: Conversation) -> dict[str, dict[str, Any]]:
             people |= {n.lower() for n in [c["name"], *c.get("aliases", [])]}
     facts = [f["text"] for f in state.items("facts")]
     tasks = [t["title"] for t in state.items("tasks")]
+    above = [v.text for (ladder, rung), views in state.summaries.items() if rung not in BASE_RUNGS
+             for v in views if v.text]
+    names = {p for s in conv.speakers for p in s.lower().split()} | people
     groups = {"facts": (facts, [f for f in facts if fact_is_junk(f, stats, people)]),
               "contacts": ([c["name"] for c in contacts], bad_contacts),
-              "tasks": (tasks, [t for t in tasks if task_is_junk(t, stats, people)])}
+              "tasks": (tasks, [t for t in tasks if task_is_junk(t, stats, people)]),
+              "summaries": (above, [t for t in above if summary_is_junk(t, names)])}
     return {name: {"total": len(items), "junk": len(bad), "examples": bad[:5]} for name, (items, bad) in groups.items()}
 
 

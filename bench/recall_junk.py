@@ -1,4 +1,5 @@
-"""Junk heuristics of the recall bench: facts about nobody, contacts that are not people, tasks with no action.
+"""Junk heuristics of the recall bench: facts about nobody, contacts that are not people, tasks
+with no action, summaries above the day rung made of greetings.
 
 Heuristics, not truths; they are the same for every backend, so rates compare across runs.
 
@@ -19,6 +20,11 @@ are not names. Pronouns and other stop words never are.
   bank"), the word after "to" or a modal ("need to call", "will send"), or the word after a
   leading named subject ("Maya calls ..."). Verb-like: a common English verb (the list below)
   in any simple inflection (-s, -es, -ed, -ing, -ies), or a word ending -ize/-ise/-ify.
+- Summary junk (rungs above the day: what re-selection from the days must not end with):
+  half or more of its sentences are greetings or bare reactions, i.e. have no number and no
+  word rarer than zipf PHATIC_ZIPF apart from the speakers' names ("Hey Mel!", "Wow, that's so
+  cool!", "Thanks, Caroline!"). Session headers ("2023-05-08 13:56") and "Speaker:" labels
+  are not sentences.
 """
 
 from __future__ import annotations
@@ -32,6 +38,10 @@ from wordfreq import zipf_frequency
 from bench.recall_match import STOP_WORDS
 
 RARE_ZIPF = 3.0
+PHATIC_ZIPF = 5.0  # "hey", "thanks", "wow", "great", "cool", "good" are at least this common
+_HEADER = re.compile(r"^\s*\d{4}-\d{2}-\d{2}(?: \d{2}:\d{2})?\s*$")
+_LABEL = re.compile(r"^\s*[^:\n]{1,40}:\s+")  # "Caroline: " opening a line
+_TIMED_LABEL = re.compile(r"(?:\d{4}-\d{2}-\d{2} )?\b\d{2}:\d{2} [A-Z][^:\n]{0,39}:\s+")  # "13:56 Caroline: " anywhere
 _WORD = re.compile(r"[A-Za-z][A-Za-z'\u2019-]*")
 _SENTENCE_END = re.compile(r"[.!?]+[\"')\]]*\s+|\n+")
 MODALS = frozenset("to will would should must need needs going gotta have has can could shall might may "
@@ -145,3 +155,28 @@ def task_is_junk(title: str, stats: CaseStats, people: set[str]) -> bool:
     if is_named(words[0], stats, people):
         slots.append(1)
     return not any(is_verb_like(words[k]) for k in slots if k < len(words))
+
+
+def summary_sentences(text: str) -> list[str]:
+    """The sentences of a summary, without session headers and "Speaker:" labels."""
+    out = []
+    for line in text.splitlines():
+        if _HEADER.match(line):
+            continue
+        line = _LABEL.sub("", _TIMED_LABEL.sub(" ", line), count=1)
+        out += [s for s in _SENTENCE_END.split(line) if _WORD.search(s)]
+    return out
+
+
+def is_phatic_sentence(sentence: str, speakers: set[str]) -> bool:
+    """No number, and no word rarer than PHATIC_ZIPF but the speakers' names."""
+    if any(c.isdigit() for c in sentence):
+        return False
+    words = [w.lower().strip("'\u2019-") for w in _WORD.findall(sentence)]
+    return all(w in speakers or zipf_frequency(w, "en") >= PHATIC_ZIPF for w in words if w)
+
+
+def summary_is_junk(text: str, speakers: set[str]) -> bool:
+    """Half or more of the summary's sentences are greetings or bare reactions."""
+    found = summary_sentences(text)
+    return bool(found) and 2 * sum(is_phatic_sentence(s, speakers) for s in found) >= len(found)

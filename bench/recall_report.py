@@ -80,10 +80,10 @@ def render(report: dict[str, Any]) -> str:
         lines.append(f"  {name:<12}{windows}{c['read']:>11,} -> {c['wrote']:>9,}  {ratio:>7}  {least}".rstrip())
     lines += ["", "junk:"]
     what = {"facts": "subject is no person or named thing", "contacts": "name is no person",
-            "tasks": "no action (verb)"}
+            "tasks": "no action (verb)", "summaries": "above the day rung, half or more greetings"}
     for name, j in total["junk"].items():
         rate = f"{j['rate'] * 100:.0f}%" if j["rate"] is not None else "n/a"
-        lines.append(f"  {name:<9}{j['junk']:>4} / {j['total']:<4} {rate:>5}  {what[name]}; e.g. "
+        lines.append(f"  {name:<9}{j['junk']:>4} / {j['total']:<4} {rate:>5}  {what.get(name, name)}; e.g. "
                      + "; ".join(repr(e[:50]) for e in j["examples"][:4]))
     m = total["model"]
     if m["calls"] or m["errors"]:

@@ -11,7 +11,7 @@ import pytest
 from bench.locomo import load_locomo
 from bench.recall import answer_forms, find_data, load_questions, run_conversation, split_evidence
 from bench.recall_dates import resolved_answers
-from bench.recall_junk import CaseStats, contact_is_junk, fact_is_junk, task_is_junk
+from bench.recall_junk import CaseStats, contact_is_junk, fact_is_junk, summary_is_junk, task_is_junk
 from bench.recall_match import content_words, covers, vocabulary
 from bench.recall_state import bench_settings, provider_of
 from consolidator.runtime.config import LadderSettings, Settings
@@ -126,6 +126,21 @@ TRANSCRIPT = ["Hey Caroline! Sounds great.", "Thanks, Caroline. That sounds fun,
 def test_fact_subject_heuristic(text: str, junk: bool) -> None:
     """A fact is junk when its leading capitalised words name no person or thing."""
     assert fact_is_junk(text, CaseStats(TRANSCRIPT), {"caroline", "melanie"}) is junk
+
+
+@pytest.mark.parametrize(("summary", "junk"), [
+    # the issue's example of a day made of first sentences, in the old one-line form
+    ("13:56 Caroline: Hey Mel! 13:57 Melanie: Hey Caroline! 13:59 Melanie: Wow, that's cool, Caroline! "
+     "14:05 Melanie: Wow, Caroline!", True),
+    ("2023-05-08 13:56\nCaroline: Hey Mel! Good to see you!\nMelanie: Thanks, Caroline! "
+     "I painted a lake sunrise last year.", True),
+    ("2023-05-08 13:56\nCaroline: I went to a LGBTQ support group yesterday (2023-05-07). Hey Mel!\n"
+     "Melanie: I painted that lake sunrise last year (2022)!", False),
+])
+def test_summary_greetings_heuristic(summary: str, junk: bool) -> None:
+    """A summary is junk when half or more of its sentences are greetings or bare reactions;
+    times, dates and speaker labels are not its sentences."""
+    assert summary_is_junk(summary, {"caroline", "melanie", "mel"}) is junk
 
 
 def test_contact_and_task_heuristics() -> None:
