@@ -222,10 +222,15 @@ def _segments(sentence: str, ctx: Context) -> list[str]:
     return segs
 
 
-def _calls(word: str, you: str | None) -> bool:
-    """`word` is the name of the person spoken to, or its short form ("Mel" for "Melanie")."""
+def _short_for(word: str, name: str) -> bool:
+    """`word` is `name` or its short form ("Mel" for "Melanie")."""
     word = word.strip().lower()
-    return bool(you and len(word) >= 2 and you.lower().split()[0].startswith(word))
+    return len(word) >= 2 and name.lower().startswith(word)
+
+
+def _calls(word: str, you: str | None) -> bool:
+    """`word` is the first name of the person spoken to, or its short form."""
+    return bool(you) and _short_for(word, you.split()[0])
 
 
 def _glue(seg: str, glued: list[str]) -> str:
@@ -303,7 +308,7 @@ def _naming(said: str, speakers: tuple[str, ...], book: NameBook | None) -> bool
         if any(c.isdigit() for c in w):
             return True
         if re.fullmatch(r"[A-Z][a-z]+", w) and w.lower() not in NAME_STOPWORDS and not any(
-                n.lower().startswith(w.lower()) for name in speakers for n in name.split()):
+                _short_for(w, n) for name in speakers for n in name.split()):
             return True  # a name, not a speaker's, nor its short form ("Mel")
     return False
 

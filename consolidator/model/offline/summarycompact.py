@@ -98,14 +98,19 @@ _HEDGE_MARKER = re.compile(r"\b(?:i guess|i suppose|i think|i feel like|i'd say|
                            re.I)
 
 
-def _unless_hedge(replacement):
-    """A marker's replacement (a string or a function of the match) that keeps the markers which
-    are hedges ("..., I think, ...")."""
+def _unless(kept, replacement):
+    """For hedges=False: `replacement` (a string or a function of the match), except for the
+    matches `kept` says are hedges, which stay as they are."""
     def sub(m: re.Match[str]) -> str:
-        if _HEDGE_MARKER.search(m.group(0)):
+        if kept(m):
             return m.group(0)
         return replacement(m) if callable(replacement) else replacement
     return sub
+
+
+def _hedge_marker(m: re.Match[str]) -> bool:
+    """A removed discourse marker that is a hedge ("..., I think, ...")."""
+    return bool(_HEDGE_MARKER.search(m.group(0)))
 
 
 # Words that open a clause of their own: after "Mel, you know," the name was addressed ("Mel,
@@ -136,13 +141,9 @@ def _kind_of(m: re.Match[str]) -> str:
 _HEDGING_DEGREE = re.compile(r"(?:kinda|sorta)\s|(?:pretty|quite|fairly)\s+(?=sure\b)", re.I)  # hedges, too
 
 
-def _unless_hedging(replacement):
-    """For hedges=False: a degree word that hedges ("kinda nervous", "pretty sure") stays."""
-    def sub(m: re.Match[str]) -> str:
-        if _HEDGING_DEGREE.match(m.string, m.start()):
-            return m.group(0)
-        return replacement(m) if callable(replacement) else replacement
-    return sub
+def _hedging_degree(m: re.Match[str]) -> bool:
+    """A degree word that hedges ("kinda nervous", "pretty sure")."""
+    return bool(_HEDGING_DEGREE.match(m.string, m.start()))
 
 
 def _grading(m: re.Match[str]) -> str:
@@ -193,19 +194,19 @@ def compact(sentence: str, hedges: bool = True) -> str:
     for _ in range(3):  # "Oh well, you know, I think ..." peels in turns
         before = s
         s = _LEADING_INTERJECTION.sub("", s)
-        s = _LEADING_MARKER.sub("" if hedges else _unless_hedge(""), s)
+        s = _LEADING_MARKER.sub("" if hedges else _unless(_hedge_marker, ""), s)
         s = _LEADING_LINK.sub("", s)
         if hedges:
             s = _HEDGE_OPENING.sub("", s)
         if s == before:
             break
     s = _INNER_INTERJECTION.sub(_joined, s)  # "and, yikes, the" -> "and the"
-    s = _INNER_MARKER.sub(_joined if hedges else _unless_hedge(_joined), s)
-    s = _TRAILING_MARKER.sub("", s) if hedges else _TRAILING_MARKER.sub(_unless_hedge(""), s)
+    s = _INNER_MARKER.sub(_joined if hedges else _unless(_hedge_marker, _joined), s)
+    s = _TRAILING_MARKER.sub("" if hedges else _unless(_hedge_marker, ""), s)
     s = _TRAILING.sub("", s)
-    s = _DEGREE.sub("" if hedges else _unless_hedging(""), s)
+    s = _DEGREE.sub("" if hedges else _unless(_hedging_degree, ""), s)
     s = _KIND_OF.sub(_kind_of, s) if hedges else s
-    s = _GRADING.sub(_grading if hedges else _unless_hedging(_grading), s)
+    s = _GRADING.sub(_grading if hedges else _unless(_hedging_degree, _grading), s)
     s = " ".join(s.split())
     s = re.sub(r"\s+([,.!?;:])", r"\1", s)
     s = re.sub(r"([,;:])(?:\s*[,;:])+", r"\1", s).strip(" ,;:-–—")

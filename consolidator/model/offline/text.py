@@ -120,7 +120,8 @@ _TAG = re.compile(
 def untagged(sentence: str) -> str:
     """A statement asking to be agreed with ("Sunflowers mean warmth, right?") as the statement
     it is ("Sunflowers mean warmth."); any other sentence as it is."""
-    return _TAG.sub("", sentence).rstrip() + "." if _TAG.search(sentence) else sentence
+    statement, tags = _TAG.subn("", sentence)
+    return statement.rstrip() + "." if tags else sentence
 
 
 def sentences(text: str) -> list[str]:
