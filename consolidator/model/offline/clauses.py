@@ -19,7 +19,9 @@ its words as a summary writes it.
 Rewriting: "I/we" as subject -> the speaker, and the first verb agrees ("am"/"are" -> "is",
 "were" -> "was", "love" -> "loves"); "my/our/me/us" -> "their/them" when the speaker is the
 subject, else "<Speaker>'s"/"<Speaker>"; "you/your" -> the addressee (the nearest other person
-speaking in the batch) and "you use" -> "<Addressee> uses". A clause that says "you" with no
+speaking in the batch) and "you use" -> "<Addressee> uses", "the class you're taking" -> "the
+class <Addressee> is taking". A double-quoted quotation keeps its own pronouns ('"I'm the king
+of the world"' is the film's line, not the speaker's claim). A clause that says "you" with no
 person to address it to is dropped: it would not stand alone.
 
 A clause is kept only when it has substance (`substance`: content words that are not VAGUE,
@@ -86,6 +88,7 @@ _SUBORDINATORS = frozenset(
     "how that what when whenever if because as since where why and but so while which who whether though "
     "although before after until once".split()
 )
+_YOU_AUX = frozenset("are were have 're 've".split())  # after "you" always its own verb, wherever it stands
 _AFTER_YOU_SKIP = frozenset(STOPWORDS | {"guys", "all", "both", "two", "soon", "later", "again", "there"})
 _UNRESOLVED = object()  # "you" with no one to address it to
 # Verbs that take a person as subject: a named subject doing one of these is a person.
@@ -217,9 +220,19 @@ def rewrite(predicate: str, speakers: Speakers, subject_is_me: bool) -> str | No
     agree = subject_is_me  # the next verb must agree with a singular name
     from_you = False  # ...and that name replaced "you" ("how you use" -> "how Ana uses")
     prev = ""
+    quoted = False  # inside a double-quoted span: a quotation is kept as it was said
     for raw in predicate.split():
+        was_quoted = quoted
+        quoted ^= raw.count('"') % 2 == 1
+        if was_quoted or (quoted and raw.startswith('"')):
+            out.append(raw)
+            continue
         lead, word, trail = _PUNCT.match(raw).groups()
         low = word.lower()
+        if from_you and prev == "you" and low in _YOU_AUX:  # "the class you're taking": "Ana is taking"
+            out.append(f"{lead}{_THIRD[low]}{trail}")
+            agree, prev = False, low
+            continue
         if agree and (low in _ADVERB or (low.endswith("ly") and len(low) > 5)):
             out.append(raw)
             continue

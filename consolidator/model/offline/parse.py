@@ -75,6 +75,8 @@ _LEAD = re.compile(
     r"sure|right|true|totally|exactly|absolutely|definitely|honestly|indeed|agreed|great|cool|awesome|nice)(?:[, !]+|$))+",
     re.I,
 )
+# "I guess, post-accident recovery": a hedge set off by its comma says nothing of the speaker
+_PARENTHETICAL = re.compile(r"(?:guess|think|suppose|mean|bet|reckon|believe|know|hope|swear|admit)\s*,", re.I)
 NAMING_WORDS = 6  # "It was Matt Patterson", "They enjoyed the Grand Canyon": a short answer that names something
 _NAMING_OPENERS = frozenset("it it's this that these those the a an my our his her their".split())  # not "he": who?
 _GLUED_DASH = re.compile(r"(?<![\w-])([a-z][\w']*)-\s+(?!(?:and|or|to)\b)(?=\w)")  # "good- we": a dash against its word
@@ -248,7 +250,7 @@ def _clause(subject: Subject, predicate: str, ctx: Context, when: str = "") -> C
 
     `when`: a time phrase said before the subject ("Last Friday, I went ..."), kept in front."""
     pred = strip_asides(predicate).strip(" \t.!?;:,")
-    if not pred:
+    if not pred or (subject.first_person and _PARENTHETICAL.match(pred)):
         return None
     said = rewrite(pred, Speakers(ctx.me, ctx.you), subject.first_person)
     names = tuple(n for n in (ctx.me, ctx.you, subject.name) if n)
