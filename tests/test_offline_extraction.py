@@ -317,6 +317,19 @@ def test_a_hedge_set_off_by_commas_is_no_statement():
     assert said_by_caroline("Perfect for after a hike or, I guess, post-accident recovery, huh?") == []
 
 
+def test_the_s_of_a_perfect_is_has():
+    """"It's been a dream" is "it has been", never "it is been"."""
+    (fact,) = said_by_caroline("It's been a dream to adopt and give a loving home to kids in Ohio.")
+    assert "It has been a dream" in fact and "is been" not in fact
+
+
+@pytest.mark.parametrize("said", ["Got any other objects that you treasure, like that necklace? [shares a photo: a bowl]",
+                                  "Been to the new museum in Boston yet? [shares a photo: a museum hall]"])
+def test_a_question_before_a_photo_is_still_a_question(said):
+    """A question that drops its "you" gives no fact, even with an aside after its question mark."""
+    assert said_by_caroline(said) == []
+
+
 def test_a_clause_with_no_person_for_subject_is_kept_in_the_speakers_name():
     """'This necklace ... a gift from my grandma' is what Caroline said, with the place kept."""
     (fact,) = said_by_caroline("This necklace is super special to me - a gift from my grandma in my home country, Sweden.")

@@ -320,7 +320,7 @@ def parse_sentence(sentence: str, ctx: Context) -> list[Claim]:
     claims: list[Claim] = []
     current: Subject | None = None
     statement = untagged(sentence)  # "Sunflowers mean warmth, right?" says something
-    question = statement.rstrip().endswith("?")
+    question = strip_asides(statement).rstrip().endswith("?")  # "... that necklace? [shares a photo]" asks
     when = ""  # a leading time phrase ("Last Friday,"), carried to the next clause
     for i, seg in enumerate(_segments(strip_asides(statement), ctx)):
         found = _favourite(seg, ctx)
@@ -335,7 +335,7 @@ def parse_sentence(sentence: str, ctx: Context) -> list[Claim]:
         if current is None and (m := _TIME_LEAD.match(seg)):
             when, seg = m.group("t"), seg[m.end():]
         subj = _subject(seg, ctx, initial=i == 0 or bool(when))
-        if not subj and current is None and i == 0 and ctx.names is not None and (pred := dropped_i(seg)):
+        if not subj and current is None and i == 0 and ctx.names is not None and not question and (pred := dropped_i(seg)):
             subj = Subject(ctx.me, first_person=True), pred, []
         if subj:
             current, predicate, extra = subj

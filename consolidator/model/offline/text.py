@@ -22,6 +22,10 @@ _EXPANSIONS = {  # (word, ending) -> the words it stands for ("she's" -> "she is
 }
 
 
+# "It's been", "she's got": the "'s" of a perfect is "has", never "is"
+_HAS_PERFECT = re.compile(r"\b(she|he|it|that|there|who|what)'s (?=(?:been|got|gotten|had)\b)", re.I)
+
+
 def _expand(m: re.Match[str]) -> str:
     word, ending = m.group(1), m.group(2).lower()
     low = word.lower()
@@ -106,7 +110,7 @@ def normalise(text: str) -> str:
     """Straight quotes, expanded contractions, single spaces."""
     out = text.translate(_QUOTES)
     if "'" in out:
-        out = _APOSTROPHE.sub(_expand, out)
+        out = _APOSTROPHE.sub(_expand, _HAS_PERFECT.sub(r"\1 has ", out))
     return " ".join(out.split())
 
 
