@@ -188,6 +188,18 @@ def test_an_aside_is_never_cut_inside():
     assert shorten("[shares a photo: a stained glass window, with a lighthouse]", 30, Lexicon(set())) == ""
 
 
+@pytest.mark.parametrize("room", [30, 45, 60])
+def test_a_cut_sentence_says_it_was_cut_and_never_ends_on_a_word_that_needs_more(room):
+    """"... and it has made a" would read as all that was said: a cut ends on a content word and "…"."""
+    sentence = "Started a diet and exercise routine with my trainer in Leeds and it has made a huge difference to my energy"
+    out = shorten(sentence, room, Lexicon(set()))
+    assert out and len(out) <= room, out
+    words = out.strip("…")
+    assert out.startswith("…") or sentence.startswith(words), out  # left out before: marked
+    assert out.endswith("…") or sentence.endswith(words), out  # left out after: marked
+    last = words.split()[-1].lower()
+    assert last not in {"a", "an", "the", "and", "to", "my", "in", "with", "has", "it"}, out
+
 # --- the prefix is not scored --------------------------------------------------------------------------
 
 

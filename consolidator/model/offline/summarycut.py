@@ -4,6 +4,8 @@ A sentence too long for the room left in a summary is cut rather than dropped wh
 left keeps its numbers, names and quoted titles: the parts of a sentence are its clauses
 (split at commas, semicolons, colons, dashes and before "but", "because", "which", ...);
 a part's value is its words' rarity weights, doubled for each of a number, a name and a title.
+A cut inside a clause is marked with "…" where words were left out, and never ends on a word
+that needs what follows ("a", "to", "my"): "it has made a" would read as all that was said.
 Before any choice, a sentence loses the filler clauses at its edges (trim_edges): "Yeah, ",
 "Wow, by the way, ", ", Mel!" carry nothing and cost characters in a summary a third the size
 of what it reads. An aside ("[...]") is never cut inside.
@@ -22,6 +24,9 @@ TOKEN = re.compile(r"[A-Za-z0-9]+(?:['’][A-Za-z]+|-[A-Za-z0-9]+)*")
 TITLE = re.compile(r"\"[^\"]{2,80}\"|(?<!\w)'[^']{2,60}'(?!\w)")
 _KEY = re.compile(r"(?<![\w:.,])\d|(?<=\s)[A-Z]")  # where a number or a name starts
 _DANGLING = re.compile(r"(?:for|to|with|about|of|from|on|in|at|by|as|than)\b", re.I)  # a complement, not a clause
+_NEEDS_MORE = frozenset(
+    "a an the and or but so of to in on at for from by with about as into than that my your his her our their its "
+    "is are was were be been has have had will would can could".split())
 _LEADING_LINK = re.compile(r"^(?:but|and|so|because|which|while|although|though)\s+", re.I)
 _CLAUSE_END = re.compile(r"[,;:]\s+|\s+[-–—]\s+|\s+(?=(?:but|because|which|while|although|though)\s)")
 
@@ -64,8 +69,22 @@ def shorten(sentence: str, max_chars: int, lexicon: Lexicon) -> str:
     whole = join_clauses(sentence, [clauses[j] for j in kept]) if kept else ""
     best = sentence[slice(*clauses[ranked[0]])]
     starts = [0] + [m.start() for m in _KEY.finditer(best)]
-    cuts = [whole] + [truncate_words(best[i:], max_chars) for i in starts]
+    cuts = [whole] + [cut_marked(best, i, max_chars) for i in starts]
     return max((c for c in cuts if c), key=lambda t: (clause_value(t, lexicon, names), -len(t)), default="")
+
+
+def cut_marked(clause: str, start: int, max_chars: int) -> str:
+    """`clause` from `start`, cut at a word within `max_chars`, with an ellipsis where words were
+    left out ("…swimming to stay active", "it made a big…"): a reader must see that the speaker
+    said more. A cut never ends on a word that needs what follows ("a", "to", "my")."""
+    lead = "…" if start > 0 else ""
+    piece = clause[start:]
+    if len(lead) + len(piece) <= max_chars:
+        return lead + piece
+    words = truncate_words(piece, max_chars - len(lead) - 1).split()
+    while words and words[-1].lower() in _NEEDS_MORE:
+        words.pop()
+    return f"{lead}{' '.join(words)}…" if words else ""
 
 
 def join_clauses(sentence: str, spans: list[tuple[int, int]]) -> str:
