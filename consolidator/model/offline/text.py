@@ -101,8 +101,9 @@ _NO_INFLECT = frozenset(
     """is was were has had does did will would can could shall should may might must cannot
     quit put set cut hurt let hit cost read""".split()
 )
-# Present stems that end as a past form does ("need", not "ne-ed"); a final "-us" is a stem's too ("focus").
+# Present stems that end as a past form or a plural does ("need", not "ne-ed"; "focus", not "focu-s").
 _ED_STEMS = frozenset("need feed bleed breed speed succeed proceed exceed heed seed weed shred wed embed shed".split())
+_US_STEMS = frozenset("focus refocus".split())
 _PRONOUNS_3P = {"my": "their", "me": "them", "myself": "themselves", "mine": "theirs"}
 
 
@@ -169,12 +170,12 @@ def content_stems(text: str) -> list[str]:
 
 def third_person(verb: str) -> str:
     """'live' -> 'lives', 'watch' -> 'watches', 'study' -> 'studies', 'guess' -> 'guesses'; leaves
-    inflected forms ('lives', 'moved'). A final "ss" or "us" is the stem's own, never an
-    inflection ('focus' -> 'focuses'), and so is the "ed" of a few stems ('need' -> 'needs')."""
+    inflected forms ('lives', 'moved'). A final "ss" is the stem's own, never an inflection, and
+    so are the "-s" of "focus" and the "-ed" of a few stems ('need' -> 'needs')."""
     low = verb.lower()
     if low in _THIRD_PERSON:
         return _THIRD_PERSON[low]
-    if low.endswith(("ss", "us")) and low.isalpha() or low in _ED_STEMS:
+    if low.endswith("ss") and low.isalpha() or low in _ED_STEMS or low in _US_STEMS:
         return verb + ("s" if low in _ED_STEMS else "es")
     if low in _NO_INFLECT or low in IRREGULAR_PAST or low.endswith(("ed", "s")) or not low.isalpha():
         return verb
