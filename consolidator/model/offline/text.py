@@ -175,8 +175,10 @@ def third_person(verb: str) -> str:
     low = verb.lower()
     if low in _THIRD_PERSON:
         return _THIRD_PERSON[low]
-    if low.endswith("ss") and low.isalpha() or low in _ED_STEMS or low in _US_STEMS:
-        return verb + ("s" if low in _ED_STEMS else "es")
+    if low in _ED_STEMS:
+        return verb + "s"
+    if (low.endswith("ss") and low.isalpha()) or low in _US_STEMS:
+        return verb + "es"
     if low in _NO_INFLECT or low in IRREGULAR_PAST or low.endswith(("ed", "s")) or not low.isalpha():
         return verb
     if low.endswith(("ch", "sh", "x", "z", "o")):

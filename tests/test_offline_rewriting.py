@@ -1,0 +1,50 @@
+"""The offline extractor's third-person rewriting: agreement, quotations, hedges, contractions, questions."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.test_offline_extraction import said_by_caroline
+
+
+@pytest.mark.parametrize(
+    ("said", "fact"),
+    [
+        ("I hear the class you're taking is packed with healthy recipes.",
+         "Caroline hears the class Melanie is taking is packed with healthy recipes (2023-05-07)."),
+        ("I know the shoes you were wearing at the Boston marathon were red.",
+         "Caroline knows the shoes Melanie was wearing at the Boston marathon were red (2023-05-07)."),
+        ("We all need an outlet to express our thoughts and feelings.",
+         "Caroline needs an outlet to express their thoughts and feelings (2023-05-07)."),
+        ("I focus on landscapes and portraits in my painting classes.",
+         "Caroline focuses on landscapes and portraits in their painting classes (2023-05-07)."),
+    ],
+)
+def test_the_verb_agrees_with_the_name_a_pronoun_became(said, fact):
+    """'you're' inside a clause, 'we all', and stems that end like a past form ('need', 'focus')."""
+    assert fact in said_by_caroline(said)
+
+
+def test_a_quotation_keeps_its_own_pronouns():
+    """A line quoted from a film is what the film says, not what Caroline does."""
+    facts = said_by_caroline('"I\'m the king of the world" - that line from Titanic gets me every time!')
+    assert any('"I am the king of the world"' in f for f in facts), facts
+    assert not any("Caroline is the king" in f or "Caroline am" in f for f in facts), facts
+
+
+def test_a_hedge_set_off_by_commas_is_no_statement():
+    """'or, I guess, post-accident recovery' says nothing about the speaker."""
+    assert said_by_caroline("Perfect for after a hike or, I guess, post-accident recovery, huh?") == []
+
+
+def test_the_s_of_a_perfect_is_has():
+    """"It's been a dream" is "it has been", never "it is been"."""
+    (fact,) = said_by_caroline("It's been a dream to adopt and give a loving home to kids in Ohio.")
+    assert "It has been a dream" in fact and "is been" not in fact
+
+
+@pytest.mark.parametrize("said", ["Got any other objects that you treasure, like that necklace? [shares a photo: a bowl]",
+                                  "Been to the new museum in Boston yet? [shares a photo: a museum hall]"])
+def test_a_question_before_a_photo_is_still_a_question(said):
+    """A question that drops its "you" gives no fact, even with an aside after its question mark."""
+    assert said_by_caroline(said) == []
