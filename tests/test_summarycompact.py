@@ -30,6 +30,7 @@ def said(summary: str) -> list[str]:
     ("Well, the kiln cracked.", "The kiln cracked."),
     ("I checked the boiler and, ugh, the pilot light was out.", "I checked the boiler and the pilot light was out."),
     ("We baked rye bread haha!", "We baked rye bread!"),
+    ("Yum, the lasagna was homemade.", "The lasagna was homemade."),
     # discourse markers
     ("You know, I signed up for the choir.", "I signed up for the choir."),
     ("The choir, I mean, rehearses on Tuesdays.", "The choir rehearses on Tuesdays."),
@@ -101,6 +102,8 @@ def test_the_fact_parsers_compaction_keeps_the_hedges(sentence, compacted):
     "Yes, the flat in Porto is ours.",
     "That's for sure.",
     "It was a pretty dress.",  # "pretty" before a thing is no grade
+    "I'm down to just two biscuits a day.",  # "just" before a quantity is "only": a limit
+    "The drive takes just 40 minutes.",
 ])
 def test_negations_numbers_titles_and_content_words_are_kept(sentence):
     """What looks like filler but carries meaning (or is quoted) is left as it is."""

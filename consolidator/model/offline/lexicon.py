@@ -21,7 +21,7 @@ MAX_ZIPF = 7.0  # weight = max(0, MAX_ZIPF - zipf): unknown words weigh 7
 
 # Interjections and reactions: a closed class of English, not phrases of any one conversation.
 PHATIC = frozenset(
-    """hi hey hello hiya howdy yo bye goodbye cya wow whoa woah oh ooh ah aw aww awww yay yeah yea
+    """hi hey hello hiya howdy yo bye goodbye cya wow whoa woah oh ooh ah aw aww awww yay yum yummy mmm yeah yea
     yep yup yes nope nah ok okay alright sure lol haha hahaha hehe hmm um uh omg gosh cheers thanks
     thank thx congrats congratulations sorry welcome hug hugs xoxo great cool awesome amazing nice
     good wonderful fantastic brilliant lovely beautiful gorgeous stunning sweet perfect incredible

@@ -11,6 +11,8 @@ numbers, names, titles and dates are never touched (an intensifier after a negat
 "not really into it" is not "not into it", the change would be small but it is a change), nor
 are the modal adverbs "maybe", "perhaps" and "probably": "maybe we'll move" is a possibility,
 and without them a memory would state it as a plan.
+"just" before a quantity is "only" and stays: "just two biscuits a day" is a limit, and
+"two biscuits a day" is not.
 A sentence turned by a removed tag into a statement ends in a full stop, and a sentence whose
 first word went starts with a capital.
 
@@ -37,7 +39,7 @@ from consolidator.model.offline.text import untagged
 # stands alone: at the start of a sentence or clause, or set off by punctuation.
 INTERJECTIONS = (
     "oh|ohh|ooh|oooh|wow|whoa|woah|ah|ahh|aw|aww|awww|yay|yeah|yea|yep|yup|hmm|hm|um|umm|uh|"
-    "haha|hahaha|hehe|lol|omg|gosh|geez|jeez|phew|ugh|welp|btw|oops|yikes|wowza|whew"
+    "haha|hahaha|hehe|lol|omg|gosh|geez|jeez|phew|ugh|welp|btw|oops|yikes|wowza|whew|yum|yummy|mmm"
 )
 # Words that are interjections only when punctuation sets them off ("Well, ..." not "Well done").
 SET_OFF = "well|ok|okay|alright|anyway|anyways|man|dude|boy|hey|sure|er"
@@ -69,10 +71,13 @@ _HEDGE_OPENING = re.compile(
 _LEADING_LINK = re.compile(
     r"^(?:and|but|so(?!\s+(?:much|many|far|long|few|little)\b)|also|plus|then|anyway)(?:\s+then)?\s*,?\s+(?=\w)", re.I)
 
-# Degree adverbs inside a clause: they grade a statement, they never carry it.
+# Degree adverbs inside a clause: they grade a statement, they never carry it. "just" before
+# a quantity is "only", a limit ("just two biscuits a day"), and stays.
+_QUANTITY = (r"(?:\d|(?:one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|twenty|thirty|fifty|"
+             r"hundred|a few|a couple|a handful|half|once|twice)\b)")
 _DEGREE = re.compile(
     r"(?<!\bnot )(?<!n't )(?<!\bno )\b(?:really|(?-i:super)|totally|truly|definitely|absolutely|literally|basically|"
-    r"actually|honestly|seriously|kinda|sorta|just|extremely|incredibly|certainly|simply|"
+    rf"actually|honestly|seriously|kinda|sorta|just(?!\s+{_QUANTITY})|extremely|incredibly|certainly|simply|"
     r"surely)\s+(?=[\w'])",
     re.I,
 )
