@@ -22,6 +22,7 @@ from consolidator.model.offline.names import NameBook
 from consolidator.model.offline.parse import CLAUSE_BREAK, Context, parse_sentence
 from consolidator.model.offline.reldates import resolve_relative_dates
 from consolidator.model.offline.rules import Claim
+from consolidator.model.offline.shown import caption_of, with_shown
 from consolidator.model.offline.summarycompact import compact
 from consolidator.model.offline.text import sentences
 
@@ -70,6 +71,8 @@ def _claims(people: tuple[_Line, ...], zone: str, known: frozenset[str]) -> tupl
             sentence = compact(sentence, hedges=False)  # no "Whoa," or "you know" in a fact (summarycompact)
             for c in parse_sentence(sentence, ctx):  # (a plain clause was dated by clauses.event_date)
                 c = _acquired_on(c, sentence, ctx.day)
+                if not sentence.startswith("["):  # "this" points at the photo the sentence carries (shown.py)
+                    c = replace(c, text=with_shown(c.text, caption_of(sentence)))
                 out.append(replace(c, source_ids=(line.id,),
                                    text=c.text if c.attribute == "event" else resolve_relative_dates(c.text, today)))
     return tuple(out)

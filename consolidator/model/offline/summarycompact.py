@@ -159,13 +159,13 @@ def _grading(m: re.Match[str]) -> str:
 MEDIA = r"photo|photograph|photography|picture|pic|image|screenshot|video|clip|drawing|sketch"
 # "[shares a photo: a photo of a cup]" -> "[photo: a cup]": the verb before the colon and a
 # description that names its medium again say nothing the medium's name does not.
-_ASIDE_HEAD = re.compile(rf"^\[\s*(?:\w+\s+)?(?:a|an|the|this|my)\s+({MEDIA})\s*:\s*", re.I)
+ASIDE_HEAD = re.compile(rf"^\[\s*(?:\w+\s+)?(?:a|an|the|this|my)\s+({MEDIA})\s*:\s*", re.I)
 _ASIDE_MEDIUM = re.compile(rf"^(?:a|an|the)\s+(?:{MEDIA})\s+of\s+", re.I)
 
 
 def compact_aside(aside: str) -> str:
-    """`aside` as "[medium: what it shows]" (the _ASIDE_HEAD comment); any other aside as it is."""
-    head = _ASIDE_HEAD.match(aside)
+    """`aside` as "[medium: what it shows]" (the ASIDE_HEAD comment); any other aside as it is."""
+    head = ASIDE_HEAD.match(aside)
     if not head:
         return aside
     body = _ASIDE_MEDIUM.sub("", aside[head.end():])
