@@ -107,11 +107,16 @@ _US_STEMS = frozenset("focus refocus".split())
 _PRONOUNS_3P = {"my": "their", "me": "them", "myself": "themselves", "mine": "theirs"}
 
 
+_DOUBLE_QUOTED = re.compile(r'("[^"]*")')
+
+
 def normalise(text: str) -> str:
-    """Straight quotes, expanded contractions, single spaces."""
+    """Straight quotes, expanded contractions, single spaces. A double-quoted span is a
+    quotation and keeps its words as said ('"an offer he can't refuse"', never "cannot")."""
     out = text.translate(_QUOTES)
     if "'" in out:
-        out = _APOSTROPHE.sub(_expand, _HAS_PERFECT.sub(r"\1 has ", out))
+        out = "".join(part if n % 2 else _APOSTROPHE.sub(_expand, _HAS_PERFECT.sub(r"\1 has ", part))
+                      for n, part in enumerate(_DOUBLE_QUOTED.split(out)))
     return " ".join(out.split())
 
 
