@@ -156,6 +156,23 @@ def test_a_day_of_nothing_but_greetings_still_says_something():
     assert out and estimate_tokens(out) <= 400
 
 
+@pytest.mark.parametrize(("sentence", "phatic"), [
+    ("Let me know how it goes!", True),
+    ("Keep me posted on what happens.", False),  # "on what happens": a closing with more after it
+    ("Talk soon!", True),
+    ("Good luck!", True),
+    ("Let me know what the surgeon says about your knee.", False),
+    ("Good luck with the move to Lisbon!", False),
+    ("Enjoy the fresh air in the Alps.", False),
+])
+def test_a_closing_formula_is_phatic_unless_it_says_more(sentence, phatic):
+    """"Let me know how it goes", "Talk soon": a conversation's closing carries nothing, even with a
+    rarer word in it; one that names something ("with the move to Lisbon", "what the surgeon
+    says") is kept."""
+    lexicon = Lexicon({"ana", "ben"})
+    assert summarise.is_phatic(sentence, lexicon.scored(summarise.TOKEN.findall(sentence))) is phatic
+
+
 @pytest.mark.parametrize(("sentence", "trimmed"), [
     ("Yeah, I painted that lake sunrise last year!", "I painted that lake sunrise last year!"),
     ("Wow, by the way, the ferry to Naxos leaves at 8.", "The ferry to Naxos leaves at 8."),

@@ -22,7 +22,8 @@ policy: a week re-selects from its days exactly as a day selects from its lines.
    wordfreq, x (1 + DF_BOOST ln(sentences of the window using it)): what the window keeps
    returning to weighs more, once.
 4. Phatic sentences are dropped: no number and no word rarer than zipf 5.5 ("Hey Mel!",
-   "Wow, that's so cool!"). When every sentence is phatic they all compete.
+   "Wow, that's so cool!"), nor are closing formulas ("Let me know how it goes!", "Talk soon!").
+   When every sentence is phatic they all compete.
 5. Prior (fact_prior): how likely a sentence states something about someone rather than
    reacting to it. x FIRST_BOOST for a speaker telling about themselves (first person),
    x SECOND_ONLY for one only addressing the listener ("You're so brave"), x QUESTION for a
@@ -128,8 +129,18 @@ def replies(turns: list[Turn]) -> list[bool]:
             for n, t in enumerate(turns)]
 
 
+# A conversation's closing formula ("Let me know how it goes!", "Talk soon!"): a closed class of
+# English, phatic even when a word in it is rarer than COMMON_ZIPF ("goes", "posted").
+_CLOSING = re.compile(r"^(?:(?:and|so|just|please)\s+)?(?:let me know|keep me posted|keep me updated|keep me in the loop|"
+                      r"talk (?:to you )?soon|take care|see you|catch you later|have fun|enjoy|good luck)\b"
+                      r"(?:\s+(?:how (?:it|that|things|everything) (?:goes|go|went|turns out)|what happens|what you think|"
+                      r"if you need (?:anything|help|me)))?[.!]*$", re.I)
+
+
 def is_phatic(sentence: str, words: list[str]) -> bool:
     """No number and no word rarer than COMMON_ZIPF: it says nothing a reader needs."""
+    if _CLOSING.match(sentence.strip()):
+        return True
     return not any(c.isdigit() for c in sentence) and all(zipf(w) >= COMMON_ZIPF for w in words)
 
 
