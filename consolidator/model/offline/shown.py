@@ -15,7 +15,7 @@ pic", "this yummy grilled dish") or an "it", "this" or "these" that is the objec
 first verb ("Evan got it as a gift"). A fact that quotes the speaker ("X said: ...") keeps the
 words as said; a pointer in a sentence that carries no photo, or two, is left alone (what it
 means would be a guess). bench/recall.py, development subset: facts 435 -> 433, stores 39,517 ->
-39,860 characters, single-hop answers in the stores 118 -> 119.
+39,858 characters, single-hop answers in the stores 118 -> 119.
 """
 
 from __future__ import annotations
