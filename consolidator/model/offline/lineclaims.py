@@ -69,10 +69,11 @@ def _claims(people: tuple[_Line, ...], zone: str, known: frozenset[str]) -> tupl
         today = date.fromisoformat(ctx.day)
         for sentence in sentences(line.text):  # a rule's text keeps its words: its relative dates are written out
             sentence = compact(sentence, hedges=False)  # no "Whoa," or "you know" in a fact (summarycompact)
+            # "this" points at the photo the sentence carries (shown.py); an aside alone points at nothing
+            caption = None if sentence.startswith("[") else caption_of(sentence)
             for c in parse_sentence(sentence, ctx):  # (a plain clause was dated by clauses.event_date)
                 c = _acquired_on(c, sentence, ctx.day)
-                if not sentence.startswith("["):  # "this" points at the photo the sentence carries (shown.py)
-                    c = replace(c, text=with_shown(c.text, caption_of(sentence)))
+                c = replace(c, text=with_shown(c.text, caption))
                 out.append(replace(c, source_ids=(line.id,),
                                    text=c.text if c.attribute == "event" else resolve_relative_dates(c.text, today)))
     return tuple(out)

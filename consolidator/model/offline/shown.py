@@ -23,8 +23,8 @@ from __future__ import annotations
 import re
 
 from consolidator.model.offline.summarycompact import ASIDE_HEAD, compact_aside
+from consolidator.model.offline.summaryform import split_asides
 
-_ASIDE = re.compile(r"\[[^\[\]]*\]")
 # The noun phrase after "this" ends at a preposition, conjunction, verb marker or punctuation.
 _NP_END = frozenset(
     "to for with on in at from by of about after before when while because since as and or but so that which who "
@@ -37,7 +37,7 @@ _NEXT_WORD = re.compile(r"[ \t]+([A-Za-z][\w']*)\b(?![-/])")
 
 def caption_of(line: str) -> str | None:
     """The one photo-like aside of `line` as "photo: what it shows", else None."""
-    shown = [compact_aside(a) for a in _ASIDE.findall(line) if ASIDE_HEAD.match(a)]
+    shown = [compact_aside(a) for a in split_asides(line) if ASIDE_HEAD.match(a)]
     return shown[0][1:-1].strip() if len(shown) == 1 else None
 
 
