@@ -383,8 +383,12 @@ def test_apply_rechecks_that_targets_are_still_current(maya):
     assert [e["target"] for e in logs if e["event"] == "facts.target_gone"] == [london.id]
 
 
-def test_a_batch_shows_the_model_a_bounded_number_of_neighbours(app):
-    """Fifty chatty lines against 300 facts: at most 4 x neighbours (40) facts reach the request."""
+def test_a_batch_shows_the_model_a_bounded_number_of_neighbours(app, monkeypatch):
+    """Fifty chatty lines against 300 facts: at most 4 x neighbours (40) facts reach the request.
+    (Every line here is a fact as long as itself: the batch's fact share is lifted to keep them.)"""
+    from consolidator.model.offline import factshare
+
+    monkeypatch.setattr(factshare, "FACT_SHARE", 1.0)
     consolidator, model = machine(app)
     say(app, "maya", T0, [f"I like topic{i} and theme{i}." for i in range(300)])
     consolidator.drain(later(T0 + timedelta(minutes=10)))

@@ -389,6 +389,22 @@ def test_biography_is_bounded():
     assert ana.biography.endswith("Ana lives in Oslo.") and len(ana.biography.split()) <= 60
 
 
+def test_a_listed_detail_adds_to_the_biography_and_a_new_job_replaces_the_old():
+    """Likes accumulate ('hiking' stays when 'pottery' comes); a job is single-valued (the old one goes)."""
+    known = [KnownContact(name="Maya", details={"likes": "hiking", "job": "a nurse"},
+                          biography="Maya loves hiking. Maya is a nurse.")]
+    (maya,) = contacts("I love pottery.", "I became a teacher.", known=known)
+    assert maya.details == {"likes": "hiking; pottery", "job": "a teacher"}
+    assert maya.biography == "Maya loves hiking. Maya loves pottery. Maya is a teacher."
+
+
+def test_a_taste_or_lesson_that_points_at_the_context_is_no_detail():
+    """'I enjoy the taste of these' (of what?) and 'I'm learning a ton' (of what?) give no detail;
+    'I enjoy the taste of ginger' does."""
+    assert contacts("I enjoy the taste of these.", "I'm learning a ton.")[0].details == {}
+    assert contacts("I enjoy the taste of ginger.")[0].details == {"likes": "the taste of ginger"}
+
+
 # --- determinism ---------------------------------------------------------------------------------
 
 

@@ -166,8 +166,26 @@ def _apply(details: dict[str, str], claim: Claim) -> str | None:
     return key
 
 
-def _biography(known: str, fresh: list[Claim], changed: set[str]) -> str:
-    stale = {c.sentence for c in parse_text(known) if _key(c) in changed}
+def _listed(claim: Claim, changed: dict[str, str]) -> bool:
+    """A claim whose item is on a listed detail that changed ("likes: hiking; pottery")."""
+    key = _key(claim)
+    return (key in changed and not spec_of(claim.attribute).single and claim.polarity is Polarity.ASSERTED
+            and any(_same(i, claim.detail or claim.value) for i in _items(changed[key])))
+
+
+def _biography(known: str, fresh: list[Claim], changed: dict[str, str]) -> str:
+    """The known biography less what a change made stale, then the fresh claims, within
+    BIOGRAPHY_WORDS (the oldest sentences go first). Stale: a sentence of a single-valued detail
+    that changed (a new job), or of a listed detail's item that is no longer listed."""
+    def stale(c: Claim) -> bool:
+        key = _key(c)
+        if key not in changed:
+            return False
+        if spec_of(c.attribute).single:
+            return True
+        return not any(_same(i, c.detail or c.value) for i in _items(changed[key]))
+
+    stale = {c.sentence for c in parse_text(known) if stale(c)}
     kept = [s for s in sentences(known) if s not in stale]
     new = list(dict.fromkeys(c.text for c in fresh))
     while kept and len(" ".join(kept + new).split()) > BIOGRAPHY_WORDS:
@@ -231,11 +249,11 @@ def contact_updates(lines: list[Line], claims: list[Claim], known: list[KnownCon
         aliases = list(dict.fromkeys(f for f in p.forms if f.lower() not in taken))
         new_alias = bool(aliases) and p.known is not None
         last = {_key(c): c for c in p.claims if _key(c) in changed}  # the batch's last word per key
-        fresh = [c for c in p.claims if last.get(_key(c)) is c]
+        fresh = [c for c in p.claims if last.get(_key(c)) is c or _listed(c, changed)]
         biography = None
         if changed or new_alias:
             old = p.known.biography if p.known else ""
-            bio = _biography(old, fresh, set(changed))
+            bio = _biography(old, fresh, changed)
             biography = bio if bio and bio != old else None
         summary, summary_line = _summary(p, set(changed))
         if p.known and not (changed or new_alias or summary):

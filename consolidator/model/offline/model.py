@@ -43,6 +43,7 @@ from dataclasses import replace
 
 from consolidator.domain import is_negated, is_person_line
 from consolidator.model.offline.contacts import contact_updates
+from consolidator.model.offline.factshare import within_share
 from consolidator.model.offline.summarise import extractive_summary, fallback_days
 from consolidator.model.offline.names import known_subjects
 from consolidator.model.offline.lineclaims import claims_of_lines
@@ -112,7 +113,7 @@ class OfflineModel:
                 text=claim.text, importance=importance, topic=spec.topic, op=op, target_id=target,
                 source_ids=list(claim.source_ids), critical=spec.critical and asserted,
             ))
-        return FactExtractionReply(facts=facts)
+        return FactExtractionReply(facts=within_share(facts, request.messages))
 
     # --- offline pass ----------------------------------------------------------------------
 

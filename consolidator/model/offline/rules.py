@@ -129,6 +129,8 @@ _ANYMORE = re.compile(r"\s+(?:any ?more|any longer)$", re.I)
 # Flips: "does not like X" is a dislike, "does not eat X" an avoidance; both stated positively.
 _DENIED_FLIP = {"likes": "dislikes", "eats": "avoids"}
 _DEICTIC = re.compile(r"(?:this|that|these|those|it|them|you|him|her|there)\b", re.I)
+_POINTER_END = re.compile(r"\b(?:this|these|those|it|them)$", re.I)  # "the taste of these": of what?
+_AMOUNT_ONLY = re.compile(r"(?:a (?:ton|lot|bunch|heap|load)|tons|lots|loads|heaps|so much|plenty)$", re.I)  # "learning a ton"
 _CLAUSE_VALUE = re.compile(r"(?:how|that|when|what|where|why|whether|if|the way|seeing|being|having)\b", re.I)
 _SECOND_PERSON = re.compile(r"\b(?:you|your|yours|yourself)\b", re.I)
 _TASTES = frozenset({"likes", "dislikes"})
@@ -183,8 +185,9 @@ def parse_predicate(subject: str, predicate: str, first_person: bool, me: str = 
             owner = "The user" if owner.lower() == "the user" else owner
             value = detail = f"{owner}'s {g['rel'].lower()}"
             g["owner"] = owner
-        if polarity is Polarity.ASSERTED and (not content_stems(value) or _DEICTIC.match(value)):
-            return []  # "I love that", "I like it": nothing to store without the context
+        if polarity is Polarity.ASSERTED and (not content_stems(value) or _DEICTIC.match(value)
+                                              or _POINTER_END.search(value) or _AMOUNT_ONLY.match(value)):
+            return []  # "I love that", "I enjoy the taste of these", "I'm learning a ton": nothing without the context
         if _CLAUSE_VALUE.match(value) or _SECOND_PERSON.search(value):
             return []  # "love how you paint": a whole clause, kept as one (parse.py)
         if attribute in _TASTES and substance(value) < 1:

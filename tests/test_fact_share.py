@@ -1,0 +1,63 @@
+"""A batch's facts take at most a fifth of what it read (factshare.py): the most telling are kept."""
+
+from __future__ import annotations
+
+from consolidator.model.offline import OfflineModel, factshare
+from consolidator.model.offline.factshare import fact_room, within_share
+from consolidator.model.schemas import FactCandidate, FactExtractionRequest
+from tests.test_offline_extraction import chat
+
+MODEL = OfflineModel()
+
+# Sixty-four lines, each a fact about as long as itself: far more than a fifth of what they are.
+_DID = ["went to a pottery workshop in", "ran a marathon in", "bought a kayak in", "visited a museum in",
+        "recorded a song in", "cooked paella in",
+        "painted a mural in", "rented a bike in"]
+_WHERE = ["Lisbon", "Porto", "Boston", "Oslo", "Kyoto", "Lima", "Quito", "Cairo"]
+DENSE = [("Maya", f"I {did} {where} with {friend}.") for did in _DID for where, friend in
+         zip(_WHERE, ["Ana", "Leo", "Ravi", "Ines", "Tomas", "Yuki", "Omar", "Zoe"])]
+
+
+def _facts(lines):
+    return MODEL.extract_facts(FactExtractionRequest(scope="s", messages=lines, neighbours=[])).facts
+
+
+def test_a_dense_batch_writes_at_most_its_share():
+    """Lines that each make a fact: what is written fits a fifth of the characters read."""
+    lines = chat(*DENSE)
+    read = sum(len(f"{line.speaker}: {line.text}") for line in lines)
+    assert fact_room(lines) == int(read * factshare.FACT_SHARE) > factshare.MIN_ROOM
+    written = sum(len(f.text) for f in _facts(lines) if f.op in ("ADD", "UPDATE"))
+    assert 0.8 * fact_room(lines) < written <= fact_room(lines)
+
+
+def test_the_most_telling_facts_per_character_are_the_ones_kept():
+    """Under the share, a fact naming rare things in few words beats a long vague one."""
+    lines = chat(("Maya", "x" * 900))  # room: a fifth of ~906 characters, the floor of 400
+    vague = FactCandidate(text="Maya has been thinking about a lot of things that matter to her lately " * 3)
+    sharp = [FactCandidate(text=f"Maya adopted a beagle named Rufus {n}.") for n in range(8)]
+    kept = within_share([vague, *sharp], lines)
+    assert vague not in kept and kept == sharp  # and in their own order
+
+
+def test_critical_facts_and_deletes_are_never_dropped():
+    """An allergy is kept whatever the room; a DELETE writes nothing and always passes."""
+    lines = chat(("Maya", "short"))
+    allergy = FactCandidate(text="Maya is allergic to peanuts; " * 40, critical=True)
+    delete = FactCandidate(text="", op="DELETE", target_id="f1")
+    filler = FactCandidate(text="Maya likes the colour of the sky in the morning. " * 10)
+    assert within_share([filler, allergy, delete], lines) == [allergy, delete]
+
+
+def test_a_short_batch_keeps_its_facts():
+    """The floor: one line's one fact is never lost to the share."""
+    lines = chat(("Maya", "I adopted a beagle named Rufus."))
+    assert fact_room(lines) == factshare.MIN_ROOM
+    assert [f.text for f in _facts(lines)] == ["Maya adopted a beagle named Rufus (2023-05-07)."]
+
+
+def test_a_batch_within_its_share_is_untouched():
+    """Facts that fit are returned as they came, the same list."""
+    lines = chat(("Maya", "y" * 5000))
+    facts = [FactCandidate(text="Maya moved to Porto."), FactCandidate(text="Maya bought a kayak.")]
+    assert within_share(facts, lines) is facts
