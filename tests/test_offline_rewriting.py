@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 
+from consolidator.model.offline.text import normalise
 from tests.test_offline_extraction import said_by_caroline
 
 
@@ -23,6 +24,26 @@ from tests.test_offline_extraction import said_by_caroline
 def test_the_verb_agrees_with_the_name_a_pronoun_became(said, fact):
     """'you're' inside a clause, 'we all', and stems that end like a past form ('need', 'focus')."""
     assert fact in said_by_caroline(said)
+
+
+@pytest.mark.parametrize("said, expanded", [
+    ("He did great, didn't he?", "He did great, didn't he?"),
+    ("Why don't we go hiking?", "Why don't we go hiking?"),
+    ("Isn't it lovely?", "Isn't it lovely?"),
+    ("I didn't go, and she can't swim.", "I did not go, and she cannot swim."),
+])
+def test_a_negative_before_its_subject_stays_contracted(said, expanded):
+    """'didn't he?', 'why don't we': a question's inverted negative is no 'did not he'."""
+    assert normalise(said) == expanded
+
+
+def test_a_clause_left_with_a_bare_clitic_is_no_fact():
+    """'tomorrow's gonna be a blast' less its date word reads "'s gonna be a blast": no fact of it;
+    the sentence's other clauses still count."""
+    facts = said_by_caroline("You've come so far since we last talked, and tomorrow's gonna be a blast! "
+                             "I bought a red dress for the party.")
+    assert not any("'s gonna" in f or "'s going" in f for f in facts), facts
+    assert any("bought a red dress" in f for f in facts), facts
 
 
 def test_a_quotation_keeps_its_own_pronouns():

@@ -57,6 +57,9 @@ def claims_of_lines(lines: list, zone: str = "UTC", known: Iterable[str] = ()) -
     return list(_claims(people, zone, names))
 
 
+_ORPHAN_CLITIC = re.compile(r"(?:^|[\s,;(])'(?:s|re|ve|ll|d|m)\b")
+
+
 @lru_cache(maxsize=8)
 def _claims(people: tuple[_Line, ...], zone: str, known: frozenset[str]) -> tuple[Claim, ...]:
     names = NameBook(sorted(known))
@@ -72,6 +75,8 @@ def _claims(people: tuple[_Line, ...], zone: str, known: frozenset[str]) -> tupl
             # "this" points at the photo the sentence carries (shown.py); an aside alone points at nothing
             caption = None if sentence.startswith("[") else caption_of(sentence)
             for c in parse_sentence(sentence, ctx):  # (a plain clause was dated by clauses.event_date)
+                if _ORPHAN_CLITIC.search(c.text):
+                    continue  # "tomorrow's gonna be a blast" less its date word: "'s gonna be ...", no statement
                 c = _acquired_on(c, sentence, ctx.day)
                 c = replace(c, text=with_shown(c.text, caption))
                 out.append(replace(c, source_ids=(line.id,),

@@ -11,6 +11,7 @@ from functools import lru_cache
 
 _QUOTES = str.maketrans({"\u2019": "'", "\u2018": "'", "\u201c": '"', "\u201d": '"'})
 _APOSTROPHE = re.compile(r"\b([A-Za-z]+)'([A-Za-z]+)\b")
+_INVERTED = re.compile(r"\s+(?:i|you|he|she|it|we|they)\b", re.I)  # a subject after the verb: a question
 _NOT_BASES = frozenset("do does did is are was were has have had could would should".split())
 _EXPANSIONS = {  # (word, ending) -> the words it stands for ("she's" -> "she is")
     **{("i", e): f"I {w}" for e, w in (("m", "am"), ("ve", "have"), ("d", "would"), ("ll", "will"))},
@@ -30,6 +31,8 @@ def _expand(m: re.Match[str]) -> str:
     word, ending = m.group(1), m.group(2).lower()
     low = word.lower()
     if ending == "t" and low.endswith("n"):
+        if _INVERTED.match(m.string, m.end()):
+            return m.group(0)  # "didn't he?", "why don't we": "did not he" is no English
         base = word[:-1]
         if base.lower() in _NOT_BASES:
             return f"{base} not"
