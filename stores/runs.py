@@ -13,6 +13,7 @@ from typing import Callable, Iterator, Sequence, TypeVar
 from contextlib import contextmanager
 from sqlalchemy import func, select, update
 from sqlalchemy.engine import Engine
+from sqlalchemy.exc import IntegrityError
 from sqlmodel import Session
 
 from stores.engine import reading, transaction
@@ -68,13 +69,33 @@ def ensure_step_runs(engine: Engine, step_names: Sequence[str]) -> int:
     open and failed runs of a step that is no longer configured (a plugin removed from the
     config) are retired: they are no longer open work, so they count nowhere as pending and
     hold back nothing (`consolidated_seq`). A retired run whose step comes back is pending
-    again, with fresh attempts."""
+    again, with fresh attempts.
+
+    Safe beside other daemons (PostgreSQL, READ COMMITTED: each statement sees the newest
+    commits): the batches are read before their runs, so a batch another daemon cuts meanwhile
+    (with its runs, in one transaction) is either unseen or seen with its runs; and when two
+    daemons starting together add the same missing run, the one that loses the race reads the
+    ledger again instead of failing on the unique (batch, step)."""
+    for attempt in range(RECONCILE_TRIES):
+        try:
+            return _reconcile(engine, step_names)
+        except IntegrityError:
+            if attempt == RECONCILE_TRIES - 1:
+                raise
+    return 0
+
+
+RECONCILE_TRIES = 3
+
+
+def _reconcile(engine: Engine, step_names: Sequence[str]) -> int:
     added = 0
     names = set(step_names)
     with transaction(engine) as session:
+        batches = session.execute(select(Batch.id, Batch.scope)).all()  # before the runs: see the docstring
         have = {(b, s) for b, s in session.execute(select(StepRun.batch_id, StepRun.step))}
         woken: set[str] = set()  # scopes with work again: the daemon's queue must say so
-        for batch_id, scope in session.execute(select(Batch.id, Batch.scope)).all():
+        for batch_id, scope in batches:
             for name in step_names:
                 if (batch_id, name) not in have:
                     session.add(StepRun(batch_id=batch_id, scope=scope, step=name))

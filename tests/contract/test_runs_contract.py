@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import datetime, timedelta, timezone
 
-from sqlalchemy import select
+import pytest
+from sqlalchemy import event, select
 
 from stores.engine import reading
 from stores.ledger import Batch, RunStatus, StepRun, batch_counts
@@ -217,3 +219,48 @@ def test_open_run_does_not_hand_out_a_retired_run(engine) -> None:
         assert run is None
     with open_run(engine, picked["a"]) as (_, run):
         assert run is not None
+
+
+@contextmanager
+def _meanwhile(engine, statement_word: str, act):
+    """Within the block, `act` runs once, from a connection of its own, right after the first
+    statement that mentions `statement_word`: another daemon committing meanwhile."""
+    fired = []
+
+    def after(conn, cursor, statement, parameters, context, executemany):
+        if not fired and statement_word in statement:
+            fired.append(True)
+            act()
+
+    event.listen(engine, "after_cursor_execute", after)
+    try:
+        yield
+    finally:
+        event.remove(engine, "after_cursor_execute", after)
+    assert fired, f"no statement mentioned {statement_word!r}"
+
+
+def test_a_batch_cut_by_another_daemon_mid_reconcile_gets_no_second_run(engine) -> None:
+    """A daemon starting up reconciles the ledger while another cuts a batch (with its runs, in one
+    transaction) right after its first read: the starting one neither adds a second run for it nor
+    fails on the unique key (it did, and exited, when it read the runs before the batches)."""
+    if engine.dialect.name == "sqlite":
+        pytest.skip("SQLite has one writer at a time: no batch can be cut inside another's write")
+    log(engine, 2)
+    record_batches(engine, "s", ["a", "b"], T0, by(2))
+    log(engine, 2, start=2)  # the other daemon's next batch
+    with _meanwhile(engine, "SELECT", lambda: record_batches(engine, "s", ["a", "b"], T0, by(2))):
+        assert ensure_step_runs(engine, ["a", "b"]) == 0
+    assert sorted(runs_by(engine)) == [(1, "a"), (1, "b"), (2, "a"), (2, "b")]
+
+
+def test_two_daemons_adding_the_same_missing_run_do_not_fail(engine) -> None:
+    """A new step: two daemons starting together both add its runs; the one that loses the race
+    reads the ledger again instead of failing."""
+    if engine.dialect.name == "sqlite":
+        pytest.skip("SQLite has one writer at a time: the two reconciliations cannot overlap")
+    log(engine, 2)
+    record_batches(engine, "s", ["a"], T0, by(2))
+    with _meanwhile(engine, "FROM step_run", lambda: ensure_step_runs(engine, ["a", "b"])):
+        assert ensure_step_runs(engine, ["a", "b"]) == 0  # the other added it first
+    assert sorted(runs_by(engine)) == [(1, "a"), (1, "b")]
