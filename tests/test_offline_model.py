@@ -398,6 +398,15 @@ def test_a_listed_detail_adds_to_the_biography_and_a_new_job_replaces_the_old():
     assert maya.biography == "Maya loves hiking. Maya loves pottery. Maya is a teacher."
 
 
+def test_the_running_summary_tells_what_the_person_did_before_what_they_said():
+    """A plain event ('went to a pottery workshop') beats a rarer-worded remark reported in their
+    name ('Maya said: The chandelier adds ...'): the summary says what is new about the person."""
+    (maya,) = contacts("The chandelier adds a glamorous Venetian sparkle to the boutique.", "I went to a pottery workshop.")
+    assert maya.summary == "Maya went to a pottery workshop."
+    (only,) = contacts("The chandelier adds a glamorous Venetian sparkle to the boutique.")
+    assert only.summary.startswith("Maya said: The chandelier")  # a remark is still better than nothing
+
+
 def test_a_taste_or_lesson_that_points_at_the_context_is_no_detail():
     """'I enjoy the taste of these' (of what?) and 'I'm learning a ton' (of what?) give no detail;
     'I enjoy the taste of ginger' does."""
