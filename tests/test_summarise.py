@@ -164,11 +164,14 @@ def test_a_day_of_nothing_but_greetings_still_says_something():
     ("Let me know what the surgeon says about your knee.", False),
     ("Good luck with the move to Lisbon!", False),
     ("Enjoy the fresh air in the Alps.", False),
+    ("So much has happened since we last spoke!", True),  # catching up: judged without the phrase
+    ("Hey Ana, long time no chat!", True),
+    ("Since we last talked, I adopted a greyhound.", False),
 ])
 def test_a_closing_formula_is_phatic_unless_it_says_more(sentence, phatic):
-    """"Let me know how it goes", "Talk soon": a conversation's closing carries nothing, even with a
-    rarer word in it; one that names something ("with the move to Lisbon", "what the surgeon
-    says") is kept."""
+    """"Let me know how it goes", "Talk soon", "since we last spoke": a conversation's closing and
+    catching up carry nothing, even with a rarer word in them; one that names something ("with
+    the move to Lisbon", "what the surgeon says", "adopted a greyhound") is kept."""
     lexicon = Lexicon({"ana", "ben"})
     assert summarise.is_phatic(sentence, lexicon.scored(summarise.TOKEN.findall(sentence))) is phatic
 

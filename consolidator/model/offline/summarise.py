@@ -22,7 +22,8 @@ policy: a week re-selects from its days exactly as a day selects from its lines.
    wordfreq, x (1 + DF_BOOST ln(sentences of the window using it)): what the window keeps
    returning to weighs more, once.
 4. Phatic sentences are dropped: no number and no word rarer than zipf 5.5 ("Hey Mel!",
-   "Wow, that's so cool!"), nor are closing formulas ("Let me know how it goes!", "Talk soon!").
+   "Wow, that's so cool!"), nor are closing formulas ("Let me know how it goes!", "Talk soon!");
+   catching up ("since we last talked", "long time no see") is judged without its phrase.
    When every sentence is phatic they all compete.
 5. Prior (fact_prior): how likely a sentence states something about someone rather than
    reacting to it. x FIRST_BOOST for a speaker telling about themselves (first person),
@@ -137,10 +138,20 @@ _CLOSING = re.compile(r"^(?:(?:and|so|just|please)\s+)?(?:let me know|keep me po
                       r"if you need (?:anything|help|me)))?[.!]*$", re.I)
 
 
+# Catching up ("since we last talked", "long time no see"): the phrase itself says nothing, so a
+# sentence is judged on the rest ("So much has happened since we last spoke" is phatic; "I went to
+# a conference since we last spoke" is not).
+_CATCHING_UP = re.compile(r"\b(?:(?:happened|happening|going on|up)\s+)?(?:ever )?since we (?:last )?(?:talked|spoke|chatted|caught up|met|talk|chat)\b|"
+                          r"\blong time no (?:see|talk|chat)\b", re.I)
+
+
 def is_phatic(sentence: str, words: list[str]) -> bool:
     """No number and no word rarer than COMMON_ZIPF: it says nothing a reader needs."""
     if _CLOSING.match(sentence.strip()):
         return True
+    if spans := _CATCHING_UP.findall(sentence):
+        said = {w.lower() for span in spans for w in TOKEN.findall(span)}
+        words = [w for w in words if w not in said]
     return not any(c.isdigit() for c in sentence) and all(zipf(w) >= COMMON_ZIPF for w in words)
 
 
