@@ -100,3 +100,10 @@ def test_a_pointer_stays_a_pointer_when_the_photo_it_means_is_unclear(said):
     facts = said_by_caroline(said)
     assert any(f.startswith("Caroline painted it after") for f in facts), facts
     assert not any("(photo:" in f for f in facts), facts
+
+
+def test_this_month_in_a_fact_is_written_out():
+    """'this month' in a fact read a year later says nothing: the month is written beside it (a
+    summary's header dates its own lines, so summaries leave it)."""
+    assert said_by_caroline("I lost my job at the bakery this month.") == [
+        "Caroline lost their job at the bakery this month (May 2023)."]

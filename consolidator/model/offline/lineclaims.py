@@ -80,7 +80,7 @@ def _claims(people: tuple[_Line, ...], zone: str, known: frozenset[str]) -> tupl
                 c = _acquired_on(c, sentence, ctx.day)
                 c = replace(c, text=with_shown(c.text, caption))
                 out.append(replace(c, source_ids=(line.id,),
-                                   text=c.text if c.attribute == "event" else resolve_relative_dates(c.text, today)))
+                                   text=c.text if c.attribute == "event" else resolve_relative_dates(c.text, today, this_too=True)))
     return tuple(out)
 
 

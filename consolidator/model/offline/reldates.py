@@ -64,13 +64,16 @@ _EXPRESSION = re.compile(
 )
 
 
-def resolve_relative_dates(text: str, today: date | None) -> str:
-    """`text` with each relative date it contains followed by the absolute date in brackets."""
+def resolve_relative_dates(text: str, today: date | None, this_too: bool = False) -> str:
+    """`text` with each relative date it contains followed by the absolute date in brackets.
+
+    "this week/month/year" is left as it is unless `this_too`: a summary's header dates it, but
+    a fact read months later ("Gina lost her job this month") needs it written out."""
     if today is None:
         return text
 
     def write(match: re.Match) -> str:
-        resolved = _resolve(match, today)
+        resolved = _resolve(match, today, this_too)
         return f"{match.group(0)} ({resolved})" if resolved else match.group(0)
 
     return _EXPRESSION.sub(write, text)
@@ -84,7 +87,7 @@ def relative_dates(text: str, today: date | None) -> list[tuple[re.Match, str]]:
     return [(m, r) for m in _EXPRESSION.finditer(text) if (r := _resolve(m, today))]
 
 
-def _resolve(m: re.Match, today: date) -> str | None:
+def _resolve(m: re.Match, today: date, this_too: bool = False) -> str | None:
     if m.group("before"):
         return (today - timedelta(days=2)).isoformat()
     if m.group("after"):
@@ -94,13 +97,13 @@ def _resolve(m: re.Match, today: date) -> str | None:
     if m.group("tomorrow"):
         return (today + timedelta(days=1)).isoformat()
     if m.group("rel"):
-        return _relative(m.group("rel").lower(), m.group("unit").lower(), today)
+        return _relative(m.group("rel").lower(), m.group("unit").lower(), today, this_too)
     word = m.group("count").lower()
     n = int(word) if word.isdigit() else _NUMBER_WORDS[word]
     return _ago(n, m.group("span").lower(), today) if n else None
 
 
-def _relative(rel: str, unit: str, today: date) -> str | None:
+def _relative(rel: str, unit: str, today: date, this_too: bool = False) -> str | None:
     step = -1 if rel in ("last", "this past") else 1 if rel in ("next", "this coming") else 0
     monday = today - timedelta(days=today.weekday())
     target = _DAY_INDEX.get(unit)
@@ -111,7 +114,7 @@ def _relative(rel: str, unit: str, today: date) -> str | None:
         while day.weekday() != target:
             day += timedelta(days=step)
         return day.isoformat()
-    if step == 0 and unit != "weekend":  # "this week/month/year": the line's own date says it
+    if step == 0 and unit != "weekend" and not this_too:  # "this week/month/year": the line's own date says it
         return None
     if unit == "weekend":
         return (monday + timedelta(days=7 * step + 5)).isoformat()
