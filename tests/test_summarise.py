@@ -220,6 +220,14 @@ def test_a_cut_sentence_says_it_was_cut_and_never_ends_on_a_word_that_needs_more
     last = words.split()[-1].lower()
     assert last not in {"a", "an", "the", "and", "to", "my", "in", "with", "has", "it"}, out
 
+
+def test_a_clause_kept_alone_is_marked_where_the_sentence_went_on():
+    """The sentence's best clause, kept whole without the rest, ends in "…" (it read as all that
+    was said, and ran into the next sentence: "... gave me this painting one day I joined ...")."""
+    sentence = "A friend in Oslo gave me this watercolour one day, it inspired me a lot and that's when I started."
+    out = shorten(sentence, 60, Lexicon(set()))
+    assert out == "A friend in Oslo gave me this watercolour one day…"
+
 # --- the prefix is not scored --------------------------------------------------------------------------
 
 

@@ -69,8 +69,20 @@ def shorten(sentence: str, max_chars: int, lexicon: Lexicon) -> str:
     whole = join_clauses(sentence, [clauses[j] for j in kept]) if kept else ""
     best = sentence[slice(*clauses[ranked[0]])]
     starts = [0] + [m.start() for m in _KEY.finditer(best)]
-    cuts = [whole] + [cut_marked(best, i, max_chars) for i in starts]
-    return max((c for c in cuts if c), key=lambda t: (clause_value(t, lexicon, names), -len(t)), default="")
+    cuts = [ends_marked(c, sentence) for c in [whole] + [cut_marked(best, i, max_chars) for i in starts] if c]
+    return max((c for c in cuts if len(c) <= max_chars), key=lambda t: (clause_value(t, lexicon, names), -len(t)), default="")
+
+
+def ends_marked(cut: str, sentence: str) -> str:
+    """`cut` with "…" at an end where the sentence goes on ("It all started when a friend gave me
+    this painting…"): a clause kept alone must not read as all that was said, nor run into the
+    next sentence."""
+    pieces = [p.strip(" ,;:-–—") for p in cut.split("…")]
+    if pieces[0] and not sentence.lstrip().startswith(pieces[0]):
+        cut = "…" + cut.lstrip()
+    if pieces[-1] and not sentence.rstrip(" .!?").endswith(pieces[-1].rstrip(" .!?")):
+        cut = cut.rstrip(" ,;:-–—") + "…"
+    return cut
 
 
 def cut_marked(clause: str, start: int, max_chars: int) -> str:
