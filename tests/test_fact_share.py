@@ -40,13 +40,15 @@ def test_the_most_telling_facts_per_character_are_the_ones_kept():
     assert vague not in kept and kept == sharp  # and in their own order
 
 
-def test_critical_facts_and_deletes_are_never_dropped():
-    """An allergy is kept whatever the room; a DELETE writes nothing and always passes."""
+def test_critical_facts_updates_and_deletes_are_never_dropped():
+    """An allergy and an UPDATE (a new job: dropped, the old one would stay current) are kept
+    whatever the room; a DELETE writes nothing and always passes."""
     lines = chat(("Maya", "short"))
     allergy = FactCandidate(text="Maya is allergic to peanuts; " * 40, critical=True)
+    moved = FactCandidate(text="Maya works at Globex as a nurse on the night shift. " * 5, op="UPDATE", target_id="f2")
     delete = FactCandidate(text="", op="DELETE", target_id="f1")
     filler = FactCandidate(text="Maya likes the colour of the sky in the morning. " * 10)
-    assert within_share([filler, allergy, delete], lines) == [allergy, delete]
+    assert within_share([filler, allergy, moved, delete], lines) == [allergy, moved, delete]
 
 
 def test_a_short_batch_keeps_its_facts():

@@ -8,7 +8,8 @@ conversation above it. So a batch's added and updated facts share a room of FACT
 characters it read ("Speaker: text" per line), never less than MIN_ROOM; when they do not fit,
 the ones that say the most per character at their importance (importance x worth / length,
 worth.worth with the speakers' names weighing nothing) are kept, in their own order. A critical
-fact (an allergy) is always kept and takes its room first; a DELETE or NOOP writes nothing.
+fact (an allergy) and an UPDATE (a new job replacing the old: dropped, it would leave the old
+one current) are always kept and take their room first; a DELETE or NOOP writes nothing.
 
 Measured on the development subset (bench/recall.py): facts 433 -> 398 (37,013 -> 34,068
 characters), the stores 5.05x -> 5.4x smaller than the transcript; single-hop answers in the
@@ -43,12 +44,18 @@ def within_share(facts: list[FactCandidate], lines: list[Line]) -> list[FactCand
 
     def telling(i: int) -> tuple[bool, float, int]:
         f = facts[i]
-        return (not f.critical, -f.importance * worth(f.text, speakers) / max(1, len(f.text)), i)
+        return (not _kept_always(f), -f.importance * worth(f.text, speakers) / max(1, len(f.text)), i)
 
     kept: set[int] = set()
     used = 0
     for i in sorted(writes, key=telling):
-        if facts[i].critical or used + len(facts[i].text) <= room:
+        if _kept_always(facts[i]) or used + len(facts[i].text) <= room:
             kept.add(i)
             used += len(facts[i].text)
     return [f for i, f in enumerate(facts) if f.op not in _WRITES or i in kept]
+
+
+def _kept_always(fact: FactCandidate) -> bool:
+    """A critical fact (an allergy), or an UPDATE: dropping it would leave the old value current
+    (the job someone left, the city they moved from)."""
+    return fact.critical or fact.op == "UPDATE"
