@@ -401,9 +401,10 @@ def test_a_listed_detail_adds_to_the_biography_and_a_new_job_replaces_the_old():
 def test_the_running_summary_tells_what_the_person_did_before_what_they_said():
     """A plain event ('went to a pottery workshop') beats a rarer-worded remark reported in their
     name ('Maya said: The chandelier adds ...'): the summary says what is new about the person."""
-    (maya,) = contacts("The chandelier adds a glamorous Venetian sparkle to the boutique.", "I went to a pottery workshop.")
+    remark = "The chandelier adds a glamorous Venetian sparkle to the boutique."
+    (maya,) = contacts(remark, "I went to a pottery workshop.")
     assert maya.summary == "Maya went to a pottery workshop."
-    (only,) = contacts("The chandelier adds a glamorous Venetian sparkle to the boutique.")
+    (only,) = contacts(remark)
     assert only.summary.startswith("Maya said: The chandelier")  # a remark is still better than nothing
 
 

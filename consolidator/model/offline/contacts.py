@@ -200,10 +200,10 @@ def _summary(person: _Person, changed: set[str]) -> tuple[str, str | None]:
 
     A claim about them (third person, "Ana moved to Madrid.") beats a raw sentence that only
     names them, and one that says what they did or are beats one that reports their words
-    ("Ana said: It is so peaceful ..."); among those, the one with the rarest content (worth.py) wins, a claim that changed one of
-    their details counting CHANGE_BONUS more, the latest on a tie. The running summary is a
-    dated line per batch that a planner reads at a glance: the batch's every clause is in the
-    facts already. Returned with the id of the line it comes from."""
+    ("Ana said: It is so peaceful ..."); among those, the one with the rarest content (worth.py)
+    wins, a claim that changed one of their details counting CHANGE_BONUS more, the latest on a
+    tie. The running summary is a dated line per batch that a planner reads at a glance: the
+    batch's every clause is in the facts already. Returned with the id of the line it comes from."""
     if person.claims:
         ranked = [((" said: " not in c.text, worth(c.text, person.forms) + CHANGE_BONUS * (_key(c) in changed), i),
                    c.text if c.happened else _ISO_DAY.sub("", c.text),  # an event's own date stays

@@ -79,8 +79,8 @@ def _claims(people: tuple[_Line, ...], zone: str, known: frozenset[str]) -> tupl
                     continue  # "tomorrow's gonna be a blast" less its date word: "'s gonna be ...", no statement
                 c = _acquired_on(c, sentence, ctx.day)
                 c = replace(c, text=with_shown(c.text, caption))
-                out.append(replace(c, source_ids=(line.id,),
-                                   text=c.text if c.attribute == "event" else resolve_relative_dates(c.text, today, this_too=True)))
+                text = c.text if c.attribute == "event" else resolve_relative_dates(c.text, today, this_too=True)
+                out.append(replace(c, source_ids=(line.id,), text=text))
     return tuple(out)
 
 

@@ -130,7 +130,8 @@ _ANYMORE = re.compile(r"\s+(?:any ?more|any longer)$", re.I)
 _DENIED_FLIP = {"likes": "dislikes", "eats": "avoids"}
 _DEICTIC = re.compile(r"(?:this|that|these|those|it|them|you|him|her|there)\b", re.I)
 _POINTER_END = re.compile(r"\b(?:this|these|those|it|them)$", re.I)  # "the taste of these": of what?
-_AMOUNT_ONLY = re.compile(r"(?:a (?:ton|lot|bunch|heap|load)|tons|lots|loads|heaps|so much|plenty)$", re.I)  # "learning a ton"
+# "I'm learning a ton": an amount of nothing named
+_AMOUNT_ONLY = re.compile(r"(?:a (?:ton|lot|bunch|heap|load)|tons|lots|loads|heaps|so much|plenty)$", re.I)
 _CLAUSE_VALUE = re.compile(r"(?:how|that|when|what|where|why|whether|if|the way|seeing|being|having)\b", re.I)
 _SECOND_PERSON = re.compile(r"\b(?:you|your|yours|yourself)\b", re.I)
 _TASTES = frozenset({"likes", "dislikes"})

@@ -141,8 +141,8 @@ _CLOSING = re.compile(r"^(?:(?:and|so|just|please)\s+)?(?:let me know|keep me po
 # Catching up ("since we last talked", "long time no see"): the phrase itself says nothing, so a
 # sentence is judged on the rest ("So much has happened since we last spoke" is phatic; "I went to
 # a conference since we last spoke" is not).
-_CATCHING_UP = re.compile(r"\b(?:(?:happened|happening|going on|up)\s+)?(?:ever )?since we (?:last )?(?:talked|spoke|chatted|caught up|met|talk|chat)\b|"
-                          r"\blong time no (?:see|talk|chat)\b", re.I)
+_CATCHING_UP = re.compile(r"\b(?:(?:happened|happening|going on|up)\s+)?(?:ever )?since we (?:last )?"
+                          r"(?:talked|spoke|chatted|caught up|met|talk|chat)\b|\blong time no (?:see|talk|chat)\b", re.I)
 
 
 def is_phatic(sentence: str, words: list[str]) -> bool:

@@ -70,7 +70,8 @@ def shorten(sentence: str, max_chars: int, lexicon: Lexicon) -> str:
     best = sentence[slice(*clauses[ranked[0]])]
     starts = [0] + [m.start() for m in _KEY.finditer(best)]
     cuts = [ends_marked(c, sentence) for c in [whole] + [cut_marked(best, i, max_chars) for i in starts] if c]
-    return max((c for c in cuts if len(c) <= max_chars), key=lambda t: (clause_value(t, lexicon, names), -len(t)), default="")
+    fitting = (c for c in cuts if len(c) <= max_chars)
+    return max(fitting, key=lambda t: (clause_value(t, lexicon, names), -len(t)), default="")
 
 
 def ends_marked(cut: str, sentence: str) -> str:
