@@ -22,6 +22,7 @@ from stores.messages import Message
 from stores.work_queue import AT_ONCE, mark_due
 
 OPEN = (RunStatus.PENDING.value, RunStatus.RETRYING.value)
+RECONCILE_TRIES = 3  # ensure_step_runs: reads of the ledger before a lost race is an error
 FINISHED = (RunStatus.DONE.value, RunStatus.RETIRED.value)  # nothing left to do for the batch
 Cut = TypeVar("Cut")
 
@@ -76,16 +77,12 @@ def ensure_step_runs(engine: Engine, step_names: Sequence[str]) -> int:
     (with its runs, in one transaction) is either unseen or seen with its runs; and when two
     daemons starting together add the same missing run, the one that loses the race reads the
     ledger again instead of failing on the unique (batch, step)."""
-    for attempt in range(RECONCILE_TRIES):
+    for _ in range(RECONCILE_TRIES - 1):
         try:
             return _reconcile(engine, step_names)
         except IntegrityError:
-            if attempt == RECONCILE_TRIES - 1:
-                raise
-    return 0
-
-
-RECONCILE_TRIES = 3
+            continue  # another daemon added a run we were adding: read the ledger again
+    return _reconcile(engine, step_names)
 
 
 def _reconcile(engine: Engine, step_names: Sequence[str]) -> int:

@@ -14,8 +14,9 @@ one current) are always kept and take their room first; a DELETE or NOOP writes 
 Measured on the development subset (bench/recall.py): facts 433 -> 398 (37,013 -> 34,068
 characters), the stores 5.05x -> 5.4x smaller than the transcript; single-hop answers in the
 stores 119 -> 117 of 187. Ranking by worth alone kept 112, by importance then worth 112, by
-worth per character 116; a fifth share with looser novelty thresholds (more candidates to choose from) 114-115:
-the novelty rule is the better judge of a single fact, the share only bounds the batch.
+worth per character 116; a fifth share with looser novelty thresholds (more candidates to
+choose from) 114-115: the novelty rule is the better judge of a single fact, the share only
+bounds the batch.
 """
 
 from __future__ import annotations
