@@ -31,7 +31,12 @@ policy: a week re-selects from its days exactly as a day selects from its lines.
    question, x ANSWER_BOOST for a turn replying to another speaker's question, x DATED_BOOST
    for a sentence with a relative date (an event placed in time), x KEY_BOOST for each of a
    number, a proper name and a quoted title; x AGENT_WEIGHT for the agent's own turns and
-   tool or action lines (the memory is about the people; the agent's words weigh half).
+   tool or action lines (the memory is about the people; the agent's words weigh half);
+   x SHOWN_BOOST for the one photo of a turn whose words point at it ("Here's our latest
+   work", "they made this!", "take a look"): what the speaker shows is what the turn tells,
+   and the pointing sentence says nothing without it (bench/recall.py, development subset:
+   single-hop answers in the day summary 124 -> 128, among them a painting's subject, a
+   hiking photo, an accident told beside a dashboard photo).
 6. Selection (budgeted coverage): the next sentence is the one adding the most prior x
    not-yet-covered concept worth per character it adds to the written summary (its text,
    and its "Speaker:" label or session header when it opens one); a sentence at cosine
@@ -56,7 +61,7 @@ from dataclasses import dataclass, field
 from datetime import date
 
 from consolidator.domain import AGENT_SPEAKERS, chars_within, estimate_tokens
-from consolidator.model.offline.summarycompact import compact
+from consolidator.model.offline.summarycompact import MEDIA, compact
 from consolidator.model.offline.summarycut import ELLIPSIS, TITLE, TOKEN, clause_value, shorten, trim_edges
 from consolidator.model.offline.lexicon import Lexicon, base_form, has_name, names_in, zipf
 from consolidator.model.offline.reldates import resolve_relative_dates
@@ -74,6 +79,7 @@ ANSWER_BOOST = 2.0  # a turn that replies to another speaker's question
 AGENT_WEIGHT = 0.5  # the agent's own turns and tool/action lines: the memory is about the people
 DATED_BOOST = 1.3  # a sentence with a relative date
 KEY_BOOST = 1.25  # each of a number, a proper name, a quoted title
+SHOWN_BOOST = 2.0  # the one photo of a turn whose words point at it ("Here's our latest work")
 REPEAT_COSINE = 0.9  # a sentence this close to a chosen one says it again
 MIN_ROOM = 60  # characters: less room left than this is not worth cutting a sentence for
 KEEP_SHARE = 0.6  # a cut sentence must keep this share of its words' value (numbers, names)
@@ -82,6 +88,8 @@ POOL_TARGETS, POOL_MIN = 4, 16  # the best 4 targets' worth of sentences compete
 FIRST_PERSON = frozenset("i me my mine myself we us our ours ourselves".split())
 SECOND_PERSON = frozenset("you your yours yourself yourselves".split())
 _ISO_DATE = re.compile(r"^(\d{4}-\d{2}-\d{2})")
+_PHOTO = re.compile(rf"^\[(?:{MEDIA}):", re.I)  # an aside as compact_aside writes a shared photo
+_POINTING = re.compile(r"\b(?:here['’]?s|here is|this|these|take a look|check (?:it|this) out|look at)\b", re.I)
 
 
 @dataclass
@@ -215,13 +223,28 @@ def _candidates(turns: list[Turn], lexicon: Lexicon) -> list[Candidate]:
                 df[k] = df.get(k, 0) + 1
             items.append((n, s, tokens, concepts))
     answering = replies(turns)
+    shown = shown_photos(items)
     out = []
     for pos, (n, s, tokens, concepts) in enumerate(items):
         worth = {k: w * (1.0 + DF_BOOST * math.log(df[k])) for k, w in concepts.items()}
         prior = fact_prior(s, tokens, lexicon) * (ANSWER_BOOST if answering[n] else 1.0)
+        prior *= SHOWN_BOOST if pos in shown else 1.0
         prior *= AGENT_WEIGHT if not_a_person(turns[n].speaker) else 1.0
         out.append(Candidate(pos, n, s, prior, worth, is_phatic(s, lexicon.scored(tokens))))
     return out
+
+
+def shown_photos(items: list[tuple]) -> set[int]:
+    """Positions in `items` ((turn, sentence, ...)) of the photos their turn points at: a turn's
+    only photo, where another of its sentences says "here's", "this", "take a look", ..."""
+    photos: dict[int, list[int]] = {}
+    pointing: set[int] = set()
+    for pos, (n, s, *_) in enumerate(items):
+        if _PHOTO.match(s):
+            photos.setdefault(n, []).append(pos)
+        elif _POINTING.search(s):
+            pointing.add(n)
+    return {found[0] for n, found in photos.items() if len(found) == 1 and n in pointing}
 
 
 def _pool(candidates: list[Candidate], target: int) -> list[Candidate]:
