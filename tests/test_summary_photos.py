@@ -5,6 +5,9 @@ from __future__ import annotations
 
 from consolidator.model.offline import summarise
 from consolidator.model.offline.summarise import extractive_summary, shown_photos
+from consolidator.model.offline.summarycompact import compact
+from consolidator.model.offline.summaryform import parse_turns
+from consolidator.model.offline.lexicon import Lexicon
 
 PAINTING = "[photo: a painting of a sunset with a palm tree]"
 
@@ -24,8 +27,11 @@ def day(shown: str) -> list[str]:
     )
 
 
-def items(*turns: tuple[int, str]) -> list[tuple]:
-    return [(n, s, [], {}) for n, s in turns]
+def shown(*turns: tuple[str, str]) -> set[int]:
+    """shown_photos over the turns' sentences as parsed, each (turn, sentence, ...) an item."""
+    parsed = parse_turns(lines(*turns))
+    items = [(n, compact(s), [], {}) for n, turn in enumerate(parsed) for s in turn.sentences]
+    return shown_photos(parsed, items)
 
 
 def test_the_photo_a_turn_points_at_is_kept_over_the_pointing_words(monkeypatch):
@@ -39,12 +45,28 @@ def test_the_photo_a_turn_points_at_is_kept_over_the_pointing_words(monkeypatch)
 
 def test_pointing_words_in_any_form_mark_the_photo():
     """"this", "take a look", "check it out" point as "here's" does; a photo nobody points at,
-    or one of two photos in a turn, is not marked."""
+    or one of two photos in a turn, is not marked; the mark is the photo's position."""
+    photo = "[shares a photo: a painting of a sunset with a palm tree]"
     for pointing in ("Take a look.", "Check it out!", "We made this.", "Here is the result."):
-        assert shown_photos(items((1, pointing), (1, PAINTING))) == {1}
-    assert shown_photos(items((1, "We finished it yesterday."), (1, PAINTING))) == set()
-    assert shown_photos(items((1, "Here's the result."), (1, PAINTING), (1, "[photo: a beach]"))) == set()
-    assert shown_photos(items((0, "Look at this!"), (1, PAINTING))) == set()
+        assert shown(("Ben", f"{pointing} {photo}")) == {1}
+    assert shown(("Ben", f"We finished it yesterday. {photo}")) == set()
+    assert shown(("Ben", f"Here's the result. {photo} [shares a photo: a beach]")) == set()
+    assert shown(("Ana", "Look at this!"), ("Ben", photo)) == set()
+
+
+def test_a_pointing_clause_trimmed_from_its_sentence_still_points(monkeypatch):
+    """"..., they made this!" is trimmed from its sentence as filler, yet it said the photo is
+    what was made: the photo's prior is doubled all the same."""
+    turns = parse_turns(lines(("Ben", "It was special to watch them come to life, they made this! "
+                                      "[shares a photo: a cup with a dog face]")))
+
+    def priors() -> dict[str, float]:
+        return {c.text: c.prior for c in summarise._candidates(turns, Lexicon(summarise.speakers_of(turns)))}
+
+    boosted = priors()
+    assert not any("made this" in text for text in boosted)  # the pointing clause is trimmed
+    monkeypatch.setattr(summarise, "SHOWN_BOOST", 1.0)
+    assert boosted["[photo: a cup with a dog face]"] == 2.0 * priors()["[photo: a cup with a dog face]"]
 
 
 def test_an_unpointed_photo_keeps_its_plain_weight(monkeypatch):

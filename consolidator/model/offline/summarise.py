@@ -35,7 +35,7 @@ policy: a week re-selects from its days exactly as a day selects from its lines.
    x SHOWN_BOOST for the one photo of a turn whose words point at it ("Here's our latest
    work", "they made this!", "take a look"): what the speaker shows is what the turn tells,
    and the pointing sentence says nothing without it (bench/recall.py, development subset:
-   single-hop answers in the day summary 124 -> 128, among them a painting's subject, a
+   single-hop answers in the day summary 124 -> 129, among them a painting's subject, a
    hiking photo, an accident told beside a dashboard photo).
 6. Selection (budgeted coverage): the next sentence is the one adding the most prior x
    not-yet-covered concept worth per character it adds to the written summary (its text,
@@ -223,7 +223,7 @@ def _candidates(turns: list[Turn], lexicon: Lexicon) -> list[Candidate]:
                 df[k] = df.get(k, 0) + 1
             items.append((n, s, tokens, concepts))
     answering = replies(turns)
-    shown = shown_photos(items)
+    shown = shown_photos(turns, items)
     out = []
     for pos, (n, s, tokens, concepts) in enumerate(items):
         worth = {k: w * (1.0 + DF_BOOST * math.log(df[k])) for k, w in concepts.items()}
@@ -234,17 +234,16 @@ def _candidates(turns: list[Turn], lexicon: Lexicon) -> list[Candidate]:
     return out
 
 
-def shown_photos(items: list[tuple]) -> set[int]:
+def shown_photos(turns: list[Turn], items: list[tuple]) -> set[int]:
     """Positions in `items` ((turn, sentence, ...)) of the photos their turn points at: a turn's
-    only photo, where another of its sentences says "here's", "this", "take a look", ..."""
+    only photo, where another of its sentences says "here's", "this", "take a look", ... (as
+    said: trimming may drop the pointing clause, "..., they made this!")."""
     photos: dict[int, list[int]] = {}
-    pointing: set[int] = set()
     for pos, (n, s, *_) in enumerate(items):
         if _PHOTO.match(s):
             photos.setdefault(n, []).append(pos)
-        elif _POINTING.search(s):
-            pointing.add(n)
-    return {found[0] for n, found in photos.items() if len(found) == 1 and n in pointing}
+    return {found[0] for n, found in photos.items() if len(found) == 1
+            and any(_POINTING.search(s) for s in turns[n].sentences if not s.lstrip().startswith("["))}
 
 
 def _pool(candidates: list[Candidate], target: int) -> list[Candidate]:
