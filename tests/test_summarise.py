@@ -282,8 +282,9 @@ def test_a_reply_to_a_question_beats_an_unprompted_remark_and_the_question_itsel
 
 
 def test_without_the_reply_boost_the_remark_would_win(monkeypatch):
-    """The control for the test above."""
+    """The control for the test above (the reply boost and its answer-sentence part both off)."""
     monkeypatch.setattr(summarise, "ANSWER_BOOST", 1.0)
+    monkeypatch.setattr(summarise, "ECHO_BOOST", 1.0)
     assert said(extractive_summary(ASKED, 19)) != ["The evening pottery course at the community centre."]
 
 

@@ -27,7 +27,6 @@ from stores.engine import Engine, reading
 from stores.ledger import Batch, RunStatus, StepRun
 from stores.messages import messages_between
 from stores.runs import open_run, step_heads
-from stores.model_calls import utc_day
 
 log = structlog.get_logger()
 

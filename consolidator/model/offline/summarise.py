@@ -28,7 +28,9 @@ policy: a week re-selects from its days exactly as a day selects from its lines.
 5. Prior (fact_prior): how likely a sentence states something about someone rather than
    reacting to it. x FIRST_BOOST for a speaker telling about themselves (first person),
    x SECOND_ONLY for one only addressing the listener ("You're so brave"), x QUESTION for a
-   question, x ANSWER_BOOST for a turn replying to another speaker's question, x DATED_BOOST
+   question, x ANSWER_BOOST for a turn replying to another speaker's question (and x ECHO_BOOST
+   more for its sentences that take up a word of the question: they are the answer; day
+   single-hop answers 129 -> 131, among them "Find a trainer" as advice asked for), x DATED_BOOST
    for a sentence with a relative date (an event placed in time), x KEY_BOOST for each of a
    number, a proper name and a quoted title; x AGENT_WEIGHT for the agent's own turns and
    tool or action lines (the memory is about the people; the agent's words weigh half);
@@ -76,6 +78,7 @@ COMMON_ZIPF = 5.5  # words at least this frequent in English are never content o
 DF_BOOST = 1.0  # a concept used by n sentences of the window weighs 1 + DF_BOOST ln(n)
 FIRST_BOOST, SECOND_ONLY, QUESTION = 2.0, 0.6, 0.4  # fact_prior: self-disclosure, address, question
 ANSWER_BOOST = 2.0  # a turn that replies to another speaker's question
+ECHO_BOOST = 1.25  # the sentence of such a reply that takes up a word of the question: its answer
 AGENT_WEIGHT = 0.5  # the agent's own turns and tool/action lines: the memory is about the people
 DATED_BOOST = 1.3  # a sentence with a relative date
 KEY_BOOST = 1.25  # each of a number, a proper name, a quoted title
@@ -224,14 +227,29 @@ def _candidates(turns: list[Turn], lexicon: Lexicon) -> list[Candidate]:
             items.append((n, s, tokens, concepts))
     answering = replies(turns)
     shown = shown_photos(turns, items)
+    echoes = answers_asked(items, answering)
     out = []
     for pos, (n, s, tokens, concepts) in enumerate(items):
         worth = {k: w * (1.0 + DF_BOOST * math.log(df[k])) for k, w in concepts.items()}
         prior = fact_prior(s, tokens, lexicon) * (ANSWER_BOOST if answering[n] else 1.0)
+        prior *= ECHO_BOOST if pos in echoes else 1.0
         prior *= SHOWN_BOOST if pos in shown else 1.0
         prior *= AGENT_WEIGHT if not_a_person(turns[n].speaker) else 1.0
         out.append(Candidate(pos, n, s, prior, worth, is_phatic(s, lexicon.scored(tokens))))
     return out
+
+
+def answers_asked(items: list[tuple], answering: list[bool]) -> set[int]:
+    """Positions in `items` ((turn, sentence, tokens, concepts)) of the sentences of a reply that
+    share a concept with a question of the turn replied to: "Any tips for low-impact exercises?"
+    is answered by "As for low-impact exercises, swimming and yoga are good", not by the "I got
+    it from a nearby restaurant" said first."""
+    asked: dict[int, set[str]] = {}
+    for n, s, _, concepts in items:
+        if s.rstrip().endswith("?"):
+            asked.setdefault(n, set()).update(concepts)
+    return {pos for pos, (n, _, _, concepts) in enumerate(items)
+            if answering[n] and not asked.get(n - 1, set()).isdisjoint(concepts)}
 
 
 def shown_photos(turns: list[Turn], items: list[tuple]) -> set[int]:
