@@ -9,6 +9,7 @@ import pytest
 from sqlalchemy import select
 
 from consolidator.model.offline import OfflineModel
+from consolidator.model.offline.text import sentences
 from consolidator.model.schemas import (
     BatchRequest,
     ContactsRequest,
@@ -67,6 +68,27 @@ def said_by_caroline(text: str) -> list[str]:
 def test_events_become_dated_third_person_facts(said, fact):
     """A past event, whatever its verb, is one fact: the speaker's name, the whole clause, the day."""
     assert fact in said_by_caroline(said)
+
+
+@pytest.mark.parametrize(
+    ("said", "fact"),
+    [
+        ("So happy for you! Inspiring \U0001f4aa I emailed three wholesalers and one replied yes today!",
+         "Caroline emailed three wholesalers and one replied yes today (2023-05-07)."),
+        ("Thanks! \U0001f389 We adopted a pup from a shelter in Ohio.",
+         "Caroline adopted a pup from a shelter in Ohio (2023-05-07)."),
+    ],
+)
+def test_an_emoji_before_a_capital_ends_a_sentence(said, fact):
+    """Chat ends a sentence with an emoji: read as part of the next one, "Inspiring \U0001f4aa I emailed ..."
+    made no fact and "Thanks! \U0001f389 We adopted ..." was quoted whole, thanks and all."""
+    assert said_by_caroline(said) == [fact]
+
+
+def test_an_emoji_inside_a_sentence_leaves_it_whole():
+    """Only a capital after the emoji starts a sentence: "a pup \U0001f436 from a shelter" is one."""
+    said = "We adopted a pup \U0001f436 from a shelter in Ohio."
+    assert sentences(said) == [said]
 
 
 def test_a_leading_time_phrase_dates_its_event():

@@ -45,7 +45,10 @@ def _expand(m: re.Match[str]) -> str:
     return expansion if low == "i" else f"{word} {expansion}"
 
 
-_SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[\"'(@A-Z0-9])|\n+")
+# A sentence ends at final punctuation, or at an emoji, before a capital: chat ends a sentence
+# with one ("Inspiring 💪 I emailed some wholesalers" is two sentences).
+_EMOJI_CHAR = "[\u2600-\u27bf\U0001f000-\U0001faff\ufe0f]"
+_SENTENCE_END = re.compile(rf"(?<=[.!?])\s+(?=[\"'(@A-Z0-9])|(?<={_EMOJI_CHAR})\s+(?=[A-Z])|\n+")
 _WORD = re.compile(r"[A-Za-z0-9]+(?:['-][A-Za-z0-9]+)*")
 
 STOPWORDS = frozenset(
