@@ -1,5 +1,6 @@
 """The offline extractor on conversations: events as dated facts, real subjects, possessives,
-changes that supersede, contacts that are people, tasks that are actions, local days."""
+changes that supersede, contacts that are people, local days (the task rules:
+test_offline_tasks.py)."""
 
 from __future__ import annotations
 
@@ -16,7 +17,6 @@ from consolidator.model.schemas import (
     FactExtractionRequest,
     KnownFact,
     Line,
-    TasksRequest,
 )
 from consolidator.runtime.app import open_app
 from consolidator.runtime.config import Settings
@@ -421,64 +421,6 @@ def test_a_nickname_addressed_to_a_speaker_is_their_alias():
     lines = chat(("Melanie", "I finished a painting of a lake."), ("Caroline", "Thanks, Mel! It looks great."))
     contacts = {c.name: c for c in MODEL.update_contacts(ContactsRequest(scope="s", messages=lines, known=[])).contacts}
     assert sorted(contacts) == ["Caroline", "Melanie"] and contacts["Melanie"].aliases == ["Mel"]
-
-
-# --- tasks -------------------------------------------------------------------------------------
-
-
-def tasks_of(*texts: str, zone: str = "UTC", at: datetime = LATE, speaker: str = "Maya"):
-    lines = [Line(id=f"m{i}", at=at, role="user", speaker=speaker, text=t) for i, t in enumerate(texts)]
-    return MODEL.update_tasks(TasksRequest(scope="s", messages=lines, open_tasks=[], timezone=zone)).changes
-
-
-@pytest.mark.parametrize(
-    ("said", "title"),
-    [
-        ("Remind me to call Ana.", "Call Ana"),
-        ("I need to finish the report by Friday.", "Finish the report"),
-        ("I'll send it tomorrow.", "Send it"),
-        ("I will book a table at Luigi's.", "Book a table at Luigi's"),
-    ],
-)
-def test_commitments_and_requests_with_an_action_open_tasks(said, title):
-    """A reminder, a need or a promise that carries a verb phrase opens a task."""
-    assert [c.title for c in tasks_of(said)] == [title]
-
-
-@pytest.mark.parametrize(
-    "said",
-    ["That day. [shares a photo: a row of white chairs]", "These figurines remind me of family love.",
-     "I'll keep that in mind.", "I got to feed a horse a carrot once.", "I know what I have to do.",
-     "I will be there.", "I have to say, that was great."],
-)
-def test_talk_without_an_action_opens_no_task(said):
-    """Noun phrases, figures of speech, past opportunities and relative clauses are not tasks."""
-    assert tasks_of(said) == []
-
-
-def test_advice_between_two_people_is_not_a_task():
-    """'Don't forget to take breaks' said to another person is advice; said to the agent, a request."""
-    between_people = chat(("Gina", "Don't forget to take breaks and stretch."), ("Jon", "Thanks, I will!"))
-    request = TasksRequest(scope="s", messages=between_people, open_tasks=[])
-    assert MODEL.update_tasks(request).changes == []
-    assert [c.title for c in tasks_of("Don't forget to stretch the hamstrings.")] == ["Stretch the hamstrings"]
-
-
-@pytest.mark.parametrize(
-    ("said", "zone", "due"),
-    [
-        ("Remind me tomorrow to call Ana.", "UTC", date(2025, 3, 4)),
-        ("Remind me tomorrow to call Ana.", "Europe/Paris", date(2025, 3, 5)),
-        ("I need to pay rent today.", "Europe/Paris", date(2025, 3, 4)),
-        ("I need to pay rent on Wednesday.", "UTC", date(2025, 3, 5)),
-        ("I need to pay rent on Wednesday.", "Europe/Paris", date(2025, 3, 5)),
-        ("I need to pay rent on Tuesday.", "Europe/Paris", date(2025, 3, 11)),
-    ],
-)
-def test_due_dates_count_from_the_local_day(said, zone, due):
-    """Said at 00:30 on Tuesday in Paris (Monday 23:30 UTC): 'tomorrow' is Wednesday there."""
-    (change,) = tasks_of(said, zone=zone)
-    assert change.due == due
 
 
 # --- through the daemon, with a scope in Paris ---------------------------------------------------

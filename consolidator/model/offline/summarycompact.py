@@ -33,7 +33,7 @@ import re
 
 from consolidator.model.offline.lexicon import PHATIC
 from consolidator.model.offline.summarycut import TITLE
-from consolidator.model.offline.text import untagged
+from consolidator.model.offline.text import EMOJI_CHARS, untagged
 
 # Interjections: a word that is a whole utterance ("Oh", "Wow", "Haha"). Removed where it
 # stands alone: at the start of a sentence or clause, or set off by punctuation.
@@ -95,7 +95,7 @@ _DETERMINERS = frozenset(
 # Trailing additives and concessives: "..., too.", "... though!", "... as well."
 _TRAILING = re.compile(r",?\s+(?:too|though|as well|either|anyway|anyways)(?=\s*[.!?]*$)", re.I)
 _EMOTICON = re.compile(r"(?<!\w)(?:<3+|[:;=]-?[()DPpO3/\\|]+|xD|XD|\^\^|\^_\^)(?!\w)")
-_EMOJI = re.compile("[\u2600-\u27bf\U0001f000-\U0001faff\ufe0f\u200d]+")
+_EMOJI = re.compile(f"[{EMOJI_CHARS}\u200d]+")
 
 
 # The discourse markers that are hedges: they say the speaker is not sure.

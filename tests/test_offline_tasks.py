@@ -1,0 +1,66 @@
+"""The offline task rules: commitments and requests that carry an action open tasks, talk and
+advice between people do not, and due dates count from the scope's local day."""
+
+from __future__ import annotations
+
+from datetime import date, datetime
+
+import pytest
+
+from consolidator.model.schemas import Line, TasksRequest
+from tests.test_offline_extraction import LATE, MODEL, chat
+
+
+def tasks_of(*texts: str, zone: str = "UTC", at: datetime = LATE, speaker: str = "Maya"):
+    lines = [Line(id=f"m{i}", at=at, role="user", speaker=speaker, text=t) for i, t in enumerate(texts)]
+    return MODEL.update_tasks(TasksRequest(scope="s", messages=lines, open_tasks=[], timezone=zone)).changes
+
+
+@pytest.mark.parametrize(
+    ("said", "title"),
+    [
+        ("Remind me to call Ana.", "Call Ana"),
+        ("I need to finish the report by Friday.", "Finish the report"),
+        ("I'll send it tomorrow.", "Send it"),
+        ("I will book a table at Luigi's.", "Book a table at Luigi's"),
+    ],
+)
+def test_commitments_and_requests_with_an_action_open_tasks(said, title):
+    """A reminder, a need or a promise that carries a verb phrase opens a task."""
+    assert [c.title for c in tasks_of(said)] == [title]
+
+
+@pytest.mark.parametrize(
+    "said",
+    ["That day. [shares a photo: a row of white chairs]", "These figurines remind me of family love.",
+     "I'll keep that in mind.", "I got to feed a horse a carrot once.", "I know what I have to do.",
+     "I will be there.", "I have to say, that was great."],
+)
+def test_talk_without_an_action_opens_no_task(said):
+    """Noun phrases, figures of speech, past opportunities and relative clauses are not tasks."""
+    assert tasks_of(said) == []
+
+
+def test_advice_between_two_people_is_not_a_task():
+    """'Don't forget to take breaks' said to another person is advice; said to the agent, a request."""
+    between_people = chat(("Gina", "Don't forget to take breaks and stretch."), ("Jon", "Thanks, I will!"))
+    request = TasksRequest(scope="s", messages=between_people, open_tasks=[])
+    assert MODEL.update_tasks(request).changes == []
+    assert [c.title for c in tasks_of("Don't forget to stretch the hamstrings.")] == ["Stretch the hamstrings"]
+
+
+@pytest.mark.parametrize(
+    ("said", "zone", "due"),
+    [
+        ("Remind me tomorrow to call Ana.", "UTC", date(2025, 3, 4)),
+        ("Remind me tomorrow to call Ana.", "Europe/Paris", date(2025, 3, 5)),
+        ("I need to pay rent today.", "Europe/Paris", date(2025, 3, 4)),
+        ("I need to pay rent on Wednesday.", "UTC", date(2025, 3, 5)),
+        ("I need to pay rent on Wednesday.", "Europe/Paris", date(2025, 3, 5)),
+        ("I need to pay rent on Tuesday.", "Europe/Paris", date(2025, 3, 11)),
+    ],
+)
+def test_due_dates_count_from_the_local_day(said, zone, due):
+    """Said at 00:30 on Tuesday in Paris (Monday 23:30 UTC): 'tomorrow' is Wednesday there."""
+    (change,) = tasks_of(said, zone=zone)
+    assert change.due == due
