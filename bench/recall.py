@@ -77,6 +77,7 @@ from bench.recall_state import (  # noqa: E402
     ScopeState, Settings, bench_settings, drain_conversation, provider_of, raw_line, read_state,
 )
 from bench.recall_report import combine, conversation_json, render  # noqa: E402
+from bench import recall_budget  # noqa: E402
 from consolidator.model.base import Model  # noqa: E402
 from consolidator.runtime import logsetup  # noqa: E402
 
@@ -271,9 +272,14 @@ def run_conversation(conv: Conversation, questions: list[Question], settings: Se
     state = read_state(settings, conv.scope)
     t_eval = time.perf_counter()
     tally = score(questions, conv.scope, state, transcript_text(conv))
+    turns = [f"{m.at.astimezone(s.at.tzinfo):%Y-%m-%d %H:%M} {m.speaker or m.role}: {m.text}"
+             for s in conv.sessions for m in s.messages]
+    budget = recall_budget.measure(conv.scope, questions, answer_forms, turns, state.context, transcript_text(conv),
+                                   settings.state_dir, settings, drained.settled_at)
     result = {
         "scope": conv.scope, "messages": len(conv.messages), "sessions": len(conv.sessions),
-        "tally": tally, "compression": compression(state), "junk": junk(state, conv),
+        "tally": tally, "budget": budget, "compression": compression(state), "junk": junk(state, conv),
+        "recall_index": {"updates": drained.index_updates, "update_s": drained.index_update_s},
         "model": {"calls": drained.model_calls, "errors": drained.model_errors, "cost_usd": drained.cost_usd,
                   "failed_steps_retried": drained.ticks_failed_steps},
     }
@@ -308,6 +314,7 @@ def run(path: Path, limit: int | None = None, only: list[str] | None = None, con
     questions = load_questions(path)
     skipped = adversarial_count(path)
     results, provider = [], None
+    budgets = recall_budget.BudgetTally()
     for conv in conversations:
         with tempfile.TemporaryDirectory(prefix=f"recall-{conv.scope}-") as tmp:
             state_dir = keep / conv.scope if keep else Path(tmp)
@@ -315,6 +322,7 @@ def run(path: Path, limit: int | None = None, only: list[str] | None = None, con
             provider = provider_of(settings)
             r = run_conversation(conv, questions.get(conv.scope, []), settings, settle=timedelta(days=settle_days))
         results.append(r)
+        budgets.add(r["budget"])
         if progress:
             t = r["timing"]
             progress(f"{conv.scope}: {r['messages']} messages, {sum(r['tally'].n.values())} questions; import "
@@ -326,6 +334,9 @@ def run(path: Path, limit: int | None = None, only: list[str] | None = None, con
         "adversarial_skipped": sum(skipped.get(c.scope, 0) for c in conversations),
         "conversations": [conversation_json(r) for r in results],
         "total": combine(results, Tally),
+        "budget": budgets.as_dict(CATEGORIES),
+        "recall_index": {"updates": sum(r["recall_index"]["updates"] for r in results),
+                         "update_s": sum(r["recall_index"]["update_s"] for r in results)},
         "wall_s": time.perf_counter() - started,
         "peak_rss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
     }
@@ -348,7 +359,14 @@ def main(argv: list[str] | None = None) -> None:
     only = [s for item in args.only for s in item.split(",")] if args.only else None
     report = run(path, args.limit, only, args.config, args.settle_days, args.keep,
                  progress=lambda line: print(line, file=sys.stderr, flush=True))
-    print(json.dumps(report, indent=1, default=str) if args.json else render(report))
+    if args.json:
+        print(json.dumps(report, indent=1, default=str))
+    else:
+        idx = report["recall_index"]
+        print(render(report))
+        print("\n".join(recall_budget.render(report["budget"], CATEGORIES)))
+        print(f"recall index updates: {idx['updates']} ticks, {idx['update_s']:.2f} s in all, "
+              f"{1000 * idx['update_s'] / max(1, idx['updates']):.1f} ms a tick")
 
 
 if __name__ == "__main__":

@@ -41,7 +41,7 @@ def _with_rates(junk: dict[str, dict[str, Any]]) -> dict[str, dict[str, Any]]:
 
 
 def conversation_json(r: dict[str, Any]) -> dict[str, Any]:
-    out = {k: v for k, v in r.items() if k != "tally"}
+    out = {k: v for k, v in r.items() if k not in ("tally", "budget")}
     out["recall"] = r["tally"].as_dict()
     out["compression"] = _with_ratios(r["compression"])
     out["junk"] = _with_rates(r["junk"])

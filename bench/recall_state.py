@@ -57,6 +57,8 @@ class DrainStats:
     model_errors: int = 0
     cost_usd: float = 0.0
     settled_at: datetime | None = None
+    index_updates: int = 0  # recall stage runs that wrote to the index
+    index_update_s: float = 0.0
 
 
 def drain_conversation(conv: Conversation, settings: Settings, model: Model | None = None,
@@ -86,6 +88,9 @@ def drain_conversation(conv: Conversation, settings: Settings, model: Model | No
             report = consolidator.drain(now)
         stats.drain_s = time.perf_counter() - started - stats.import_s
         stats.settled_at = now
+        for stage in consolidator.stages:
+            if stage.name == "recall":
+                stats.index_updates, stats.index_update_s = stage.updates, stage.spent_s
         _close_models(consolidator)
         with reading(app.engine) as session:
             calls = totals(session)

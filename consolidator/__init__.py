@@ -5,8 +5,8 @@ batches, consolidates each batch into contacts, facts and tasks, keeps two summa
 per scope, and publishes everything as snapshot files a planner reads every turn.
 
 A planner imports this package every time it starts, so importing it is light: the reader
-is standard library only, and `mark_used` and `MessageLog` load the database layer on first
-use (a test holds `from consolidator import read_context, mark_used` free of numpy,
+is standard library only, `recall` loads numpy and its index reader on first use, and
+`mark_used` and `MessageLog` load the database layer on first use (a test holds `from consolidator import read_context, mark_used` free of numpy,
 SQLAlchemy, SQLModel and anthropic).
 """
 
@@ -20,9 +20,23 @@ from consolidator.snapshots.reader import read_context
 
 if TYPE_CHECKING:
     from consolidator.messages.log import MessageLog
+    from consolidator.retrieval.read import Recall
     from consolidator.runtime.app import App
 
-__all__ = ["MessageLog", "mark_used", "read_context"]
+__all__ = ["MessageLog", "mark_used", "read_context", "recall"]
+
+
+def recall(scope: str, query: str, *, budget_tokens: int = 1000, config: str | Path | None = None,
+           now: datetime | None = None) -> "Recall":
+    """What the scope's memory holds for `query`, as a block within `budget_tokens` and its items.
+
+    No model call, no network: it reads the recall index the daemon keeps beside the snapshots
+    (see `consolidator.retrieval.read.recall`). ValueError for an empty query, a budget outside
+    50-100,000 tokens or an unknown scope.
+    """
+    from consolidator.retrieval.read import recall as search
+
+    return search(scope, query, budget_tokens=budget_tokens, config=config, now=now)
 
 
 def mark_used(scope: str, fact_ids: str | Iterable[str], config: str | Path | None = None, *,

@@ -3,6 +3,7 @@
 - Who said a line: a person (a user, or an assistant relaying a named speaker who is not the
   agent) or the agent/tooling. Facts, contacts and tasks are only ever taken from people.
 - Negation words: a fact and its negation are never the same fact.
+- Function words (`STOPWORDS`), month and weekday names: one list each.
 - Tokens per character: the one estimate every budget and cap uses (4 characters a token,
   rounded up), so a budget checked in one place holds in another.
 
@@ -20,6 +21,20 @@ NEGATIONS = frozenset(
     "quit former formerly longer anymore".split()
 )
 CHARS_PER_TOKEN = 4
+# Function words: never content, never a search term (the offline rules and recall share them).
+STOPWORDS = frozenset(
+    """a an the and or but if so of to in on at for from by with about as into onto than then
+    there here this that these those it its is am are was were be been being do does did has
+    have had having not no nor i me my mine myself you your yours he him his she her hers they
+    them their theirs we us our ours who whom which what when where why how all any some each
+    very really just also still now too quite rather can could will would shall should may might
+    must let lets get got yes ok okay oh well please thanks thank hi hello hey""".split()
+)
+MONTHS = (
+    "january", "february", "march", "april", "may", "june",
+    "july", "august", "september", "october", "november", "december",
+)
+WEEKDAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
 _WORD = re.compile(r"[a-z]+")
 
 

@@ -21,6 +21,7 @@ from consolidator.cli import facts as facts_commands
 from consolidator.cli import history as history_commands
 from consolidator.cli import ladders as ladder_commands
 from consolidator.cli import memory as memory_commands
+from consolidator.cli import recall as recall_commands
 from consolidator.cli import report as report_commands
 from consolidator.cli.common import (FaultGroup, ProgressBar, RuntimeFault, UserError, app_of, existing_scope, plural,
                                      scope_argument, utcnow)
@@ -223,7 +224,8 @@ def sample_command(scope: str, days: int, seed: int, start: str) -> None:
         click.echo(json.dumps(record))
 
 
-for _module in (ladder_commands, memory_commands, facts_commands, report_commands, history_commands):
+for _module in (ladder_commands, memory_commands, facts_commands, report_commands, history_commands,
+                recall_commands):
     for _command in _module.COMMANDS:
         cli.add_command(_command)
 

@@ -161,6 +161,23 @@ class WordLlamaEmbedder:
         out[blank] = 0.0
         return out
 
+    def word_sums(self, words: list[str], dim: int) -> tuple[np.ndarray, list[int]]:
+        """Each word's token embeddings summed over its first `dim` columns (a Matryoshka prefix),
+        and its token count: a text's embedding is the sum of its words' sums over their counts,
+        which recall rebuilds from a stored word table without loading the tokenizer."""
+        if not words:
+            return np.zeros((0, dim), dtype=np.float32), []
+        table = self._model.embedding
+        encoded = self._model.tokenizer.encode_batch(list(words), add_special_tokens=False)
+        sums = np.zeros((len(words), dim), dtype=np.float32)
+        counts = []
+        for i, enc in enumerate(encoded):
+            ids = [t for t, keep in zip(enc.ids, enc.attention_mask) if keep]
+            if ids:
+                sums[i] = table[np.clip(ids, 0, table.shape[0] - 1), :dim].sum(axis=0)
+            counts.append(len(ids))
+        return sums, counts
+
 
 _ANY_WORD = re.compile(r"\w")
 

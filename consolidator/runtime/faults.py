@@ -109,6 +109,12 @@ class FaultBook:
         log.info("fault.cleared", where=where, scope=scope or None, count=fault.count, since=fault.since.isoformat(),
                  lasted_s=round((now - fault.since).total_seconds(), 3))
 
+    def is_open(self, where: str, scope: str) -> bool:
+        """Whether this process met a fault there that has not cleared yet."""
+        with self._lock:
+            fault = self._open.get((where, scope))
+            return fault is not None and fault.met_here
+
     def met(self) -> list[OpenFault]:
         """Faults this process ran into that are still open (what `run --once` reports)."""
         with self._lock:

@@ -27,6 +27,7 @@ from consolidator.model.batch_mode import BatchBook
 from consolidator.model.factory import build_model
 from consolidator.model.recording import TeeRecorder
 from consolidator.snapshots.stage import SnapshotStage
+from consolidator.retrieval.build import RecallStage
 from consolidator.facts.sleep import SleepStage
 from consolidator.messages.archive import ArchiveStage
 from consolidator.pipeline.steps import BatchStep, PluginError, load_plugins
@@ -97,6 +98,8 @@ def build_consolidator(app: App, model: Model | None = None) -> Consolidator:
         LadderStage(app, PromisedSummaryModel(model, app) if shared is not None else model, publish=False),
         SleepStage(app, model, embedder),
         SnapshotStage(app, publishers, context=publish_context, faults=faults),
+        # Last: the recall index holds what the tick wrote (and the messages no batch holds yet).
+        RecallStage(app, embedder, faults=faults),
     ]
     # The courier's work is every scope's at once: it runs once per tick, after the scopes
     # (what their stages queued goes out in the same tick). The archive is housekeeping: only

@@ -9,6 +9,8 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 
+from consolidator.domain import MONTHS, STOPWORDS, WEEKDAYS  # noqa: F401  (stated once, for every layer)
+
 _QUOTES = str.maketrans({"\u2019": "'", "\u2018": "'", "\u201c": '"', "\u201d": '"'})
 _APOSTROPHE = re.compile(r"\b([A-Za-z]+)'([A-Za-z]+)\b")
 _INVERTED = re.compile(r"\s+(?:i|you|he|she|it|we|they)\b", re.I)  # a subject after the verb: a question
@@ -51,15 +53,6 @@ EMOJI_CHARS = "\u2600-\u27bf\U0001f000-\U0001faff\ufe0f"  # a character class's 
 _SENTENCE_END = re.compile(rf"(?<=[.!?])\s+(?=[\"'(@A-Z0-9])|(?<=[{EMOJI_CHARS}])\s+(?=[A-Z])|\n+")
 _WORD = re.compile(r"[A-Za-z0-9]+(?:['-][A-Za-z0-9]+)*")
 
-STOPWORDS = frozenset(
-    """a an the and or but if so of to in on at for from by with about as into onto than then
-    there here this that these those it its is am are was were be been being do does did has
-    have had having not no nor i me my mine myself you your yours he him his she her hers they
-    them their theirs we us our ours who whom which what when where why how all any some each
-    very really just also still now too quite rather can could will would shall should may might
-    must let lets get got yes ok okay oh well please thanks thank hi hello hey""".split()
-)
-
 # Capitalised words that start sentences or name times, never people.
 NAME_STOPWORDS = frozenset(
     """i the a an this that these those it its we you he she they my our your his her their
@@ -79,12 +72,6 @@ RELATIONS = (
     "roommate|flatmate|stepmother|stepfather|stepson|stepdaughter|child|kid|baby"
 )
 SPECIES = "cat|dog|kitten|puppy|rabbit|bunny|hamster|parrot|bird|horse|turtle|tortoise|snake|lizard|goldfish|fish|guinea pig|ferret"
-
-MONTHS = (
-    "january", "february", "march", "april", "may", "june",
-    "july", "august", "september", "october", "november", "december",
-)
-WEEKDAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
 
 _IRREGULAR = {
     "sent": "send", "paid": "pay", "bought": "buy", "did": "do", "done": "do", "made": "make",

@@ -1,0 +1,150 @@
+"""Ranking for recall: pure functions of the candidates, the query and a frozen settings object.
+
+The order of passes (each a small function):
+
+1. relevance: lexical (FTS5's BM25, divided by the best candidate's) and dense (cosine of the
+   static embeddings, above the candidates' median, divided by the best's), mixed
+   `lexical_weight : 1 - lexical_weight`;
+2. priors, multiplied in: importance (facts), recency (a mild boost that halves every
+   `recency_half_life_days`), time (an item inside the period the query names, or any dated
+   item of a fine rung when the query asks "when"), and history (a superseded fact counts less
+   and is labelled, never shown as current);
+3. the fill, best first (`fill`, in consolidator.retrieval.render): each item shown as a line,
+   long ones cut to the sentences that carry the query's words; an item whose content words a
+   shown item already holds is skipped; a fact or summary brings the source turn that adds the
+   query's words it lacks, right after it, while the budget allows.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, replace
+from statistics import median
+
+from consolidator.retrieval.when import QueryTime
+from stores.recall_index import Row
+
+DAY_S = 86_400.0
+FINE_RUNGS = frozenset({("time", "day"), ("count", "1")})
+
+
+@dataclass(frozen=True)
+class RankSettings:
+    """Every weight of the ranking, in one place (tests build their own)."""
+
+    lexical_weight: float = 0.7
+    lexical_candidates: int = 30  # + one per `pool_tokens_per_candidate` tokens of budget
+    dense_candidates: int = 15  # + half as many
+    pool_tokens_per_candidate: int = 20
+    importance_weight: float = 0.04  # x (1 + w (importance - 5)) for facts (importance 1-10)
+    recency_boost: float = 0.15  # x (1 + b 2^(-age / half-life))
+    recency_half_life_days: float = 30.0
+    period_boost: float = 2.0  # inside the period the query names
+    when_boost: float = 1.25  # a message, a fact or a day/interaction summary when the query asks "when"
+    history_factor: float = 0.5  # a superseded fact
+    speaker_boost: float = 1.15  # a message said by, or a fact or contact about, a person the query names
+    period_only_relevance: float = 0.3  # an item of the period a query names when it names nothing else
+    redundant_share: float = 0.8  # an item whose content words are this much in one shown item
+    context_weight: float = 0.5  # a word found in a reply's preceding turn, against one in the reply
+    # An item's text shows at most a share of the budget (within a floor and a ceiling); a longer
+    # one is cut to its sentences with the most query words.
+    item_share: float = 0.3
+    item_tokens_floor: int = 40
+    long_item_tokens: int = 70  # ceiling for summaries and contacts
+    long_turn_tokens: int = 150  # ceiling for a message or a fact
+    source_tokens: int = 60  # a brought source turn at most this long
+
+
+@dataclass
+class Candidate:
+    row: Row
+    lexical: float = 0.0
+    dense: float = 0.0
+    base: float = 0.0  # a relevance floor (an item of the period the query names, for a query of nothing else)
+    relevance: float = 0.0
+    score: float = 0.0
+
+
+def relevance(candidates: list[Candidate], settings: RankSettings) -> None:
+    """Fuse the lexical and dense scores into `relevance` (both scaled to [0, 1] over the pool)."""
+    if not candidates:
+        return
+    best_lex = max(c.lexical for c in candidates) or 1.0
+    dense = [c.dense for c in candidates]
+    floor = median(dense) if dense else 0.0
+    top = max(dense) - floor if dense else 0.0
+    w = settings.lexical_weight
+    for c in candidates:
+        d = max(0.0, c.dense - floor) / top if top > 1e-9 else 0.0
+        c.relevance = max(c.base, w * (c.lexical / best_lex) + (1.0 - w) * d)
+
+
+def subject_of(row: Row) -> str:
+    """Who an item is by or about, lower-cased: a message's speaker, a contact's name, a fact's
+    first word (facts are written about their subject: "Maya works at ...")."""
+    if row.kind == "message":
+        return (row.speaker or "").lower()
+    if row.kind == "contact":
+        return (row.label or "").lower()
+    if row.kind == "fact":
+        head = row.text.split(" ", 1)[0]
+        return head.rstrip(":,.").removesuffix("'s").lower() if head[:1].isupper() else ""
+    return ""
+
+
+def prior(row: Row, qt: QueryTime, now_s: float, settings: RankSettings, names: frozenset[str] = frozenset()
+          ) -> float:
+    """The multiplier of everything but relevance (see the module docstring); `names` are the
+    query's words, lower-cased, to find the person it asks about."""
+    factor = 1.0
+    if names and subject_of(row) in names:
+        factor *= settings.speaker_boost
+    if row.kind == "fact":
+        factor *= 1.0 + settings.importance_weight * (min(10.0, max(1.0, row.importance)) - 5.0)
+        if row.status == "history":
+            factor *= settings.history_factor
+    at = row.until if row.until is not None and row.kind == "summary" else row.at
+    if at is not None and settings.recency_half_life_days > 0:
+        age_days = max(0.0, now_s - at) / DAY_S
+        factor *= 1.0 + settings.recency_boost * math.pow(2.0, -age_days / settings.recency_half_life_days)
+    window = qt.window
+    if window is not None and row.at is not None:
+        end = row.until if row.until is not None and row.kind == "summary" else row.at
+        if row.at < window[1] and end >= window[0]:
+            factor *= settings.period_boost
+    if qt.asks_when and (row.kind in ("message", "fact") or (row.ladder, row.rung) in FINE_RUNGS):
+        factor *= settings.when_boost
+    return factor
+
+
+def score(candidates: list[Candidate], qt: QueryTime, now_s: float, settings: RankSettings,
+          names: frozenset[str] = frozenset()) -> list[Candidate]:
+    """Candidates with `score` set, best first (ties: the newer item, then the lower row number)."""
+    relevance(candidates, settings)
+    for c in candidates:
+        c.score = c.relevance * prior(c.row, qt, now_s, settings, names)
+    return sorted(candidates, key=lambda c: (-c.score, -(c.row.at or 0.0), c.row.n))
+
+
+def redundant(stems: frozenset[str], shown: list[frozenset[str]], share: float) -> bool:
+    """Whether `share` of these content words are already in one shown item."""
+    if not stems:
+        return True
+    need = share * len(stems)
+    return any(len(stems & other) >= need for other in shown)
+
+
+def item_tokens(kind: str, budget: int, settings: RankSettings) -> int:
+    """The most tokens an item's text may show at this budget."""
+    ceiling = settings.long_turn_tokens if kind in ("message", "fact") else settings.long_item_tokens
+    return max(settings.item_tokens_floor, min(ceiling, int(budget * settings.item_share)))
+
+
+def pool_sizes(budget: int, settings: RankSettings) -> tuple[int, int]:
+    """How many lexical and dense candidates a budget warrants (a bigger budget shows more items)."""
+    extra = budget // settings.pool_tokens_per_candidate
+    return settings.lexical_candidates + extra, settings.dense_candidates + extra // 2
+
+
+def with_settings(settings: RankSettings | None, **changes) -> RankSettings:
+    return replace(settings or RankSettings(), **changes)

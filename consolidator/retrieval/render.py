@@ -1,0 +1,186 @@
+"""The recall block: ranked candidates as dated, tagged lines, filled best-first within a token budget.
+
+Lines, one per item (times in the scope's zone; the tag is what a planner passes back, e.g. a
+fact id to `mark_used`):
+
+    - 2024-05-07 fact: Maya works at Acme. [f_1a2b…]
+    - 2023-01-02..2024-05-07 no longer current: Maya works at Initech. [f_9c8d…]
+    - 2024-05-07 14:03 Maya: I start at Acme on Monday! [chat-17:0003]
+    - 2024-05-07 (Tue) day summary: … [time/day/2024-05-07]
+    - person Maya (aka May): … [contact:3]
+    - task (open): Book the dentist [#12]
+
+An item longer than `long_item_tokens` shows only its sentences that carry the most query words
+(in their order, joined by " … "). Each line is costed with its newline, rounded up per line, so
+the sum of the lines bounds the block: it never exceeds the budget.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Callable
+from datetime import datetime, timezone, tzinfo
+
+from consolidator.domain import chars_within, estimate_tokens
+from consolidator.retrieval.rank import Candidate, RankSettings, item_tokens, redundant
+from consolidator.retrieval.terms import content_stems
+from stores.recall_index import Row
+
+MIN_LINE = 8  # tokens: a line with less room than this is not tried
+_SENTENCE = re.compile(r"(?<=[.!?])\s+(?=\S)|\n+")
+_RUNG_NAMES = {"day": "day summary", "week": "week summary"}
+
+
+def cost(line: str) -> int:
+    return estimate_tokens(line + "\n")
+
+
+@dataclass
+class Shown:
+    """One chosen item: its candidate, the text shown and the line."""
+
+    candidate: Candidate
+    shown: str
+    line: str
+    brought_by: str | None = None  # the item whose source turn this is
+
+
+def local(ts: float | None, zone: tzinfo) -> datetime | None:
+    return None if ts is None else datetime.fromtimestamp(ts, timezone.utc).astimezone(zone)
+
+
+def tag_of(row: Row, scope: str) -> str:
+    kind, _, ref = row.id.partition(":")
+    if kind == "msg":
+        return ref[len(scope) + 1:] if ref.startswith(f"{scope}:") else ref
+    if kind == "task":
+        return f"#{ref}"
+    if kind == "contact":
+        return row.id
+    return ref
+
+
+def head_of(row: Row, zone: tzinfo) -> str:
+    """What precedes the text: its date (or window) and kind."""
+    at, until = local(row.at, zone), local(row.until, zone)
+    if row.kind == "message":
+        return f"{at:%Y-%m-%d %H:%M}" if at else ""
+    if row.kind == "fact":
+        if row.status == "history":
+            span = f"{at:%Y-%m-%d}..{until:%Y-%m-%d}" if at and until else ""
+            return f"{span} no longer current:".strip()
+        return f"{at:%Y-%m-%d} fact:" if at else "fact:"
+    if row.kind == "summary":
+        name = _RUNG_NAMES.get(row.rung or "", f"{row.ladder}/{row.rung} summary")
+        return f"{row.label} {name}:" if row.label else f"{name}:"
+    if row.kind == "contact":
+        return "person"
+    if row.kind == "task":
+        return f"task ({row.status}{', due ' + row.label if row.label else ''}):"
+    return ""
+
+
+def excerpt(text: str, query: set[str], max_tokens: int) -> str:
+    """The sentences of `text` with the most query words, in their order, within `max_tokens`."""
+    text = " ".join(text.split()) if "\n" not in text else text
+    if estimate_tokens(text) <= max_tokens:
+        return " ".join(text.split())
+    sentences = [s.strip() for s in _SENTENCE.split(text) if s.strip()]
+    scored = sorted(range(len(sentences)), key=lambda i: (-len(content_stems(sentences[i]) & query), i))
+    room = chars_within(max_tokens)
+    chosen: list[int] = []
+    used = 0
+    for i in scored:
+        if chosen and not content_stems(sentences[i]) & query:
+            break
+        piece = " ".join(sentences[i].split())
+        extra = len(piece) + (3 if chosen else 0)
+        if used + extra <= room:
+            chosen.append(i)
+            used += extra
+        elif not chosen:
+            cut = piece[: max(0, room - 1)]
+            cut = cut[: cut.rfind(" ")] if " " in cut else cut
+            return f"{cut}…" if cut else ""
+    return " … ".join(" ".join(sentences[i].split()) for i in sorted(chosen))
+
+
+def line_for(c: Candidate, scope: str, zone: tzinfo, query: frozenset[str], max_tokens: int,
+             cache: dict | None = None) -> tuple[str, str]:
+    """(shown text, line) of a candidate within `max_tokens` for the text part. `cache` keeps each
+    row's head, tag and flattened text across calls (a row number always names the same row)."""
+    row = c.row
+    parts = cache.get(row.n) if cache is not None else None
+    if parts is None:
+        head = head_of(row, zone)
+        flat = " ".join(row.text.split())
+        parts = (f"- {head + ' ' if head else ''}", f" [{tag_of(row, scope)}]", flat, estimate_tokens(flat))
+        if cache is not None:
+            cache[row.n] = parts
+    prefix, suffix, flat, tokens = parts
+    shown = flat if tokens <= max_tokens else excerpt(row.text, query, max_tokens)
+    return shown, f"{prefix}{shown}{suffix}"
+
+
+def fill(ranked: list[Candidate], budget: int, scope: str, zone: tzinfo, query: frozenset[str],
+         turns: Callable[[list[str]], dict[str, Row]], settings: RankSettings, header: str = "",
+         cache: dict | None = None) -> tuple[list[str], list[Shown]]:
+    """Lines within `budget` tokens (the header included), best first; see the module docstring.
+
+    `turns` gives the message rows of item ids ("msg:…"), for the source turns a fact, contact or
+    summary may bring."""
+    lines = [header] if header else []
+    left = budget - sum(cost(line) for line in lines)
+    shown: list[Shown] = []
+    shown_stems: list[frozenset[str]] = []
+    shown_ids: set[str] = set()
+    queue: list[tuple[Candidate, str | None]] = [(c, None) for c in ranked]
+    i = 0
+    while i < len(queue) and left >= MIN_LINE:
+        c, brought_by = queue[i]
+        i += 1
+        if c.row.id in shown_ids:
+            continue
+        limit = item_tokens(c.row.kind, budget, settings)
+        if brought_by is not None:
+            limit = min(limit, settings.source_tokens)
+        text, line = line_for(c, scope, zone, query, limit, cache)
+        if not text:
+            continue
+        stems = content_stems(text)
+        if redundant(stems, shown_stems, settings.redundant_share):
+            continue
+        if cost(line) > left:
+            overhead = cost(line) - estimate_tokens(text)
+            if left - overhead < MIN_LINE:
+                continue
+            text, line = line_for(c, scope, zone, query, left - overhead - 1, cache)
+            if not text or cost(line) > left:
+                continue
+            stems = content_stems(text)
+        lines.append(line)
+        left -= cost(line)
+        shown.append(Shown(c, text, line, brought_by))
+        shown_stems.append(stems)
+        shown_ids.add(c.row.id)
+        turn = _best_source(c, turns, shown_ids, query - stems)
+        if turn is not None:
+            queue.insert(i, (turn, c.row.id))
+    return lines, shown
+
+
+def _best_source(c: Candidate, turns: Callable[[list[str]], dict[str, Row]], shown_ids: set[str],
+                 missing: frozenset[str]) -> Candidate | None:
+    """The source turn of a fact, contact or summary that holds the most query words the shown
+    text lacks (None when none adds any); it is scored as the item that brings it."""
+    if c.row.kind == "message" or not missing or c.row.sources_json in ("", "[]"):
+        return None
+    best, best_gain = None, 0
+    for row in turns([f"msg:{ref}" for ref in c.row.sources]).values():
+        if row.id in shown_ids:
+            continue
+        gain = len(content_stems(row.text) & missing)
+        if gain > best_gain:
+            best, best_gain = row, gain
+    return Candidate(best, score=c.score) if best is not None else None

@@ -1,0 +1,231 @@
+"""`recall` end to end: the daemon keeps each scope's recall index, the planner reads it.
+
+Real SQLite, the offline model, the daemon's own wiring; small hand-written conversations."""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from datetime import timedelta
+
+import pytest
+
+from consolidator import recall
+from consolidator.domain import estimate_tokens
+from consolidator.retrieval.build import RecallStage
+from consolidator.runtime.app import open_app
+from consolidator.runtime.config import Settings
+from consolidator.runtime.forget import forget_scope
+from stores.recall_index import FILE
+from tests.recall_kit import T0, drain, log, put_fact, supersede
+
+CHAT = [
+    "Maya: I just started pottery classes on Tuesdays.",
+    "Assistant: Nice! How is it going?",
+    "Maya: My teacher Ana says my bowls are getting better.",
+    "Maya: Also, my sister Lea is visiting from Lyon in June.",
+]
+
+
+def index_file(settings, scope: str):
+    return settings.snapshot_dir / scope / FILE
+
+
+def test_a_message_logged_after_the_last_batch_is_found_before_its_batch_runs(app, settings) -> None:
+    """Messages too few for a batch and younger than flush_idle are indexed on the next tick and recalled."""
+    log(app, "maya", CHAT)
+    consolidator, report = drain(app, T0 + timedelta(minutes=10))  # flush_idle (30 min) not reached
+    assert report.batches == 0
+    got = recall("maya", "Who is visiting from Lyon?", config=settings, now=T0 + timedelta(minutes=10))
+    assert got.source == "index"
+    assert any(item.kind == "message" and "Lyon" in item.text for item in got.items)
+    assert "Lyon" in got.text
+
+
+def test_the_block_is_dated_in_the_scope_zone_and_tagged_with_ids(app, settings) -> None:
+    """Each line carries its time in the scope's zone and the id a planner passes back."""
+    zoned = Settings(state_dir=settings.state_dir, scopes={"maya": {"timezone": "Asia/Tokyo"}})
+    other = open_app(zoned)
+    try:
+        ids = log(other, "maya", CHAT)
+        drain(other, T0 + timedelta(hours=2))
+    finally:
+        other.close()
+    got = recall("maya", "pottery classes", config=zoned, now=T0 + timedelta(hours=2))
+    first = next(i for i in got.items if i.kind == "message" and "pottery" in i.text)
+    assert first.id == ids[0] and first.time.startswith("2024-05-06T18:00") and first.time.endswith("+09:00")
+    assert f"2024-05-06 18:00 Maya: I just started pottery classes on Tuesdays. [{first.tag}]" in got.text
+    assert "times Asia/Tokyo" in got.text.splitlines()[0]
+
+
+def test_never_over_the_budget(app, settings) -> None:
+    """Whatever the budget and however long the items, the block's estimate stays within it."""
+    long = "Maya: " + " ".join(f"pottery glaze kiln number {i} was fired slowly and carefully." for i in range(80))
+    log(app, "maya", [*CHAT, long, long.replace("kiln", "oven")])
+    drain(app, T0 + timedelta(hours=2))
+    for budget in (50, 51, 63, 100, 257, 1000, 5000):
+        for query in ("pottery kiln", "What did Maya say?", "Lyon", "zebra"):
+            got = recall("maya", query, budget_tokens=budget, config=settings, now=T0 + timedelta(hours=2))
+            assert estimate_tokens(got.text) <= budget, (budget, query)
+            assert got.tokens == estimate_tokens(got.text)
+
+
+def test_no_other_scope_item_ever(app, settings) -> None:
+    """Two scopes sharing words: each recall shows only its own scope's items."""
+    ids = {"maya": log(app, "maya", ["Maya: My favourite pottery glaze is celadon green."]),
+           "omar": log(app, "omar", ["Omar: My favourite pottery glaze is tenmoku brown."])}
+    drain(app, T0 + timedelta(hours=2))
+    for scope, mine, theirs in (("maya", "celadon", "tenmoku"), ("omar", "tenmoku", "celadon")):
+        got = recall(scope, "favourite pottery glaze", config=settings, now=T0 + timedelta(hours=2))
+        assert mine in got.text and theirs not in got.text
+        assert got.items and all(theirs not in i.text for i in got.items)
+        assert {i.id for i in got.items if i.kind == "message"} <= set(ids[scope])
+
+
+def test_a_superseded_fact_is_never_presented_as_current(app, settings) -> None:
+    """After a job change the old job shows only as history ("no longer current"), the new one as a fact."""
+    old = put_fact(app, "maya", "Maya works at Acme as a designer.", T0)
+    new = supersede(app, "maya", old, "Maya works at Initech as a designer.", T0 + timedelta(days=30))
+    RecallStage(app).update("maya", T0 + timedelta(days=30))
+    got = recall("maya", "Where does Maya work?", config=settings, now=T0 + timedelta(days=31))
+    by_id = {i.id: i for i in got.items}
+    assert by_id[new].status == "current" and by_id[old].status == "history"
+    line_old = next(line for line in got.text.splitlines() if old in line)
+    assert "no longer current" in line_old and "fact:" not in line_old
+    assert "fact: Maya works at Initech" in got.text
+
+
+def test_an_index_update_costs_what_changed(app, settings) -> None:
+    """A second update with nothing new writes nothing; one new message writes one item."""
+    log(app, "maya", CHAT)
+    stage = RecallStage(app)
+    first = stage.update("maya", T0 + timedelta(minutes=5))
+    assert first == len(CHAT)
+    assert stage.update("maya", T0 + timedelta(minutes=6)) == 0
+    log(app, "maya", ["Maya: The kiln broke today."], start=T0 + timedelta(minutes=7))
+    assert stage.update("maya", T0 + timedelta(minutes=8)) == 1
+    assert "kiln" in recall("maya", "kiln", config=settings, now=T0 + timedelta(minutes=9)).text
+
+
+def test_forget_erases_the_index(app, settings) -> None:
+    """`forget` removes the scope's index with its other snapshots; recall then knows no such scope."""
+    log(app, "maya", CHAT)
+    drain(app, T0 + timedelta(hours=2))
+    assert index_file(settings, "maya").is_file()
+    forget_scope(app, "maya")
+    assert not index_file(settings, "maya").exists()
+    with pytest.raises(ValueError, match="unknown scope 'maya'"):
+        recall("maya", "pottery", config=settings, now=T0 + timedelta(hours=2))
+
+
+def test_a_scope_never_drained_is_answered_from_the_log(app, settings) -> None:
+    """No index yet is no error: recall reads the log and says so; nothing is written."""
+    log(app, "maya", CHAT)
+    got = recall("maya", "Who is visiting from Lyon?", config=settings, now=T0 + timedelta(minutes=5))
+    assert got.source == "log" and "message log" in got.note
+    assert "Lyon" in got.text
+    assert not index_file(settings, "maya").exists()
+
+
+@pytest.mark.parametrize(("query", "budget", "problem"), [
+    ("", 1000, "query is empty"), ("   \n\t", 1000, "query is empty"),
+    ("pottery", 49, "budget_tokens"), ("pottery", 100_001, "budget_tokens"), ("pottery", 500.0, "budget_tokens"),
+])
+def test_bad_input_is_a_value_error_and_writes_nothing(app, settings, query, budget, problem) -> None:
+    """An empty query or a budget outside 50-100,000: ValueError naming it; no index is made."""
+    log(app, "maya", CHAT)
+    with pytest.raises(ValueError, match=problem):
+        recall("maya", query, budget_tokens=budget, config=settings)
+    assert not index_file(settings, "maya").exists()
+
+
+def test_an_unknown_scope_is_a_value_error_and_creates_no_database(settings) -> None:
+    """A scope nothing is logged under (even with no database yet): ValueError, nothing created."""
+    with pytest.raises(ValueError, match="unknown scope 'nobody'"):
+        recall("nobody", "anything", config=settings)
+    assert not settings.state_dir.exists()
+    with pytest.raises(ValueError):
+        recall("../etc", "anything", config=settings)
+
+
+def test_cli_recall_prints_the_block_and_json(app, run_cli) -> None:
+    """`consolidator recall` prints the block; --json the block and its items; bad input exits 2."""
+    log(app, "maya", CHAT)
+    drain(app, T0 + timedelta(hours=2))
+    plain = run_cli("recall", "--scope", "maya", "--budget", "200", "Lyon sister")
+    assert plain.exit_code == 0 and "Lyon" in plain.stdout
+    assert estimate_tokens(plain.stdout) <= 200
+    out = run_cli("recall", "--scope", "maya", "--budget", "200", "--json", "Lyon sister")
+    payload = json.loads(out.stdout)
+    assert payload["source"] == "index" and payload["text"] == plain.stdout
+    assert {"kind", "id", "text", "time", "score", "sources"} <= set(payload["items"][0])
+    for args, needle in ((["--budget", "10", "x"], "--budget"), (["   "], "query is empty")):
+        bad = run_cli("recall", "--scope", "maya", *args)
+        assert bad.exit_code == 2 and needle in bad.stderr and "Traceback" not in bad.stderr
+    unknown = run_cli("recall", "--scope", "nobody", "x")
+    assert unknown.exit_code == 2 and "unknown scope 'nobody'" in unknown.stderr
+
+
+def test_a_reader_sees_a_whole_index_while_the_daemon_writes(app, settings) -> None:
+    """An update is one transaction: a reader opened mid-update sees the index before it."""
+    log(app, "maya", CHAT)
+    RecallStage(app).update("maya", T0 + timedelta(minutes=5))
+    before = recall("maya", "kiln", config=settings, now=T0 + timedelta(minutes=6))
+    writer = sqlite3.connect(index_file(settings, "maya"), isolation_level=None)
+    writer.execute("BEGIN IMMEDIATE")
+    writer.execute("INSERT INTO item (id, kind, text) VALUES ('msg:half', 'message', 'Maya: the kiln half')")
+    writer.execute("INSERT INTO item_text (rowid, body, context) VALUES (last_insert_rowid(), 'kiln half', '')")
+    during = recall("maya", "kiln", config=settings, now=T0 + timedelta(minutes=6))
+    writer.execute("ROLLBACK")
+    writer.close()
+    assert "kiln half" not in during.text and during.text == before.text
+
+
+KILLED_MID_UPDATE = """
+import os, signal, sys
+from datetime import datetime
+from pathlib import Path
+import stores.recall_index as index
+from consolidator.retrieval.build import RecallStage
+from consolidator.runtime.app import open_app
+from consolidator.runtime.config import Settings
+
+put = index.Writer.put
+def put_then_die(self, items):
+    put(self, items)
+    os.kill(os.getpid(), signal.SIGKILL)  # rows written, transaction open
+index.Writer.put = put_then_die
+RecallStage(open_app(Settings(state_dir=Path(sys.argv[1])))).update("maya", datetime.fromisoformat(sys.argv[2]))
+"""
+
+
+def test_the_index_survives_kill_9_during_its_update(app, settings, tmp_path) -> None:
+    """SIGKILL inside an update's transaction: readers see the old index whole, the next tick completes it."""
+    import subprocess
+    import sys
+
+    log(app, "maya", CHAT)
+    RecallStage(app).update("maya", T0 + timedelta(minutes=5))
+    log(app, "maya", ["Maya: The kiln broke today."], start=T0 + timedelta(minutes=7))
+    now = T0 + timedelta(minutes=8)
+    child = subprocess.run([sys.executable, "-c", KILLED_MID_UPDATE, str(settings.state_dir), now.isoformat()],
+                           capture_output=True, text=True, timeout=120)
+    assert child.returncode == -9, child.stderr
+    after_kill = recall("maya", "kiln pottery", config=settings, now=now)
+    assert "kiln" not in after_kill.text and "pottery" in after_kill.text
+    assert RecallStage(app).update("maya", now) == 1
+    assert "The kiln broke today." in recall("maya", "kiln", config=settings, now=now).text
+
+
+def test_a_broken_index_is_one_fault_and_the_other_scopes_go_on(app, settings) -> None:
+    """An index file that is not one is recorded as the scope's `recall` fault (no traceback); other scopes are indexed."""
+    from consolidator.runtime.faults import FaultBook
+
+    log(app, "maya", CHAT)
+    log(app, "omar", ["Omar: The kiln is hot."])
+    index_file(settings, "maya").parent.mkdir(parents=True)
+    index_file(settings, "maya").write_bytes(b"not a database at all" * 100)
+    book = FaultBook(app.engine)
+    RecallStage(app, faults=book).run(T0 + timedelta(minutes=5), scopes=["maya", "omar"])
+    assert [(f.where, f.scope) for f in book.met()] == [("recall", "maya")]
+    assert "kiln" in recall("omar", "kiln", config=settings, now=T0 + timedelta(minutes=6)).text

@@ -1,0 +1,147 @@
+"""Each ranking rule of `recall` on a small hand-written conversation, with a control that shows
+the rule is what decides (the same items, the rule off or the query without what triggers it)."""
+
+from __future__ import annotations
+
+from datetime import datetime, timedelta, timezone
+from pathlib import Path
+
+import pytest
+
+from consolidator.retrieval.rank import Candidate, RankSettings
+from consolidator.retrieval.read import recall
+from consolidator.retrieval.render import fill
+from consolidator.retrieval.terms import content_stems
+from consolidator.runtime.config import Settings
+from stores.recall_index import IndexItem, Row, Writer, index_path, open_for_write
+
+NOW = datetime(2024, 6, 20, 12, 0, tzinfo=timezone.utc)  # a Thursday
+
+
+def day(text: str) -> float:
+    return datetime.fromisoformat(text).replace(tzinfo=timezone.utc).timestamp()
+
+
+def message(key: str, text: str, at: str) -> IndexItem:
+    speaker = text.split(":", 1)[0]
+    return IndexItem(id=f"msg:maya:{key}", kind="message", text=text, body=text, speaker=speaker, at=day(at))
+
+
+def fact(key: str, text: str, at: str, sources: tuple[str, ...] = ()) -> IndexItem:
+    return IndexItem(id=f"fact:{key}", kind="fact", text=text, body=text, status="current", at=day(at),
+                     importance=5, sources=sources)
+
+
+def week(key: str, text: str, start: str) -> IndexItem:
+    return IndexItem(id=f"sum:time/week/{key}", kind="summary", text=text, body=text, ladder="time", rung="week",
+                     label=f"week of {start}", at=day(start), until=day(start) + 7 * 86400)
+
+
+def row(n: int, item_id: str, kind: str, text: str, at: str, sources: str = "[]") -> Row:
+    return Row(n=n, id=item_id, kind=kind, status="current" if kind == "fact" else "", ladder=None, rung=None,
+               label=None, speaker="Maya" if kind == "message" else None, text=text, at=day(at), until=None,
+               importance=5.0, sources_json=sources)
+
+
+@pytest.fixture
+def memory(tmp_path: Path):
+    """write(items) makes the scope's index; ask(query, **rank settings) recalls from it."""
+    settings = Settings(state_dir=tmp_path / "state")
+
+    def write(*items: IndexItem) -> None:
+        conn = open_for_write(index_path(settings.snapshot_dir / "maya"))
+        with Writer(conn) as writer:
+            writer.put(list(items))
+            writer.set_meta({"timezone": "UTC", "scope": "maya", "messages_seq": "0"})
+        conn.close()
+
+    def ask(query: str, budget: int = 1000, **rules):
+        return recall("maya", query, budget_tokens=budget, config=settings, now=NOW, settings=RankSettings(**rules))
+
+    return write, ask
+
+
+def order(result) -> list[str]:
+    return [item.tag for item in result.items]
+
+
+def test_a_when_question_favours_a_dated_turn_over_a_coarse_summary(memory) -> None:
+    """"When ...?" shows the turn rather than the newer week summary saying the same; with the rule off, recency wins."""
+    write, ask = memory
+    write(message("m1", "Maya went to a pottery class.", "2024-05-07T18:00:00"),
+          week("2024-06-10", "Maya went to a pottery class.", "2024-06-10"))
+    assert order(ask("When did Maya go to a pottery class?"))[0] == "m1"
+    assert order(ask("When did Maya go to a pottery class?", when_boost=1.0))[0] == "time/week/2024-06-10"
+
+
+def test_a_named_period_favours_items_inside_it(memory) -> None:
+    """"in March" puts March's item before the newer May one; with the rule off, the newer comes first."""
+    write, ask = memory
+    write(message("mar", "Maya: I cooked risotto for dinner.", "2024-03-10T19:00:00"),
+          message("may", "Maya: I cooked paella for dinner.", "2024-05-10T19:00:00"))
+    assert order(ask("What dinner did Maya cook in March?"))[0] == "mar"
+    assert order(ask("What dinner did Maya cook in March?", period_boost=1.0))[0] == "may"
+    assert order(ask("What dinner did Maya cook in May 2024?"))[0] == "may"
+
+
+def test_last_week_is_the_week_before_now(memory) -> None:
+    """"last week" (relative to now, in the scope's zone) favours that week's item over this week's."""
+    write, ask = memory
+    write(message("lastweek", "Maya: Went hiking on Wednesday.", "2024-06-12T10:00:00"),
+          message("thisweek", "Maya: Went hiking on Tuesday.", "2024-06-18T10:00:00"))
+    assert order(ask("Where did Maya go hiking last week?"))[0] == "lastweek"
+    assert order(ask("Where did Maya go hiking last week?", period_boost=1.0))[0] == "thisweek"
+
+
+def test_the_newer_of_two_equal_items_comes_first(memory) -> None:
+    """Recency breaks an even match: the newer item first; with the recency prior off, order falls to the tie rule."""
+    write, ask = memory
+    write(message("jan", "Maya: My favourite tea is sencha.", "2024-01-05T09:00:00"),
+          message("jun", "Maya: My favourite tea is hojicha.", "2024-06-15T09:00:00"))
+    assert order(ask("favourite tea"))[:2] == ["jun", "jan"]
+
+
+def test_an_item_that_says_what_a_shown_item_says_is_skipped(memory) -> None:
+    """A fact and its turn say the same: one is shown, the room goes to another item; control: both shown."""
+    write, ask = memory
+    write(fact("f1", "Maya adopted a cat named Mochi.", "2024-06-01T10:00:00"),
+          message("m1", "Maya: We adopted a cat named Mochi!", "2024-06-01T10:00:00"),
+          message("m2", "Maya: The cat hides under the sofa.", "2024-06-02T10:00:00"))
+    shown = order(ask("Maya adopted a cat named Mochi"))
+    assert ("f1" in shown) != ("m1" in shown) and "m2" in shown
+    both = order(ask("Maya adopted a cat named Mochi", redundant_share=1.01))
+    assert "f1" in both and "m1" in both
+
+
+def test_a_fact_brings_its_source_turn_when_the_turn_holds_more_of_the_query() -> None:
+    """The turn a fact came from follows the fact when it holds query words the fact lacks, ahead
+    of better-scored items; a fact without sources brings nothing, and neither does a turn that adds nothing."""
+    src = row(2, "msg:maya:src", "message", "Maya: We got Mochi from the Ohio shelter.", at="2024-06-01T10:00:00")
+    others = [row(3 + i, f"msg:maya:c{i}", "message", f"Maya: Mochi chased toy number {i}.",
+                  at=f"2024-06-0{i + 2}T10:00:00") for i in range(3)]
+    query = content_stems("Which shelter did Maya adopt the cat Mochi from?")
+
+    def shown(fact_sources: str, turn=src) -> list[str]:
+        fact_row = row(1, "fact:f1", "fact", "Maya adopted a cat named Mochi.", at="2024-06-01T10:00:00",
+                       sources=fact_sources)
+        ranked = [Candidate(fact_row, score=1.0), *(Candidate(o, score=0.9 - i / 10) for i, o in enumerate(others)),
+                  Candidate(turn, score=0.1)]
+        _, chosen = fill(ranked, 1000, "maya", timezone.utc, query, lambda ids: {turn.id: turn} if turn.id in ids else {},
+                         RankSettings())
+        return [s.candidate.row.id for s in chosen]
+
+    assert shown('["maya:src"]')[:2] == ["fact:f1", "msg:maya:src"]
+    assert shown("[]")[:2] == ["fact:f1", "msg:maya:c0"]
+    plain = row(2, "msg:maya:src", "message", "Maya: We got Mochi.", at="2024-06-01T10:00:00")
+    assert shown('["maya:src"]', plain)[:2] == ["fact:f1", "msg:maya:c0"]
+
+
+def test_a_superseded_fact_is_history_and_ranks_below_the_current_one(memory) -> None:
+    """A fact no longer current is labelled so, never as a fact, and the current one comes first."""
+    write, ask = memory
+    old = IndexItem(id="fact:old", kind="fact", text="Maya works at Acme.", body="Maya works at Acme.",
+                    status="history", at=day("2023-01-01T00:00:00"), until=day("2024-03-01T00:00:00"), importance=5)
+    write(old, fact("new", "Maya works at Initech.", "2024-03-01T00:00:00"))
+    result = ask("Where does Maya work?")
+    assert order(result)[:2] == ["new", "old"]
+    assert "2023-01-01..2024-03-01 no longer current: Maya works at Acme. [old]" in result.text
