@@ -308,6 +308,23 @@ def vectors_after(conn: sqlite3.Connection, after: int) -> Iterator[tuple[int, b
     yield from conn.execute("SELECT n, vec FROM item WHERE n > ? ORDER BY n", (after,))
 
 
+def nth_newest(conn: sqlite3.Connection, n: int) -> int:
+    """The row number of the n-th newest item (1: the newest; the oldest when there are fewer)."""
+    row = conn.execute("SELECT n FROM item ORDER BY n DESC LIMIT 1 OFFSET ?", (max(0, n - 1),)).fetchone()
+    if row is None:
+        row = conn.execute("SELECT coalesce(min(n), 1) FROM item").fetchone()
+    return int(row[0])
+
+
+def vectors_of(conn: sqlite3.Connection, numbers: list[int]) -> list[tuple[int, bytes | None]]:
+    out: list[tuple[int, bytes | None]] = []
+    for i in range(0, len(numbers), 500):
+        chunk = numbers[i:i + 500]
+        marks = ",".join("?" * len(chunk))
+        out += conn.execute(f"SELECT n, vec FROM item WHERE n IN ({marks})", chunk).fetchall()
+    return out
+
+
 def dropped_after(conn: sqlite3.Connection, generation: int) -> list[int]:
     return [n for (n,) in conn.execute("SELECT n FROM dropped WHERE generation > ?", (generation,))]
 

@@ -11,6 +11,7 @@ import structlog
 from click.testing import CliRunner, Result
 
 import consolidator.runtime.config
+import consolidator.runtime.locate
 from consolidator.runtime.app import App, open_app
 from consolidator.cli.main import cli
 from consolidator.runtime.config import Settings
@@ -25,6 +26,7 @@ def _hermetic(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Iterator[None]
         monkeypatch.delenv(name, raising=False)
     monkeypatch.chdir(tmp_path)
     monkeypatch.setattr(consolidator.runtime.config, "SYSTEM_CONFIG", tmp_path / "etc-consolidator" / "config.toml")
+    monkeypatch.setattr(consolidator.runtime.locate, "SYSTEM_CONFIG", tmp_path / "etc-consolidator" / "config.toml")
     yield
     structlog.reset_defaults()  # the CLI configures structlog onto CliRunner's captured stderr
 

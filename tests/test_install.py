@@ -16,6 +16,7 @@ from pathlib import Path
 import pytest
 
 import consolidator.runtime.config as config_module
+import consolidator.runtime.locate as locate_module
 from consolidator.runtime.app import open_app
 from consolidator.runtime.config import Settings, load_settings
 from stores.messages import NewMessage, append_messages
@@ -54,8 +55,8 @@ def install_target(source: str) -> str:
 
 
 def real_system_config() -> Path:
-    """SYSTEM_CONFIG as config.py defines it (the test fixtures point the loaded one elsewhere)."""
-    tree = ast.parse(Path(config_module.__file__).read_text(encoding="utf-8"))
+    """SYSTEM_CONFIG as locate.py defines it for config.py (the test fixtures point the loaded one elsewhere)."""
+    tree = ast.parse(Path(locate_module.__file__).read_text(encoding="utf-8"))
     [value] = [node.value for node in tree.body
                if isinstance(node, ast.Assign) and [ast.unparse(t) for t in node.targets] == ["SYSTEM_CONFIG"]]
     return Path(ast.literal_eval(value.args[0]))

@@ -229,3 +229,41 @@ def test_a_broken_index_is_one_fault_and_the_other_scopes_go_on(app, settings) -
     RecallStage(app, faults=book).run(T0 + timedelta(minutes=5), scopes=["maya", "omar"])
     assert [(f.where, f.scope) for f in book.met()] == [("recall", "maya")]
     assert "kiln" in recall("omar", "kiln", config=settings, now=T0 + timedelta(minutes=6)).text
+
+
+def test_recall_reads_the_index_alone(app, settings, tmp_path) -> None:
+    """`from consolidator import read_context, recall` loads nothing heavy; a recall over an index then
+    loads numpy and sqlite3 but never the database layer, pydantic, a tokenizer or a model SDK."""
+    import subprocess
+    import sys
+
+    log(app, "maya", CHAT)
+    drain(app, T0 + timedelta(hours=2))
+    never = ["sqlalchemy", "sqlmodel", "pydantic", "anthropic", "tokenizers", "wordllama", "psycopg", "httpx"]
+    probe = ("import sys\nfrom consolidator import read_context, recall\n"
+             "before = [m for m in ('numpy', 'sqlalchemy', 'pydantic') if m in sys.modules]\n"
+             "hit = recall('maya', 'Lyon sister')\n"
+             f"after = [m for m in {never!r} if m in sys.modules]\n"
+             "print(before, after, 'Lyon' in hit.text)")
+    env = {"CONSOLIDATOR_STATE_DIR": str(settings.state_dir), "PATH": "/usr/bin:/bin", "HOME": str(tmp_path)}
+    result = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, cwd=tmp_path, env=env,
+                            check=True)
+    assert result.stdout.strip() == "[] [] True"
+
+
+def test_the_readme_loop_recall_then_mark_used_strengthens_the_facts_shown(app, settings) -> None:
+    """README's planner loop: the fact ids a recall showed, passed to mark_used, are strengthened by the daemon."""
+    from consolidator import mark_used
+    from stores.engine import reading
+    from stores.facts import get_fact
+
+    fid = put_fact(app, "maya", "Ana lives in Lisbon.", T0)
+    log(app, "maya", ["Maya: My sister Ana finally moved to Lisbon!"], start=T0 + timedelta(minutes=1))
+    consolidator, _ = drain(app, T0 + timedelta(minutes=5))
+    hit = recall("maya", "Where does Ana live?", config=settings, now=T0 + timedelta(minutes=5))
+    used = [item.id for item in hit.items if item.kind == "fact"]
+    assert fid in used and f"[{fid}]" in hit.text
+    assert mark_used("maya", used, at=T0 + timedelta(minutes=6), app=app) == len(used)
+    consolidator.drain(T0 + timedelta(minutes=7))
+    with reading(app.engine) as session:
+        assert get_fact(session, "maya", fid).strength == 2.0

@@ -35,7 +35,8 @@ from stores.scopes import validate_scope
 MIN_BUDGET, MAX_BUDGET = 50, 100_000
 MAX_QUERY_CHARS = 4_000
 ROW_CACHE = 50_000  # rows a process keeps per index
-MATCHED_ROWS = 8_000  # items BM25 scores per query at most (about 10 ms on one core)
+MATCHED_ROWS = 4_000  # items BM25 scores per query at most (about 5 ms on one core)
+DENSE_ROWS = 32_768  # the newest items compared by vector (about 3 ms); older ones are found by their words
 
 
 @dataclass(frozen=True)
@@ -85,7 +86,7 @@ class _Handle:
         self.rows: dict[int, index.Row] = {}  # a row number always names the same content
         self.by_id: dict[str, index.Row | None] = {}  # cleared whenever the index changes
         self.lines: dict[int, tuple] = {}  # render.line_for's per-row parts
-        self.df: dict[str, int] = {}  # items matching each search word (this generation)
+        self.df: dict[str, int] = {}  # items matching each search word (counted while the index grew < 5%)
         self.span = (0, 0)  # lowest and highest row number
 
     def rows_by_number(self, numbers: set[int]) -> dict[int, index.Row]:
@@ -142,7 +143,8 @@ class _Handle:
                 if pos is not None:
                     keep[pos] = False
             self.numbers, self.matrix = self.numbers[keep], self.matrix[keep]
-        top = int(self.numbers[-1]) if len(self.numbers) else 0
+        # Only the newest DENSE_ROWS rows are compared by vector, so only they are loaded.
+        top = int(self.numbers[-1]) if len(self.numbers) else index.nth_newest(self.conn, DENSE_ROWS) - 1
         new_numbers, new_rows = [], []
         for n, blob in index.vectors_after(self.conn, top):
             row = decode(blob)
@@ -151,6 +153,8 @@ class _Handle:
         if new_numbers:
             self.numbers = np.concatenate([self.numbers, np.asarray(new_numbers, dtype=np.int64)])
             self.matrix = np.vstack([self.matrix, np.asarray(new_rows, dtype=np.float32)])
+        if len(self.numbers) > DENSE_ROWS:
+            self.numbers, self.matrix = self.numbers[-DENSE_ROWS:], self.matrix[-DENSE_ROWS:]
         if gone or new_numbers:
             self.position = {int(n): i for i, n in enumerate(self.numbers)}
         meta = index.read_meta(self.conn)
@@ -158,8 +162,12 @@ class _Handle:
             self.lines.clear()
         self.meta = meta
         self.by_id.clear()
-        self.df.clear()
-        self.span = index.row_span(self.conn)
+        span = index.row_span(self.conn)
+        if span[1] - span[0] > 1.05 * (self.span[1] - self.span[0]) + 100:
+            self.df.clear()  # word counts drift slowly: they only choose which words BM25 scores
+        else:
+            self.df = {word: count for word, count in self.df.items() if count}  # a word not seen may be now
+        self.span = span
         self.generation = gen
 
 
@@ -254,14 +262,21 @@ def _pool(handle: _Handle, query: str, budget: int, settings: ranking.RankSettin
     table = index.known_words(conn, [f for w in qwords for f in lookup_forms(w)])
     qvec = text_vector(qwords, table) if table else None
     if qvec is not None and len(handle.numbers):
-        scores = handle.matrix @ qvec
+        scores = handle.matrix @ qvec  # the newest DENSE_ROWS rows
         k = min(n_dense, len(scores))
         top = np.argpartition(-scores, k - 1)[:k]
         dense = {int(handle.numbers[i]): float(scores[i]) for i in top}
+        older = []
         for n in lexical:  # the lexical candidates' cosines too, so both scales cover the pool
             pos = handle.position.get(n)
             if pos is not None:
                 dense.setdefault(n, float(scores[pos]))
+            else:
+                older.append(n)
+        for n, blob in index.vectors_of(conn, older):
+            row = decode(blob)
+            if row is not None:
+                dense[n] = float(row @ qvec)
     rows = handle.rows_by_number(set(lexical) | set(dense) | set(base))
     return [ranking.Candidate(row, lexical.get(n, 0.0), dense.get(n, 0.0), base.get(n, 0.0))
             for n, row in rows.items()]

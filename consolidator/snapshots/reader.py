@@ -1,8 +1,8 @@
 """The planner's reader: a scope's context.md for the cost of one file read.
 
 A planner calls `read_context` every turn, so this module imports nothing heavy: the
-standard library at load time, and the settings (pydantic) only on the first call for a
-given config location, to resolve the snapshot directory the way the CLI does. It never
+standard library only: the snapshot directory is resolved the way the CLI does by
+`consolidator.runtime.locate` (no pydantic), once per config location. It never
 opens the database.
 """
 
@@ -12,6 +12,7 @@ import os
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from consolidator.runtime.locate import state_dir_of
 from stores.scopes import validate_scope
 
 if TYPE_CHECKING:
@@ -31,9 +32,12 @@ def snapshot_root(config: "Path | str | Settings | None") -> Path:
     key = (str(config) if config else None, env.get("CONSOLIDATOR_CONFIG"), env.get("CONSOLIDATOR_STATE_DIR"), os.getcwd())
     root = _ROOTS.get(key)
     if root is None:
-        from consolidator.runtime.config import load_settings
+        state_dir = state_dir_of(Path(config) if config else None)
+        if state_dir is None:  # a config that does not parse: the full loader says what is wrong
+            from consolidator.runtime.config import load_settings
 
-        root = _ROOTS[key] = load_settings(Path(config) if config else None).snapshot_dir
+            state_dir = load_settings(Path(config) if config else None).state_dir
+        root = _ROOTS[key] = state_dir / "snapshots"
     return root
 
 
