@@ -265,6 +265,25 @@ def messages_after(session: Session, scope: str, after_seq: int, limit: int) -> 
     return list(session.execute(stmt).scalars())
 
 
+def newest_after(session: Session, scope: str, after_seq: int, limit: int) -> list[Message]:
+    """The scope's `limit` newest messages with seq > after_seq, in arrival order (newest last):
+    one backward range read of the (scope, seq) index."""
+    if limit <= 0:
+        return []
+    stmt = (select(Message).where(Message.scope == scope, Message.seq > after_seq)
+            .order_by(Message.seq.desc()).limit(limit))
+    return list(reversed(session.execute(stmt).scalars().all()))
+
+
+def span_after(session: Session, scope: str, after_seq: int) -> tuple[int, datetime | None]:
+    """How many of the scope's messages have seq > after_seq, and the oldest time among them
+    (None when there are none): one statement over that range of the (scope, seq) index, so
+    its cost grows with the range (the messages not yet consolidated), not the scope."""
+    row = session.execute(select(func.count(), func.min(Message.at))
+                          .where(Message.scope == scope, Message.seq > after_seq)).one()
+    return int(row[0]), row[1]
+
+
 _SCOPES_SQL = text(
     # A loose index scan: one index probe per scope instead of reading every message.
     # Plain recursive SQL, so SQLite and PostgreSQL both run it.

@@ -74,3 +74,31 @@ def mark_all_published(session: Session, scope: str, versions: list[tuple[str, i
             .where(table.c.scope == bindparam("s"), table.c.view == bindparam("v"), table.c.published < bindparam("n"))
             .values(published=bindparam("n")))
     session.execute(stmt, [{"s": scope, "v": view, "n": version} for view, version in versions])
+
+
+# What the published context.md was composed from. context.md also shows the messages not yet
+# consolidated, which change with no view bumped (an append bumps nothing: the append path stays
+# as it is), so the snapshot stage recomposes it whenever the scope's newest seq or consolidated
+# seq differs from these marks. Each is a row of this table whose version always equals its
+# published, so `stale` and the daemon's probe never see it.
+CONTEXT_NEWEST = "context:newest"
+CONTEXT_CONSOLIDATED = "context:consolidated"
+
+
+def context_marks(session: Session, scope: str) -> tuple[int, int] | None:
+    """(newest seq, consolidated seq) the scope's context.md was last composed with; None if never."""
+    rows = dict(session.execute(select(ViewVersion.view, ViewVersion.version).where(
+        ViewVersion.scope == scope, ViewVersion.view.in_((CONTEXT_NEWEST, CONTEXT_CONSOLIDATED)))).all())
+    if len(rows) < 2:
+        return None
+    return rows[CONTEXT_NEWEST], rows[CONTEXT_CONSOLIDATED]
+
+
+def mark_context(session: Session, scope: str, newest: int, consolidated: int) -> None:
+    """Record the marks context.md was composed with (one upsert of two rows, version = published)."""
+    table = ViewVersion.__table__
+    stmt = dialect_insert(table, session.get_bind().dialect)
+    stmt = stmt.on_conflict_do_update(index_elements=[table.c.scope, table.c.view],
+                                      set_={"version": stmt.excluded.version, "published": stmt.excluded.published})
+    session.execute(stmt, [{"scope": scope, "view": view, "version": value, "published": value}
+                           for view, value in ((CONTEXT_NEWEST, newest), (CONTEXT_CONSOLIDATED, consolidated))])

@@ -88,7 +88,7 @@ class TestCap:
         text = context_text(app)
         assert app.settings.context.context_tokens == 1500
         sections = {part.split("\n", 1)[0]: part for part in text.split("## ")[1:]}
-        assert {"People", "Facts", "Open tasks", "Summaries"} == set(sections)
+        assert {"People", "Facts", "Open tasks", "Summaries", "Not yet consolidated"} == set(sections)
         for body in sections.values():
             assert body.count("\n- ") >= 2
         summaries = [line for line in sections["Summaries"].splitlines() if line.startswith("- ")]

@@ -24,10 +24,11 @@ from pydantic import (AfterValidator, BaseModel, BeforeValidator, ConfigDict, Fi
                       model_validator)
 
 from consolidator.model.settings import ModelSettings
+from consolidator.runtime import locate
 from hierarchy.tiling import count_ladder, time_ladder
 from stores.scopes import InvalidScope, validate_scope
 
-SYSTEM_CONFIG = Path("/etc/consolidator/config.toml")
+SYSTEM_CONFIG = locate.SYSTEM_CONFIG
 _DURATION = re.compile(r"(\d+(?:\.\d+)?)\s*(ms|s|m|h|d|w)")
 _UNITS = {"ms": 0.001, "s": 1, "m": 60, "h": 3600, "d": 86400, "w": 604800}
 MAX_DURATION = timedelta(days=36500)  # 100 years: far beyond any useful setting, far inside a datetime
@@ -163,6 +164,10 @@ class ContextSettings(_Section):
     facts_share: float = Field(default=0.35, ge=0.0, le=1.0)
     tasks_share: float = Field(default=0.15, ge=0.0, le=1.0)
     summaries_share: float = Field(default=0.25, ge=0.0, le=1.0)
+    # The messages not yet consolidated: at most this many shown (newest last), within this
+    # share of the cap, taken first; the four shares above divide what they leave.
+    pending_messages: int = Field(default=10, ge=0, le=1000)
+    pending_share: float = Field(default=0.25, ge=0.0, le=1.0)
 
     @model_validator(mode="after")
     def _shares(self) -> "ContextSettings":
@@ -232,18 +237,7 @@ class Settings(_Section):
 
 
 def find_config(explicit: Path | None, env: dict[str, str] | None = None, cwd: Path | None = None) -> Path | None:
-    env = os.environ if env is None else env
-    if explicit is not None:
-        return explicit
-    if env.get("CONSOLIDATOR_CONFIG"):
-        return Path(env["CONSOLIDATOR_CONFIG"])
-    for candidate in ((cwd or Path.cwd()) / "config.toml", SYSTEM_CONFIG):
-        try:
-            if candidate.is_file():
-                return candidate
-        except OSError:  # a directory we may not look into holds no config of ours
-            continue
-    return None
+    return locate.find_config(explicit, env, cwd, system=SYSTEM_CONFIG)
 
 
 def load_settings(explicit: Path | None = None, env: dict[str, str] | None = None, cwd: Path | None = None) -> Settings:
@@ -272,9 +266,8 @@ def load_settings(explicit: Path | None = None, env: dict[str, str] | None = Non
         settings = Settings.model_validate({**data, "source": source})
     except ValidationError as exc:
         raise ConfigError(_describe(source, exc)) from None
-    state_dir = settings.state_dir.expanduser()
-    if not state_dir.is_absolute() and path is not None and "state_dir" in data and not env.get("CONSOLIDATOR_STATE_DIR"):
-        state_dir = path.parent / state_dir
+    from_file = "state_dir" in data and not env.get("CONSOLIDATOR_STATE_DIR")
+    state_dir = locate.resolve_state_dir(settings.state_dir, path, from_file)
     return settings.model_copy(update={"state_dir": state_dir})
 
 

@@ -2,11 +2,15 @@
 
 Sections, in this order: a status line (how far behind the stores are), people (name, aliases
 and current details), top facts (from facts.json, as ranked there, each with its id so the
-planner can report it used), open tasks (soonest due first), and the newest summary of each
-ladder rung (from the ladder snapshot files).
+planner can report it used), open tasks (soonest due first), the newest summary of each
+ladder rung (from the ladder snapshot files), and what the stores do not hold yet: the newest
+messages not consolidated (at most `[context] pending_messages`, newest last, each dated in
+the scope's time zone and ending with its stored id), then, past that bound, one line saying
+how many earlier ones there are and since when. With nothing pending that section is left out.
 
 The size is capped in estimated tokens (`[context] context_tokens`), whatever the store size:
-the status comes first, then each section gets its share of the rest (`*_share`); a section
+the status comes first, then the messages not yet consolidated take at most `pending_share` of
+the rest, and each other section gets its share of what they leave (`*_share`); a section
 that needs less leaves its remainder to the truncated ones. Inside a section whole items are
 kept in order while they fit, the first one that does not is cut at a word boundary, and the
 rest are dropped. Each line is costed with its newline, and because the estimate rounds up per
@@ -20,7 +24,7 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import datetime, tzinfo
 from pathlib import Path
 from typing import Any
 
@@ -32,7 +36,7 @@ from consolidator.domain import estimate_tokens
 from stores.contacts import contacts_of, current_details
 from stores.interactions import max_number
 from stores.engine import reading
-from stores.messages import newest_at, newest_seq
+from stores.messages import Message, newest_after, newest_at, newest_seq, span_after
 from stores.runs import consolidated_seq
 from stores.snapshots import publish_text
 from stores.summaries import interactions_after, newest_summaries
@@ -45,6 +49,8 @@ log = structlog.get_logger()
 PER_ITEM = {"contacts": 60, "facts": 60, "tasks": 40}
 MIN_PARTIAL = 8  # a cut item shorter than this many tokens is dropped instead
 CONTACTS_READ = 500  # contacts considered (most recently updated first)
+SPEAKER_CHARS = 40  # a pending message's speaker, cut to this
+PENDING_TITLE = "Not yet consolidated"
 
 
 def cost(line: str) -> int:
@@ -114,12 +120,66 @@ class Section:
 
 
 @dataclass
+class PendingMessages:
+    """The messages not yet consolidated: the newest (head, text, tail) lines, newest last, how
+    many there are in all, and the oldest one's time."""
+
+    lines: list[tuple[str, str, str]]
+    total: int = 0
+    since: str = ""
+
+    key = "pending"
+
+    def overflow(self, shown: int) -> str:
+        count = self.total - shown
+        if shown:
+            return f"- … and {count} earlier message{'s' * (count != 1)} since {self.since}"
+        return f"- {count} message{'s' * (count != 1)} since {self.since}"
+
+    def render(self, budget: int) -> tuple[list[str], bool]:
+        """The newest lines that fit, each cut in its text (its date, speaker and id kept), the
+        oldest dropped first; a line for those not shown comes before them."""
+        if not self.total:
+            return [], False
+        head = f"## {PENDING_TITLE}"
+        room = budget - cost(head)
+        whole = [f"{h}{t}{tail}" for h, t, tail in self.lines]
+        if len(self.lines) == self.total and room >= sum(cost(line) for line in whole):
+            return [head, *whole], False
+        left = room - cost(self.overflow(min(1, len(self.lines))))  # the count only gets shorter
+        if left < 0:
+            short = self.overflow(0)
+            return ([head, short] if room >= cost(short) else []), True
+        kept: list[str] = []
+        for remaining, (h, text, tail) in zip(range(len(self.lines), 0, -1), reversed(self.lines)):
+            slice_ = min(left, max(MIN_PARTIAL * 3, left // remaining))
+            line = f"{h}{text}{tail}"
+            if cost(line) > slice_:
+                cut = cut_words(text, 4 * slice_ - 1 - len(h) - len(tail))
+                line = f"{h}{cut}{tail}" if cut else ""
+            if not line or cost(line) > left:
+                break
+            kept.insert(0, line)
+            left -= cost(line)
+        lines = [self.overflow(len(kept))] if len(kept) < self.total else []
+        return [head, *lines, *kept], True
+
+
+def pending_line(message: Message, tz: tzinfo) -> tuple[str, str, str]:
+    """(head, text, tail) of one message: `- 2023-05-07 14:03 Caroline: ` + text + ` [id]`."""
+    who = " ".join((message.speaker or message.role).split())[:SPEAKER_CHARS]
+    return (f"- {message.at.astimezone(tz):%Y-%m-%d %H:%M} {who}: ", " ".join(message.text.split()),
+            f" [{message.id}]")
+
+
+@dataclass
 class ContextData:
     status: str
     contacts: list[str]
     facts: list[str]
     tasks: list[str]
     summaries: list[str]
+    pending: PendingMessages | None = None
 
 
 def compose(settings: Settings, scope: str, now: datetime, data: ContextData) -> str:
@@ -128,6 +188,9 @@ def compose(settings: Settings, scope: str, now: datetime, data: ContextData) ->
     cap = cfg.context_tokens
     status, _ = fit([f"# Memory: {scope}", f"_updated {now.isoformat(timespec='seconds')}_", data.status], cap)
     rest = cap - sum(cost(line) for line in status)
+    pending = data.pending or PendingMessages([])
+    first = pending.render(int(rest * cfg.pending_share))  # its share first, the others share the rest
+    after_pending = rest - sum(cost(line) for line in first[0])
     sections = [
         Section("contacts", "People", data.contacts, PER_ITEM["contacts"]),
         Section("facts", "Facts", data.facts, PER_ITEM["facts"]),
@@ -136,12 +199,14 @@ def compose(settings: Settings, scope: str, now: datetime, data: ContextData) ->
     ]
     shares = {"contacts": cfg.contacts_share, "facts": cfg.facts_share, "tasks": cfg.tasks_share,
               "summaries": cfg.summaries_share}
-    budgets = {s.key: int(rest * shares[s.key]) for s in sections}
+    budgets = {s.key: int(after_pending * shares[s.key]) for s in sections}
     rendered = {s.key: s.render(budgets[s.key]) for s in sections}
+    rendered[pending.key] = first
     used = {k: sum(cost(line) for line in lines) for k, (lines, _) in rendered.items()}
     left = rest - sum(used.values())
-    by_key = {s.key: s for s in sections}
-    for s in (by_key[k] for k in ("facts", "contacts", "summaries", "tasks")):  # leftover, by priority
+    by_key: dict[str, Section | PendingMessages] = {s.key: s for s in sections}
+    by_key[pending.key] = pending
+    for s in (by_key[k] for k in ("facts", "contacts", "summaries", "tasks", "pending")):  # leftover, by priority
         lines, cut = rendered[s.key]
         if cut and left > 0:
             again = s.render(used[s.key] + left)
@@ -150,7 +215,7 @@ def compose(settings: Settings, scope: str, now: datetime, data: ContextData) ->
                 left -= new_used - used[s.key]
                 rendered[s.key], used[s.key] = again, new_used
     lines = list(status)
-    for s in sections:
+    for s in (*sections, pending):
         lines += rendered[s.key][0]
     text = "".join(f"{line}\n" for line in lines)
     assert estimate_tokens(text) <= cap, (estimate_tokens(text), cap)
@@ -165,16 +230,22 @@ def gather(app: App, scope: str) -> ContextData:
         tasks = open_tasks(session, scope)
         newest, newest_time = newest_seq(session, scope), newest_at(session, scope)
         consolidated = consolidated_seq(session, scope)
+        total, oldest = span_after(session, scope, consolidated)
+        newest_pending = newest_after(session, scope, consolidated, app.settings.context.pending_messages)
         interactions = max_number(session, scope)
         recent = recent_interactions(session, scope, app.settings)
     tasks.sort(key=lambda t: (t.due is None, t.due or t.opened_at.date(), t.opened_at, t.id))
     summaries, watermark = ladder_lines(app.settings, root, interactions, recent)
+    tz = app.settings.timezone_of(scope)
+    since = f"{oldest.astimezone(tz):%Y-%m-%d %H:%M}" if oldest else ""
+    pending = PendingMessages([pending_line(m, tz) for m in newest_pending], total, since)
     return ContextData(
         status=status_line(newest, newest_time, consolidated, watermark),
         contacts=[contact_line(c.name, c.aliases, details.get(c.id, {})) for c in contacts],
         facts=fact_lines(root / "facts.json"),
         tasks=[f"- {t.title}" + (f" (due {t.due.isoformat()})" if t.due else "") + f" [#{t.id}]" for t in tasks],
         summaries=summaries,
+        pending=pending,
     )
 
 
