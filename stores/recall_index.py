@@ -254,8 +254,8 @@ def lexical_between(conn: sqlite3.Connection, match: str, limit: int, start: flo
     """`lexical` among the items whose time falls in [start, end) (a window's items: from its start)."""
     if not match:
         return []
-    rows = conn.execute("SELECT rowid, -bm25(item_text, 1.0, ?) AS s FROM item_text WHERE item_text MATCH ?"
-                        " AND rowid IN (SELECT n FROM item WHERE at >= ? AND at < ?) ORDER BY s DESC LIMIT ?",
+    rows = conn.execute("SELECT t.rowid, -bm25(item_text, 1.0, ?) AS s FROM item_text AS t JOIN item AS i"
+                        " ON i.n = t.rowid WHERE item_text MATCH ? AND i.at >= ? AND i.at < ? ORDER BY s DESC LIMIT ?",
                         (context_weight, match, start, end, limit)).fetchall()
     return [(int(n), float(s)) for n, s in rows]
 

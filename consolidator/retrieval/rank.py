@@ -131,7 +131,7 @@ def redundant(stems: frozenset[str], shown: list[frozenset[str]], share: float) 
     if not stems:
         return True
     need = share * len(stems)
-    return any(len(stems & other) >= need for other in shown)
+    return any(len(stems & other) >= need for other in shown if len(other) >= need)
 
 
 def item_tokens(kind: str, budget: int, settings: RankSettings) -> int:

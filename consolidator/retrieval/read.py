@@ -27,7 +27,7 @@ from consolidator.retrieval import rank as ranking
 from consolidator.retrieval.render import fill, local, tag_of
 from consolidator.retrieval.terms import content_stems, fts_query, query_words
 from consolidator.retrieval.vectors import DIM, decode, lookup_forms, text_vector, words_of
-from consolidator.retrieval.when import understand
+from consolidator.retrieval.when import QueryTime, understand
 from consolidator.snapshots.reader import snapshot_root
 from stores import recall_index as index
 from stores.scopes import validate_scope
@@ -85,7 +85,7 @@ class _Handle:
         self.meta: dict[str, str] = {}
         self.rows: dict[int, index.Row] = {}  # a row number always names the same content
         self.by_id: dict[str, index.Row | None] = {}  # cleared whenever the index changes
-        self.lines: dict[int, tuple] = {}  # render.line_for's per-row parts
+        self.lines: dict[int, list] = {}  # render.line_for's per-row parts
         self.df: dict[str, int] = {}  # items matching each search word (counted while the index grew < 5%)
         self.span = (0, 0)  # lowest and highest row number
 
@@ -98,7 +98,8 @@ class _Handle:
             self.rows.update(index.rows_by_number(self.conn, missing))
         return {n: self.rows[n] for n in numbers if n in self.rows}
 
-    def lexical(self, words: list[str], limit: int, context_weight: float) -> list[tuple[int, float]]:
+    def lexical(self, words: list[str], limit: int, context_weight: float,
+                window: tuple[float, float] | None = None) -> list[tuple[int, float]]:
         """BM25 over the words whose rows, together, stay within MATCHED_ROWS (rarest first): a
         word in most items weighs next to nothing in BM25 yet costs a score per item. When even
         the rarest is past that, only the newest items are ranked (a rowid bound FTS5 seeks to)."""
@@ -115,6 +116,8 @@ class _Handle:
             total += self.df[word]
         if not chosen:
             return []
+        if window is not None:  # the period's best matches (the words chosen as for the whole index)
+            return index.lexical_between(self.conn, fts_query(chosen), limit, *window, context_weight)
         from_row = 0
         if total > MATCHED_ROWS:
             low, high = self.span
@@ -235,7 +238,7 @@ def recall(scope: str, query: str, *, budget_tokens: int = 1000, config: Any = N
             qt = understand(query, now, ZoneInfo(handle.meta.get("timezone") or "UTC"))
             pool = _pool(handle, qt.search_text(query), budget_tokens, settings, qt.window)
             return answer(scope, query, budget_tokens, now, settings, pool, handle.turns, handle.meta,
-                          source="index", cache=handle.lines)
+                          source="index", cache=handle.lines, qt=qt)
         finally:
             handle.conn.execute("COMMIT")
 
@@ -252,7 +255,7 @@ def _pool(handle: _Handle, query: str, budget: int, settings: ranking.RankSettin
     base: dict[int, float] = {}
     if window is not None:
         if words:
-            inside = index.lexical_between(conn, fts_query(words), n_lexical, *window, settings.context_weight)
+            inside = handle.lexical(words, n_lexical, settings.context_weight, window)
             for n, s in inside:
                 lexical[n] = max(lexical.get(n, 0.0), s)
         else:
@@ -284,10 +287,10 @@ def _pool(handle: _Handle, query: str, budget: int, settings: ranking.RankSettin
 
 def answer(scope: str, query: str, budget: int, now: datetime, settings: ranking.RankSettings,
            pool: list[ranking.Candidate], turns: Callable[[list[str]], dict[str, index.Row]], meta: dict[str, str],
-           source: str, note: str = "", cache: dict | None = None) -> Recall:
+           source: str, note: str = "", cache: dict | None = None, qt: QueryTime | None = None) -> Recall:
     """Rank the pool and fill the budget: the part of `recall` that does not read the index."""
     zone = ZoneInfo(meta.get("timezone") or "UTC")
-    qt = understand(query, now, zone)
+    qt = qt or understand(query, now, zone)
     names = frozenset(w.lower() for w in words_of(query) if w[:1].isupper())
     ranked = ranking.score(pool, qt, now.timestamp(), settings, names)
     header = f"## Memory recall ({scope}; times {zone.key})"

@@ -28,6 +28,7 @@ from consolidator.retrieval.terms import content_stems
 from stores.recall_index import Row
 
 MIN_LINE = 8  # tokens: a line with less room than this is not tried
+MAX_MISFITS = 25  # candidates in a row that do not fit the room left: the fill stops
 _SENTENCE = re.compile(r"(?<=[.!?])\s+(?=\S)|\n+")
 _RUNG_NAMES = {"day": "day summary", "week": "week summary"}
 
@@ -81,20 +82,27 @@ def head_of(row: Row, zone: tzinfo) -> str:
     return ""
 
 
-def excerpt(text: str, query: set[str], max_tokens: int) -> str:
-    """The sentences of `text` with the most query words, in their order, within `max_tokens`."""
-    text = " ".join(text.split()) if "\n" not in text else text
-    if estimate_tokens(text) <= max_tokens:
-        return " ".join(text.split())
-    sentences = [s.strip() for s in _SENTENCE.split(text) if s.strip()]
-    scored = sorted(range(len(sentences)), key=lambda i: (-len(content_stems(sentences[i]) & query), i))
+def sentences_of(text: str) -> tuple[tuple[str, frozenset[str]], ...]:
+    """A text's sentences (lines first), each flattened, with its content stems."""
+    out = []
+    for piece in _SENTENCE.split(text):
+        flat = " ".join(piece.split())
+        if flat:
+            out.append((flat, content_stems(flat)))
+    return tuple(out)
+
+
+def excerpt(sentences: tuple[tuple[str, frozenset[str]], ...], query: frozenset[str], max_tokens: int) -> str:
+    """The sentences with the most query words, in their order, within `max_tokens` (the best one
+    cut at a word when even it does not fit)."""
+    scored = sorted(range(len(sentences)), key=lambda i: (-len(sentences[i][1] & query), i))
     room = chars_within(max_tokens)
     chosen: list[int] = []
     used = 0
     for i in scored:
-        if chosen and not content_stems(sentences[i]) & query:
+        piece, stems = sentences[i]
+        if chosen and not stems & query:
             break
-        piece = " ".join(sentences[i].split())
         extra = len(piece) + (3 if chosen else 0)
         if used + extra <= room:
             chosen.append(i)
@@ -103,23 +111,28 @@ def excerpt(text: str, query: set[str], max_tokens: int) -> str:
             cut = piece[: max(0, room - 1)]
             cut = cut[: cut.rfind(" ")] if " " in cut else cut
             return f"{cut}…" if cut else ""
-    return " … ".join(" ".join(sentences[i].split()) for i in sorted(chosen))
+    return " … ".join(sentences[i][0] for i in sorted(chosen))
 
 
 def line_for(c: Candidate, scope: str, zone: tzinfo, query: frozenset[str], max_tokens: int,
              cache: dict | None = None) -> tuple[str, str]:
     """(shown text, line) of a candidate within `max_tokens` for the text part. `cache` keeps each
-    row's head, tag and flattened text across calls (a row number always names the same row)."""
+    row's head, tag, flattened text and sentences across calls (a row number always names the
+    same row)."""
     row = c.row
     parts = cache.get(row.n) if cache is not None else None
     if parts is None:
         head = head_of(row, zone)
         flat = " ".join(row.text.split())
-        parts = (f"- {head + ' ' if head else ''}", f" [{tag_of(row, scope)}]", flat, estimate_tokens(flat))
+        parts = [f"- {head + ' ' if head else ''}", f" [{tag_of(row, scope)}]", flat, estimate_tokens(flat), None]
         if cache is not None:
             cache[row.n] = parts
-    prefix, suffix, flat, tokens = parts
-    shown = flat if tokens <= max_tokens else excerpt(row.text, query, max_tokens)
+    prefix, suffix, flat, tokens, sentences = parts
+    if tokens <= max_tokens:
+        return flat, f"{prefix}{flat}{suffix}"
+    if sentences is None:
+        sentences = parts[4] = sentences_of(row.text)
+    shown = excerpt(sentences, query, max_tokens)
     return shown, f"{prefix}{shown}{suffix}"
 
 
@@ -136,8 +149,8 @@ def fill(ranked: list[Candidate], budget: int, scope: str, zone: tzinfo, query: 
     shown_stems: list[frozenset[str]] = []
     shown_ids: set[str] = set()
     queue: list[tuple[Candidate, str | None]] = [(c, None) for c in ranked]
-    i = 0
-    while i < len(queue) and left >= MIN_LINE:
+    i = misfits = 0
+    while i < len(queue) and left >= MIN_LINE and misfits < MAX_MISFITS:
         c, brought_by = queue[i]
         i += 1
         if c.row.id in shown_ids:
@@ -154,11 +167,14 @@ def fill(ranked: list[Candidate], budget: int, scope: str, zone: tzinfo, query: 
         if cost(line) > left:
             overhead = cost(line) - estimate_tokens(text)
             if left - overhead < MIN_LINE:
+                misfits += 1
                 continue
             text, line = line_for(c, scope, zone, query, left - overhead - 1, cache)
             if not text or cost(line) > left:
+                misfits += 1
                 continue
             stems = content_stems(text)
+        misfits = 0
         lines.append(line)
         left -= cost(line)
         shown.append(Shown(c, text, line, brought_by))
