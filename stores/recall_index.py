@@ -158,6 +158,11 @@ def open_for_read(path: Path) -> sqlite3.Connection | None:
     return conn
 
 
+def checkpoint(conn: sqlite3.Connection) -> None:
+    """Copy the write-ahead log into the file and empty it (readers keep their snapshots)."""
+    conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+
+
 def read_meta(conn: sqlite3.Connection) -> dict[str, str]:
     return dict(conn.execute("SELECT key, value FROM meta").fetchall())
 

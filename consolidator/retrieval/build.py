@@ -20,10 +20,12 @@ embeds only words the index has never seen.
 from __future__ import annotations
 
 import json
+import os
 import threading
 import time
 from dataclasses import replace
 from datetime import datetime, timezone
+from pathlib import Path
 from typing import Any, Callable, Sequence
 
 import numpy as np
@@ -39,7 +41,7 @@ from stores import recall_sources as src
 from stores.engine import reading
 from stores.history import History
 from stores.messages import scopes as scopes_with_messages
-from stores.recall_index import IndexItem, Writer, index_path, known_words, open_for_write, read_meta
+from stores.recall_index import IndexItem, Writer, checkpoint, index_path, known_words, open_for_write, read_meta
 from stores.tasks import listed_tasks
 
 log = structlog.get_logger()
@@ -47,6 +49,8 @@ log = structlog.get_logger()
 LADDERS = ("time", "count")
 FAULT = "recall"
 MESSAGES_PER_READ = 5_000
+OPEN_INDEXES = 64  # index connections a daemon keeps open
+BIG_UPDATE = 2_000  # items: an update this large is checkpointed at once
 
 
 def _utc(value: str | None) -> datetime | None:
@@ -106,6 +110,7 @@ class RecallStage:
         self._embedder = embedder
         self._factory = embedder_factory
         self.on_progress: Callable[[], None] = lambda: None
+        self._open: dict[Path, tuple[Any, int]] = {}
         self.updates = 0  # updates that wrote, and the seconds they took (benches read them)
         self.spent_s = 0.0
 
@@ -136,10 +141,38 @@ class RecallStage:
             self.on_progress()
         return written
 
+    def _connection(self, path: Path):
+        """The index's open connection, kept across ticks (a per-tick open and close would redo the
+        schema script and checkpoint the write-ahead log each time); reopened when the file was
+        removed or replaced (`forget`), at most OPEN_INDEXES kept."""
+        try:
+            inode = os.stat(path).st_ino
+        except FileNotFoundError:
+            inode = None
+        held = self._open.pop(path, None)
+        if held is not None and held[1] == inode:
+            self._open[path] = held  # most recently used last
+            return held[0]
+        if held is not None:
+            held[0].close()
+        conn = open_for_write(path)
+        self._open[path] = (conn, os.stat(path).st_ino)
+        while len(self._open) > OPEN_INDEXES:
+            oldest = next(iter(self._open))
+            self._open.pop(oldest)[0].close()
+        return conn
+
+    def close(self) -> None:
+        for conn, _ in self._open.values():
+            conn.close()
+        self._open.clear()
+
     def update(self, scope: str, now: datetime) -> int:
         """One transaction of the scope's index: what changed since its watermarks."""
         settings = self.app.settings
-        conn = open_for_write(index_path(settings.snapshot_dir / scope))
+        path = index_path(settings.snapshot_dir / scope)
+        started = time.perf_counter()
+        conn = self._connection(path)
         try:
             meta = read_meta(conn)
             with reading(self.app.engine) as session:
@@ -151,16 +184,20 @@ class RecallStage:
             if newest <= indexed_seq and not changed and meta.get("timezone"):
                 return 0
             vectors = self._vectors()
-            started = time.perf_counter()
             with Writer(conn) as writer:
                 written, marks = self._write(writer, scope, meta, changed, indexed_seq, vectors)
                 writer.set_meta({**marks, "views": json.dumps(views, sort_keys=True), "scope": scope,
                                  "timezone": settings.timezone_of(scope).key, "embedder": vectors.name,
                                  "updated_at": now.astimezone(timezone.utc).isoformat()})
+            if written >= BIG_UPDATE:
+                checkpoint(conn)  # a first build leaves a long write-ahead log: fold it in now, not tick by tick
             self.updates += 1
             self.spent_s += time.perf_counter() - started
-        finally:
-            conn.close()
+        except BaseException:
+            held = self._open.pop(path, None)
+            if held is not None:
+                held[0].close()
+            raise
         if written:
             log.info("recall.indexed", scope=scope, items=written)
         return written
@@ -195,6 +232,8 @@ class RecallStage:
                     break
                 written += self._put_messages(writer, batch, vectors, before)
                 top = batch[-1].seq
+                if len(batch) < MESSAGES_PER_READ:
+                    break
             marks["messages_seq"] = str(top)
         with reading(engine) as session:
             if first or "facts" in changed:
