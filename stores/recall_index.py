@@ -228,14 +228,8 @@ class Writer:
 
 def known_words(conn: sqlite3.Connection, words: Iterable[str]) -> dict[str, tuple[bytes, int]]:
     """The stored (vector, token count) of each of these words that the index has."""
-    words = list(dict.fromkeys(words))
-    out: dict[str, tuple[bytes, int]] = {}
-    for i in range(0, len(words), 500):
-        chunk = words[i:i + 500]
-        marks = ",".join("?" * len(chunk))
-        for word, vec, tokens in conn.execute(f"SELECT word, vec, tokens FROM word WHERE word IN ({marks})", chunk):
-            out[word] = (vec, tokens)
-    return out
+    found = _where_in(conn, "SELECT word, vec, tokens FROM word WHERE word IN ({})", words)
+    return {word: (vec, tokens) for word, vec, tokens in found}
 
 
 def _row(values: tuple) -> Row:
@@ -282,30 +276,22 @@ def row_span(conn: sqlite3.Connection) -> tuple[int, int]:
     return int(low), int(high)
 
 
+def _where_in(conn: sqlite3.Connection, sql: str, keys: Iterable) -> Iterator[tuple]:
+    """Rows of `sql` (a SELECT ending in "IN ({})") for these keys, 500 bound parameters at a time."""
+    keys = list(dict.fromkeys(keys))
+    for i in range(0, len(keys), 500):
+        chunk = keys[i:i + 500]
+        yield from conn.execute(sql.format(",".join("?" * len(chunk))), chunk)
+
+
 def rows_by_number(conn: sqlite3.Connection, numbers: Iterable[int]) -> dict[int, Row]:
-    numbers = list(dict.fromkeys(numbers))
-    out: dict[int, Row] = {}
-    cols = ", ".join(COLUMNS)
-    for i in range(0, len(numbers), 500):
-        chunk = numbers[i:i + 500]
-        marks = ",".join("?" * len(chunk))
-        for values in conn.execute(f"SELECT {cols} FROM item WHERE n IN ({marks})", chunk):
-            row = _row(values)
-            out[row.n] = row
-    return out
+    rows = (_row(v) for v in _where_in(conn, f"SELECT {', '.join(COLUMNS)} FROM item WHERE n IN ({{}})", numbers))
+    return {row.n: row for row in rows}
 
 
 def rows_by_id(conn: sqlite3.Connection, ids: Iterable[str]) -> dict[str, Row]:
-    ids = list(dict.fromkeys(ids))
-    out: dict[str, Row] = {}
-    cols = ", ".join(COLUMNS)
-    for i in range(0, len(ids), 500):
-        chunk = ids[i:i + 500]
-        marks = ",".join("?" * len(chunk))
-        for values in conn.execute(f"SELECT {cols} FROM item WHERE id IN ({marks})", chunk):
-            row = _row(values)
-            out[row.id] = row
-    return out
+    rows = (_row(v) for v in _where_in(conn, f"SELECT {', '.join(COLUMNS)} FROM item WHERE id IN ({{}})", ids))
+    return {row.id: row for row in rows}
 
 
 def vectors_after(conn: sqlite3.Connection, after: int) -> Iterator[tuple[int, bytes | None]]:
@@ -322,12 +308,7 @@ def nth_newest(conn: sqlite3.Connection, n: int) -> int:
 
 
 def vectors_of(conn: sqlite3.Connection, numbers: list[int]) -> list[tuple[int, bytes | None]]:
-    out: list[tuple[int, bytes | None]] = []
-    for i in range(0, len(numbers), 500):
-        chunk = numbers[i:i + 500]
-        marks = ",".join("?" * len(chunk))
-        out += conn.execute(f"SELECT n, vec FROM item WHERE n IN ({marks})", chunk).fetchall()
-    return out
+    return list(_where_in(conn, "SELECT n, vec FROM item WHERE n IN ({})", numbers))
 
 
 def dropped_after(conn: sqlite3.Connection, generation: int) -> list[int]:
