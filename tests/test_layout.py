@@ -232,3 +232,15 @@ def test_the_planner_reader_is_light() -> None:
              f"print(','.join(m for m in {HEAVY!r} if m in sys.modules))")
     result = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, cwd=ROOT, check=True)
     assert result.stdout.strip() == ""
+
+
+def test_pyproject_declares_only_what_exists() -> None:
+    """Every package pattern and package-data glob in pyproject.toml names something in the tree."""
+    import tomllib
+
+    config = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["tool"]["setuptools"]
+    for pattern in config["packages"]["find"]["include"]:
+        assert (ROOT / pattern.rstrip("*") / "__init__.py").is_file(), pattern
+    for package, globs in config.get("package-data", {}).items():
+        for glob in globs:
+            assert list((ROOT / package.replace(".", "/")).glob(glob)), f"{package}: {glob} matches nothing"
