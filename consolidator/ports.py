@@ -18,6 +18,7 @@ from datetime import datetime
 from typing import TYPE_CHECKING, Callable, Protocol, Sequence
 
 from consolidator.model.base import BatchModel, Model
+from consolidator.model.embeddings import Embedder  # defined once, beside its implementations
 from consolidator.pipeline.steps import BatchStep
 
 if TYPE_CHECKING:
@@ -41,11 +42,3 @@ class Stage(Protocol):
 
 
 Publisher = Callable[["App", str, datetime], None]
-
-
-class Embedder(Protocol):
-    """Texts to L2-normalised float32 vectors of `dim` columns (see consolidator.model.embeddings)."""
-
-    dim: int
-
-    def embed(self, texts: list[str]) -> "object": ...

@@ -244,3 +244,15 @@ def test_pyproject_declares_only_what_exists() -> None:
     for package, globs in config.get("package-data", {}).items():
         for glob in globs:
             assert list((ROOT / package.replace(".", "/")).glob(glob)), f"{package}: {glob} matches nothing"
+
+
+def test_each_protocol_is_defined_once() -> None:
+    """No Protocol class or `Publisher` alias is defined in two project modules."""
+    where: dict[str, list[str]] = {}
+    for path in python_files(*PROJECT):
+        for node in ast.parse(path.read_text(encoding="utf-8")).body:
+            if isinstance(node, ast.ClassDef) and any(ast.unparse(b).endswith("Protocol") for b in node.bases):
+                where.setdefault(node.name, []).append(rel(path))
+            elif isinstance(node, ast.Assign) and [ast.unparse(t) for t in node.targets] == ["Publisher"]:
+                where.setdefault("Publisher", []).append(rel(path))
+    assert {name: files for name, files in where.items() if len(files) > 1} == {}

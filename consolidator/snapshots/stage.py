@@ -25,6 +25,7 @@ from typing import Callable, Sequence
 
 import structlog
 
+from consolidator.ports import Publisher
 from consolidator.runtime.app import App
 from consolidator.runtime.faults import FaultBook
 from consolidator.ladders.publish import publish_stale_rungs
@@ -36,7 +37,6 @@ from stores.views import context_marks, mark_all_published, mark_context, stale
 
 log = structlog.get_logger()
 
-Publisher = Callable[[App, str, datetime], None]
 FAULT = "snapshots"
 
 
