@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import re
 
+from consolidator.domain import AGENT_SPEAKERS
 from consolidator.model.offline.names import COMMON_ZIPF, common_plural, zipf
 from consolidator.model.offline.parse import parse_text, take_name
 from consolidator.model.offline.rules import Claim, Polarity, same_subject, spec_of
@@ -39,7 +40,6 @@ BIOGRAPHY_WORDS = 60
 SUMMARY_WORDS = 20
 CHANGE_BONUS = 3.0  # a claim that changes a detail is news: it weighs as much as one more name
 _ISO_DAY = re.compile(r" \(\d{4}-\d{2}-\d{2}\)(?=\.$)")
-_AGENT = frozenset({"assistant", "agent"})
 _MENTION = re.compile(r"(?<![\w.])@([A-Za-z][\w.-]*[A-Za-z0-9])")
 _PEOPLE_VERB = re.compile(
     r"\b(?:met|meet|meeting|called|call|calling|rang|emailed|email|texted|text|told|tell|asked|ask|"
@@ -223,10 +223,10 @@ def contact_updates(lines: list[Line], claims: list[Claim], known: list[KnownCon
         if claim.person and claim.subject != "The user" and claim.source_ids:
             by_sentence.setdefault((claim.source_ids[0], claim.sentence), []).append(claim)
     reg = _Registry(known)
-    speakers = list(dict.fromkeys(s for s in ((line.speaker or "").strip() for line in lines) if s and s.lower() not in _AGENT))
+    speakers = list(dict.fromkeys(s for s in ((line.speaker or "").strip() for line in lines) if s and s.lower() not in AGENT_SPEAKERS))
     for line in lines:
         speaker = (line.speaker or "").strip()
-        if speaker and speaker.lower() not in _AGENT:
+        if speaker and speaker.lower() not in AGENT_SPEAKERS:
             reg.see(speaker, line.id)
         for sentence in sentences(line.text):
             _addressed(reg, sentence, line, speakers)
