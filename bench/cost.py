@@ -5,7 +5,7 @@
 The three LoCoMo development conversations (bench/locomo.py: one scope per conversation, one
 interaction per session) go through the real `AnthropicModel` (anthropic SDK) against
 FakeAnthropic, a local HTTP server answering every tool as OfflineModel would
-(tests/model_responder.py), with the default config: both ladders, facts, contacts, tasks and
+(tests/support/model_responder.py), with the default config: both ladders, facts, contacts, tasks and
 the offline pass. Token counts are the fake's estimates (request bytes / 4; the stable
 system+tool prefix is reported as a prompt-cache read after its first use).
 
@@ -58,8 +58,8 @@ from consolidator.runtime.wiring import build_consolidator  # noqa: E402
 from stores.engine import reading  # noqa: E402
 from stores.messages import append_messages  # noqa: E402
 from stores.model_calls import ModelCall  # noqa: E402
-from tests.fake_anthropic import FakeAnthropic  # noqa: E402
-from tests.model_responder import OfflineResponder  # noqa: E402
+from tests.support.fake_anthropic import FakeAnthropic  # noqa: E402
+from tests.support.model_responder import OfflineResponder  # noqa: E402
 
 KEY = "sk-ant-bench-local-only"
 STORE_OF = {

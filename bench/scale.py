@@ -5,7 +5,7 @@
 
 (a) 1, 2 and 4 `consolidator run` processes drain the same log of `--scopes` small scopes on
     PostgreSQL (a fresh database each), the model being the local fake Messages API
-    (tests/fake_anthropic.py) answering every call after `--latency` seconds: the daemons are
+    (tests/support/fake_anthropic.py) answering every call after `--latency` seconds: the daemons are
     started first and the log is appended once every one holds its lease (start-up, a few
     seconds of imports and the embedding model per process, is reported apart); wall time from
     the append until every batch's steps are done and no scope is due, and the speed-up over
@@ -44,7 +44,7 @@ from consolidator.runtime.status import gather
 from consolidator.runtime.wiring import build_consolidator
 from stores.engine import transaction
 from stores.messages import NewMessage, append_messages
-from tests.pg_databases import drop_database, fresh_database  # the repository root is on PYTHONPATH
+from tests.support.pg_databases import drop_database, fresh_database  # the repository root is on PYTHONPATH
 
 ROOT = Path(__file__).resolve().parents[1]
 KEY = "sk-ant-bench"
@@ -156,7 +156,7 @@ def daemons_drain(base: str, daemons: int, scopes: int, per_scope: int, batch: i
 
 def part_a(base: str, counts: list[int], scopes: int, per_scope: int, batch: int, latency: float) -> dict:
     sys.path.insert(0, str(ROOT))
-    from tests.fake_anthropic import FakeAnthropic  # the local Messages API (a test helper)
+    from tests.support.fake_anthropic import FakeAnthropic  # the local Messages API (a test helper)
 
     runs = []
     with FakeAnthropic(api_key=KEY, latency_s=latency) as fake, tempfile.TemporaryDirectory() as work:

@@ -6,7 +6,7 @@ import json
 import random
 import threading
 from collections.abc import Iterator
-from datetime import datetime, timedelta, timezone
+from datetime import timedelta
 from pathlib import Path
 from typing import Any
 
@@ -14,26 +14,18 @@ import pytest
 from sqlalchemy import func, select
 
 from consolidator.runtime.app import App, open_app
-from consolidator.runtime.config import Settings
 from consolidator.messages.ingest import validate
 from consolidator.model.offline import OfflineModel
-from consolidator.messages.sample import generate
 from consolidator.pipeline.tick import Consolidator
 from consolidator.runtime.wiring import build_consolidator
-from stores.contacts import Contact
 from stores.engine import reading
-from stores.facts import Fact
 from stores.ledger import Batch, StepRun
 from stores.messages import append_messages
 from stores.model_calls import ModelCall, per_operation, totals
-from stores.summaries import Summary
-from stores.tasks import Task
-from tests.fake_anthropic import FakeAnthropic, Fault
-from tests.model_responder import OfflineResponder
+from tests.support.fake_anthropic import FakeAnthropic, Fault
+from tests.support.model_responder import OfflineResponder
+from tests.support.drain_kit import END, KEY, START, outcome, records, settings_for
 
-UTC = timezone.utc
-KEY = "sk-ant-drain-test-0000"
-START = datetime(2025, 1, 6, tzinfo=UTC)  # a Monday
 # The operations a drain uses: one call per batch for facts, contacts and tasks (the default),
 # or one call per step (model.combine_batch_steps = false).
 OPERATIONS = {
@@ -44,51 +36,16 @@ FAULTS = [Fault.rate_limit(retry_after=0.05), Fault("server_error"), Fault("over
           Fault("malformed"), Fault("max_tokens")]
 
 
-def records() -> list[dict[str, Any]]:
-    return list(generate(scope="maya", start=START, days=20, seed=4, rate=2.0))
-
-
-END = max(datetime.fromisoformat(r["at"]) for r in records())
 # Step retries need later ticks; the offline pass waits for three idle days, so it runs once, at the end.
 SCHEDULE = [END + timedelta(days=1, minutes=10 * k) for k in range(12)] + [
     END + timedelta(days=4, minutes=15 * k) for k in range(6)
 ]
 
 
-def settings_for(state_dir: Path, base_url: str | None = None, combine: bool = True) -> Settings:
-    # timeout_s: the injected timeout (2.5 s) must time out, an ordinary answer on a loaded
-    # 2-core machine must not (at 0.3 s one sometimes did, and the ledger then missed a call
-    # the server had answered).
-    model = {"provider": "anthropic", "base_url": base_url, "timeout_s": 1.0, "max_call_s": 4.0, "max_retries": 2,
-             "combine_batch_steps": combine}
-    return Settings(
-        state_dir=state_dir, batch_size=25, ladders={"budget_tokens": 64},
-        facts={"sleep_idle": "3d", "sleep_importance": 100_000, "merge_threshold": 0.6},
-        retry={"base_delay": "1m", "max_delay": "5m", "max_attempts": 8},
-        model=model if base_url else {"provider": "offline"},
-    )
-
-
 def drain(app: App, consolidator: Consolidator) -> None:
     append_messages(app.engine, [validate(r, now=lambda: START) for r in records()], START)
     for now in SCHEDULE:
         consolidator.drain(now)
-
-
-def outcome(app: App) -> dict[str, Any]:
-    """What the drain left: newest summary text per window, current facts, contacts and tasks."""
-    with reading(app.engine) as session:
-        newest: dict[tuple[str, str, str], Summary] = {}
-        for s in session.execute(select(Summary)).scalars():
-            key = (s.ladder, s.rung, s.key)
-            if key not in newest or s.version > newest[key].version:
-                newest[key] = s
-        facts = sorted(f.text for f in session.execute(select(Fact).where(Fact.valid_to.is_(None))).scalars())
-        contacts = sorted(c.name for c in session.execute(select(Contact)).scalars())
-        tasks = sorted((t.title, t.status) for t in session.execute(select(Task)).scalars())
-        runs = [r.status for r in session.execute(select(StepRun)).scalars()]
-    return {"summaries": {k: (s.kind == "empty", s.text) for k, s in newest.items()}, "facts": facts,
-            "contacts": contacts, "tasks": tasks, "runs": runs}
 
 
 @pytest.fixture(scope="module")

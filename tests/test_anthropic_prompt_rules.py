@@ -14,8 +14,8 @@ import pytest
 from consolidator.model.anthropic_backend import AnthropicModel
 from consolidator.model.prompts import local_time
 from consolidator.model.schemas import Line
-from tests.fake_anthropic import FakeAnthropic
-from tests.test_anthropic_backend import REQUESTS, call, fake, make_model, recorder  # noqa: F401  (fixtures)
+from tests.support.fake_anthropic import FakeAnthropic
+from tests.support.anthropic_kit import REQUESTS, call, fake, make_model, recorder  # noqa: F401  (fixtures)
 
 
 LATE = Line(id="n1", at=datetime(2025, 3, 3, 23, 30, tzinfo=UTC), role="user", speaker="Caroline",

@@ -15,7 +15,7 @@ from consolidator.runtime.app import open_app
 from consolidator.runtime.config import ArchiveSettings, Settings
 from stores.archive_files import scope_folder
 from stores.messages import append_messages
-from tests.archive_kit import all_rows, consolidated, hot_ids, summaries, talk
+from tests.support.archive_kit import all_rows, consolidated, hot_ids, summaries, talk
 
 AFTER = timedelta(days=10)  # 70 days logged from 6 January: January and February are whole months past it
 DAYS = 70

@@ -19,7 +19,7 @@ from consolidator.cli.main import cli
 from consolidator.runtime.app import open_app
 from consolidator.runtime.config import Settings
 from stores.archive_files import scope_folder
-from tests.archive_kit import all_rows, consolidated, hot_ids, summaries
+from tests.support.archive_kit import all_rows, consolidated, hot_ids, summaries
 
 DAYS = 40  # logged in January and February 2025: older than archive.after (90 days) by the real clock
 

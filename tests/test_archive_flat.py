@@ -21,7 +21,7 @@ from stores.history import History
 from stores.messages import append_messages
 from stores.summaries import Announcement, Summary
 from stores.summary_manifest import SummaryArchiveFile
-from tests.archive_kit import START, summaries, talk
+from tests.support.archive_kit import START, summaries, talk
 
 AFTER = timedelta(days=20)
 CHUNK = 30  # days logged between two drains and archive runs

@@ -13,7 +13,7 @@ from stores import archive_files, archive_manifest
 from stores.archive_files import scope_folder
 from stores.archive_select import archivable, safe_through
 from stores.engine import reading, transaction
-from tests.archive_kit import all_rows, consolidated, hot_ids
+from tests.support.archive_kit import all_rows, consolidated, hot_ids
 
 DAYS = 40
 

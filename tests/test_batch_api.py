@@ -20,9 +20,9 @@ from stores.batch_requests import BatchRequest, MessageBatch
 from stores.engine import reading
 from stores.messages import append_messages
 from stores.model_calls import totals
-from tests.fake_anthropic import FakeAnthropic
-from tests.model_responder import OfflineResponder
-from tests.test_anthropic_drain import END, KEY, START, outcome, records, settings_for
+from tests.support.fake_anthropic import FakeAnthropic
+from tests.support.model_responder import OfflineResponder
+from tests.support.drain_kit import END, KEY, START, outcome, records, settings_for
 
 # Ticks two minutes apart (the poll interval is one): each round trip through a batch takes a tick or two.
 SCHEDULE = [END + timedelta(days=1, minutes=2 * k) for k in range(40)] + [

@@ -26,9 +26,9 @@ from stores.ladder_state import dirty_windows
 from stores.ledger import StepRun
 from stores.messages import append_messages
 from stores.model_calls import totals
-from tests.fake_anthropic import FakeAnthropic
-from tests.model_responder import OfflineResponder
-from tests.test_anthropic_drain import outcome
+from tests.support.fake_anthropic import FakeAnthropic
+from tests.support.model_responder import OfflineResponder
+from tests.support.drain_kit import outcome
 
 ROOT = Path(__file__).resolve().parents[1]
 KEY = "sk-ant-batch-daemon-0000"

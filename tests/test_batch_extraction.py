@@ -31,8 +31,8 @@ from stores.facts import all_facts
 from stores.ledger import StepRun
 from stores.messages import NewMessage, append_messages
 from stores.tasks import Task
-from tests.fakes import CountingModel
-from tests.test_facts import MAYA_STORE, SEED_BATCH, T0, facts_of, later, say
+from tests.support.fakes import CountingModel
+from tests.support.facts_kit import MAYA_STORE, SEED_BATCH, T0, facts_of, later, say
 
 UTC = timezone.utc
 BATCH_OPS = {"extract_facts", "update_contacts", "update_tasks", "consolidate_batch"}

@@ -19,7 +19,7 @@ from stores.engine import reading
 from stores.interactions import Interaction
 from stores.ledger import Batch, StepRun
 from stores.messages import Message, NewMessage, append_messages
-from tests.plugins import FlakyStep, RecordingStep, effects
+from tests.support.plugins import FlakyStep, RecordingStep, effects
 
 T0 = datetime(2025, 3, 3, 9, 0, tzinfo=timezone.utc)
 MIN = timedelta(minutes=1)

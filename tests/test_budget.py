@@ -35,9 +35,9 @@ from stores.ledger import StepRun
 from stores.messages import NewMessage, append_messages
 from stores.model_calls import DbRecorder, ModelCall, totals, utc_day
 from stores.summaries import Summary
-from tests.fake_anthropic import FakeAnthropic
-from tests.fakes import CountingModel
-from tests.model_responder import OfflineResponder
+from tests.support.fake_anthropic import FakeAnthropic
+from tests.support.fakes import CountingModel
+from tests.support.model_responder import OfflineResponder
 
 UTC = timezone.utc
 KEY = "sk-ant-budget-test-0000"

@@ -22,8 +22,8 @@ from stores.engine import reading
 from stores.messages import NewMessage, append_messages
 from stores.model_calls import FORGOTTEN_SCOPE, DbRecorder, ModelCall, totals, utc_day
 from stores.summaries import Summary
-from tests.fake_anthropic import FakeAnthropic
-from tests.model_responder import OfflineResponder
+from tests.support.fake_anthropic import FakeAnthropic
+from tests.support.model_responder import OfflineResponder
 
 KEY = "sk-ant-counted-test-0000"
 START = datetime(2025, 3, 3, 9, 0, tzinfo=UTC)

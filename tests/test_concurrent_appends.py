@@ -21,8 +21,9 @@ from pathlib import Path
 import pytest
 from sqlalchemy import func, select
 
-from stores.engine import create_schema, drop_schema, make_engine, reading
+from stores.engine import make_engine, reading
 from stores.messages import Message
+from tests.support.postgres_kit import fresh, pg_url, postgres_url  # noqa: F401  (pg_url is a fixture)
 
 WRITERS = 4
 PER_WRITER = 5_000
@@ -58,21 +59,6 @@ print(json.dumps({"errors": errors[:3], "error_count": len(errors), "added": new
 """
 
 
-def postgres_url() -> str | None:
-    """The first PostgreSQL URL in CONSOLIDATOR_TEST_DATABASE_URLS (the contract suite's list)."""
-    urls = os.environ.get("CONSOLIDATOR_TEST_DATABASE_URLS", "").split()
-    return next((url for url in urls if url.startswith("postgresql")), None)
-
-
-@pytest.fixture
-def pg_url() -> Iterator[str]:
-    """A PostgreSQL database with a fresh schema, emptied afterwards; skip without one."""
-    url = postgres_url()
-    if url is None:
-        pytest.skip("no PostgreSQL URL in CONSOLIDATOR_TEST_DATABASE_URLS")
-    yield from fresh(url)
-
-
 @pytest.fixture(params=["sqlite", "postgresql"])
 def any_url(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[str]:
     """SQLite in a temporary file, then PostgreSQL when a URL is set."""
@@ -83,18 +69,6 @@ def any_url(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[str]:
     if url is None:
         pytest.skip("no PostgreSQL URL in CONSOLIDATOR_TEST_DATABASE_URLS")
     yield from fresh(url)
-
-
-def fresh(url: str) -> Iterator[str]:
-    """The database at `url` with a fresh schema, emptied after the test."""
-    engine = make_engine(url)
-    drop_schema(engine)
-    create_schema(engine)
-    engine.dispose()
-    yield url
-    engine = make_engine(url)
-    drop_schema(engine)
-    engine.dispose()
 
 
 def race(url: str, tmp_path: Path, count: int, ids: str) -> list[dict]:

@@ -22,7 +22,7 @@ VALUES = [
     '"99999999999d"', '"1e400s"', '"0s"', '"-5m"', '""', '"' + "Z" * 300 + '"', "true", "[]", '[1, "a"]',
     "{a = 1}", '"Europe/Paris"', '"Mars/Olympus"', '"..\\u0000"', "1979-05-27", "07:32:00", '"\\n"',
     '"postgresql+psycopg2://nobody/x"', '"sqlite:////nonexistent-consolidator-dir/x.db"', '"not a url"',
-    '["os:sep"]', '["tests.plugins:nothing"]', '["nosuchmodule:x"]', '"anthropic"', "[1e999]", "[0, 10]",
+    '["os:sep"]', '["tests.support.plugins:nothing"]', '["nosuchmodule:x"]', '"anthropic"', "[1e999]", "[0, 10]",
     "[10, 1]", '["day", "day"]', "[99999999999999]", "3.5", '"5"',
 ]
 BYTES = [b"\xff", b"\x00", b'"', b"[", b"]", b"=", b"\n", b"9", b"{", b"\\", b"'", b"\xc3", b" ", b"#"]

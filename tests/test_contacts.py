@@ -10,7 +10,7 @@ from consolidator.model.schemas import ContactsReply, ContactUpdate
 from consolidator.runtime.app import open_app
 from consolidator.runtime.config import ScopeSettings, Settings
 from stores.contacts import SUMMARY_CHARS, append_summary
-from tests.memory_kit import Memory, RecordingModel, ScriptedModel
+from tests.support.memory_kit import Memory, RecordingModel, ScriptedModel
 
 
 @pytest.fixture

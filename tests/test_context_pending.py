@@ -16,8 +16,8 @@ from stores.engine import reading
 from stores.messages import NewMessage, append_messages
 from stores.pending import pending
 from stores.views import stale
-from tests.memory_kit import START, Memory, ScriptedModel
-from tests.test_context import context_text, fill_huge_store, with_cap
+from tests.support.memory_kit import START, Memory, ScriptedModel
+from tests.support.context_kit import context_text, fill_huge_store, with_cap
 
 NEW_YORK = ZoneInfo("America/New_York")
 TITLE = "## Not yet consolidated"

@@ -19,7 +19,7 @@ from consolidator.runtime.config import load_settings
 from stores.engine import reading
 from stores.ledger import StepRun
 from stores.messages import NewMessage, append_messages
-from tests.plugins import effects
+from tests.support.plugins import effects
 
 ROOT = Path(__file__).resolve().parents[1]
 T0 = datetime(2025, 3, 3, 9, 0, tzinfo=timezone.utc)
@@ -55,7 +55,7 @@ def cli(*args: str) -> list[str]:
 
 def test_sigkill_mid_step_then_restart_applies_every_step_once(tmp_path):
     """A daemon killed inside a step's transaction loses that step only; the restart finishes it once."""
-    config = write_config(tmp_path, ["tests.plugins:crash_steps"])
+    config = write_config(tmp_path, ["tests.support.plugins:crash_steps"])
     seed(config, 250)  # five batches
     marker = tmp_path / "killed"
     env = env_for(config, CONSOLIDATOR_TEST_KILL_BATCH="3", CONSOLIDATOR_TEST_MARKER=str(marker))

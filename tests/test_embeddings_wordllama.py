@@ -16,8 +16,7 @@ from consolidator.model.embeddings import Embedder, HashingEmbedder, WordLlamaEm
 from consolidator.model.offline import OfflineModel
 from consolidator.model.schemas import FactCandidate
 from consolidator.pipeline.tick import Consolidator
-from tests.test_facts import T0, ScriptedModel, facts_of, later, say
-from tests.test_facts_sleep import put
+from tests.support.facts_kit import T0, ScriptedModel, facts_of, later, put, say
 
 WORDLLAMA = pytest.importorskip("wordllama")
 

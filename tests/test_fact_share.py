@@ -5,7 +5,7 @@ from __future__ import annotations
 from consolidator.model.offline import OfflineModel, factshare
 from consolidator.model.offline.factshare import fact_room, within_share
 from consolidator.model.schemas import FactCandidate, FactExtractionRequest
-from tests.test_offline_extraction import chat
+from tests.support.offline_kit import chat
 
 MODEL = OfflineModel()
 

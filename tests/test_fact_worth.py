@@ -12,7 +12,7 @@ from consolidator.model.offline import OfflineModel
 from consolidator.model.offline.contacts import SUMMARY_WORDS
 from consolidator.model.offline.worth import is_evaluation, kind_of, new_worth, stems_of, tidy, worth
 from consolidator.model.schemas import ContactsRequest, FactExtractionRequest, KnownFact
-from tests.test_offline_extraction import chat, fact_texts, said_by_caroline
+from tests.support.offline_kit import chat, fact_texts, said_by_caroline
 
 MODEL = OfflineModel()
 

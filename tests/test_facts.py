@@ -2,140 +2,39 @@
 
 from __future__ import annotations
 
-from datetime import datetime, timedelta, timezone
+from datetime import timedelta
 
-import numpy as np
 import pytest
 from sqlalchemy import select
 from structlog.testing import capture_logs
 
-from consolidator.model.embeddings import HashingEmbedder
 from consolidator.domain import is_person
 from consolidator.facts.step import FactsStep, looks_conflicting
 from consolidator.model.offline import OfflineModel
-from consolidator.model.schemas import FactCandidate, FactExtractionReply
+from consolidator.model.schemas import FactCandidate
 from consolidator.facts.scoring import score
 from consolidator.pipeline.tick import Consolidator
 from consolidator.pipeline.steps import BatchWork, MessageView
 from stores.engine import reading, transaction
-from stores.facts import Fact, all_facts, close_fact, current_facts, history, touch
+from stores.facts import Fact, close_fact, history, touch
 from stores.ledger import StepRun
-from stores.messages import Message, NewMessage, append_messages
-from tests.plugins import RecordingStep, effects
-
-UTC = timezone.utc
-T0 = datetime(2025, 3, 1, 9, 0, tzinfo=UTC)
-MAYA_STORE = [
-    "Maya is vegetarian.",
-    "Maya has a serious peanut allergy.",
-    "Maya lives in London.",
-    "Maya is training for the Berlin marathon in September.",
-]
-SEED_BATCH = [
-    "Maya is vegetarian.",
-    "Maya moved from London to Paris last month.",
-    "Maya adopted a cat named Miso.",
-    "Maya injured her knee and is no longer training for the marathon.",
-]
-
-
-# --- helpers (also used by the other test_facts_* modules) -----------------------------------------
-
-
-def say(app, scope: str, at: datetime, texts: list[str], role: str = "user", speaker: str | None = "Maya") -> None:
-    messages = [NewMessage(scope, at + timedelta(seconds=i), role, t, speaker=speaker) for i, t in enumerate(texts)]
-    append_messages(app.engine, messages, at)
-
-
-def facts_of(app, scope: str = "maya", current: bool = True) -> list[Fact]:
-    with reading(app.engine) as session:
-        return current_facts(session, scope) if current else all_facts(session, scope)
-
-
-def texts(facts: list[Fact]) -> list[str]:
-    return sorted(f.text for f in facts)
-
-
-def later(at: datetime) -> datetime:
-    """A time after `at` by which the batch holding `at` has been flushed (flush_idle 30m)."""
-    return at + timedelta(hours=1)
-
-
-
-def unit(*head: float, dim: int = 384) -> np.ndarray:
-    """A unit vector of `dim` floats starting with `head` (the rest zero)."""
-    vec = np.zeros(dim, dtype=np.float32)
-    vec[: len(head)] = head
-    return vec / np.linalg.norm(vec)
-
-
-class TableEmbedder:
-    """Chosen vectors for chosen texts (exact similarities in tests), hashed n-grams for the rest."""
-
-    def __init__(self, table: dict[str, np.ndarray], dim: int = 384) -> None:
-        self.table, self.dim, self.fallback = table, dim, HashingEmbedder(dim)
-
-    def embed(self, items: list[str]) -> np.ndarray:
-        out = self.fallback.embed(items)
-        for i, text in enumerate(items):
-            if text in self.table:
-                out[i] = self.table[text]
-        return out
-
-
-class RecordingModel:
-    """The offline model, recording every fact request it received."""
-
-    def __init__(self, inner=None) -> None:
-        self.inner = inner or OfflineModel()
-        self.name = "recording"
-        self.requests = []
-
-    def extract_facts(self, request):
-        self.requests.append(request)
-        return self.inner.extract_facts(request)
-
-    def __getattr__(self, name):
-        return getattr(self.inner, name)
-
-
-class ScriptedModel(RecordingModel):
-    """Answers extract_facts with `reply(request)`: a model that says what the test wants."""
-
-    def __init__(self, reply) -> None:
-        super().__init__()
-        self.reply = reply
-
-    def extract_facts(self, request):
-        self.requests.append(request)
-        return FactExtractionReply(facts=self.reply(request))
-
-
-class FailingThenWorking(RecordingModel):
-    def __init__(self, failures: int) -> None:
-        super().__init__()
-        self.failures = failures
-
-    def extract_facts(self, request):
-        if self.failures > 0:
-            self.failures -= 1
-            raise RuntimeError("model down")
-        return super().extract_facts(request)
-
-
-def machine(app, model=None, extra_steps=()):
-    model = model or RecordingModel()
-    return Consolidator(app, [FactsStep(app, model), *extra_steps]), model
-
-
-@pytest.fixture
-def maya(app):
-    """Maya's four stored facts, written through the step from one batch."""
-    consolidator, _ = machine(app)
-    say(app, "maya", T0, MAYA_STORE)
-    consolidator.drain(later(T0))
-    assert texts(facts_of(app)) == sorted(MAYA_STORE)
-    return app
+from stores.messages import Message
+from tests.support.plugins import RecordingStep, effects
+from tests.support.facts_kit import (  # noqa: F401  (maya is a fixture)
+    MAYA_STORE,
+    SEED_BATCH,
+    T0,
+    FailingThenWorking,
+    ScriptedModel,
+    TableEmbedder,
+    facts_of,
+    later,
+    machine,
+    maya,
+    say,
+    texts,
+    unit,
+)
 
 
 # --- the seeds' acceptance test -------------------------------------------------------------------

@@ -13,8 +13,7 @@ from consolidator.snapshots.stage import SnapshotStage
 from consolidator.facts.sleep import SleepStage
 from stores.engine import reading
 from stores.facts import FactUse
-from tests.test_facts import SEED_BATCH, T0, facts_of, later, machine, maya, say  # noqa: F401  (fixture)
-from tests.test_facts_sleep import NOW, angle, put
+from tests.support.facts_kit import NOW, SEED_BATCH, T0, angle, facts_of, later, machine, maya, put, say  # noqa: F401  (fixture)
 
 
 def seeded(app):

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import math
-from datetime import datetime, timedelta
+from datetime import timedelta
 
 import numpy as np
 import pytest
@@ -14,34 +14,13 @@ from consolidator.facts.api import pin, restore_fact
 from consolidator.model.offline import OfflineModel
 from consolidator.facts.sleep import SleepStage, centroid_clusters
 from stores.engine import reading, transaction
-from stores.facts import Fact, FactNotFound, FactState, FactUse, RestoreExpired, get_fact, new_fact_id, norm_hash, touch
-from tests.test_facts import T0, facts_of, say, texts, unit
-
-NOW = T0 + timedelta(days=10)
-
-
-def put(app, text: str, vec: np.ndarray, scope: str = "maya", importance: int = 5, strength: float = 1.0,
-        last_used: datetime = NOW, pinned: bool = False) -> str:
-    """Store one current fact directly (as the write path would leave it)."""
-    fid = new_fact_id()
-    with transaction(app.engine) as session:
-        session.add(Fact(
-            id=fid, scope=scope, text=text, norm_hash=norm_hash(text), embedding=vec.astype(np.float32).tobytes(),
-            importance=importance, strength=strength, last_used=last_used, created_at=last_used,
-            updated_at=last_used, valid_from=last_used, sources=[f"m-{fid}"], source_roles=["user"], pinned=pinned,
-        ))
-        touch(session, scope, importance)
-    return fid
+from stores.facts import Fact, FactNotFound, FactState, FactUse, RestoreExpired, get_fact
+from tests.support.facts_kit import NOW, T0, angle, facts_of, put, say, texts
 
 
 def fact(app, fid: str) -> Fact:
     with reading(app.engine) as session:
         return get_fact(session, "maya", fid)
-
-
-def angle(degrees: float) -> np.ndarray:
-    r = math.radians(degrees)
-    return unit(math.cos(r), math.sin(r))
 
 
 class TestCentroidClusters:

@@ -166,7 +166,7 @@ def test_run_once_exits_1_when_a_step_failed(app, tmp_path, state_dir):
     """A step that fails makes `run --once` exit 1 with one line saying how many batches are not done."""
     seed(app)
     config = tmp_path / "config.toml"
-    config.write_text(f'state_dir = "{state_dir}"\nplugins = ["tests.plugins:failing_steps"]\n[retry]\nmax_attempts = 1\n')
+    config.write_text(f'state_dir = "{state_dir}"\nplugins = ["tests.support.plugins:failing_steps"]\n[retry]\nmax_attempts = 1\n')
     result = run_with(config, "run", "--once")
     assert result.exit_code == 1
     assert one_error(result) == ("error: 1 batch not done: 0 with a step retrying, 1 with a step failed "

@@ -20,7 +20,7 @@ from consolidator.runtime.wiring import build_consolidator
 from stores.engine import reading
 from stores.messages import append_messages
 from stores.views import stale
-from tests.mounts import fill, mounts  # noqa: F401  (fixture)
+from tests.support.mounts import fill, mounts  # noqa: F401  (fixture)
 
 NOW = datetime.now(timezone.utc)
 # Recent histories: the time ladder announces every day since the first message, so old ones cost time.

@@ -57,7 +57,7 @@ def race(tmp_path: Path, url: str, round_no: int) -> list[subprocess.CompletedPr
 @pytest.mark.skipif(not PG, reason="needs a PostgreSQL URL in CONSOLIDATOR_TEST_DATABASE_URLS")
 def test_four_first_imports_into_an_empty_postgresql_database_all_succeed(tmp_path: Path) -> None:
     """Ten rounds, each on a new empty database: every process imports its lines, none sees a traceback."""
-    from tests.pg_databases import drop_database, fresh_database
+    from tests.support.pg_databases import drop_database, fresh_database
 
     for round_no in range(10):
         name = f"first_import_race_{os.getpid()}_{round_no}"

@@ -16,7 +16,7 @@ from consolidator.model.offline import OfflineModel
 from stores import lease
 from stores.engine import reading
 from stores.ledger import Batch, StepRun
-from tests.memory_kit import Memory
+from tests.support.memory_kit import Memory
 
 
 def scoped_tables() -> list[Table]:

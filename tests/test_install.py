@@ -21,7 +21,7 @@ from consolidator.runtime.app import open_app
 from consolidator.runtime.config import Settings, load_settings
 from stores.messages import NewMessage, append_messages
 from stores.snapshots import publish_json, publish_text
-from tests.test_systemd_unit import _settings
+from tests.support.systemd_kit import _settings
 
 ROOT = Path(__file__).resolve().parents[1]
 README = (ROOT / "README.md").read_text(encoding="utf-8")

@@ -17,9 +17,9 @@ from stores.engine import reading
 from stores.messages import NewMessage, append_messages
 from stores.model_calls import ModelCall
 from stores.summaries import Summary
-from tests.fake_anthropic import FakeAnthropic
-from tests.model_responder import OfflineResponder
-from tests.test_anthropic_drain import KEY, settings_for
+from tests.support.fake_anthropic import FakeAnthropic
+from tests.support.model_responder import OfflineResponder
+from tests.support.drain_kit import KEY, settings_for
 
 START = datetime(2025, 3, 3, 14, 0, tzinfo=UTC)
 LINES = ["I met Ana Lopez at the museum; she now works there as a curator of modern art.",

@@ -3,61 +3,29 @@
 from __future__ import annotations
 
 import json
-from datetime import datetime, timedelta, timezone
+from datetime import datetime, timedelta
 from zoneinfo import ZoneInfo
 
 import pytest
 from sqlalchemy import func, select
 
 from consolidator.runtime.app import open_app
-from consolidator.runtime.config import LadderSettings, ScopeSettings, Settings
+from consolidator.runtime.config import LadderSettings, Settings
 from consolidator.ladders.stage import LadderStage
 from consolidator.pipeline.tick import Consolidator
 from stores.engine import reading
 from stores.messages import NewMessage, append_messages
 from stores.summaries import Announcement, Summary, newest_versions
-from tests.fakes import CountingModel
+from tests.support.fakes import CountingModel
+from tests.support.ladders_kit import MONDAY, UTC, app, by_rung, machine, rows, say  # noqa: F401  (app is a fixture)
 
-UTC = timezone.utc
 PARIS = ZoneInfo("Europe/Paris")
-MONDAY = datetime(2025, 3, 3, 9, 0, tzinfo=UTC)  # ISO week 2025-W10
-
-
-@pytest.fixture
-def app(tmp_path):
-    settings = Settings(state_dir=tmp_path / "state", scopes={"paris": ScopeSettings(timezone="Europe/Paris")})
-    app = open_app(settings)
-    yield app
-    app.close()
-
-
-def say(app, scope, at, text, session=None, role="user"):
-    append_messages(app.engine, [NewMessage(scope, at, role, text, session=session)], at)
 
 
 def chatty(app, scope, start, count, words=30, step=timedelta(minutes=1)):
     body = " ".join(f"word{i}" for i in range(words))
     messages = [NewMessage(scope, start + i * step, "user", f"message {i} {body}") for i in range(count)]
     append_messages(app.engine, messages, start)
-
-
-def rows(app, scope="maya"):
-    with reading(app.engine) as session:
-        return list(session.execute(select(Summary).where(Summary.scope == scope)).scalars())
-
-
-def by_rung(app, scope="maya"):
-    out: dict[tuple[str, str], dict[str, int]] = {}
-    for s in rows(app, scope):
-        out.setdefault((s.ladder, s.rung), {}).setdefault(s.kind, 0)
-        out[(s.ladder, s.rung)][s.kind] += 1
-    return out
-
-
-def machine(app):
-    model = CountingModel()
-    stage = LadderStage(app, model)
-    return Consolidator(app, [], [stage]), model, stage
 
 
 def test_week_exists_only_after_its_seventh_day_closes(app):

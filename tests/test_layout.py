@@ -1,4 +1,5 @@
-"""Import direction: consolidator -> hierarchy, stores; hierarchy is pure policy; one anthropic importer."""
+"""Import direction: consolidator -> hierarchy, stores; hierarchy is pure policy; one anthropic importer;
+tests and bench/ share code through tests/support/ only."""
 
 from __future__ import annotations
 
@@ -256,3 +257,58 @@ def test_each_protocol_is_defined_once() -> None:
             elif isinstance(node, ast.Assign) and [ast.unparse(t) for t in node.targets] == ["Publisher"]:
                 where.setdefault("Publisher", []).append(rel(path))
     assert {name: files for name, files in where.items() if len(files) > 1} == {}
+
+
+# --- issue 32: shared test code lives in tests/support/ -----------------------------------------
+
+
+def is_shared(path: Path, root: Path = ROOT) -> bool:
+    """What other modules may import from tests/: tests/support/, conftest.py files, package __init__.py."""
+    return path.relative_to(root).parts[:2] == ("tests", "support") or path.name in ("conftest.py", "__init__.py")
+
+
+def cross_imports(root: Path = ROOT) -> dict[str, list[str]]:
+    """file -> the modules of tests/ outside tests/support/ it imports, for every file of tests/ and bench/."""
+    tests = sorted((root / "tests").rglob("*.py"))
+    private = {".".join(p.relative_to(root).with_suffix("").parts): p for p in tests if not is_shared(p, root)}
+    offenders: dict[str, list[str]] = {}
+    for path in tests + sorted((root / "bench").rglob("*.py")):
+        if bad := sorted(name for name in imported_modules(path, root) & private.keys() if private[name] != path):
+            offenders[path.relative_to(root).as_posix()] = bad
+    return offenders
+
+
+def test_no_test_module_imports_another_and_bench_imports_no_test() -> None:
+    """Test modules (tests/test_*.py, tests/contract/test_*.py) share helpers, fakes and fixtures
+    through tests/support/ and conftest.py, never by importing one another; bench/ may import
+    tests/support/, never a test module."""
+    assert cross_imports() == {}
+
+
+def test_helpers_live_in_tests_support() -> None:
+    """Under tests/, every module is a test module, a conftest.py, a package __init__.py or in tests/support/."""
+    loose = [rel(p) for p in sorted((ROOT / "tests").rglob("*.py")) if not p.name.startswith("test_") and not is_shared(p)]
+    assert loose == []
+
+
+def test_the_cross_import_check_sees_tests_importing_tests(tmp_path: Path) -> None:
+    """Plain, from-, relative and function-local imports of a test module are seen, from tests/ and
+    from bench/; imports of tests/support/ and conftest.py are not."""
+    files = {
+        "tests/__init__.py": "",
+        "tests/conftest.py": "",
+        "tests/support/__init__.py": "",
+        "tests/support/kit.py": "import tests.conftest\n",
+        "tests/test_a.py": "from tests.support.kit import x\nfrom tests.conftest import y\n",
+        "tests/test_b.py": "from tests.test_a import helper\n",
+        "tests/contract/test_c.py": "def f():\n    from ..test_a import helper\n",
+        "bench/run.py": "from tests import test_b\nfrom tests.support import kit\nimport tests.support.kit\n",
+    }
+    for name, text in files.items():
+        (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / name).write_text(text, encoding="utf-8")
+    assert cross_imports(tmp_path) == {
+        "tests/test_b.py": ["tests.test_a"],
+        "tests/contract/test_c.py": ["tests.test_a"],
+        "bench/run.py": ["tests.test_b"],
+    }

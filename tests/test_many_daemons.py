@@ -21,8 +21,8 @@ from sqlalchemy import create_engine, text
 from consolidator.runtime.app import open_app
 from consolidator.runtime.config import load_settings
 from stores.messages import NewMessage, append_messages
-from tests.pg_databases import drop_database, fresh_database
-from tests.plugins import effects
+from tests.support.pg_databases import drop_database, fresh_database
+from tests.support.plugins import effects
 
 ROOT = Path(__file__).resolve().parents[1]
 # Three days ending before today: the ladders span a few days (an idle stretch up to now would
@@ -38,7 +38,7 @@ pytestmark = pytest.mark.skipif(not PG, reason="needs a PostgreSQL URL in CONSOL
 def write_config(path: Path, url: str, state: Path) -> Path:
     path.write_text(
         f'state_dir = "{state}"\ndatabase_url = "{url}"\nbatch_size = {BATCH}\n'
-        'plugins = ["tests.plugins:shared_crash_steps"]\n'
+        'plugins = ["tests.support.plugins:shared_crash_steps"]\n'
         '[daemon]\ntick_interval = "0.2s"\nlease_ttl = "3s"\n'
     )
     return path

@@ -16,8 +16,8 @@ from consolidator.model.schemas import ClusterRequest, KnownFact, SummarizeReque
 from consolidator.model.settings import ModelSettings
 from stores.engine import reading
 from stores.model_calls import DbRecorder, per_operation, totals
-from tests.fake_anthropic import FakeAnthropic, Fault
-from tests.model_responder import OfflineResponder
+from tests.support.fake_anthropic import FakeAnthropic, Fault
+from tests.support.model_responder import OfflineResponder
 
 KEY = "sk-ant-status-test-0000"
 

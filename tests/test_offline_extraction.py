@@ -4,18 +4,15 @@ test_offline_tasks.py)."""
 
 from __future__ import annotations
 
-from datetime import date, datetime, timedelta, timezone
+from datetime import date, datetime, timedelta
 
 import pytest
 from sqlalchemy import select
 
-from consolidator.model.offline import OfflineModel
 from consolidator.model.offline.text import sentences
 from consolidator.model.schemas import (
     BatchRequest,
     ContactsRequest,
-    FactExtractionRequest,
-    KnownFact,
     Line,
 )
 from consolidator.runtime.app import open_app
@@ -24,29 +21,8 @@ from consolidator.runtime.wiring import build_consolidator
 from stores.engine import reading
 from stores.messages import NewMessage, append_messages
 from stores.tasks import Task
-from tests.test_facts import facts_of, later, machine, say
-
-UTC = timezone.utc
-MODEL = OfflineModel()
-AT = datetime(2023, 5, 7, 14, 0, tzinfo=UTC)
-# Monday 2025-03-03 23:30 UTC is Tuesday 00:30 in Paris (UTC+1 in March).
-LATE = datetime(2025, 3, 3, 23, 30, tzinfo=UTC)
-
-
-def chat(*turns: tuple[str, str], at: datetime = AT) -> list[Line]:
-    """Turns (speaker, text) of two people talking, a minute apart."""
-    return [Line(id=f"m{i}", at=at + timedelta(minutes=i), role="user", speaker=who, text=text)
-            for i, (who, text) in enumerate(turns)]
-
-
-def fact_texts(lines: list[Line], zone: str = "UTC", neighbours: list[KnownFact] = ()) -> list[str]:
-    request = FactExtractionRequest(scope="s", messages=lines, neighbours=list(neighbours), timezone=zone)
-    return [f.text for f in MODEL.extract_facts(request).facts]
-
-
-def said_by_caroline(text: str) -> list[str]:
-    """Caroline says `text` to Melanie (who answers with nothing of substance)."""
-    return fact_texts(chat(("Caroline", text), ("Melanie", "Wow, that's great!")))
+from tests.support.facts_kit import facts_of, later, machine, say
+from tests.support.offline_kit import LATE, MODEL, UTC, chat, fact_texts, said_by_caroline
 
 
 # --- events and experiences -------------------------------------------------------------------

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from consolidator.model.offline.text import normalise
-from tests.test_offline_extraction import said_by_caroline
+from tests.support.offline_kit import said_by_caroline
 
 
 @pytest.mark.parametrize(

@@ -8,7 +8,7 @@ from datetime import date, datetime
 import pytest
 
 from consolidator.model.schemas import Line, TasksRequest
-from tests.test_offline_extraction import LATE, MODEL, chat
+from tests.support.offline_kit import LATE, MODEL, chat
 
 
 def tasks_of(*texts: str, zone: str = "UTC", at: datetime = LATE, speaker: str = "Maya"):

@@ -11,7 +11,7 @@ from stores.holds import LadderHold
 from stores.ladder_state import DirtyWindow
 from stores.pending import pending
 from stores.views import bump
-from tests.test_work_queue import any_app, count_statements, log  # noqa: F401  (any_app is a fixture)
+from tests.support.work_queue_kit import any_app, count_statements, log  # noqa: F401  (any_app is a fixture)
 
 T0 = datetime(2025, 3, 3, 9, 0, tzinfo=timezone.utc)
 MIN = timedelta(minutes=1)

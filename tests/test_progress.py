@@ -7,7 +7,7 @@ from datetime import datetime, timezone
 from consolidator.runtime.daemon import Daemon
 from consolidator.runtime.progress import Progress
 from consolidator.pipeline.tick import Consolidator
-from tests.plugins import RecordingStep
+from tests.support.plugins import RecordingStep
 
 
 class FakeClock:

@@ -22,7 +22,7 @@ from consolidator.model.schemas import (
 )
 from consolidator.model.recording import MemoryRecorder
 from consolidator.model.settings import ModelSettings
-from tests.fake_anthropic import FakeAnthropic
+from tests.support.fake_anthropic import FakeAnthropic
 
 KEY = "sk-ant-refs-test"
 AT = datetime(2025, 3, 2, 9, 30, tzinfo=UTC)

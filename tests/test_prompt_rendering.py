@@ -37,7 +37,7 @@ from consolidator.model.schemas import (
     TaskChange,
     TasksRequest,
 )
-from tests.model_responder import parse_request
+from tests.support.model_responder import parse_request
 
 AT = datetime(2025, 3, 29, 22, 10, tzinfo=UTC)  # Paris: 23:10 +01:00; DST starts that night
 

@@ -6,7 +6,7 @@ from datetime import timedelta
 
 from sqlalchemy import event
 
-from tests.test_ladders import MONDAY, app, by_rung, machine, say  # noqa: F401  (app is a fixture)
+from tests.support.ladders_kit import MONDAY, app, by_rung, machine, say  # noqa: F401  (app is a fixture)
 
 
 def test_a_run_reads_the_summaries_of_a_rung_once_not_once_per_block(app):

@@ -16,7 +16,7 @@ from stores.engine import reading
 from stores.ladder_state import dirty_windows
 from stores.messages import NewMessage, append_messages
 from stores.summaries import tally
-from tests.fakes import CountingModel
+from tests.support.fakes import CountingModel
 
 MONDAY = datetime(2025, 3, 3, 9, 0, tzinfo=timezone.utc)
 DRAINED = MONDAY + timedelta(days=4)  # when the daemon last ran: a rebuild at that time finds no new day

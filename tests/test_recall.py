@@ -17,7 +17,7 @@ from consolidator.runtime.app import open_app
 from consolidator.runtime.config import Settings
 from consolidator.runtime.forget import forget_scope
 from stores.recall_index import FILE
-from tests.recall_kit import T0, drain, log, put_fact, supersede
+from tests.support.recall_kit import T0, drain, log, put_fact, supersede
 
 CHAT = [
     "Maya: I just started pottery classes on Tuesdays.",

@@ -15,8 +15,8 @@ from bench.recall_junk import CaseStats, contact_is_junk, fact_is_junk, summary_
 from bench.recall_match import content_words, covers, vocabulary
 from bench.recall_state import bench_settings, provider_of
 from consolidator.runtime.config import LadderSettings, Settings
-from tests.fake_anthropic import FakeAnthropic
-from tests.model_responder import OfflineResponder
+from tests.support.fake_anthropic import FakeAnthropic
+from tests.support.model_responder import OfflineResponder
 from consolidator.model.schemas import (
     ClusterReply, ContactsReply, FactCandidate, FactExtractionReply, SummaryReply, TasksReply,
 )

@@ -16,7 +16,7 @@ from stores.engine import reading
 from stores.ledger import StepRun
 from stores.messages import NewMessage, append_messages
 from stores.runs import consolidated_seq
-from tests.plugins import FlakyStep, RecordingStep, effects
+from tests.support.plugins import FlakyStep, RecordingStep, effects
 
 T0 = datetime(2025, 3, 3, 9, 0, tzinfo=timezone.utc)
 
@@ -69,7 +69,7 @@ def test_removing_a_plugin_from_the_config_clears_status_and_run_once(run_cli, t
                                   "at": (T0 + timedelta(minutes=i)).isoformat()}) + "\n" for i in range(60))
     run_cli("import", "-", input=history)
     with_plugin = tmp_path / "with.toml"
-    with_plugin.write_text('plugins = ["tests.plugins:stuck_steps"]\n')
+    with_plugin.write_text('plugins = ["tests.support.plugins:stuck_steps"]\n')
     run_cli("--config", str(with_plugin), "run", "--once")
     batches = json.loads(run_cli("--config", str(with_plugin), "status", "--json").output)["scopes"]["maya"]["batches"]
     assert batches["retrying"] + batches["pending"] == 2

@@ -25,7 +25,7 @@ from stores.engine import reading
 from stores.errors import StorageUnavailable
 from stores.messages import Message, NewMessage, append_messages
 from stores.runs import StepRun
-from tests.test_concurrent_appends import pg_url  # noqa: F401  (a fixture)
+from tests.support.postgres_kit import pg_url  # noqa: F401  (a fixture)
 
 T0 = datetime(2025, 3, 3, 9, 0, tzinfo=timezone.utc)
 

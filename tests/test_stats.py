@@ -14,7 +14,7 @@ from consolidator.model.recording import CallRecord
 from stores.engine import reading
 from stores.ledger import Batch, StepRun
 from stores.model_calls import DbRecorder
-from tests.archive_kit import all_rows, hot_ids, summaries
+from tests.support.archive_kit import all_rows, hot_ids, summaries
 
 T0 = datetime(2025, 1, 8, 12, tzinfo=timezone.utc)
 

@@ -9,6 +9,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.support.systemd_kit import _settings
+
 ROOT = Path(__file__).resolve().parent.parent
 UNIT = ROOT / "systemd" / "consolidator.service"
 SCRIPT = ROOT / ".ci" / "verify-unit.sh"
@@ -36,22 +38,6 @@ def _variant(tmp_path: Path, transform) -> Path:
     copy = tmp_path / UNIT.name
     copy.write_text(transform(UNIT.read_text()))
     return copy
-
-
-def _settings(text: str) -> dict[tuple[str, str], list[str]]:
-    """Parse a unit into {(section, key): [values]} (keys may repeat)."""
-    out: dict[tuple[str, str], list[str]] = {}
-    section = ""
-    for raw in text.splitlines():
-        line = raw.strip()
-        if not line or line.startswith(("#", ";")):
-            continue
-        if line.startswith("[") and line.endswith("]"):
-            section = line[1:-1]
-            continue
-        key, _, value = line.partition("=")
-        out.setdefault((section, key.strip()), []).append(value.strip())
-    return out
 
 
 def test_script_is_executable() -> None:

@@ -8,7 +8,7 @@ import pytest
 
 from consolidator.model.schemas import TaskChange, TasksReply
 from stores.tasks import normalise_title
-from tests.memory_kit import Memory, RecordingModel, ScriptedModel
+from tests.support.memory_kit import Memory, RecordingModel, ScriptedModel
 
 
 @pytest.fixture

@@ -27,7 +27,7 @@ from stores.messages import NewMessage, append_messages
 from stores.holds import LadderHold
 from stores.ladder_state import DirtyWindow
 from stores.summaries import newest_versions
-from tests.pngread import colour_stats
+from tests.support.pngread import colour_stats
 
 UTC = timezone.utc
 START = datetime(2025, 1, 6, tzinfo=UTC)  # a Monday

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from stores.engine import reading, transaction
 from stores.views import bump, bump_once, stale
-from tests.test_work_queue import any_app  # noqa: F401  (a fixture)
+from tests.support.work_queue_kit import any_app  # noqa: F401  (a fixture)
 
 
 def versions(app) -> dict[tuple[str, str], int]:

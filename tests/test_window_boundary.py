@@ -22,7 +22,7 @@ from consolidator.runtime.config import ScopeSettings, Settings
 from stores.engine import reading
 from stores.messages import NewMessage, append_messages
 from stores.summaries import Summary
-from tests.fakes import CountingModel
+from tests.support.fakes import CountingModel
 
 PARIS = ZoneInfo("Europe/Paris")
 MIDNIGHT = datetime(2025, 3, 4, 0, 0, tzinfo=PARIS)  # 2025-03-03 23:00 UTC

@@ -2,66 +2,21 @@
 
 from __future__ import annotations
 
-import os
-from datetime import datetime, timedelta, timezone
+from datetime import timedelta
 
-import pytest
-from sqlalchemy import event, text
+from sqlalchemy import text
 
 from consolidator.pipeline.tick import Consolidator
 from consolidator.runtime.app import open_app
-from consolidator.runtime.config import RetrySettings, Settings
-from stores.engine import drop_schema
+from consolidator.runtime.config import Settings
 from stores.messages import NewMessage, append_messages
 from stores.runs import rearm_failed
 from stores.work_queue import claim_due, mark_due, renew, rows, settle
 from stores.engine import transaction
-from tests.plugins import FlakyStep, RecordingStep, effects
+from tests.support.plugins import FlakyStep, RecordingStep, effects
+from tests.support.work_queue_kit import MIN, T0, any_app, count_statements, log  # noqa: F401  (any_app is a fixture)
 
-T0 = datetime(2025, 3, 3, 9, 0, tzinfo=timezone.utc)
-MIN = timedelta(minutes=1)
 TTL = timedelta(seconds=60)
-
-
-def _urls() -> list[str]:
-    return ["sqlite"] + os.environ.get("CONSOLIDATOR_TEST_DATABASE_URLS", "").split()
-
-
-@pytest.fixture(params=_urls(), ids=lambda url: url.split(":", 1)[0].split("+", 1)[0])
-def any_app(request, tmp_path):
-    """An app on SQLite, and on each server database named in CONSOLIDATOR_TEST_DATABASE_URLS."""
-    url = "" if request.param == "sqlite" else request.param
-    made = open_app(Settings(state_dir=tmp_path / "state", database_url=url, retry=RetrySettings(max_attempts=2)))
-    try:
-        yield made
-    finally:
-        if url:
-            drop_schema(made.engine)
-            with made.engine.begin() as conn:
-                conn.execute(text("DROP TABLE IF EXISTS test_effect"))
-        made.close()
-
-
-def log(app, scope: str, count: int, start: datetime = T0, received: datetime | None = None) -> datetime:
-    messages = [NewMessage(scope=scope, at=start + i * MIN, role="user", text=f"{scope} {i}") for i in range(count)]
-    append_messages(app.engine, messages, received or start)
-    return start + (count - 1) * MIN
-
-
-def count_statements(engine, work) -> int:
-    """How many SQL statements `work()` sends (BEGIN/COMMIT emitted by the driver not included)."""
-    seen = []
-
-    def before(conn, cursor, statement, parameters, context, executemany):
-        if not statement.lstrip().upper().startswith(("BEGIN", "PRAGMA")):
-            seen.append(statement)
-
-    event.listen(engine, "before_cursor_execute", before)
-    try:
-        work()
-    finally:
-        event.remove(engine, "before_cursor_execute", before)
-    return len(seen)
 
 
 def idle_tick_statements(tmp_path, scopes: int) -> int:

@@ -6,7 +6,7 @@ import pytest
 
 from stores.engine import reading
 from stores.summaries import newest_summaries
-from tests.contract.test_ladder_stores_contract import summary, write
+from tests.support.summaries_kit import summary, write
 
 
 @pytest.mark.parametrize("ladder", ["time", "count"])

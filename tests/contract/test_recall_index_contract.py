@@ -9,7 +9,7 @@ from consolidator.retrieval.build import RecallStage
 from consolidator.runtime.app import App
 from consolidator.runtime.config import Settings
 from stores.recall_index import index_path, open_for_read, rows_by_id
-from tests.recall_kit import T0, log, put_fact, supersede
+from tests.support.recall_kit import T0, log, put_fact, supersede
 
 
 def test_the_recall_index_is_kept_alike_on_every_engine(engine, tmp_path) -> None:

@@ -16,7 +16,7 @@ from stores.ladder_state import (
     wake_through,
 )
 from stores.summaries import keys_with_content, newest_announcements, newest_content_start
-from tests.contract.test_ladder_stores_contract import T0, summary, write
+from tests.support.summaries_kit import T0, summary, write
 
 
 def test_scope_progress_reads_every_ladder_of_one_scope(engine) -> None:

@@ -26,7 +26,7 @@ from datetime import UTC, datetime, timedelta
 from typing import TYPE_CHECKING, Any, Literal
 
 if TYPE_CHECKING:
-    from tests.fake_anthropic import FakeAnthropic
+    from tests.support.fake_anthropic import FakeAnthropic
 
 Outcome = Literal["errored", "expired"] | None
 _CUSTOM_ID = re.compile(r"^[a-zA-Z0-9_-]{1,64}$")
@@ -70,7 +70,7 @@ class FakeBatches:
         if len(set(ids)) != len(ids) or not all(_CUSTOM_ID.match(i) for i in ids):
             return 400, _error("custom_id: must be unique within the batch and match ^[a-zA-Z0-9_-]{1,64}$")
         for r in requests:
-            from tests.fake_anthropic import _problem
+            from tests.support.fake_anthropic import _problem
 
             if (problem := _problem(r.get("params", {}))) is not None:
                 return 400, _error(f"requests[{r['custom_id']}].params: {problem}")

@@ -16,7 +16,7 @@ Faults are consumed one per request, in order (`plan`), or chosen by a callable
 `faults(index, body) -> Fault | None`. The server counts what it received and what it
 answered with a message, so tests can compare a client's ledger with the server's own.
 
-The Message Batches endpoints are `fake.batches` (tests.fake_batches): their answers go
+The Message Batches endpoints are `fake.batches` (tests.support.fake_batches): their answers go
 through the same responder and the same counters.
 """
 
@@ -114,7 +114,7 @@ class FakeAnthropic:
     latency_s: float = 0.0  # how long every answered request takes (a model's think time; bench/scale.py)
 
     def __post_init__(self) -> None:
-        from tests.fake_batches import FakeBatches
+        from tests.support.fake_batches import FakeBatches
 
         self.batches = FakeBatches(self)
         self._lock = threading.Lock()
@@ -264,7 +264,7 @@ def _handler_for(fake: FakeAnthropic) -> type[BaseHTTPRequestHandler]:
 
         def _batches(self, method: str, raw: bytes) -> bool:
             """Answer a Message Batches request; False when the path is not one."""
-            from tests.fake_batches import route
+            from tests.support.fake_batches import route
 
             if not self.path.startswith("/v1/messages/batches"):
                 return False

@@ -1,0 +1,62 @@
+"""The drain test_anthropic_drain runs through the real SDK, as the batch and summary tests reuse
+it: the generated history (`records`, START to END), the settings of a drain, and `outcome`,
+what a drain left in the stores."""
+
+from __future__ import annotations
+
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any
+
+from sqlalchemy import select
+
+from consolidator.messages.sample import generate
+from consolidator.runtime.app import App
+from consolidator.runtime.config import Settings
+from stores.contacts import Contact
+from stores.engine import reading
+from stores.facts import Fact
+from stores.ledger import StepRun
+from stores.summaries import Summary
+from stores.tasks import Task
+
+UTC = timezone.utc
+KEY = "sk-ant-drain-test-0000"
+START = datetime(2025, 1, 6, tzinfo=UTC)  # a Monday
+
+
+def records() -> list[dict[str, Any]]:
+    return list(generate(scope="maya", start=START, days=20, seed=4, rate=2.0))
+
+
+END = max(datetime.fromisoformat(r["at"]) for r in records())
+
+
+def settings_for(state_dir: Path, base_url: str | None = None, combine: bool = True) -> Settings:
+    # timeout_s: the injected timeout (2.5 s) must time out, an ordinary answer on a loaded
+    # 2-core machine must not (at 0.3 s one sometimes did, and the ledger then missed a call
+    # the server had answered).
+    model = {"provider": "anthropic", "base_url": base_url, "timeout_s": 1.0, "max_call_s": 4.0, "max_retries": 2,
+             "combine_batch_steps": combine}
+    return Settings(
+        state_dir=state_dir, batch_size=25, ladders={"budget_tokens": 64},
+        facts={"sleep_idle": "3d", "sleep_importance": 100_000, "merge_threshold": 0.6},
+        retry={"base_delay": "1m", "max_delay": "5m", "max_attempts": 8},
+        model=model if base_url else {"provider": "offline"},
+    )
+
+
+def outcome(app: App) -> dict[str, Any]:
+    """What the drain left: newest summary text per window, current facts, contacts and tasks."""
+    with reading(app.engine) as session:
+        newest: dict[tuple[str, str, str], Summary] = {}
+        for s in session.execute(select(Summary)).scalars():
+            key = (s.ladder, s.rung, s.key)
+            if key not in newest or s.version > newest[key].version:
+                newest[key] = s
+        facts = sorted(f.text for f in session.execute(select(Fact).where(Fact.valid_to.is_(None))).scalars())
+        contacts = sorted(c.name for c in session.execute(select(Contact)).scalars())
+        tasks = sorted((t.title, t.status) for t in session.execute(select(Task)).scalars())
+        runs = [r.status for r in session.execute(select(StepRun)).scalars()]
+    return {"summaries": {k: (s.kind == "empty", s.text) for k, s in newest.items()}, "facts": facts,
+            "contacts": contacts, "tasks": tasks, "runs": runs}

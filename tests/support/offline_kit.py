@@ -1,0 +1,31 @@
+"""The offline extractor on a conversation, as the offline tests read it: two people talking
+(`chat`), the facts one batch of lines gives (`fact_texts`), and what Caroline's words give."""
+
+from __future__ import annotations
+
+from datetime import datetime, timedelta, timezone
+
+from consolidator.model.offline import OfflineModel
+from consolidator.model.schemas import FactExtractionRequest, KnownFact, Line
+
+UTC = timezone.utc
+MODEL = OfflineModel()
+AT = datetime(2023, 5, 7, 14, 0, tzinfo=UTC)
+# Monday 2025-03-03 23:30 UTC is Tuesday 00:30 in Paris (UTC+1 in March).
+LATE = datetime(2025, 3, 3, 23, 30, tzinfo=UTC)
+
+
+def chat(*turns: tuple[str, str], at: datetime = AT) -> list[Line]:
+    """Turns (speaker, text) of two people talking, a minute apart."""
+    return [Line(id=f"m{i}", at=at + timedelta(minutes=i), role="user", speaker=who, text=text)
+            for i, (who, text) in enumerate(turns)]
+
+
+def fact_texts(lines: list[Line], zone: str = "UTC", neighbours: list[KnownFact] = ()) -> list[str]:
+    request = FactExtractionRequest(scope="s", messages=lines, neighbours=list(neighbours), timezone=zone)
+    return [f.text for f in MODEL.extract_facts(request).facts]
+
+
+def said_by_caroline(text: str) -> list[str]:
+    """Caroline says `text` to Melanie (who answers with nothing of substance)."""
+    return fact_texts(chat(("Caroline", text), ("Melanie", "Wow, that's great!")))
