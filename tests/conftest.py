@@ -67,3 +67,23 @@ def run_cli(cli_env: dict[str, str]) -> Callable[..., Result]:
         return runner.invoke(cli, list(args), input=input, env=cli_env, catch_exceptions=False)
 
     return run
+
+
+# Tests that need a PostgreSQL server by name (the others are found by their URL parameter or fixture).
+POSTGRESQL_TESTS = ("test_three_daemons_share_50_scopes_survive_a_sigkill_and_match_one_daemon",
+                    "test_four_first_imports_into_an_empty_postgresql_database_all_succeed")
+IMPLY_SLOW = ("subprocess", "browser", "postgresql")
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """A PostgreSQL case gets the `postgresql` marker (a contract test's PostgreSQL parameter, a
+    test of a PostgreSQL module, one using the `pg_url` fixture); subprocess, browser and
+    PostgreSQL tests are also `slow`, so `-m "not slow"` is the quick inner loop."""
+    for item in items:
+        fixtures = getattr(item, "fixturenames", ())
+        callspec = getattr(item, "callspec", None)
+        pg_param = callspec is not None and "postgresql" in callspec.id.split("-")
+        if pg_param or "pg_url" in fixtures or item.originalname in POSTGRESQL_TESTS:
+            item.add_marker(pytest.mark.postgresql)
+        if any(item.get_closest_marker(name) for name in IMPLY_SLOW):
+            item.add_marker(pytest.mark.slow)

@@ -192,6 +192,7 @@ class TestInvalidReplies:
 
 
 class TestRetriesAndDeadline:
+    @pytest.mark.slow
     def test_429_with_retry_after_is_retried_by_the_sdk(
         self, fake: FakeAnthropic, make_model: Callable[..., AnthropicModel], recorder: MemoryRecorder
     ) -> None:
@@ -203,6 +204,7 @@ class TestRetriesAndDeadline:
         assert (fake.counters.received, fake.counters.answered) == (2, 1)
         assert [r.outcome for r in recorder.records] == ["ok"]
 
+    @pytest.mark.slow
     @pytest.mark.parametrize("kind", ["server_error", "overloaded"])
     def test_500_and_529_are_retried_by_the_sdk(
         self, kind: str, fake: FakeAnthropic, make_model: Callable[..., AnthropicModel], recorder: MemoryRecorder
@@ -237,6 +239,7 @@ class TestRetriesAndDeadline:
         assert (caught.value.status, caught.value.error_type) == (429, "rate_limit_error")
         assert caught.value.request_id == "req_fake_1"
 
+    @pytest.mark.slow
     def test_timeouts_end_within_max_call_s(
         self, fake: FakeAnthropic, make_model: Callable[..., AnthropicModel], recorder: MemoryRecorder
     ) -> None:
@@ -250,6 +253,7 @@ class TestRetriesAndDeadline:
         assert fake.counters.received == 2 and fake.counters.answered == 0
         assert [r.outcome for r in recorder.records] == ["error"]
 
+    @pytest.mark.slow
     def test_a_timeout_then_success_within_budget(
         self, fake: FakeAnthropic, make_model: Callable[..., AnthropicModel], recorder: MemoryRecorder
     ) -> None:
@@ -304,6 +308,7 @@ class TestLedger:
 
 
 class TestSecrecy:
+    @pytest.mark.slow
     def test_api_key_never_leaks(self, fake: FakeAnthropic, make_model: Callable[..., AnthropicModel],
                                  recorder: MemoryRecorder, caplog: pytest.LogCaptureFixture) -> None:
         """The key appears in no record, exception (with its chain) or structlog/SDK log line."""

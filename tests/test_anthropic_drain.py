@@ -88,6 +88,7 @@ def assert_ledger_matches_server(app: App, fake: FakeAnthropic) -> None:
     assert (t.cache_read_tokens, t.cache_write_tokens) == (c.cache_read_tokens, c.cache_write_tokens)
 
 
+@pytest.mark.slow
 def test_offline_baseline_exercises_every_operation(offline_outcome: dict[str, Any]) -> None:
     """The generated history closes windows on several rungs of both ladders and leaves facts, contacts, tasks."""
     rungs = {(ladder, rung) for ladder, rung, _ in offline_outcome["summaries"]}
@@ -96,6 +97,7 @@ def test_offline_baseline_exercises_every_operation(offline_outcome: dict[str, A
     assert set(offline_outcome["runs"]) == {"done"}
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("anthropic_app", [True, False], ids=["combined", "per-step"], indirect=True)
 def test_clean_drain_through_the_sdk_equals_the_offline_drain(
     anthropic_app: tuple[App, FakeAnthropic], offline_outcome: dict[str, Any]
@@ -120,6 +122,7 @@ def test_clean_drain_through_the_sdk_equals_the_offline_drain(
     assert fake.counters.received == fake.counters.answered
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("anthropic_app", [True, False], ids=["combined", "per-step"], indirect=True)
 def test_drain_with_faults_at_a_fifth_of_the_calls_ends_consolidated(
     anthropic_app: tuple[App, FakeAnthropic], offline_outcome: dict[str, Any]

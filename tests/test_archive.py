@@ -26,6 +26,7 @@ def settings(state_dir):
     return Settings(state_dir=state_dir, archive=ArchiveSettings(after=AFTER))
 
 
+@pytest.mark.slow
 def test_only_old_consolidated_messages_move_and_the_log_reads_the_same(app) -> None:
     """Whole months older than archive.after leave the database; the one reader still returns every message once, in order."""
     now = consolidated(app, days=DAYS)
@@ -44,6 +45,7 @@ def test_only_old_consolidated_messages_move_and_the_log_reads_the_same(app) -> 
         sorted(report.scopes["maya"].months)
 
 
+@pytest.mark.slow
 def test_a_dry_run_moves_nothing_and_a_second_run_finds_nothing(app) -> None:
     """--dry-run reports what a run then moves; after the run nothing is left to move."""
     now = consolidated(app, days=DAYS)
@@ -54,6 +56,7 @@ def test_a_dry_run_moves_nothing_and_a_second_run_finds_nothing(app) -> None:
     assert Archiver(app).run(now).messages == 0
 
 
+@pytest.mark.slow
 def test_messages_the_ladders_have_not_seen_stay_hot(app) -> None:
     """A late import of old days (not yet placed nor summarised) is not archived, though old."""
     now = consolidated(app, days=DAYS)
@@ -65,6 +68,7 @@ def test_messages_the_ladders_have_not_seen_stay_hot(app) -> None:
     assert {m.key() for m in late} <= hot
 
 
+@pytest.mark.slow
 def test_the_archive_is_off_with_after_zero(tmp_path) -> None:
     """archive.after = 0: nothing moves."""
     app = open_app(Settings(state_dir=tmp_path / "s", archive=ArchiveSettings(after=timedelta(0))))
@@ -73,6 +77,7 @@ def test_the_archive_is_off_with_after_zero(tmp_path) -> None:
     app.close()
 
 
+@pytest.mark.slow
 def test_rebuild_after_archiving_equals_rebuild_before(app) -> None:
     """With the offline model, rebuilding after the archive moved months of messages writes exactly what it wrote before."""
     now = consolidated(app, days=DAYS)
@@ -88,6 +93,7 @@ def test_rebuild_after_archiving_equals_rebuild_before(app) -> None:
     assert summaries(app) == before
 
 
+@pytest.mark.slow
 def test_an_archived_id_is_still_a_duplicate(app) -> None:
     """Importing the same history again after archiving adds nothing."""
     now = consolidated(app, days=DAYS)
@@ -96,6 +102,7 @@ def test_an_archived_id_is_still_a_duplicate(app) -> None:
     assert (again.added, again.duplicates) == (0, DAYS * 8)
 
 
+@pytest.mark.slow
 def test_the_daemon_archives_only_in_a_tick_with_nothing_else_to_do(app) -> None:
     """The idle stage runs in a tick that found no work, not in one that did."""
     now = consolidated(app, days=DAYS)
@@ -107,6 +114,7 @@ def test_the_daemon_archives_only_in_a_tick_with_nothing_else_to_do(app) -> None
     assert len(hot_ids(app)) < len(all_rows(app))
 
 
+@pytest.mark.slow
 def test_status_shows_archived_counts_apart(app, run_cli) -> None:
     """status --json: messages counts every message, archived those in the archive."""
     now = consolidated(app, days=DAYS)
@@ -137,6 +145,7 @@ def _statements_of_a_pass(tmp_path, scopes: int) -> int:
     return len(statements)
 
 
+@pytest.mark.slow
 def test_a_pass_with_nothing_old_costs_the_same_for_5_and_500_scopes(tmp_path) -> None:
     """The daemon's idle archive pass finds candidate scopes in one statement, not a few per scope."""
     few, many = _statements_of_a_pass(tmp_path, 5), _statements_of_a_pass(tmp_path, 500)

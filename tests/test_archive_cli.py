@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import pytest
+
 import json
 import os
 import random
@@ -24,6 +26,7 @@ from tests.support.archive_kit import all_rows, consolidated, hot_ids, summaries
 DAYS = 40  # logged in January and February 2025: older than archive.after (90 days) by the real clock
 
 
+@pytest.mark.slow
 def test_archive_says_what_it_moved_and_forget_removes_the_scope_s_files(app, run_cli) -> None:
     """`archive --json` reports the moved messages; `forget` removes the archive folder and says so."""
     consolidated(app, "maya", DAYS)
@@ -43,6 +46,7 @@ def test_archive_says_what_it_moved_and_forget_removes_the_scope_s_files(app, ru
     assert len(all_rows(app, "ben")) == DAYS * 8
 
 
+@pytest.mark.slow
 def test_export_then_import_into_a_fresh_state_gives_the_same_log(app, run_cli, tmp_path) -> None:
     """The export of an archived scope equals its export before archiving, and importing it elsewhere
     gives the same log (ids, order, times, fields); re-importing adds nothing."""
@@ -62,6 +66,7 @@ def test_export_then_import_into_a_fresh_state_gives_the_same_log(app, run_cli, 
     assert json.loads(run_cli("import", "--json", str(tmp_path / "log.jsonl")).stdout)["added"] == 0  # archived ids too
 
 
+@pytest.mark.slow
 def test_parquet_export_and_date_bounds(app, run_cli, tmp_path) -> None:
     """--format parquet holds the same records as JSON lines; --since/--until keep those local days."""
     consolidated(app, "maya", DAYS)
@@ -113,6 +118,8 @@ def _recorded(app, path: str) -> bool:
     return "done" in states
 
 
+@pytest.mark.slow
+@pytest.mark.subprocess
 def test_ten_kills_mid_archive_lose_and_double_nothing(app, state_dir, tmp_path) -> None:
     """Ten `consolidator archive` runs, each SIGKILLed at a random moment of its work (from the same
     starting state): after each kill every message and every summary version is in exactly one

@@ -51,6 +51,7 @@ def _live(app, days: int) -> list[dict[str, int]]:
     return counts
 
 
+@pytest.mark.slow
 def test_hot_rows_of_the_grown_tables_stay_bounded_over_a_long_run(app) -> None:
     """Over 12 months of steady talk, the hot summaries, id hashes and announcements stop growing
     once the archive runs: the last months hold no more than the third month did (plus one chunk)."""
@@ -62,6 +63,7 @@ def test_hot_rows_of_the_grown_tables_stay_bounded_over_a_long_run(app) -> None:
     assert last["summary"] < 0.3 * len(summaries(app))  # most summary versions are archived
 
 
+@pytest.mark.slow
 def test_an_id_archived_long_ago_is_still_a_duplicate_once_its_hash_left(app) -> None:
     """Once the hot hashes of a month's ids expired, re-importing that month still adds nothing
     (the ids are found in the scope's Parquet files), and a new message still goes in."""
@@ -75,6 +77,7 @@ def test_an_id_archived_long_ago_is_still_a_duplicate_once_its_hash_left(app) ->
     assert append_messages(app.engine, new, START + timedelta(days=6 * CHUNK)).added == len(new)
 
 
+@pytest.mark.slow
 def test_a_live_append_never_reads_the_archive_files(app) -> None:
     """An append of messages newer than everything archived does not open the Parquet files
     (damaged here: reading them would fail); one with an old time does read them."""
@@ -89,6 +92,7 @@ def test_a_live_append_never_reads_the_archive_files(app) -> None:
         append_messages(app.engine, old, START + timedelta(days=3 * CHUNK + 3))
 
 
+@pytest.mark.slow
 def test_late_data_in_an_archived_window_rewrites_it_and_its_readers_from_the_archive(app) -> None:
     """A late message in a day whose summaries were archived: the day gets the next version after
     the archived one, and the week and month above are rewritten once, from archived inputs."""
@@ -111,6 +115,7 @@ def test_late_data_in_an_archived_window_rewrites_it_and_its_readers_from_the_ar
     assert len(summaries(app)) == len(set(summaries(app)))  # no version written twice
 
 
+@pytest.mark.slow
 def test_forget_removes_the_archived_summaries_and_the_id_bookkeeping(app, run_cli) -> None:
     """`forget` leaves no summary file, manifest row, hash or expiry cursor of the scope."""
     _live(app, 4 * CHUNK)
@@ -121,6 +126,7 @@ def test_forget_removes_the_archived_summaries_and_the_id_bookkeeping(app, run_c
             assert session.execute(select(func.count()).select_from(table)).scalar_one() == 0, table
 
 
+@pytest.mark.slow
 def test_the_summaries_and_report_commands_still_count_archived_windows(app, run_cli) -> None:
     """`summaries` lists archived windows too, and `report` counts them, as before archiving."""
     _live(app, 4 * CHUNK)

@@ -39,6 +39,7 @@ def half_done(app, now, record: bool) -> tuple[str, list[tuple]]:
     return str(relative), rows
 
 
+@pytest.mark.slow
 def test_a_recorded_file_is_finished_by_the_next_run(app) -> None:
     """Killed after recording 'written': the rerun verifies the file and deletes its hot rows."""
     now = consolidated(app, days=DAYS)
@@ -53,6 +54,7 @@ def test_a_recorded_file_is_finished_by_the_next_run(app) -> None:
     assert all_rows(app) == before
 
 
+@pytest.mark.slow
 def test_an_unrecorded_or_damaged_file_is_removed_and_written_again(app) -> None:
     """Killed after the rename but before the manifest, or a recorded file damaged since: deleted, rows still hot, redone."""
     now = consolidated(app, days=DAYS)
@@ -65,6 +67,7 @@ def test_an_unrecorded_or_damaged_file_is_removed_and_written_again(app) -> None
     assert all_rows(app) == before
 
 
+@pytest.mark.slow
 def test_a_recorded_file_that_does_not_verify_is_dropped(app) -> None:
     """A 'written' file whose ids do not match its checksum is dropped with its manifest row; nothing is lost."""
     now = consolidated(app, days=DAYS)
@@ -77,6 +80,7 @@ def test_a_recorded_file_that_does_not_verify_is_dropped(app) -> None:
     assert all_rows(app) == before
 
 
+@pytest.mark.slow
 def test_one_archive_run_at_a_time(app) -> None:
     """A second run while one holds the archive directory's lock is refused."""
     now = consolidated(app, days=DAYS)

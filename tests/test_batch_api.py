@@ -80,6 +80,7 @@ def assert_ledger_matches_server(app: App, fake: FakeAnthropic) -> None:
     assert (t.cache_read_tokens, t.cache_write_tokens) == (c.cache_read_tokens, c.cache_write_tokens)
 
 
+@pytest.mark.slow
 def test_batch_drain_equals_direct_calls_and_every_call_went_by_batch(
     batch_app: tuple[App, FakeAnthropic], direct_outcome: dict[str, Any]
 ) -> None:
@@ -102,6 +103,7 @@ def test_batch_drain_equals_direct_calls_and_every_call_went_by_batch(
     assert states == {"answered"} and batch_states == {"ended"}
 
 
+@pytest.mark.slow
 def test_a_fifth_of_requests_errored_or_expired_still_ends_consolidated(
     batch_app: tuple[App, FakeAnthropic], direct_outcome: dict[str, Any]
 ) -> None:
@@ -131,6 +133,7 @@ def test_a_fifth_of_requests_errored_or_expired_still_ends_consolidated(
     assert {r.state for r in rows.values()} == {"answered"}
 
 
+@pytest.mark.slow
 def test_status_shows_pending_batches_their_age_and_request_counts(
     batch_app: tuple[App, FakeAnthropic], run_cli: Any
 ) -> None:

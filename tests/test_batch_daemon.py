@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import pytest
+
 import os
 import signal
 import subprocess
@@ -77,6 +79,7 @@ def settled(app: App) -> bool:
     return bool(runs) and set(runs) == {"done"} and set(requests) <= {"answered"} and set(batches) == {"ended"} and not dirty
 
 
+@pytest.mark.slow
 def test_sigkill_between_submitting_and_applying_loses_nothing_and_submits_nothing_twice(tmp_path: Path) -> None:
     """Killed as its batch is created (before it learns the id), then as results come back: the restart
     adopts the batch, fetches the results again, applies each once; the stores equal a direct drain."""

@@ -160,6 +160,7 @@ def separate_state(tmp_path) -> dict[str, Any]:
 # --- one call, same results ---------------------------------------------------------------------
 
 
+@pytest.mark.slow
 def test_a_batch_costs_one_call_for_all_three_steps_with_the_same_results(tmp_path, separate_state) -> None:
     """Combined: exactly one consolidate_batch per batch, and facts, contacts and tasks equal the per-step run's."""
     app = open_story_app(tmp_path, "combined")
@@ -234,6 +235,7 @@ def test_every_batch_request_carries_the_scopes_time_zone(tmp_path, combine: boo
     assert {zone for _, zone in model.zones} == {"Europe/Paris"}
 
 
+@pytest.mark.slow
 def test_the_seeds_maya_candidates_through_the_combined_call(app: App) -> None:
     """The seeds' Maya batch through build_consolidator: NOOP, London superseded, cat added, marathon updated."""
     model = CountingBatchModel(delay_s=0)
@@ -257,6 +259,7 @@ def test_the_seeds_maya_candidates_through_the_combined_call(app: App) -> None:
 # --- failures: the steps still commit and retry on their own -------------------------------------
 
 
+@pytest.mark.slow
 def test_a_step_whose_apply_fails_is_retried_while_the_other_two_commit(
     tmp_path, separate_state, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -293,6 +296,7 @@ def test_a_step_whose_apply_fails_is_retried_while_the_other_two_commit(
     assert result == separate_state
 
 
+@pytest.mark.slow
 def test_a_failed_shared_call_fails_all_three_and_their_retry_shares_one_call(tmp_path) -> None:
     """The one call raises: all three runs go back to the ledger; the retry makes one call for the three."""
     app = open_story_app(tmp_path, "down")
@@ -338,6 +342,7 @@ def _extractor(model: Any) -> SharedExtraction:
     return SharedExtraction(model, BatchParts(facts=facts, contacts=_Part([]), tasks=_Part([])))
 
 
+@pytest.mark.slow
 def test_concurrent_steps_of_one_round_share_one_call_and_a_new_round_calls_again() -> None:
     """Three threads with the same BatchWork: one call, one reply; an equal BatchWork of a later round calls again."""
     model = CountingBatchModel(delay_s=0.2)
@@ -354,6 +359,7 @@ def test_concurrent_steps_of_one_round_share_one_call_and_a_new_round_calls_agai
     assert model.calls["consolidate_batch"] == 2
 
 
+@pytest.mark.slow
 def test_a_failed_call_reaches_every_step_of_the_round() -> None:
     """A failed call raises in each of the round's three callers; the memo keeps at most MEMO_SIZE rounds."""
     model = CountingBatchModel(delay_s=0.2, failures=1)

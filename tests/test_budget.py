@@ -107,6 +107,7 @@ def log_other(app: App, at: datetime, n: int) -> None:
     append_messages(app.engine, [NewMessage("other", at, "user", f"I adopted a cat named Miso{n}.", "Ola")], at)
 
 
+@pytest.mark.slow
 def test_budget_defers_higher_rungs_then_the_offline_pass_and_resumes_next_day(
     budget_env: tuple[App, Callable[[], dict[str, Any]]],
 ) -> None:

@@ -73,6 +73,7 @@ def test_rebuild_records_every_call_it_makes(tmp_path: Path, fake: FakeAnthropic
         app.close()
 
 
+@pytest.mark.slow
 def test_rebuild_is_held_by_the_daily_budget(tmp_path: Path, fake: FakeAnthropic, run_cli: Callable[..., Result]) -> None:
     """With today's budget spent, a rebuild sends no request: its windows wait, unwritten, for the daemon."""
     config = write_config(tmp_path, fake.url, "daily_budget_tokens = 1000\n")

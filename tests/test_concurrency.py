@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import pytest
+
 import json
 import subprocess
 import sys
@@ -87,6 +89,7 @@ def finish(proc: subprocess.Popen[str], timeout: float = 180) -> dict:
     return json.loads(out.strip().splitlines()[-1])
 
 
+@pytest.mark.slow
 def test_four_writers_and_a_status_reader(app: App, state_dir: Path, cli_env: dict[str, str], tmp_path: Path) -> None:
     """4 processes x 5,000 appends end with exactly 20,000 messages, dense per-scope seq, no errors anywhere."""
     total = WRITERS * PER_WRITER

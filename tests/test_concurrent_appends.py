@@ -116,6 +116,7 @@ def test_four_processes_append_twenty_thousand_to_one_scope(pg_url: str, tmp_pat
     assert stored_seqs(pg_url) == list(range(1, WRITERS * PER_WRITER + 1))
 
 
+@pytest.mark.slow
 def test_concurrent_duplicates_are_skipped_not_errors(any_url: str, tmp_path: Path) -> None:
     """4 processes logging the same 2,000 ids at once: each id stored once, seq dense, every duplicate a skip."""
     batches = 200  # of 10 ids each

@@ -62,6 +62,7 @@ def test_damage_is_seeded_and_varied() -> None:
     assert len(set(first)) == 20 and BASE.encode() not in first
 
 
+@pytest.mark.slow
 def test_fuzzed_configs_never_give_a_traceback(tmp_path: Path) -> None:
     """Hundreds of damaged configs: `run --once` exits 0, or 1/2 with one-line errors; no traceback, ever."""
     runner = CliRunner()

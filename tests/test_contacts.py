@@ -76,6 +76,7 @@ class TestHistory:
         assert ana.summary.split("\n") == ["2025-03-03: Ana works as a nurse.", "2025-03-03: Ana works as a teacher."]
         assert ana.summary.startswith("2025-03-03: ")
 
+    @pytest.mark.slow
     def test_running_summary_keeps_the_newest_text_within_its_bound(self, app) -> None:
         """After many long batch summaries the running summary is <= its bound and ends with the newest."""
         n = {"i": 0}
@@ -147,6 +148,7 @@ class TestLocalDates:
                                                                              "--history").stdout
 
 class TestMatching:
+    @pytest.mark.slow
     def test_shared_first_name_never_merges_two_people(self, app) -> None:
         """'Ana Smith' is a new contact beside 'Ana Lopez'; a bare 'Ana' both claim is skipped."""
         script = iter([
@@ -212,6 +214,7 @@ class TestGrounding:
 
 
 class TestScopes:
+    @pytest.mark.slow
     def test_two_scopes_never_see_each_others_contacts(self, app) -> None:
         """The model gets only the batch scope's contacts, and the stores stay apart."""
         model = RecordingModel()

@@ -22,6 +22,7 @@ SECTIONS = ("# Memory: maya", "Status:", "## People", "## Facts", "## Open tasks
 
 
 class TestCap:
+    @pytest.mark.slow
     @pytest.mark.parametrize("tokens", [64, 300, 1500, 6000])
     def test_never_exceeds_its_cap_on_a_store_of_ten_thousand_facts(self, app: App, tokens: int) -> None:
         """With 10,000 facts and hundreds of contacts, tasks and long summaries, the file stays under the cap."""
@@ -37,6 +38,7 @@ class TestCap:
             facts = text.split("## Facts\n")[1].split("## ")[0]
             assert facts.startswith("- Fact number 0: ") and "[f0]" in facts and "[f9999]" not in facts
 
+    @pytest.mark.slow
     def test_default_cap_fills_every_section_and_cuts_at_word_boundaries(self, app: App) -> None:
         """At the default 1,500 tokens each section gets items, and cut text ends on a whole word."""
         fill_huge_store(app)

@@ -101,6 +101,7 @@ def test_past_the_bound_one_line_counts_the_earlier_messages_and_says_since_when
         assert lines == [f"- 8 messages since {local(at)}"]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("tokens", [64, 300, 1500, 6000])
 def test_huge_pending_texts_never_exceed_the_cap(app: App, tokens: int) -> None:
     """Pending messages of thousands of words, on a huge store, keep context.md under its cap, each cut in its text."""

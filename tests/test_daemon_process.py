@@ -53,6 +53,8 @@ def cli(*args: str) -> list[str]:
     return [sys.executable, "-m", "consolidator", *args]
 
 
+@pytest.mark.slow
+@pytest.mark.subprocess
 def test_sigkill_mid_step_then_restart_applies_every_step_once(tmp_path):
     """A daemon killed inside a step's transaction loses that step only; the restart finishes it once."""
     config = write_config(tmp_path, ["tests.support.plugins:crash_steps"])
@@ -82,6 +84,8 @@ def test_sigkill_mid_step_then_restart_applies_every_step_once(tmp_path):
     app.close()
 
 
+@pytest.mark.slow
+@pytest.mark.subprocess
 def test_notify_ready_watchdog_and_clean_sigterm(tmp_path):
     """Under systemd the daemon sends READY=1, pings WATCHDOG=1, and stops cleanly on SIGTERM."""
     config = write_config(tmp_path, [])
@@ -112,6 +116,8 @@ def test_notify_ready_watchdog_and_clean_sigterm(tmp_path):
     assert json.loads(status.stdout)["daemon"]["running"] is False
 
 
+@pytest.mark.slow
+@pytest.mark.subprocess
 def test_second_daemon_does_not_take_a_live_lease(tmp_path):
     """While one daemon holds the lease, `run --once` of another exits 3 and does nothing."""
     config = write_config(tmp_path, [])
@@ -130,6 +136,8 @@ def test_second_daemon_does_not_take_a_live_lease(tmp_path):
     app.close()
 
 
+@pytest.mark.slow
+@pytest.mark.subprocess
 @pytest.mark.parametrize("bad", ['batch_size = "fifty"', "plugins = [\"nowhere:steps\"]"])
 def test_run_with_bad_config_exits_2(tmp_path, bad):
     """A bad configuration or plugin stops `run` with exit code 2 and a message naming it."""

@@ -178,6 +178,8 @@ def test_a_running_daemon_backs_off_while_the_database_is_gone_and_recovers(app,
     assert daemon.faults.met() == [] and daemon._has_lease
 
 
+@pytest.mark.slow
+@pytest.mark.subprocess
 def test_the_service_started_without_its_server_keeps_waiting_and_stops_on_sigterm(tmp_path, closed_port):
     """`consolidator run` on a closed port does not exit: one `database` fault logged, then a clean exit 0 on SIGTERM."""
     config = config_with(tmp_path, f"postgresql+psycopg://postgres@127.0.0.1:{closed_port}/postgres")

@@ -59,6 +59,8 @@ def test_same_text_same_vector_across_instances():
     assert np.array_equal(HashingEmbedder().embed(["Maya lives in Paris."]), EMB.embed(["Maya lives in Paris."]))
 
 
+@pytest.mark.slow
+@pytest.mark.subprocess
 def test_vectors_do_not_depend_on_python_hash_seed():
     """The hash is stable across processes with different PYTHONHASHSEED (no salted hash())."""
     code = (

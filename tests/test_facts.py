@@ -282,6 +282,7 @@ def test_apply_rechecks_that_targets_are_still_current(maya):
     assert [e["target"] for e in logs if e["event"] == "facts.target_gone"] == [london.id]
 
 
+@pytest.mark.slow
 def test_a_batch_shows_the_model_a_bounded_number_of_neighbours(app, monkeypatch):
     """Fifty chatty lines against 300 facts: at most 4 x neighbours (40) facts reach the request.
     (Every line here is a fact as long as itself: the batch's fact share is lifted to keep them.)"""

@@ -162,6 +162,7 @@ def _as_nobody(args: list[str], state: Path) -> tuple[int, str]:
 # --- run --once, log levels, standby --------------------------------------------------------------
 
 
+@pytest.mark.slow
 def test_run_once_exits_1_when_a_step_failed(app, tmp_path, state_dir):
     """A step that fails makes `run --once` exit 1 with one line saying how many batches are not done."""
     seed(app)
@@ -173,6 +174,7 @@ def test_run_once_exits_1_when_a_step_failed(app, tmp_path, state_dir):
                                  "(see `consolidator status`; `consolidator retry` re-arms failed steps)")
 
 
+@pytest.mark.slow
 def test_run_once_exits_1_while_a_window_is_held(app, run_cli):
     """A held ladder window makes `run --once` exit 1 naming its scope; with nothing held it exits 0."""
     seed(app)
@@ -185,6 +187,7 @@ def test_run_once_exits_1_while_a_window_is_held(app, run_cli):
     assert one_error(result).startswith("error: 1 ladder window held after a failed or deferred summary call (scopes: maya)")
 
 
+@pytest.mark.slow
 def test_run_logs_at_the_level_its_help_states(app, run_cli):
     """--help says `run` logs at info by default; `--log-level warning run --once` prints no info line."""
     seed(app)
@@ -278,6 +281,7 @@ def test_import_json_reports_a_refused_file_as_json(app, run_cli, tmp_path):
 # --- wording ------------------------------------------------------------------------------------
 
 
+@pytest.mark.slow
 def test_counts_are_said_in_the_right_number(app, run_cli):
     """One message, one interaction, one use, zero steps: singular and plural as they should be."""
     seed(app, count=1)

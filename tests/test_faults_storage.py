@@ -5,6 +5,8 @@ recovers; nothing accepted is lost."""
 
 from __future__ import annotations
 
+import pytest
+
 import json
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
@@ -82,6 +84,7 @@ def test_import_and_log_on_a_full_disk_say_so_and_add_nothing(mounts, state_dir,
     assert again.exit_code == 0 and again.stdout.startswith(f"added {m}, duplicates 0")
 
 
+@pytest.mark.slow
 def test_run_once_on_a_full_disk_fails_in_one_line_then_finishes(mounts, state_dir, tmp_path, run_cli):
     """`run --once` on a full disk exits 1 naming the database, `status` shows the full disk; freed, it all gets done."""
     mounts.tmpfs(state_dir)
@@ -104,6 +107,7 @@ def test_run_once_on_a_full_disk_fails_in_one_line_then_finishes(mounts, state_d
     assert maya["batches"]["done"] > 0 and maya["batches"]["failed"] == maya["batches"]["retrying"] == 0
 
 
+@pytest.mark.slow
 def test_daemon_on_a_full_disk_logs_once_counts_and_recovers(mounts, state_dir, settings, run_cli):
     """Ticks on a full disk: one error event without traceback, then silence; freed, the next tick clears it and does the work."""
     mounts.tmpfs(state_dir)
@@ -136,6 +140,7 @@ def test_daemon_on_a_full_disk_logs_once_counts_and_recovers(mounts, state_dir, 
 # --- a read-only snapshot directory for one of two scopes ---------------------------------------
 
 
+@pytest.mark.slow
 def test_one_read_only_snapshot_directory_does_not_stop_the_other_scope(mounts, state_dir, tmp_path, run_cli):
     """`run --once`: ana's ladders and snapshots are written, maya's ladders too; one line names maya's directory; exit 1."""
     for scope in ("ana", "maya"):
@@ -160,6 +165,7 @@ def test_one_read_only_snapshot_directory_does_not_stop_the_other_scope(mounts, 
     assert status_of(run_cli)["faults"] == []
 
 
+@pytest.mark.slow
 def test_daemon_publishes_other_scopes_while_one_directory_is_read_only(mounts, state_dir, settings, run_cli):
     """Tick after tick ana's views are published while maya's stay pending; one fault event, counted; then maya catches up."""
     app = open_app(settings)
@@ -194,6 +200,7 @@ def test_daemon_publishes_other_scopes_while_one_directory_is_read_only(mounts, 
 # --- a read-only database -----------------------------------------------------------------------
 
 
+@pytest.mark.slow
 def test_status_reads_a_read_only_database_and_writers_refuse_in_one_line(mounts, state_dir, tmp_path, run_cli):
     """On a read-only state directory `status` still reads every count and says why; log, import and run exit 1."""
     history, n = sample_file(tmp_path, "maya")

@@ -54,6 +54,7 @@ def race(tmp_path: Path, url: str, round_no: int) -> list[subprocess.CompletedPr
     return done
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(not PG, reason="needs a PostgreSQL URL in CONSOLIDATOR_TEST_DATABASE_URLS")
 def test_four_first_imports_into_an_empty_postgresql_database_all_succeed(tmp_path: Path) -> None:
     """Ten rounds, each on a new empty database: every process imports its lines, none sees a traceback."""
@@ -71,6 +72,7 @@ def test_four_first_imports_into_an_empty_postgresql_database_all_succeed(tmp_pa
             assert "Traceback" not in result.stderr and "added 3" in result.stdout, (round_no, result.stdout)
 
 
+@pytest.mark.slow
 def test_four_first_imports_into_an_empty_sqlite_database_all_succeed(tmp_path: Path) -> None:
     """The same race on the embedded database: one new file, four processes, every import whole."""
     for round_no in range(3):

@@ -57,6 +57,7 @@ def two_scopes(app: App) -> Memory:
 
 
 class TestForget:
+    @pytest.mark.slow
     def test_erases_every_row_and_snapshot_of_the_scope_and_nothing_else(self, app: App, two_scopes) -> None:
         """Every table with a scope column loses the scope's rows, its snapshots go; the other scope is intact."""
         before_maya, before_omar = counts(app, "maya"), counts(app, "omar")
@@ -74,6 +75,7 @@ class TestForget:
         assert counts(app, "omar") == before_omar
         assert snapshot_files(app, "omar") == omar_files
 
+    @pytest.mark.slow
     def test_a_forgotten_scope_starts_afresh(self, app: App, two_scopes) -> None:
         """After forget, the scope's next message is number 1 again and nothing old resurfaces."""
         forget_scope(app, "maya")
@@ -101,6 +103,7 @@ class TestForget:
 
 
 class TestCli:
+    @pytest.mark.slow
     def test_asks_before_erasing(self, app: App, two_scopes, run_cli) -> None:
         """Without --yes a 'no' erases nothing (exit 1); a 'yes' erases and lists the tables."""
         before = counts(app, "maya")
@@ -112,6 +115,7 @@ class TestCli:
         assert "  contact: 1" in agreed.stdout
         assert all(n == 0 for n in counts(app, "maya").values())
 
+    @pytest.mark.slow
     def test_json_output_and_yes(self, app: App, two_scopes, run_cli) -> None:
         """--yes --json prints the rows removed per table and whether snapshots existed."""
         result = run_cli("forget", "--scope", "maya", "--yes", "--json")
@@ -120,6 +124,7 @@ class TestCli:
         assert payload["scope"] == "maya" and payload["snapshots"] is True
         assert payload["rows"]["task"] == 2 and payload["total"] == sum(payload["rows"].values())
 
+    @pytest.mark.slow
     def test_an_unknown_scope_is_refused_and_nothing_is_erased(self, app: App, two_scopes, run_cli) -> None:
         """`forget --scope nobody` exits 2 naming the known scopes; the known scopes keep every row."""
         before = counts(app, "maya")
@@ -127,6 +132,7 @@ class TestCli:
         assert result.exit_code == 2 and "unknown scope 'nobody'" in result.stderr and "maya" in result.stderr
         assert counts(app, "maya") == before
 
+    @pytest.mark.slow
     def test_refuses_while_a_daemon_holds_the_lease(self, app: App, two_scopes, run_cli) -> None:
         """Exit 3 and nothing erased while another live process holds the daemon lease."""
         other = lease.Holder(holder="elsewhere:1:daemon", host="elsewhere", pid=1)
@@ -136,6 +142,7 @@ class TestCli:
         assert result.exit_code == 3 and counts(app, "maya") == before
         assert lease.current(app.engine).holder == "elsewhere:1:daemon"
 
+    @pytest.mark.slow
     def test_contacts_and_tasks_commands(self, app: App, two_scopes, run_cli) -> None:
         """`contacts` shows current details and history; `tasks` shows open tasks, --all the closed ones too."""
         text = run_cli("contacts", "--scope", "maya", "--history").stdout

@@ -146,6 +146,7 @@ def test_unit_runs_as_the_static_user_with_a_group_shared_state_directory() -> N
     assert [(d[0], d[1]) for d in declared] == [("u", "consolidator")]
 
 
+@pytest.mark.subprocess
 @pytest.mark.skipif(shutil.which("systemd-sysusers") is None, reason="systemd-sysusers not installed (Debian: apt-get install -y systemd)")
 def test_sysusers_file_creates_the_user_and_its_group(tmp_path: Path) -> None:
     """systemd-sysusers, on an empty root, creates the user and the group the unit names."""
@@ -158,6 +159,7 @@ def test_sysusers_file_creates_the_user_and_its_group(tmp_path: Path) -> None:
     assert users["consolidator"][5] == "/var/lib/consolidator"
 
 
+@pytest.mark.subprocess
 @pytest.mark.skipif(shutil.which("systemd-analyze") is None, reason="systemd-analyze not installed (Debian: apt-get install -y systemd)")
 def test_exposure_score_is_no_worse_than_before(tmp_path: Path) -> None:
     """`systemd-analyze security --offline=true` rates the unit 1.4 or better (as with DynamicUser=)."""

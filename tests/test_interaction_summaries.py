@@ -65,6 +65,7 @@ def offline_count_summaries(tmp_path: Path) -> dict[str, tuple[str, str]]:
         app.close()
 
 
+@pytest.mark.slow
 def test_a_finished_session_costs_one_call_and_its_summary_is_the_ladder_s(
     sdk_app: tuple[App, FakeAnthropic], tmp_path: Path
 ) -> None:
@@ -83,6 +84,7 @@ def test_a_finished_session_costs_one_call_and_its_summary_is_the_ladder_s(
     assert next(iter(written.values()))[0] == "summarized"
 
 
+@pytest.mark.slow
 def test_a_reply_without_the_summary_leaves_the_ladder_to_call_for_it(
     sdk_app: tuple[App, FakeAnthropic], tmp_path: Path
 ) -> None:

@@ -69,6 +69,7 @@ def test_silent_windows_make_no_call(app):
     assert all(kind != "empty" for _, kind in kinds)  # the silent days, weeks and months wrote nothing
 
 
+@pytest.mark.slow
 def test_late_message_reversions_exactly_one_chain_per_ladder(app):
     """A message landing in an old day and interaction re-versions one summary per rung, per ladder."""
     consolidator, _, _ = machine(app)
@@ -146,6 +147,7 @@ def test_day_holding_one_interaction_costs_one_call_for_both_ladders(app):
     assert by_rung(app)[("count", "1")] == {"reused": 1}
 
 
+@pytest.mark.slow
 def test_count_ladder_rungs_follow_interactions(app):
     """Ten complete interactions make one 10-block; forty make a 40-block from four of them."""
     consolidator, _, _ = machine(app)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import pytest
+
 import json
 from datetime import datetime, timedelta, timezone
 
@@ -36,6 +38,7 @@ def to_message(record: dict) -> NewMessage:
     )
 
 
+@pytest.mark.slow
 def test_weeks_appear_only_when_their_sunday_closes_under_freezegun(run_cli, tmp_path):
     """Driving `run --once` day by day with a frozen clock: a week shows up the tick after its Sunday closes
     (a silent week, such as the fourth here, never shows up: it has no summary, not even an empty one)."""
@@ -66,6 +69,7 @@ def newest_texts(app) -> dict[tuple[str, str, str], tuple[str, str]]:
     return {k: (s.text, "empty" if s.kind == "empty" else "content") for k, s in best.items()}
 
 
+@pytest.mark.slow
 def test_rebuild_equals_incremental_on_a_generated_year(tmp_path, run_cli, settings):
     """A year fed day by day (with late arrivals) and the same log rebuilt at once give the same summaries."""
     days = records_by_day(365, seed=11)
@@ -109,6 +113,7 @@ def test_rebuild_equals_incremental_on_a_generated_year(tmp_path, run_cli, setti
     rebuilt.close()
 
 
+@pytest.mark.slow
 def test_idle_flush_and_interaction_completion_under_freezegun(run_cli):
     """Through the CLI with a frozen clock: the tail batch and the interaction wait for their idle gaps."""
     t0 = datetime(2025, 5, 5, 9, 0, tzinfo=UTC)
@@ -132,6 +137,7 @@ def test_idle_flush_and_interaction_completion_under_freezegun(run_cli):
         assert state() == (0, 1)
 
 
+@pytest.mark.slow
 def test_a_year_of_weekly_chats_closes_one_52_week_block(run_cli):
     """Over two simulated years with a frozen clock, a 52-week summary appears only once its block has closed."""
     lines = []

@@ -71,6 +71,7 @@ def test_hierarchy_is_pure_policy() -> None:
     assert {f: bad for f, bad in offenders.items() if bad} == {}
 
 
+@pytest.mark.slow
 def test_only_the_anthropic_backend_imports_anthropic() -> None:
     """Of all project code, only consolidator/model/anthropic_backend.py imports `anthropic`."""
     files = python_files("consolidator", "hierarchy", "stores", "bench")
@@ -152,6 +153,7 @@ def test_hierarchy_reads_no_clock() -> None:
     assert offenders == {}
 
 
+@pytest.mark.slow
 def test_only_stores_import_the_database_libraries() -> None:
     """Every query lives in stores/: nothing else imports sqlalchemy or sqlmodel."""
     files = python_files("consolidator", "hierarchy")
@@ -178,6 +180,7 @@ def sqlite_mentions_in_code(path: Path) -> list[int]:
 SQLITE_BY_DESIGN = {"stores/engine.py", "stores/recall_index.py"}
 
 
+@pytest.mark.slow
 def test_sqlite_specifics_only_in_the_engine_module() -> None:
     """Only stores/engine.py says SQLite in code (PRAGMAs, URLs, dialect branches), and the recall
     index's file format; prose may."""
@@ -192,6 +195,7 @@ def test_no_module_is_over_the_line_limit() -> None:
     assert {f: n for f, n in sizes.items() if n > MAX_LINES} == {}
 
 
+@pytest.mark.slow
 def test_no_import_cycle() -> None:
     """The load-time import graph among project modules has no cycle (a package's __init__ included)."""
     graph = project_graph()
@@ -224,6 +228,7 @@ def test_the_cycle_check_sees_a_cycle(tmp_path: Path) -> None:
     assert load_time_imports(package / "a.py", tmp_path) == {"stores.b"}
 
 
+@pytest.mark.subprocess
 def test_the_planner_reader_is_light() -> None:
     """`from consolidator import read_context, mark_used` loads none of numpy, SQLAlchemy, SQLModel, anthropic."""
     import subprocess

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import pytest
+
 import json
 import subprocess
 import sys
@@ -26,6 +28,8 @@ except ZeroDivisionError:
 """
 
 
+@pytest.mark.slow
+@pytest.mark.subprocess
 def test_library_log_lines_are_json_like_ours() -> None:
     """After configure(), stdlib loggers (apscheduler, SQLAlchemy, a library's exception) print JSON lines,
     a library's basicConfig adds no plain handler, and apscheduler's per-job INFO lines are left out."""

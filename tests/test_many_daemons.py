@@ -90,6 +90,8 @@ def drained(url: str) -> bool:
 SUMMARIES = "SELECT scope, ladder, rung, key, version, kind, text FROM summary ORDER BY 1, 2, 3, 4, 5"
 
 
+@pytest.mark.slow
+@pytest.mark.subprocess
 def test_three_daemons_share_50_scopes_survive_a_sigkill_and_match_one_daemon(tmp_path):
     """3 daemons drain 50 scopes, one SIGKILLed inside a step: every step applied once per batch,
     one current version per window, and the same summaries and facts as one daemon's drain."""

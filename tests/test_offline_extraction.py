@@ -363,6 +363,7 @@ CHANGES = [
 ]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(("before", "after", "now"), CHANGES)
 def test_a_change_in_other_words_supersedes_the_old_fact(app, before, after, now):
     """A job, home or partner change said in varied words closes the old fact ("updated") for the new one."""
@@ -402,6 +403,7 @@ def test_a_nickname_addressed_to_a_speaker_is_their_alias():
 # --- through the daemon, with a scope in Paris ---------------------------------------------------
 
 
+@pytest.mark.slow
 def test_the_scopes_zone_reaches_the_model_through_the_batch_call(tmp_path):
     """A Paris scope's batch: the fact is dated and the reminder due on Paris days."""
     app = open_app(Settings(state_dir=tmp_path / "state", model={"provider": "offline"},

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import pytest
+
 from datetime import timedelta
 
 from sqlalchemy import event
@@ -9,6 +11,7 @@ from sqlalchemy import event
 from tests.support.ladders_kit import MONDAY, app, by_rung, machine, say  # noqa: F401  (app is a fixture)
 
 
+@pytest.mark.slow
 def test_a_run_reads_the_summaries_of_a_rung_once_not_once_per_block(app):
     """Eight weeks of daily messages drained at once write over a dozen higher blocks with one
     summary read per rung (a block's rung-mates are read with it, what the run wrote is kept);

@@ -45,6 +45,7 @@ def rows(app) -> int:
         return sum(t.rows for t in tally(session).values())
 
 
+@pytest.mark.slow
 def test_mark_counts_the_base_windows_chosen(app) -> None:
     """Every scope and both ladders by default; one ladder, one scope, or windows from a date on when asked."""
     three_days(app, "maya")
@@ -88,6 +89,7 @@ def test_a_rebuild_does_not_start_while_another_process_holds_the_lease(app, run
     assert rows(app) == before and lease.current(app.engine).holder == ELSEWHERE.holder
 
 
+@pytest.mark.slow
 def test_a_rebuild_that_loses_the_lease_stops_before_writing(app) -> None:
     """Once another process takes the lease, run raises LeaseLost before the next scope."""
     three_days(app, "maya")

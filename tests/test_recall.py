@@ -58,6 +58,7 @@ def test_the_block_is_dated_in_the_scope_zone_and_tagged_with_ids(app, settings)
     assert "times Asia/Tokyo" in got.text.splitlines()[0]
 
 
+@pytest.mark.slow
 def test_never_over_the_budget(app, settings) -> None:
     """Whatever the budget and however long the items, the block's estimate stays within it."""
     long = "Maya: " + " ".join(f"pottery glaze kiln number {i} was fired slowly and carefully." for i in range(80))
@@ -70,6 +71,7 @@ def test_never_over_the_budget(app, settings) -> None:
             assert got.tokens == estimate_tokens(got.text)
 
 
+@pytest.mark.slow
 def test_no_other_scope_item_ever(app, settings) -> None:
     """Two scopes sharing words: each recall shows only its own scope's items."""
     ids = {"maya": log(app, "maya", ["Maya: My favourite pottery glaze is celadon green."]),
@@ -199,6 +201,8 @@ RecallStage(open_app(Settings(state_dir=Path(sys.argv[1])))).update("maya", date
 """
 
 
+@pytest.mark.slow
+@pytest.mark.subprocess
 def test_the_index_survives_kill_9_during_its_update(app, settings, tmp_path) -> None:
     """SIGKILL inside an update's transaction: readers see the old index whole, the next tick completes it."""
     import subprocess
@@ -231,6 +235,8 @@ def test_a_broken_index_is_one_fault_and_the_other_scopes_go_on(app, settings) -
     assert "kiln" in recall("omar", "kiln", config=settings, now=T0 + timedelta(minutes=6)).text
 
 
+@pytest.mark.slow
+@pytest.mark.subprocess
 def test_recall_reads_the_index_alone(app, settings, tmp_path) -> None:
     """`from consolidator import read_context, recall` loads nothing heavy; a recall over an index then
     loads numpy and sqlite3 but never the database layer, pydantic, a tokenizer or a model SDK."""
@@ -251,6 +257,7 @@ def test_recall_reads_the_index_alone(app, settings, tmp_path) -> None:
     assert result.stdout.strip() == "[] [] True"
 
 
+@pytest.mark.slow
 def test_the_readme_loop_recall_then_mark_used_strengthens_the_facts_shown(app, settings) -> None:
     """README's planner loop: the fact ids a recall showed, passed to mark_used, are strengthened by the daemon."""
     from consolidator import mark_used

@@ -215,6 +215,7 @@ def tiny_settings(state_dir: Path) -> Settings:
     return bench_settings(state_dir).model_copy(update={"ladders": ladders})
 
 
+@pytest.mark.slow
 def test_shares_on_a_tiny_conversation(tmp_path: Path) -> None:
     """Drained with a model whose output is known, each source holds exactly the answers placed in it.
 
@@ -237,6 +238,7 @@ def test_shares_on_a_tiny_conversation(tmp_path: Path) -> None:
     assert rows["all"]["share"]["day"] == pytest.approx(2 / 3)
 
 
+@pytest.mark.slow
 def test_compression_counts_what_each_rung_read(tmp_path: Path) -> None:
     """A day reads its raw lines and writes the kept ones; the week above reads what the days wrote."""
     data = tiny_locomo(tmp_path / "tiny.json")
@@ -264,6 +266,7 @@ def test_compression_counts_what_each_rung_read(tmp_path: Path) -> None:
     assert result["junk"]["facts"] == {"total": 1, "junk": 0, "examples": []}
 
 
+@pytest.mark.slow
 def test_the_bench_reads_messages_the_daemon_archived(tmp_path: Path) -> None:
     """Drained long after the talk, the older months are archived; the bench still reads every line."""
     data = tiny_locomo(tmp_path / "tiny.json")
@@ -283,6 +286,7 @@ def test_default_data_is_found_from_a_worktree() -> None:
     assert find_data(Path("elsewhere.json")) == Path("elsewhere.json")  # a given path is taken as it is
 
 
+@pytest.mark.slow
 def test_a_key_drains_through_the_anthropic_backend(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """With ANTHROPIC_API_KEY set, the bench's settings and wiring pick the Anthropic backend (here a local fake)."""
     key = "sk-ant-recall-bench-test"

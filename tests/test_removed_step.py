@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import pytest
+
 import json
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
@@ -63,6 +65,7 @@ def test_a_step_that_comes_back_runs_its_retired_runs(tmp_path: Path) -> None:
     app.close()
 
 
+@pytest.mark.slow
 def test_removing_a_plugin_from_the_config_clears_status_and_run_once(run_cli, tmp_path: Path) -> None:
     """Through the CLI: with the plugin `run --once` leaves its runs open; without it, status shows none."""
     history = "".join(json.dumps({"scope": "maya", "role": "user", "text": f"note {i}",

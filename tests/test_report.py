@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import pytest
+
 import json
 from pathlib import Path
 
@@ -14,6 +16,7 @@ from stores.history import History
 from stores.tasks import open_tasks
 
 
+@pytest.mark.slow
 def test_report_matches_the_stores_after_the_main_job(run_cli, state_dir: Path) -> None:
     """After sample | import | run --once, the report's figures are the stores' and its text names context.md."""
     run_cli("import", "-", input=run_cli("sample", "--scope", "demo", "--days", "30").output)

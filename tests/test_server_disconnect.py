@@ -42,6 +42,7 @@ def drop_connections(url: str) -> int:
         admin.dispose()
 
 
+@pytest.mark.slow
 def test_a_dropped_connection_is_the_database_away_then_the_daemon_resumes(pg_url, tmp_path: Path) -> None:  # noqa: F811
     """Connections dropped under a running daemon: the next tick is one `database` fault, the
     tick after it reconnects, clears the fault and consolidates every message once."""

@@ -54,6 +54,7 @@ def daemon(tmp_path):
     app.close()
 
 
+@pytest.mark.slow
 def test_thirty_idle_days_write_no_row_but_the_blocks_holding_day_zero(daemon):
     """Day 0 spoken, then 30 silent days: from day 2 to day 31 no table grows except by the week and the
     4 weeks that hold day 0, each once, on the day it closes (a summary, its announcement, its rung's view)."""
@@ -75,6 +76,7 @@ def test_thirty_idle_days_write_no_row_but_the_blocks_holding_day_zero(daemon):
     assert kinds == {("day", "passed"), ("week", "passed"), ("4w", "passed")}
 
 
+@pytest.mark.slow
 def test_an_idle_run_of_the_ladder_stage_writes_nothing_and_reads_little(tmp_path):
     """Between the closes of the blocks holding day 0, a run of the stage is one read transaction of a few
     queries (it looks, finds nothing due, and leaves) and issues no write."""
@@ -95,6 +97,7 @@ def test_an_idle_run_of_the_ladder_stage_writes_nothing_and_reads_little(tmp_pat
         app.close()
 
 
+@pytest.mark.slow
 def test_next_due_follows_the_blocks_holding_the_last_spoken_day(daemon):
     """After day 0: due when its week closes, then its 4 weeks; a scope with no content left open is never due."""
     app, consolidator = daemon
@@ -116,6 +119,7 @@ def test_next_due_follows_the_blocks_holding_the_last_spoken_day(daemon):
     assert stage.next_due("maya", late) == late  # a new message: due at once
 
 
+@pytest.mark.slow
 def test_a_scope_back_after_the_gap_gets_exactly_the_summaries_of_its_spoken_weeks(daemon):
     """Spoken days 0, 31 and 45, ticked daily to day 70: a day, week and 4-week row exist exactly where
     something was said, each passing its spoken days through; the same log drained at once agrees."""
@@ -149,6 +153,7 @@ def test_a_scope_back_after_the_gap_gets_exactly_the_summaries_of_its_spoken_wee
         fresh.close()
 
 
+@pytest.mark.slow
 def test_a_paris_week_of_one_spoken_day_is_due_and_written_at_its_local_close(tmp_path):
     """Paris, the week of 2025-03-24 (its Sunday has 23 hours), one spoken Tuesday: the week is due and
     written at Monday 00:10 Paris (22:10 UTC on Sunday), not a minute before, passing the Tuesday through."""

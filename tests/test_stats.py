@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import pytest
+
 import json
 import random
 from collections import Counter
@@ -42,6 +44,7 @@ def direct_lag(app) -> list[float]:
     return [(applied - received[seq]).total_seconds() for first, last, applied in runs for seq in range(first, last + 1)]
 
 
+@pytest.mark.slow
 def test_stats_json_matches_direct_counts(app, run_cli) -> None:
     """Per-day and per-week counts, archived counts, lag percentiles, calls per operation, summaries
     per rung and the archive's bytes agree with counts taken directly."""

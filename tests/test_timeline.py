@@ -83,6 +83,7 @@ def written_week(html: str) -> str:
                 if b["data-rung"] == "week" and b["class"].split()[1] in ("summarized", "passed", "reused"))
 
 
+@pytest.mark.slow
 def test_every_rung_is_a_row_of_its_windows(ladders) -> None:
     """Count rungs hold ceil(N/size) blocks over N interactions; each content window of a rung is drawn."""
     html = page(ladders)
@@ -108,6 +109,7 @@ def test_every_rung_is_a_row_of_its_windows(ladders) -> None:
     assert len(days) == (last_day - last_day % 7 + 7) - first_day  # from the first day spoken to its last week's end
 
 
+@pytest.mark.slow
 def test_blocks_link_to_their_sources_one_rung_down(ladders) -> None:
     """A block's data-sources name drawn blocks of a lower rung of its ladder; the JSON lists who reads it."""
     html = page(ladders)
@@ -128,6 +130,7 @@ def test_blocks_link_to_their_sources_one_rung_down(ladders) -> None:
     assert [s.split("/")[1] for s in blocks[week]["data-sources"].split()] == ["day"] * len(blocks[week]["data-sources"].split())
 
 
+@pytest.mark.slow
 def test_held_and_pending_windows_are_marked(ladders) -> None:
     """A LadderHold row marks its window held (with the reason); an open window is pending; a written
     day with newer messages waiting is flagged."""
@@ -151,6 +154,7 @@ def test_held_and_pending_windows_are_marked(ladders) -> None:
     assert all(details[ref]["notes"] for ref in pending)
 
 
+@pytest.mark.slow
 def test_silent_closed_days_have_no_row_and_are_drawn_silent_not_pending(ladders) -> None:
     """A closed day nobody spoke on writes no summary; the page draws it silent (empty), not pending,
     while one with messages waiting stays pending."""
@@ -168,6 +172,7 @@ def test_silent_closed_days_have_no_row_and_are_drawn_silent_not_pending(ladders
     assert all(blocks[ref]["class"].split()[1] == "empty" for ref in silent if ref != "time/day/2025-01-09")
 
 
+@pytest.mark.slow
 def test_every_text_is_escaped_and_nothing_is_fetched(ladders) -> None:
     """A message full of markup reaches the page only escaped; no URL, no external resource."""
     html = page(ladders)
@@ -177,6 +182,7 @@ def test_every_text_is_escaped_and_nothing_is_fetched(ladders) -> None:
     assert not re.search(r"https?:|\bsrc=|\bhref=|@import|<link", html)
 
 
+@pytest.mark.slow
 def test_cli_writes_the_page_beside_the_snapshots_or_to_out(ladders, run_cli, state_dir: Path, tmp_path: Path) -> None:
     """`timeline --scope` writes snapshots/<scope>/timeline.html (or --out) and prints the path; an unknown scope exits 2."""
     result = run_cli("timeline", "--scope", "maya")
@@ -204,6 +210,7 @@ def chromium(*args: str) -> subprocess.CompletedProcess:
                           capture_output=True, text=True, timeout=120)
 
 
+@pytest.mark.browser
 @needs_chromium
 def test_page_renders_in_headless_chromium(ladders, tmp_path: Path) -> None:
     """Chromium draws the page, a block selected: many colours, far from a blank picture."""
@@ -218,6 +225,7 @@ def test_page_renders_in_headless_chromium(ladders, tmp_path: Path) -> None:
     assert colours >= 12 and inked >= 0.08, (colours, inked)
 
 
+@pytest.mark.browser
 @needs_chromium
 def test_selecting_a_block_fills_the_panel_and_outlines_its_sources(ladders, tmp_path: Path) -> None:
     """With #b=<ref>, the script shows the block's summary and marks its sources and readers (DOM after load)."""

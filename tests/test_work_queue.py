@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import pytest
+
 from datetime import timedelta
 
 from sqlalchemy import text
@@ -34,6 +36,7 @@ def idle_tick_statements(tmp_path, scopes: int) -> int:
         app.close()
 
 
+@pytest.mark.slow
 def test_an_idle_tick_costs_the_same_few_statements_at_10_and_1000_scopes(tmp_path):
     """With nothing due, a tick sends the same small number of statements whatever the number of scopes."""
     small, large = idle_tick_statements(tmp_path, 10), idle_tick_statements(tmp_path, 1000)
@@ -41,6 +44,7 @@ def test_an_idle_tick_costs_the_same_few_statements_at_10_and_1000_scopes(tmp_pa
     assert large <= 20
 
 
+@pytest.mark.slow
 def test_a_drained_scope_is_not_worked_again_before_its_next_due_time(tmp_path):
     """After a drain, ticks before the next day close claim nothing: the idle tick is the one claim query."""
     app = open_app(Settings(state_dir=tmp_path / "s"))
@@ -175,6 +179,7 @@ def status_statements(tmp_path, scopes: int) -> int:
         app.close()
 
 
+@pytest.mark.slow
 def test_status_costs_the_same_statements_whatever_the_number_of_scopes(tmp_path):
     """`status` aggregates in SQL: as many statements for 3 scopes as for 60, none per scope."""
     assert status_statements(tmp_path, 3) == status_statements(tmp_path, 60)

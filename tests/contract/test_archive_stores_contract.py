@@ -3,6 +3,8 @@ finish, the archived-id lookup's time gate and hash expiry), whatever the databa
 
 from __future__ import annotations
 
+import pytest
+
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
 
@@ -80,6 +82,7 @@ def _archived(engine, root: Path, at: datetime) -> str:
     return "s:old"
 
 
+@pytest.mark.slow
 def test_an_archived_id_is_found_in_its_files_only_for_old_times_and_its_hash_expires(engine, tmp_path) -> None:
     """The files answer for a time at or before the newest archived time; a newer time is not looked
     up there (the hash answers while it is kept); expire_hashes drops a file's hashes once, after `keep`."""

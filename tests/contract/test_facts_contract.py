@@ -199,6 +199,7 @@ def test_a_use_of_another_scope_s_id_is_ignored(engine) -> None:
         assert get_fact(session, "t", "z").strength == 1.0
 
 
+@pytest.mark.slow
 def test_pinning_a_current_fact_bumps_the_revision_once(engine) -> None:
     """set_pinned changes the flag and revision only when it changes; a closed fact cannot be pinned."""
     add(engine, fact("a"), fact("b"))

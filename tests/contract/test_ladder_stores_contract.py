@@ -111,6 +111,7 @@ def test_dirty_windows_keep_their_newest_time_and_clear_one_at_a_time(engine) ->
         assert dirty_windows(session, "t", "time") == {}
 
 
+@pytest.mark.slow
 def test_marking_thousands_of_windows_again_updates_each_once(engine) -> None:
     """A rebuild marks every window of a long history: windows already dirty are updated, never inserted twice."""
     units = range(-3_000, 3_500)  # more windows than one IN list holds; day units may be negative

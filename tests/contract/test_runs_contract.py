@@ -156,6 +156,7 @@ def test_rearm_failed_gives_failed_runs_fresh_attempts_in_one_scope_or_all(engin
     assert rearm_failed(engine, None, later) == 0
 
 
+@pytest.mark.slow
 def test_consolidated_seq_stops_at_the_first_unfinished_batch(engine) -> None:
     """consolidated_seq is the last seq of the leading batches whose runs are all done; a later done batch does not count."""
     log(engine, 6)

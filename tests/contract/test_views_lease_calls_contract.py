@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import pytest
+
 import subprocess
 import sys
 from dataclasses import dataclass
@@ -104,6 +106,7 @@ def test_release_frees_the_lease_only_for_its_holder(engine) -> None:
     assert acquire(engine, TWO, at(1), TTL)
 
 
+@pytest.mark.subprocess
 def test_a_dead_process_on_the_same_host_loses_the_lease_before_expiry(engine) -> None:
     """A holder on this host whose process is gone is replaced without waiting for the expiry."""
     me = Holder.this_process("contract")
