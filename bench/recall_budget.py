@@ -18,7 +18,6 @@ per tick (the recall stage's share of a drain, measured by the drain itself).
 from __future__ import annotations
 
 import json
-import statistics
 import subprocess
 import sys
 import time

@@ -8,8 +8,6 @@ everything, archived messages and summaries included, through the history reader
 from __future__ import annotations
 
 from datetime import datetime
-from typing import Iterator
-
 from sqlalchemy import func, select
 from sqlmodel import Session
 
@@ -71,6 +69,8 @@ def announced_summaries(session: Session, scope: str, ladder: str, after_id: int
     return [found[i] for i in ids if i in found], int(rows[-1][0])
 
 
-def iter_chunks(items: list, size: int) -> Iterator[list]:
-    for i in range(0, len(items), size):
-        yield items[i:i + size]
+def newest_announcement(session: Session, scope: str, ladder: str) -> int:
+    """The id of the ladder's newest announcement (0: none), one probe of the (scope, ladder, id) index."""
+    stmt = select(func.coalesce(func.max(Announcement.id), 0)).where(Announcement.scope == scope,
+                                                                    Announcement.ladder == ladder)
+    return int(session.execute(stmt).scalar_one())

@@ -258,10 +258,12 @@ class RecallStage:
                 written += writer.put(vectors.attach(writer, found))
             if first or any(v.startswith("ladder:") for v in changed):
                 for ladder in LADDERS:
-                    after = int(meta.get(f"announced_{ladder}", "0"))
-                    rows, top_id = src.announced_summaries(session, scope, ladder, after)
-                    if first:
+                    if first:  # the id first: a summary announced meanwhile is read again next tick
+                        top_id = src.newest_announcement(session, scope, ladder)
                         rows = self._all_newest(session, scope, ladder)
+                    else:
+                        after = int(meta.get(f"announced_{ladder}", "0"))
+                        rows, top_id = src.announced_summaries(session, scope, ladder, after)
                     found = [i for i in (make.summary_item(s) for s in rows) if i is not None]
                     writer.remove(f"sum:{s.ladder}/{s.rung}/{s.key}" for s in rows)
                     written += writer.put(vectors.attach(writer, found))

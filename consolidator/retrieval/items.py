@@ -32,7 +32,7 @@ def message_item(message: Any, before: list[Any] | None = None, gap_s: float = 1
     `before` are the messages logged just before it (oldest first): those of the same
     conversation (the same session, or each within `gap_s` seconds of the next without one) are
     the item's context, searched at a lower weight and never shown, so a reply is found by the
-    words of what it answers ("Who performed?" / "Matt Patterson, he is so talented!")."""
+    words of what it answers ("Who played at the party?" / "A band called the Larks, so good!")."""
     if message.role in SKIPPED_ROLES or not str(message.text).strip():
         return None
     who = message.speaker or message.role

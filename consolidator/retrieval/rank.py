@@ -18,7 +18,7 @@ The order of passes (each a small function):
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from statistics import median
 
 from consolidator.retrieval.when import QueryTime
@@ -144,7 +144,3 @@ def pool_sizes(budget: int, settings: RankSettings) -> tuple[int, int]:
     """How many lexical and dense candidates a budget warrants (a bigger budget shows more items)."""
     extra = budget // settings.pool_tokens_per_candidate
     return settings.lexical_candidates + extra, settings.dense_candidates + extra // 2
-
-
-def with_settings(settings: RankSettings | None, **changes) -> RankSettings:
-    return replace(settings or RankSettings(), **changes)

@@ -23,6 +23,8 @@ from zoneinfo import ZoneInfo
 
 import numpy as np
 
+from consolidator.domain import estimate_tokens
+
 from consolidator.retrieval import rank as ranking
 from consolidator.retrieval.render import fill, local, tag_of
 from consolidator.retrieval.terms import content_stems, fts_query, query_words
@@ -312,7 +314,5 @@ def answer(scope: str, query: str, budget: int, now: datetime, settings: ranking
             score=round(s.candidate.score, 6), sources=list(row.sources), status=row.status,
             ladder=row.ladder, rung=row.rung, label=row.label,
             brought_by=s.brought_by.partition(":")[2] if s.brought_by else None))
-    from consolidator.domain import estimate_tokens
-
     return Recall(scope=scope, query=query, text=text, items=items, budget_tokens=budget,
                   tokens=estimate_tokens(text), source=source, note=note, indexed_at=meta.get("updated_at"))

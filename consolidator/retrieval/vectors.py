@@ -14,14 +14,11 @@ for half the index and half the arithmetic per query.
 from __future__ import annotations
 
 import re
-from typing import Callable, Iterable
 
 import numpy as np
 
 DIM = 128
 WORD = re.compile(r"[^\W_]+(?:['\u2019][^\W_]+)*")
-
-WordTable = Callable[[Iterable[str]], dict[str, tuple[bytes, int]]]
 
 
 def words_of(text: str) -> list[str]:

@@ -166,7 +166,7 @@ class PendingMessages:
 
 
 def pending_line(message: Message, tz: tzinfo) -> tuple[str, str, str]:
-    """(head, text, tail) of one message: `- 2023-05-07 14:03 Caroline: ` + text + ` [id]`."""
+    """(head, text, tail) of one message: `- 2025-05-07 14:03 Maya: ` + text + ` [id]`."""
     who = " ".join((message.speaker or message.role).split())[:SPEAKER_CHARS]
     return (f"- {message.at.astimezone(tz):%Y-%m-%d %H:%M} {who}: ", " ".join(message.text.split()),
             f" [{message.id}]")
