@@ -318,7 +318,3 @@ def dropped_after(conn: sqlite3.Connection, generation: int) -> list[int]:
 def generation(conn: sqlite3.Connection) -> int:
     row = conn.execute("SELECT value FROM meta WHERE key = 'generation'").fetchone()
     return int(row[0]) if row else 0
-
-
-def counts(conn: sqlite3.Connection) -> dict[str, int]:
-    return dict(conn.execute("SELECT kind, count(*) FROM item GROUP BY kind").fetchall())

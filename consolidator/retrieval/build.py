@@ -271,14 +271,11 @@ class RecallStage:
         return written, marks
 
     def _all_newest(self, session, scope: str, ladder: str) -> list[Any]:
-        newest: dict[tuple[str, str], Any] = {}
-        for row in History(self.app.settings.archive_dir).summary_versions(session, scope):
-            if row.ladder != ladder:
-                continue
-            key = (row.rung, row.key)
-            if key not in newest or row.version > newest[key].version:
-                newest[key] = row
-        return list(newest.values())
+        """The newest version of every window of the ladder's rungs, archived ones included."""
+        ladders = self.app.settings.ladders
+        rungs = [str(r) for r in (ladders.time if ladder == "time" else ladders.count)]
+        history = History(self.app.settings.archive_dir)
+        return [row for rung in rungs for row in history.newest_versions(session, scope, ladder, rung)]
 
     def _put_messages(self, writer: Writer, batch: list[Any], vectors: WordVectors, before: list[Any]) -> int:
         """Index a run of consecutive messages; `before` are the ones logged just before the first."""
