@@ -26,14 +26,14 @@ from pathlib import Path
 
 from bench.ladders import START, day_messages, tick_at
 from bench.table_bytes import print_table_bytes, table_bytes
-from consolidator.ladders.rebuild import Rebuild
+from consolidator.runtime.rebuild import Rebuild
 from consolidator.ladders.stage import LadderStage
 from consolidator.messages.archive import ArchiveStage
 from consolidator.model.offline import OfflineModel
-from consolidator.pipeline.tick import Consolidator
+from consolidator.runtime.tick import Consolidator
 from consolidator.runtime import logsetup
-from consolidator.runtime.app import open_app
-from consolidator.runtime.config import ArchiveSettings, Settings
+from consolidator.core.app import open_app
+from consolidator.core.config import ArchiveSettings, Settings
 from stores.archive_files import folder_bytes
 from stores.messages import append_messages
 

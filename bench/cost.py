@@ -49,8 +49,8 @@ from sqlalchemy import select
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from bench.locomo import DEFAULT_PATH, Conversation, load_locomo  # noqa: E402
-from consolidator.runtime.app import open_app  # noqa: E402
-from consolidator.runtime.config import Settings  # noqa: E402
+from consolidator.core.app import open_app  # noqa: E402
+from consolidator.core.config import Settings  # noqa: E402
 from consolidator.model.offline.model import OfflineModel  # noqa: E402
 from consolidator.model.schemas import FactExtractionRequest, Line  # noqa: E402
 from consolidator.model.settings import DEFAULT_MODEL, DEFAULT_PRICES  # noqa: E402

@@ -29,15 +29,15 @@ from pathlib import Path
 import numpy as np
 from sqlalchemy import func, select
 
-from consolidator.runtime.app import open_app
-from consolidator.runtime.config import Settings
+from consolidator.core.app import open_app
+from consolidator.core.config import Settings
 from consolidator import read_context
 from consolidator.snapshots.context import publish_context
 from consolidator.facts.publish import publish_facts
 from consolidator.facts.step import FactsStep
 from consolidator.model.offline import OfflineModel
 from consolidator.facts.sleep import SleepStage, centroid_clusters
-from consolidator.pipeline.tick import Consolidator
+from consolidator.runtime.tick import Consolidator
 from stores.engine import reading, transaction
 from stores.facts import Fact, count_current, new_fact_id, norm_hash, touch
 from stores.messages import NewMessage, append_messages

@@ -21,8 +21,8 @@ from pathlib import Path
 from sqlalchemy import event, func, select
 
 from consolidator.runtime import logsetup
-from consolidator.runtime.app import open_app
-from consolidator.runtime.config import Settings
+from consolidator.core.app import open_app
+from consolidator.core.config import Settings
 from consolidator.runtime.wiring import build_consolidator
 from consolidator.model.offline import OfflineModel
 from stores.engine import reading

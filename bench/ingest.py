@@ -30,8 +30,8 @@ from datetime import datetime, timedelta, timezone
 from pathlib import Path
 
 from consolidator import MessageLog
-from consolidator.runtime.app import open_app
-from consolidator.runtime.config import Settings
+from consolidator.core.app import open_app
+from consolidator.core.config import Settings
 from consolidator.messages.ingest import import_stream
 from stores.messages import message_hash
 

@@ -20,12 +20,12 @@ from datetime import datetime, timedelta, timezone
 from pathlib import Path
 
 from consolidator.runtime import logsetup
-from consolidator.runtime.app import open_app
-from consolidator.runtime.config import Settings
+from consolidator.core.app import open_app
+from consolidator.core.config import Settings
 from consolidator.ladders.stage import LadderStage, ladder_specs
 from consolidator.domain import estimate_tokens
 from consolidator.model.offline import OfflineModel
-from consolidator.pipeline.tick import Consolidator
+from consolidator.runtime.tick import Consolidator
 from stores.engine import reading
 from stores.interactions import interaction_count
 from stores.messages import NewMessage, append_messages

@@ -43,8 +43,8 @@ from consolidator.model.embeddings import default_embedder  # noqa: E402
 from consolidator.retrieval.build import RecallStage  # noqa: E402
 from consolidator.retrieval.terms import fts_query, query_words  # noqa: E402
 from consolidator.runtime import logsetup  # noqa: E402
-from consolidator.runtime.app import open_app  # noqa: E402
-from consolidator.runtime.config import Settings  # noqa: E402
+from consolidator.core.app import open_app  # noqa: E402
+from consolidator.core.config import Settings  # noqa: E402
 from stores.messages import append_messages  # noqa: E402
 from stores.recall_index import index_path, lexical, open_for_read  # noqa: E402
 

@@ -23,8 +23,8 @@ from bench.locomo import Conversation
 from consolidator.ladders.publish import summary_payload
 from consolidator.model.base import Model
 from consolidator.model.settings import resolve_provider
-from consolidator.runtime.app import open_app
-from consolidator.runtime.config import Settings, load_settings
+from consolidator.core.app import open_app
+from consolidator.core.config import Settings, load_settings
 from consolidator.runtime.wiring import build_consolidator
 from stores.engine import reading
 from stores.archive_files import COLUMNS

@@ -38,8 +38,8 @@ from sqlalchemy import create_engine, event, text
 from sqlmodel import SQLModel
 
 from consolidator.model.offline import OfflineModel
-from consolidator.runtime.app import open_app
-from consolidator.runtime.config import Settings
+from consolidator.core.app import open_app
+from consolidator.core.config import Settings
 from consolidator.runtime.status import gather
 from consolidator.runtime.wiring import build_consolidator
 from stores.engine import transaction

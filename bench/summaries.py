@@ -28,10 +28,10 @@ from bench.recall import find_data  # noqa: E402
 from consolidator.ladders.inputs import render  # noqa: E402
 from consolidator.ladders.stage import LadderStage  # noqa: E402
 from consolidator.model.offline import OfflineModel  # noqa: E402
-from consolidator.pipeline.tick import Consolidator  # noqa: E402
+from consolidator.runtime.tick import Consolidator  # noqa: E402
 from consolidator.runtime import logsetup  # noqa: E402
-from consolidator.runtime.app import open_app  # noqa: E402
-from consolidator.runtime.config import Settings  # noqa: E402
+from consolidator.core.app import open_app  # noqa: E402
+from consolidator.core.config import Settings  # noqa: E402
 from stores.engine import reading  # noqa: E402
 from stores.messages import Message, append_messages  # noqa: E402
 from stores.summaries import Summary, newest_versions, tally  # noqa: E402

@@ -21,7 +21,7 @@ from consolidator.snapshots.reader import read_context
 if TYPE_CHECKING:
     from consolidator.messages.log import MessageLog
     from consolidator.retrieval.read import Recall
-    from consolidator.runtime.app import App
+    from consolidator.core.app import App
 
 __all__ = ["MessageLog", "mark_used", "read_context", "recall"]
 

@@ -22,7 +22,7 @@ from consolidator.model.embeddings import Embedder  # defined once, beside its i
 from consolidator.pipeline.steps import BatchStep
 
 if TYPE_CHECKING:
-    from consolidator.runtime.app import App
+    from consolidator.core.app import App
 
 __all__ = ["BatchModel", "BatchStep", "Embedder", "Model", "Publisher", "Stage"]
 

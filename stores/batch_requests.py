@@ -14,7 +14,7 @@ the work unit that asked for it), so the same work prepared again finds its own 
 A batch row (`model_batch`) is written, with its requests' custom_ids pointing at it, BEFORE
 the API is asked to create the batch, and gets the API's batch id right after. A crash in
 between leaves a "submitting" batch without an id: the courier then looks for it among the
-API's batches before submitting anything again (consolidator.model.batch_courier), so the
+API's batches before submitting anything again (consolidator.batches.courier), so the
 work is never submitted twice. Results and their ledger rows (the spend) are written in one
 transaction, so a result is never lost nor billed twice.
 """

@@ -5,7 +5,7 @@ extracts its facts, contacts and tasks; asking both in one call halves the calls
 The batch step records each summary it asks for (`promise`, keyed by a hash of the exact
 request the ladder will send) before the call, and its text after (`fulfil`), or drops the
 promise if the call failed or did not answer it (`withdraw`). The ladder's model looks the
-key up first (consolidator.pipeline.interaction_summaries): a text is its answer, a promise
+key up first (consolidator.ladders.interaction_summaries): a text is its answer, a promise
 still open means "wait for the batch", no row means "call the model".
 """
 

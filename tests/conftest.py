@@ -10,11 +10,11 @@ import pytest
 import structlog
 from click.testing import CliRunner, Result
 
-import consolidator.runtime.config
-import consolidator.runtime.locate
-from consolidator.runtime.app import App, open_app
+import consolidator.core.config
+import consolidator.core.locate
+from consolidator.core.app import App, open_app
 from consolidator.cli.main import cli
-from consolidator.runtime.config import Settings
+from consolidator.core.config import Settings
 
 _CLEARED_ENV = ("CONSOLIDATOR_CONFIG", "CONSOLIDATOR_STATE_DIR", "ANTHROPIC_API_KEY")
 
@@ -25,8 +25,8 @@ def _hermetic(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Iterator[None]
     for name in _CLEARED_ENV:
         monkeypatch.delenv(name, raising=False)
     monkeypatch.chdir(tmp_path)
-    monkeypatch.setattr(consolidator.runtime.config, "SYSTEM_CONFIG", tmp_path / "etc-consolidator" / "config.toml")
-    monkeypatch.setattr(consolidator.runtime.locate, "SYSTEM_CONFIG", tmp_path / "etc-consolidator" / "config.toml")
+    monkeypatch.setattr(consolidator.core.config, "SYSTEM_CONFIG", tmp_path / "etc-consolidator" / "config.toml")
+    monkeypatch.setattr(consolidator.core.locate, "SYSTEM_CONFIG", tmp_path / "etc-consolidator" / "config.toml")
     yield
     structlog.reset_defaults()  # the CLI configures structlog onto CliRunner's captured stderr
 

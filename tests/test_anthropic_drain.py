@@ -13,10 +13,10 @@ from typing import Any
 import pytest
 from sqlalchemy import func, select
 
-from consolidator.runtime.app import App, open_app
+from consolidator.core.app import App, open_app
 from consolidator.messages.ingest import validate
 from consolidator.model.offline import OfflineModel
-from consolidator.pipeline.tick import Consolidator
+from consolidator.runtime.tick import Consolidator
 from consolidator.runtime.wiring import build_consolidator
 from stores.engine import reading
 from stores.ledger import Batch, StepRun

@@ -7,12 +7,12 @@ from datetime import timedelta
 
 import pytest
 
-from consolidator.ladders.rebuild import Rebuild
+from consolidator.runtime.rebuild import Rebuild
 from consolidator.messages.archive import Archiver, ArchiveStage
 from consolidator.model.offline import OfflineModel
-from consolidator.pipeline.tick import Consolidator
-from consolidator.runtime.app import open_app
-from consolidator.runtime.config import ArchiveSettings, Settings
+from consolidator.runtime.tick import Consolidator
+from consolidator.core.app import open_app
+from consolidator.core.config import ArchiveSettings, Settings
 from stores.archive_files import scope_folder
 from stores.messages import append_messages
 from tests.support.archive_kit import all_rows, consolidated, hot_ids, summaries, talk

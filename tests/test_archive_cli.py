@@ -18,8 +18,8 @@ import duckdb
 from click.testing import CliRunner
 
 from consolidator.cli.main import cli
-from consolidator.runtime.app import open_app
-from consolidator.runtime.config import Settings
+from consolidator.core.app import open_app
+from consolidator.core.config import Settings
 from stores.archive_files import scope_folder
 from tests.support.archive_kit import all_rows, consolidated, hot_ids, summaries
 

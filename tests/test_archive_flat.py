@@ -12,8 +12,8 @@ from sqlalchemy import func, select
 from consolidator.ladders.stage import LadderStage
 from consolidator.messages.archive import Archiver
 from consolidator.model.offline import OfflineModel
-from consolidator.pipeline.tick import Consolidator
-from consolidator.runtime.config import ArchiveSettings, Settings
+from consolidator.runtime.tick import Consolidator
+from consolidator.core.config import ArchiveSettings, Settings
 from stores.archived_ids import ArchivedId
 from stores.archived_lookup import ArchivedIdExpiry
 from stores.engine import reading

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from consolidator.messages.archive import ArchiveBusy, Archiver, archive_lock
-from consolidator.runtime.config import ArchiveSettings, Settings
+from consolidator.core.config import ArchiveSettings, Settings
 from stores import archive_files, archive_manifest
 from stores.archive_files import scope_folder
 from stores.archive_select import archivable, safe_through

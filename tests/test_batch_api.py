@@ -13,8 +13,8 @@ from sqlalchemy import select
 
 from consolidator.model.offline import OfflineModel
 from consolidator.messages.ingest import validate
-from consolidator.runtime.app import App, open_app
-from consolidator.runtime.config import Settings
+from consolidator.core.app import App, open_app
+from consolidator.core.config import Settings
 from consolidator.runtime.wiring import build_consolidator
 from stores.batch_requests import BatchRequest, MessageBatch
 from stores.engine import reading
@@ -161,8 +161,8 @@ def test_work_unanswered_after_batch_max_wait_falls_back_to_a_direct_call(tmp_pa
 
     from consolidator.model.anthropic_backend import AnthropicModel
     from consolidator.model.base import BatchPending
-    from consolidator.model.batch_courier import BatchCourier
-    from consolidator.model.batch_mode import BatchBook
+    from consolidator.batches.courier import BatchCourier
+    from consolidator.batches.book import BatchBook
     from consolidator.model.schemas import SummarizeRequest, SummaryInput
     from consolidator.model.settings import ModelSettings
     from stores.model_calls import DbRecorder

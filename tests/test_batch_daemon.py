@@ -18,8 +18,8 @@ from sqlalchemy import select
 from consolidator.messages.ingest import validate
 from consolidator.messages.sample import generate
 from consolidator.model.offline import OfflineModel
-from consolidator.runtime.app import App, open_app
-from consolidator.runtime.config import load_settings
+from consolidator.core.app import App, open_app
+from consolidator.core.config import load_settings
 from consolidator.runtime.wiring import build_consolidator
 from stores.batch_requests import BatchRequest, MessageBatch
 from stores.engine import reading
@@ -120,7 +120,7 @@ def test_sigkill_between_submitting_and_applying_loses_nothing_and_submits_nothi
 
 def direct_drain(state: Path) -> dict[str, Any]:
     """The same history drained in this process by the model the fake answers like."""
-    from consolidator.runtime.config import Settings
+    from consolidator.core.config import Settings
 
     app = open_app(Settings(state_dir=state, batch_size=25, ladders={"budget_tokens": 64},
                             facts={"sleep_idle": "3d", "sleep_importance": 100_000, "merge_threshold": 0.6},

@@ -13,9 +13,9 @@ from typing import Any
 import pytest
 from sqlalchemy import select
 
-from consolidator.runtime.app import App, open_app
+from consolidator.core.app import App, open_app
 from consolidator.pipeline.batch_extraction import BatchParts, SharedExtraction, share_one_call
-from consolidator.runtime.config import Settings
+from consolidator.core.config import Settings
 from consolidator.contacts.step import ContactsStep
 from consolidator.facts.step import FactsStep
 from consolidator.model.base import ModelError
@@ -23,7 +23,7 @@ from consolidator.model.offline import OfflineModel
 from consolidator.model.schemas import BatchReply, BatchRequest
 from consolidator.pipeline.steps import BatchWork, MessageView
 from consolidator.tasks.step import TasksStep
-from consolidator.pipeline.tick import Consolidator
+from consolidator.runtime.tick import Consolidator
 from consolidator.runtime.wiring import build_consolidator
 from stores.contacts import Contact, ContactDetail
 from stores.engine import reading

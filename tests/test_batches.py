@@ -7,13 +7,13 @@ from datetime import datetime, timedelta, timezone
 import pytest
 from sqlalchemy import select
 
-from consolidator.runtime.app import open_app
+from consolidator.core.app import open_app
 from consolidator.pipeline.batching import Cut, plan_batches
-from consolidator.runtime.config import RetrySettings, Settings
+from consolidator.core.config import RetrySettings, Settings
 from consolidator.pipeline.runner import backoff
 from stores.runs import rearm_failed
 from consolidator.runtime.status import gather
-from consolidator.pipeline.tick import Consolidator
+from consolidator.runtime.tick import Consolidator
 from hierarchy.interactions import InteractionPlacer, interaction_complete
 from stores.engine import reading
 from stores.interactions import Interaction

@@ -16,9 +16,9 @@ from freezegun import freeze_time
 from sqlalchemy import select
 from structlog.testing import capture_logs
 
-from consolidator.runtime.app import App, open_app
+from consolidator.core.app import App, open_app
 from consolidator.cost.budget import BudgetedModel, BudgetGate, Tier, budgeted
-from consolidator.runtime.config import RetrySettings, load_settings
+from consolidator.core.config import RetrySettings, load_settings
 from consolidator.messages.ingest import validate
 from consolidator.model.base import BatchModel, BudgetExceeded
 from consolidator.model.offline import OfflineModel

@@ -15,8 +15,8 @@ from consolidator.model.anthropic_backend import AnthropicModel
 from consolidator.model.recording import CallRecord
 from consolidator.model.schemas import ClusterRequest, KnownFact
 from consolidator.model.settings import ModelSettings
-from consolidator.runtime.app import App, open_app
-from consolidator.runtime.config import load_settings
+from consolidator.core.app import App, open_app
+from consolidator.core.config import load_settings
 from consolidator.runtime.forget import forget_scope
 from stores.engine import reading
 from stores.messages import NewMessage, append_messages

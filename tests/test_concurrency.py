@@ -12,7 +12,7 @@ from pathlib import Path
 
 from sqlalchemy import select
 
-from consolidator.runtime.app import App
+from consolidator.core.app import App
 from stores.engine import reading
 from stores.messages import Message
 
@@ -26,7 +26,7 @@ import json, sys, traceback
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
 from consolidator import MessageLog
-from consolidator.runtime.config import Settings
+from consolidator.core.config import Settings
 
 state_dir, writer, count, scopes = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), sys.argv[4].split(",")
 t0 = datetime(2025, 1, 1, tzinfo=timezone.utc)

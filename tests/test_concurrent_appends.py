@@ -34,7 +34,7 @@ import json, sys, traceback
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
 from consolidator import MessageLog
-from consolidator.runtime.config import Settings
+from consolidator.core.config import Settings
 
 url, state_dir, writer, count, ids = sys.argv[1], sys.argv[2], int(sys.argv[3]), int(sys.argv[4]), sys.argv[5]
 t0 = datetime(2025, 1, 1, tzinfo=timezone.utc)

@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-import consolidator.runtime.config
-from consolidator.runtime.config import ConfigError, Settings, find_config, load_settings, parse_duration
+import consolidator.core.config
+from consolidator.core.config import ConfigError, Settings, find_config, load_settings, parse_duration
 
 REPO_CONFIG = Path(__file__).resolve().parents[1] / "config.toml"
 
@@ -60,7 +60,7 @@ class TestLookup:
     def files(self, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> dict[str, Path]:
         """One config per lookup step, each with its own batch_size to tell them apart."""
         system = write(tmp_path / "etc" / "config.toml", "batch_size = 4\n")
-        monkeypatch.setattr(consolidator.runtime.config, "SYSTEM_CONFIG", system)
+        monkeypatch.setattr(consolidator.core.config, "SYSTEM_CONFIG", system)
         return {
             "explicit": write(tmp_path / "explicit.toml", "batch_size = 1\n"),
             "env": write(tmp_path / "env.toml", "batch_size = 2\n"),

@@ -7,8 +7,8 @@ from datetime import datetime, timezone
 import pytest
 
 from consolidator.model.schemas import ContactsReply, ContactUpdate
-from consolidator.runtime.app import open_app
-from consolidator.runtime.config import ScopeSettings, Settings
+from consolidator.core.app import open_app
+from consolidator.core.config import ScopeSettings, Settings
 from stores.contacts import SUMMARY_CHARS, append_summary
 from tests.support.memory_kit import Memory, RecordingModel, ScriptedModel
 

@@ -7,8 +7,8 @@ from datetime import datetime, timedelta, timezone
 import pytest
 
 import consolidator
-from consolidator.runtime.app import App
-from consolidator.runtime.config import ConfigError, Settings, load_settings
+from consolidator.core.app import App
+from consolidator.core.config import ConfigError, Settings, load_settings
 from consolidator import read_context
 from consolidator.snapshots.context import cost, cut_words, fit, publish_context
 from consolidator.domain import estimate_tokens
@@ -169,9 +169,9 @@ class TestWhatTheCountSummariesCover:
         """13 interactions (the newest still open) with count rungs 1 and 10: the block says 1-10 of 13, and the
         closed interactions that no block holds yet (11, 12) have lines of their own, newest first."""
         from consolidator.ladders.stage import LadderStage
-        from consolidator.pipeline.tick import Consolidator
-        from consolidator.runtime.app import open_app
-        from consolidator.runtime.config import LadderSettings, Settings
+        from consolidator.runtime.tick import Consolidator
+        from consolidator.core.app import open_app
+        from consolidator.core.config import LadderSettings, Settings
         from tests.support.fakes import CountingModel
 
         settings = Settings(state_dir=tmp_path / "state", ladders=LadderSettings(count=[1, 10]))

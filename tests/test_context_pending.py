@@ -9,8 +9,8 @@ from zoneinfo import ZoneInfo
 import pytest
 
 from consolidator.domain import estimate_tokens
-from consolidator.runtime.app import App
-from consolidator.runtime.config import ConfigError, ContextSettings, ScopeSettings, Settings, load_settings
+from consolidator.core.app import App
+from consolidator.core.config import ConfigError, ContextSettings, ScopeSettings, Settings, load_settings
 from consolidator.snapshots.context import publish_context
 from stores.engine import reading
 from stores.messages import NewMessage, append_messages

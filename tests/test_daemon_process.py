@@ -14,8 +14,8 @@ from pathlib import Path
 import pytest
 from sqlalchemy import select
 
-from consolidator.runtime.app import open_app
-from consolidator.runtime.config import load_settings
+from consolidator.core.app import open_app
+from consolidator.core.config import load_settings
 from stores.engine import reading
 from stores.ledger import StepRun
 from stores.messages import NewMessage, append_messages

@@ -22,8 +22,8 @@ from click.testing import CliRunner
 from structlog.testing import capture_logs
 
 from consolidator.cli.main import cli
-from consolidator.runtime.app import open_app
-from consolidator.runtime.config import load_settings
+from consolidator.core.app import open_app
+from consolidator.core.config import load_settings
 from consolidator.runtime.backoff import BACKOFF_CAP, wait_for_database
 from consolidator.runtime.daemon import Daemon
 from consolidator.runtime.wiring import build_consolidator

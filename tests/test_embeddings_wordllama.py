@@ -15,7 +15,7 @@ from consolidator.model import embeddings
 from consolidator.model.embeddings import Embedder, HashingEmbedder, WordLlamaEmbedder, default_embedder, fill_missing_rows
 from consolidator.model.offline import OfflineModel
 from consolidator.model.schemas import FactCandidate
-from consolidator.pipeline.tick import Consolidator
+from consolidator.runtime.tick import Consolidator
 from tests.support.facts_kit import T0, ScriptedModel, facts_of, later, put, say
 
 WORDLLAMA = pytest.importorskip("wordllama")

@@ -13,7 +13,7 @@ from consolidator.facts.step import FactsStep, looks_conflicting
 from consolidator.model.offline import OfflineModel
 from consolidator.model.schemas import FactCandidate
 from consolidator.facts.scoring import score
-from consolidator.pipeline.tick import Consolidator
+from consolidator.runtime.tick import Consolidator
 from consolidator.pipeline.steps import BatchWork, MessageView
 from stores.engine import reading, transaction
 from stores.facts import Fact, close_fact, history, touch
@@ -305,7 +305,7 @@ def test_batch_without_candidates_against_a_stored_fact_is_a_no_op(app):
     """A batch of small talk, with facts already stored, extracts nothing and changes nothing (no crash)."""
     from consolidator.facts.step import FactsStep
     from consolidator.model.offline import OfflineModel
-    from consolidator.pipeline.tick import Consolidator
+    from consolidator.runtime.tick import Consolidator
     from stores.messages import NewMessage, append_messages
     from datetime import datetime, timedelta, timezone
 

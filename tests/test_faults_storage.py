@@ -16,7 +16,7 @@ from structlog.testing import capture_logs
 
 from consolidator.messages.ingest import validate
 from consolidator.messages.sample import generate
-from consolidator.runtime.app import open_app
+from consolidator.core.app import open_app
 from consolidator.runtime.daemon import Daemon
 from consolidator.runtime.wiring import build_consolidator
 from stores.engine import reading

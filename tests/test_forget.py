@@ -9,7 +9,7 @@ import pytest
 from sqlalchemy import Column, ForeignKey, Integer, MetaData, String, Table, func, insert, select
 from sqlmodel import SQLModel
 
-from consolidator.runtime.app import App
+from consolidator.core.app import App
 from consolidator.runtime.forget import forget_scope
 from consolidator.ladders.stage import LadderStage
 from consolidator.model.offline import OfflineModel

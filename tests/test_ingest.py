@@ -11,7 +11,7 @@ import pytest
 from sqlalchemy import select
 
 from consolidator import MessageLog
-from consolidator.runtime.app import App
+from consolidator.core.app import App
 from consolidator.messages.ingest import ImportRejected, InvalidMessage, LineError, import_stream, parse_lines, validate
 from stores.engine import reading
 from stores.messages import Message

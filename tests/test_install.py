@@ -15,10 +15,10 @@ from pathlib import Path
 
 import pytest
 
-import consolidator.runtime.config as config_module
-import consolidator.runtime.locate as locate_module
-from consolidator.runtime.app import open_app
-from consolidator.runtime.config import Settings, load_settings
+import consolidator.core.config as config_module
+import consolidator.core.locate as locate_module
+from consolidator.core.app import open_app
+from consolidator.core.config import Settings, load_settings
 from stores.messages import NewMessage, append_messages
 from stores.snapshots import publish_json, publish_text
 from tests.support.systemd_kit import _settings

@@ -11,7 +11,7 @@ import pytest
 from sqlalchemy import select
 
 from consolidator.model.offline import OfflineModel
-from consolidator.runtime.app import App, open_app
+from consolidator.core.app import App, open_app
 from consolidator.runtime.wiring import build_consolidator
 from stores.engine import reading
 from stores.messages import NewMessage, append_messages

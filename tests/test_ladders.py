@@ -9,10 +9,10 @@ from zoneinfo import ZoneInfo
 import pytest
 from sqlalchemy import func, select
 
-from consolidator.runtime.app import open_app
-from consolidator.runtime.config import LadderSettings, Settings
+from consolidator.core.app import open_app
+from consolidator.core.config import LadderSettings, Settings
 from consolidator.ladders.stage import LadderStage
-from consolidator.pipeline.tick import Consolidator
+from consolidator.runtime.tick import Consolidator
 from stores.engine import reading
 from stores.messages import NewMessage, append_messages
 from stores.summaries import Announcement, Summary, newest_versions

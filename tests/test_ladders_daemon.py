@@ -10,11 +10,11 @@ from datetime import datetime, timedelta, timezone
 from freezegun import freeze_time
 from sqlalchemy import select
 
-from consolidator.runtime.app import open_app
+from consolidator.core.app import open_app
 from consolidator.ladders.stage import LadderStage
 from consolidator.model.offline import OfflineModel
 from consolidator.messages.sample import generate
-from consolidator.pipeline.tick import Consolidator
+from consolidator.runtime.tick import Consolidator
 from stores.engine import reading
 from stores.messages import NewMessage, append_messages
 from stores.summaries import Summary

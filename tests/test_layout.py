@@ -93,9 +93,9 @@ def module_name(path: Path) -> str:
     return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
 
 
-def load_time_imports(path: Path, root: Path = ROOT) -> set[str]:
+def load_time_imports(path: Path, root: Path = ROOT, lazy: bool = False) -> set[str]:
     """Modules imported when `path` is loaded: module level, outside `if TYPE_CHECKING:`,
-    not inside functions (those are deliberate lazy imports)."""
+    not inside functions (those are deliberate lazy imports) unless `lazy`."""
     tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
     package = list(path.relative_to(root).parent.parts)
     names: set[str] = set()
@@ -105,7 +105,8 @@ def load_time_imports(path: Path, root: Path = ROOT) -> set[str]:
             if isinstance(node, ast.If) and "TYPE_CHECKING" in ast.unparse(node.test):
                 visit(node.orelse)
                 continue
-            if isinstance(node, (ast.If, ast.Try, ast.With)):
+            if isinstance(node, (ast.If, ast.Try, ast.With)) or (
+                    lazy and isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))):
                 visit(ast.iter_child_nodes(node))
             elif isinstance(node, ast.Import):
                 names.update(alias.name for alias in node.names)
@@ -218,6 +219,78 @@ def test_no_import_cycle() -> None:
         if node not in state:
             walk(node)
     assert cycles == []
+
+
+def package_of(module: str) -> str:
+    """The package a module belongs to: consolidator's subpackages (and top modules) one by one,
+    hierarchy and stores whole."""
+    parts = module.split(".")
+    return ".".join(parts[:2]) if parts[0] == "consolidator" else parts[0]
+
+
+def package_graph(root: Path = ROOT) -> dict[str, dict[str, set[str]]]:
+    """package -> package it imports -> the module edges behind it; every import counts, lazy
+    ones inside functions included (a lazy import is still a dependency), TYPE_CHECKING ones not."""
+    files = sorted(path for package in PROJECT for path in (root / package).rglob("*.py"))
+    modules = {".".join(p.relative_to(root).with_suffix("").parts).removesuffix(".__init__"): p for p in files}
+    graph: dict[str, dict[str, set[str]]] = {}
+    for name, path in modules.items():
+        for imported in load_time_imports(path, root, lazy=True):
+            while imported and imported not in modules:
+                imported = imported.rpartition(".")[0]
+            source, target = package_of(name), package_of(imported) if imported else ""
+            if target and target != source:
+                graph.setdefault(source, {}).setdefault(target, set()).add(f"{name} -> {imported}")
+    return graph
+
+
+def package_cycles(graph: dict[str, dict[str, set[str]]]) -> list[list[str]]:
+    cycles: list[list[str]] = []
+    state: dict[str, int] = {}
+    stack: list[str] = []
+
+    def walk(node: str) -> None:
+        state[node] = 1
+        stack.append(node)
+        for target in sorted(graph.get(node, {})):
+            if state.get(target) == 1:
+                cycles.append(stack[stack.index(target):] + [target])
+            elif target not in state:
+                walk(target)
+        stack.pop()
+        state[node] = 2
+
+    for node in sorted(graph):
+        if node not in state:
+            walk(node)
+    return cycles
+
+
+@pytest.mark.slow
+def test_packages_form_a_dag() -> None:
+    """No two packages import each other, directly or around a circle, lazy imports included:
+    the core (app, config, clock, faults) is under everything, the service (runtime) on top."""
+    assert package_cycles(package_graph()) == []
+
+
+@pytest.mark.slow
+def test_the_model_imports_neither_stores_nor_the_runtime() -> None:
+    """consolidator/model/ depends on the rules in consolidator/domain.py and units.py only: a
+    backend is usable without a database, the core or the daemon."""
+    model = package_graph().get("consolidator.model", {})
+    assert sorted(model) == ["consolidator.domain", "consolidator.units"], model
+
+
+def test_the_package_cycle_check_sees_a_lazy_cycle(tmp_path: Path) -> None:
+    """Two packages that import each other, one of them inside a function, are a cycle."""
+    for package in ("consolidator", "consolidator/a", "consolidator/b"):
+        (tmp_path / package).mkdir()
+        (tmp_path / package / "__init__.py").write_text("", encoding="utf-8")
+    (tmp_path / "consolidator/a/x.py").write_text("from consolidator.b import y\n", encoding="utf-8")
+    (tmp_path / "consolidator/b/y.py").write_text("def f():\n    from consolidator.a import x\n",
+                                                  encoding="utf-8")
+    graph = package_graph(tmp_path)
+    assert package_cycles(graph) == [["consolidator.a", "consolidator.b", "consolidator.a"]]
 
 
 def test_the_cycle_check_sees_a_cycle(tmp_path: Path) -> None:

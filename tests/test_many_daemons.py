@@ -18,8 +18,8 @@ from pathlib import Path
 import pytest
 from sqlalchemy import create_engine, text
 
-from consolidator.runtime.app import open_app
-from consolidator.runtime.config import load_settings
+from consolidator.core.app import open_app
+from consolidator.core.config import load_settings
 from stores.messages import NewMessage, append_messages
 from tests.support.pg_databases import drop_database, fresh_database
 from tests.support.plugins import effects

@@ -7,7 +7,7 @@ from datetime import datetime, timedelta, timezone
 
 from sqlalchemy import event
 
-from consolidator.runtime.app import open_app
+from consolidator.core.app import open_app
 from stores.engine import database_path, reading
 from stores.message_windows import messages_in_time_window, messages_of_interaction, messages_of_interactions
 from stores.messages import Message, NewMessage, append_messages

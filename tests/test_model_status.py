@@ -9,7 +9,7 @@ from datetime import UTC, datetime, timedelta
 import pytest
 from click.testing import Result
 
-from consolidator.runtime.app import App
+from consolidator.core.app import App
 from consolidator.model.anthropic_backend import AnthropicModel, RejectedRequestError
 from consolidator.model.recording import CallRecord
 from consolidator.model.schemas import ClusterRequest, KnownFact, SummarizeRequest, SummaryInput

@@ -15,8 +15,8 @@ from consolidator.model.schemas import (
     ContactsRequest,
     Line,
 )
-from consolidator.runtime.app import open_app
-from consolidator.runtime.config import Settings
+from consolidator.core.app import open_app
+from consolidator.core.config import Settings
 from consolidator.runtime.wiring import build_consolidator
 from stores.engine import reading
 from stores.messages import NewMessage, append_messages

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from datetime import datetime, timedelta, timezone
 
-from consolidator.pipeline.tick import Consolidator
+from consolidator.runtime.tick import Consolidator
 from stores.engine import reading, transaction
 from stores.facts import FactState, FactUse
 from stores.holds import LadderHold

@@ -6,7 +6,7 @@ from datetime import datetime, timezone
 
 from consolidator.runtime.daemon import Daemon
 from consolidator.runtime.progress import Progress
-from consolidator.pipeline.tick import Consolidator
+from consolidator.runtime.tick import Consolidator
 from tests.support.plugins import RecordingStep
 
 

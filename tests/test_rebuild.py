@@ -6,11 +6,11 @@ from datetime import date, datetime, timedelta, timezone
 
 import pytest
 
-from consolidator.ladders.rebuild import LeaseHeld, LeaseLost, Rebuild
+from consolidator.runtime.rebuild import LeaseHeld, LeaseLost, Rebuild
 from consolidator.ladders.stage import LadderStage
-from consolidator.pipeline.tick import Consolidator
-from consolidator.runtime.app import open_app
-from consolidator.runtime.config import DaemonSettings, ScopeSettings, Settings
+from consolidator.runtime.tick import Consolidator
+from consolidator.core.app import open_app
+from consolidator.core.config import DaemonSettings, ScopeSettings, Settings
 from stores import lease
 from stores.engine import reading
 from stores.ladder_state import dirty_windows

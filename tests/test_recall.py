@@ -13,8 +13,8 @@ import pytest
 from consolidator import recall
 from consolidator.domain import estimate_tokens
 from consolidator.retrieval.build import RecallStage
-from consolidator.runtime.app import open_app
-from consolidator.runtime.config import Settings
+from consolidator.core.app import open_app
+from consolidator.core.config import Settings
 from consolidator.runtime.forget import forget_scope
 from stores.recall_index import FILE
 from tests.support.recall_kit import T0, drain, log, put_fact, supersede
@@ -189,8 +189,8 @@ from datetime import datetime
 from pathlib import Path
 import stores.recall_index as index
 from consolidator.retrieval.build import RecallStage
-from consolidator.runtime.app import open_app
-from consolidator.runtime.config import Settings
+from consolidator.core.app import open_app
+from consolidator.core.config import Settings
 
 put = index.Writer.put
 def put_then_die(self, items):
@@ -223,7 +223,7 @@ def test_the_index_survives_kill_9_during_its_update(app, settings, tmp_path) ->
 
 def test_a_broken_index_is_one_fault_and_the_other_scopes_go_on(app, settings) -> None:
     """An index file that is not one is recorded as the scope's `recall` fault (no traceback); other scopes are indexed."""
-    from consolidator.runtime.faults import FaultBook
+    from consolidator.core.faults import FaultBook
 
     log(app, "maya", CHAT)
     log(app, "omar", ["Omar: The kiln is hot."])

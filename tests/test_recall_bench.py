@@ -14,7 +14,7 @@ from bench.recall_dates import resolved_answers
 from bench.recall_junk import CaseStats, contact_is_junk, fact_is_junk, summary_is_junk, task_is_junk
 from bench.recall_match import content_words, covers, vocabulary
 from bench.recall_state import bench_settings, provider_of
-from consolidator.runtime.config import LadderSettings, Settings
+from consolidator.core.config import LadderSettings, Settings
 from tests.support.fake_anthropic import FakeAnthropic
 from tests.support.model_responder import OfflineResponder
 from consolidator.model.schemas import (

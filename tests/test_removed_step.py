@@ -10,9 +10,9 @@ from pathlib import Path
 
 from sqlalchemy import select
 
-from consolidator.pipeline.tick import Consolidator
-from consolidator.runtime.app import open_app
-from consolidator.runtime.config import Settings
+from consolidator.runtime.tick import Consolidator
+from consolidator.core.app import open_app
+from consolidator.core.config import Settings
 from consolidator.runtime.status import gather
 from stores.engine import reading
 from stores.ledger import StepRun

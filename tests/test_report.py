@@ -7,8 +7,8 @@ import pytest
 import json
 from pathlib import Path
 
-from consolidator.runtime.app import open_app
-from consolidator.runtime.config import Settings
+from consolidator.core.app import open_app
+from consolidator.core.config import Settings
 from stores.contacts import contacts_of
 from stores.engine import reading
 from stores.facts import current_facts

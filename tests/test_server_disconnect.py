@@ -17,8 +17,8 @@ from sqlalchemy import create_engine, func, select, text
 from sqlalchemy.engine import make_url
 from structlog.testing import capture_logs
 
-from consolidator.runtime.app import open_app
-from consolidator.runtime.config import Settings
+from consolidator.core.app import open_app
+from consolidator.core.config import Settings
 from consolidator.runtime.daemon import Daemon
 from consolidator.runtime.wiring import build_consolidator
 from stores.engine import reading

@@ -14,9 +14,9 @@ from sqlalchemy import event, func, select
 
 from consolidator.ladders.stage import LadderStage
 from consolidator.model.offline import OfflineModel
-from consolidator.pipeline.tick import Consolidator
-from consolidator.runtime.app import open_app
-from consolidator.runtime.config import ScopeSettings, Settings
+from consolidator.runtime.tick import Consolidator
+from consolidator.core.app import open_app
+from consolidator.core.config import ScopeSettings, Settings
 from consolidator.runtime.wiring import build_consolidator
 from hierarchy.calendar import day_closes_at, day_unit
 from stores.engine import reading

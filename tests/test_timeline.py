@@ -17,7 +17,7 @@ import pytest
 from consolidator.ladders.stage import LadderStage
 from consolidator.messages.sample import generate
 from consolidator.model.offline import OfflineModel
-from consolidator.pipeline.tick import Consolidator
+from consolidator.runtime.tick import Consolidator
 from consolidator.snapshots.timeline import render_timeline
 from consolidator.snapshots.timeline_data import gather_timeline
 from hierarchy.calendar import day_unit

@@ -16,9 +16,9 @@ from sqlalchemy import select
 
 from consolidator.ladders.stage import LadderStage
 from consolidator.messages.ingest import import_stream
-from consolidator.pipeline.tick import Consolidator
-from consolidator.runtime.app import open_app
-from consolidator.runtime.config import ScopeSettings, Settings
+from consolidator.runtime.tick import Consolidator
+from consolidator.core.app import open_app
+from consolidator.core.config import ScopeSettings, Settings
 from stores.engine import reading
 from stores.messages import NewMessage, append_messages
 from stores.summaries import Summary

@@ -8,9 +8,9 @@ from datetime import timedelta
 
 from sqlalchemy import text
 
-from consolidator.pipeline.tick import Consolidator
-from consolidator.runtime.app import open_app
-from consolidator.runtime.config import Settings
+from consolidator.runtime.tick import Consolidator
+from consolidator.core.app import open_app
+from consolidator.core.config import Settings
 from stores.messages import NewMessage, append_messages
 from stores.runs import rearm_failed
 from stores.work_queue import claim_due, mark_due, renew, rows, settle

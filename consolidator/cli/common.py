@@ -15,10 +15,10 @@ import sys
 import click
 
 from consolidator.pipeline.steps import PluginError
-from consolidator.runtime.app import App, open_app
-from consolidator.runtime.clock import utcnow
-from consolidator.runtime.config import ConfigError, printable
-from consolidator.runtime.faults import describe
+from consolidator.core.app import App, open_app
+from consolidator.core.clock import utcnow
+from consolidator.core.config import ConfigError, printable
+from consolidator.core.faults import describe
 from consolidator.runtime.outcome import plural
 from stores.engine import reading
 from stores.errors import StorageError

@@ -13,7 +13,7 @@ import click
 
 from consolidator.cli.common import ProgressBar, UserError, app_of, existing_scope, plural, utcnow
 from consolidator.ladders.publish import ladder_specs, summary_payload
-from consolidator.ladders.rebuild import LeaseHeld, LeaseLost, Rebuild
+from consolidator.runtime.rebuild import LeaseHeld, LeaseLost, Rebuild
 from stores.engine import reading
 from stores.snapshots import read_snapshot
 from stores.history import History

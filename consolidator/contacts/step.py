@@ -30,7 +30,7 @@ from zoneinfo import ZoneInfo
 import structlog
 from stores.engine import Session, reading
 
-from consolidator.runtime.app import App
+from consolidator.core.app import App
 from consolidator.model.base import Model
 from consolidator.domain import is_person_line
 from consolidator.model.schemas import ContactsReply, ContactsRequest, ContactUpdate, KnownContact

@@ -36,7 +36,7 @@ from enum import Enum
 import structlog
 from stores.engine import Engine, reading
 
-from consolidator.runtime.clock import utcnow
+from consolidator.core.clock import utcnow
 from consolidator.model.base import BatchModel, BudgetExceeded, Model
 from consolidator.model.recording import CallRecord
 from consolidator.model.schemas import (

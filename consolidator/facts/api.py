@@ -12,9 +12,9 @@ import threading
 from datetime import datetime
 from pathlib import Path
 
-from consolidator.runtime.clock import utcnow as _now
-from consolidator.runtime.app import App, open_app
-from consolidator.runtime.config import load_settings
+from consolidator.core.clock import utcnow as _now
+from consolidator.core.app import App, open_app
+from consolidator.core.config import load_settings
 from stores.engine import transaction
 from stores.facts import Fact, enqueue_uses, restore, set_pinned
 from stores.scopes import validate_scope

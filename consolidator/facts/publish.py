@@ -8,7 +8,7 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any
 
-from consolidator.runtime.app import App
+from consolidator.core.app import App
 from consolidator.facts.scoring import score
 from stores.engine import reading
 from stores.facts import Fact, current_facts

@@ -37,7 +37,7 @@ from typing import Callable, Sequence
 import numpy as np
 import structlog
 
-from consolidator.runtime.app import App
+from consolidator.core.app import App
 from consolidator.model.embeddings import Embedder, HashingEmbedder, fill_missing_rows
 from consolidator.model.base import Deferred, Model
 from consolidator.model.schemas import ClusterRequest, KnownFact

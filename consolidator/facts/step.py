@@ -38,7 +38,7 @@ import numpy as np
 import structlog
 from stores.engine import Session, reading
 
-from consolidator.runtime.app import App
+from consolidator.core.app import App
 from consolidator.model.embeddings import Embedder, HashingEmbedder, cosine_top_k, fill_missing_rows
 from consolidator.domain import is_negated, is_person, is_person_line
 from consolidator.model.base import Model

@@ -19,7 +19,7 @@ from zoneinfo import ZoneInfo
 from consolidator.ladders.blocks import BlockWrite, Draft, Stop, Target, Watermark, stopped, write_block
 from consolidator.ladders.drafting import Drafter, message_inputs
 from consolidator.ladders.holds import Guard, Held
-from consolidator.runtime.app import App
+from consolidator.core.app import App
 from hierarchy.calendar import local_day, time_window
 from hierarchy.planning import closed_through, complete_interactions, days_to_write
 from hierarchy.tiling import Block, LadderSpec

@@ -15,7 +15,7 @@ from consolidator.ladders.blocks import EMPTY, Draft, Target
 from consolidator.ladders.inputs import content_hash, render
 from consolidator.model.base import Model
 from consolidator.model.schemas import SummarizeRequest, SummaryInput
-from consolidator.runtime.app import App
+from consolidator.core.app import App
 from hierarchy.planning import Action
 from stores.engine import reading
 from stores.messages import Message

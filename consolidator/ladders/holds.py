@@ -19,7 +19,7 @@ import structlog
 from consolidator.ladders.blocks import Target
 from consolidator.model.base import Deferred, ModelError
 from consolidator.pipeline.runner import backoff
-from consolidator.runtime.app import App
+from consolidator.core.app import App
 from stores.engine import Session, reading, transaction
 from stores.holds import hold_after_failure, hold_until, holds, release
 

@@ -24,7 +24,7 @@ from consolidator.domain import estimate_tokens
 from consolidator.ladders.blocks import BlockWrite, Stop, Target, Watermark, stopped, write_block
 from consolidator.ladders.drafting import Drafter, summary_inputs
 from consolidator.ladders.holds import Guard
-from consolidator.runtime.app import App
+from consolidator.core.app import App
 from hierarchy.calendar import local_day, parse_block_key, time_window
 from hierarchy.planning import Action, Known, closed_through, closing_blocks, decide_block, settled_empty
 from hierarchy.tiling import Block, LadderSpec, block_of, inputs_of, readers_of

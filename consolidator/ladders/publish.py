@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from consolidator.runtime.app import App
+from consolidator.core.app import App
 from hierarchy.tiling import LadderSpec, count_ladder, time_ladder
 from stores.engine import reading, transaction
 from stores.snapshots import publish_json

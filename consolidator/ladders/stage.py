@@ -40,7 +40,7 @@ from consolidator.ladders.holds import Guard
 from consolidator.ladders.propagate import Propagation
 from consolidator.ladders.publish import ladder_specs, publish_ladder_views
 from consolidator.model.base import Model
-from consolidator.runtime.app import App
+from consolidator.core.app import App
 from hierarchy.due import next_due as ladder_due
 from stores.engine import reading, transaction
 from stores.messages import scopes as all_scopes

@@ -25,7 +25,7 @@ from typing import Iterator
 import structlog
 
 from consolidator.messages.archive_summaries import ArchiveError, SummaryMover
-from consolidator.runtime.app import App
+from consolidator.core.app import App
 from hierarchy.calendar import day_closes_at
 from stores import archive_files, archive_manifest
 from stores.archive_files import scope_folder

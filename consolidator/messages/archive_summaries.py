@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from datetime import datetime
 
-from consolidator.runtime.app import App
+from consolidator.core.app import App
 from stores import archive_files, summary_manifest
 from stores.archive_files import scope_folder
 from stores.archive_select import first_dirty

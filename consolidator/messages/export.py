@@ -13,7 +13,7 @@ from datetime import date, datetime, time, timedelta
 from pathlib import Path
 from typing import IO, Iterator
 
-from consolidator.runtime.app import App
+from consolidator.core.app import App
 from stores import archive_files
 from stores.engine import reading
 from stores.history import History

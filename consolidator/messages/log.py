@@ -10,9 +10,9 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any, Iterable, Mapping
 
-from consolidator.runtime.clock import utcnow as _now
-from consolidator.runtime.app import App, open_app
-from consolidator.runtime.config import Settings
+from consolidator.core.clock import utcnow as _now
+from consolidator.core.app import App, open_app
+from consolidator.core.config import Settings
 from consolidator.messages.ingest import InvalidMessage, validate
 from stores.messages import AppendResult, NewMessage, append_messages
 

@@ -40,7 +40,7 @@ Accounting: every `messages.create` that returned a message is recorded with the
 usage (outcome "ok" or "invalid"); one that raised is recorded as "error" with zero tokens.
 
 Batch mode (`batch_book`, model.batch_api): the first try of an operation is looked up in the
-book (consolidator.model.batch_mode), which queues it for a Message Batch and raises
+book (consolidator.batches.book), which queues it for a Message Batch and raises
 `BatchPending` until the answer is stored; the stored message is then checked like a direct
 reply (it was recorded, at the batch price, when the courier stored it), and a repair, if
 needed, is a direct call. `batches` is the SDK's batch client the courier uses.
@@ -221,7 +221,7 @@ class AnthropicModel:
         self._clock = clock
         self._now = now
         self._secret = key
-        self._book = batch_book  # a consolidator.model.batch_mode.BatchBook, or None: direct calls only
+        self._book = batch_book  # a consolidator.batches.book.BatchBook, or None: direct calls only
         self._client = anthropic.Anthropic(
             api_key=key,
             base_url=settings.base_url,

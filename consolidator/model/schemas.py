@@ -198,7 +198,7 @@ class BatchRequest(_Strict):
 
     `summaries`: the base-window summaries (an interaction's count-ladder summary) whose inputs
     are exactly some of these lines, asked in the same call so that the ladder need not read
-    the same messages again (consolidator.pipeline.interaction_summaries). Each is the very
+    the same messages again (consolidator.ladders.interaction_summaries). Each is the very
     request the ladder would send; the reply's `summaries` answer them by `ref`.
     """
 

@@ -8,9 +8,11 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from datetime import timedelta
-from typing import Annotated, Any, Literal, get_args
+from typing import Annotated, Literal, get_args
 
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, field_validator, model_validator
+
+from consolidator.units import parse_duration
 
 Operation = Literal[
     "summarize", "extract_facts", "judge_cluster", "update_contacts", "update_tasks", "consolidate_batch"
@@ -27,13 +29,7 @@ MaxTokens = Annotated[int, Field(ge=1, le=1_000_000)]
 BATCH_DISCOUNT = 0.5
 
 
-def _duration(value: Any) -> timedelta:
-    from consolidator.runtime.config import parse_duration  # config imports this module
-
-    return parse_duration(value)
-
-
-Duration = Annotated[timedelta, BeforeValidator(_duration)]
+Duration = Annotated[timedelta, BeforeValidator(parse_duration)]
 
 DEFAULT_MAX_TOKENS: dict[Operation, int] = {
     "summarize": 2048,

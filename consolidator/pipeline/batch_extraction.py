@@ -21,7 +21,7 @@ Memo bound: an entry is dropped once all three steps have taken it, and at most
 `MEMO_SIZE` entries are kept (the oldest dropped first) for rounds where some step did not
 ask (e.g. it had already committed, or the batch has no person's line for facts).
 
-Interaction summaries: with `summaries` (consolidator.pipeline.interaction_summaries), the call
+Interaction summaries: with `summaries` (consolidator.ladders.interaction_summaries), the call
 also answers the count-ladder summary of each interaction the batch completes, promised before
 the call and kept after it; a call that fails withdraws its promises (the ladder then calls for
 them itself), a deferred one (budget, pending batch) keeps them open.

@@ -22,7 +22,7 @@ from __future__ import annotations
 from datetime import datetime, timedelta
 from zoneinfo import ZoneInfo
 
-from consolidator.runtime.config import Settings
+from consolidator.core.config import Settings
 from hierarchy.calendar import day_closes_at
 from hierarchy.planning import closed_through
 from hierarchy.tiling import time_ladder

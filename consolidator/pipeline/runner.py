@@ -19,7 +19,7 @@ from typing import Any, Callable, Sequence
 
 import structlog
 
-from consolidator.runtime.config import RetrySettings
+from consolidator.core.config import RetrySettings
 from consolidator.model.base import Deferred
 from stores.errors import StorageError
 from consolidator.pipeline.steps import BatchStep, BatchWork, MessageView

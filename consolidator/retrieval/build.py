@@ -33,8 +33,8 @@ import structlog
 
 from consolidator.retrieval import items as make
 from consolidator.retrieval.vectors import DIM, decode, encode_sum, words_of
-from consolidator.runtime.app import App
-from consolidator.runtime.faults import FaultBook
+from consolidator.core.app import App
+from consolidator.core.faults import FaultBook
 from consolidator.snapshots.stage import FAULT as SNAPSHOTS_FAULT
 from stores.errors import StorageError
 from stores import recall_sources as src

@@ -17,8 +17,8 @@ from consolidator.retrieval import items as make
 from consolidator.retrieval.rank import RankSettings
 from consolidator.retrieval.when import understand
 from consolidator.retrieval.read import Recall, _Handle, _pool, answer
-from consolidator.runtime.app import open_app
-from consolidator.runtime.config import load_settings
+from consolidator.core.app import open_app
+from consolidator.core.config import load_settings
 from stores.engine import database_path, is_embedded, reading
 from stores.history import History
 from stores.recall_index import Writer, open_for_write

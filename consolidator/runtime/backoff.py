@@ -17,9 +17,9 @@ from typing import Callable
 
 import structlog
 
-from consolidator.runtime.app import App
-from consolidator.runtime.clock import utcnow
-from consolidator.runtime.faults import FaultBook
+from consolidator.core.app import App
+from consolidator.core.clock import utcnow
+from consolidator.core.faults import FaultBook
 from consolidator.runtime.sdnotify import Notifier
 from stores.errors import StorageUnavailable
 

@@ -6,7 +6,7 @@ PostgreSQL several daemons work at once: each holds a lease of its own (its hear
 `status`) and they share the scopes through the work queue's claims (stores/work_queue.py).
 SIGTERM/SIGINT set a stop flag: the tick in flight finishes the step it is applying (which
 commits or rolls back as a whole) and starts nothing new; then the lease is released.
-A tick or heartbeat that fails goes to the fault book (consolidator/runtime/faults.py):
+A tick or heartbeat that fails goes to the fault book (consolidator/core/faults.py):
 logged once, then counted, shown by `status`, cleared when the work goes through again.
 A database server that goes away is a `database` fault retried with exponential backoff
 (consolidator/runtime/backoff.py), not every tick.
@@ -24,10 +24,10 @@ import structlog
 from apscheduler.schedulers.background import BackgroundScheduler
 
 from consolidator.runtime.backoff import Backoff
-from consolidator.runtime.clock import utcnow
+from consolidator.core.clock import utcnow
 from consolidator.runtime.lease_keeper import AnyEvent, LeaseHeld, LeaseKeeper
 from consolidator.runtime.sdnotify import Notifier
-from consolidator.pipeline.tick import Consolidator
+from consolidator.runtime.tick import Consolidator
 from stores import lease
 from stores.engine import printable_url
 from stores.errors import StorageUnavailable

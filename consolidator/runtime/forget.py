@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 import structlog
-from consolidator.runtime.app import App
+from consolidator.core.app import App
 from consolidator.messages.archive import archive_lock
 from stores.archive_files import remove_folder, scope_folder
 from stores.erase import erase_scope

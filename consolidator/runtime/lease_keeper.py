@@ -15,7 +15,7 @@ from typing import Callable
 import structlog
 from stores.engine import Engine
 
-from consolidator.runtime.faults import describe
+from consolidator.core.faults import describe
 from stores import lease
 
 log = structlog.get_logger()

@@ -7,8 +7,8 @@ whose snapshots could not be written). Each is said once, with where to look nex
 
 from __future__ import annotations
 
-from consolidator.runtime.app import App
-from consolidator.runtime.faults import OpenFault
+from consolidator.core.app import App
+from consolidator.core.faults import OpenFault
 from stores.engine import reading
 from stores.ledger import batch_counts
 from stores.holds import count_holds

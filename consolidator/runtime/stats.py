@@ -11,7 +11,7 @@ from __future__ import annotations
 from datetime import date, datetime, time
 from typing import Any
 
-from consolidator.runtime.app import App
+from consolidator.core.app import App
 from stores import analytics
 from stores.engine import reading
 

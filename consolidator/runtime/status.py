@@ -7,7 +7,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from consolidator.runtime.app import App
+from consolidator.core.app import App
 from consolidator.cost.usage import usage_report
 from stores import faults as fault_rows
 from stores import lease

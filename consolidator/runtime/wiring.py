@@ -10,10 +10,10 @@ from dataclasses import dataclass
 
 import structlog
 
-from consolidator.runtime.app import App
-from consolidator.runtime.faults import FaultBook
+from consolidator.core.app import App
+from consolidator.core.faults import FaultBook
 from consolidator.pipeline.batch_extraction import share_one_call
-from consolidator.pipeline.interaction_summaries import InteractionSummaries, PromisedSummaryModel
+from consolidator.ladders.interaction_summaries import InteractionSummaries, PromisedSummaryModel
 from consolidator.cost.budget import BudgetGate, budgeted
 from consolidator.contacts.step import ContactsStep, publish_contacts
 from consolidator.snapshots.context import publish_context
@@ -22,9 +22,9 @@ from consolidator.facts.publish import publish_facts
 from consolidator.facts.step import FactsStep
 from consolidator.ladders.stage import LadderStage, ladder_specs
 from consolidator.model.base import Model
-from consolidator.model.batch_courier import BatchCourier
-from consolidator.model.batch_mode import BatchBook
-from consolidator.model.factory import build_model
+from consolidator.batches.courier import BatchCourier
+from consolidator.batches.book import BatchBook
+from consolidator.runtime.model_factory import build_model
 from consolidator.model.recording import TeeRecorder
 from consolidator.snapshots.stage import SnapshotStage
 from consolidator.retrieval.build import RecallStage
@@ -32,7 +32,7 @@ from consolidator.facts.sleep import SleepStage
 from consolidator.messages.archive import ArchiveStage
 from consolidator.pipeline.steps import BatchStep, PluginError, load_plugins
 from consolidator.tasks.step import TasksStep, publish_tasks
-from consolidator.pipeline.tick import Consolidator
+from consolidator.runtime.tick import Consolidator
 from consolidator.ports import Stage
 from stores.model_calls import DbRecorder
 

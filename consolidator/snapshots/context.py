@@ -29,9 +29,9 @@ from pathlib import Path
 from typing import Any
 
 import structlog
-from consolidator.runtime.app import App
+from consolidator.core.app import App
 from consolidator.snapshots.reader import CONTEXT_FILE
-from consolidator.runtime.config import ContextSettings, Settings
+from consolidator.core.config import ContextSettings, Settings
 from consolidator.domain import estimate_tokens
 from stores.contacts import contacts_of, current_details
 from stores.interactions import max_number

@@ -13,7 +13,7 @@ from typing import Any
 from consolidator.domain import estimate_tokens
 from consolidator.facts.publish import ranked_facts
 from consolidator.ladders.publish import ladder_specs
-from consolidator.runtime.app import App
+from consolidator.core.app import App
 from stores.contacts import contacts_of
 from stores.engine import printable_url, reading
 from stores.interactions import max_number

@@ -2,7 +2,7 @@
 
 A planner calls `read_context` every turn, so this module imports nothing heavy: the
 standard library only: the snapshot directory is resolved the way the CLI does by
-`consolidator.runtime.locate` (no pydantic), once per config location. It never
+`consolidator.core.locate` (no pydantic), once per config location. It never
 opens the database.
 """
 
@@ -12,11 +12,11 @@ import os
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from consolidator.runtime.locate import state_dir_of
+from consolidator.core.locate import state_dir_of
 from stores.scopes import validate_scope
 
 if TYPE_CHECKING:
-    from consolidator.runtime.config import Settings
+    from consolidator.core.config import Settings
 
 __all__ = ["CONTEXT_FILE", "read_context", "snapshot_root"]
 
@@ -34,7 +34,7 @@ def snapshot_root(config: "Path | str | Settings | None") -> Path:
     if root is None:
         state_dir = state_dir_of(Path(config) if config else None)
         if state_dir is None:  # a config that does not parse: the full loader says what is wrong
-            from consolidator.runtime.config import load_settings
+            from consolidator.core.config import load_settings
 
             state_dir = load_settings(Path(config) if config else None).state_dir
         root = _ROOTS[key] = state_dir / "snapshots"

@@ -26,8 +26,8 @@ from typing import Callable, Sequence
 import structlog
 
 from consolidator.ports import Publisher
-from consolidator.runtime.app import App
-from consolidator.runtime.faults import FaultBook
+from consolidator.core.app import App
+from consolidator.core.faults import FaultBook
 from consolidator.ladders.publish import publish_stale_rungs
 from stores.engine import reading, transaction
 from stores.errors import StorageError

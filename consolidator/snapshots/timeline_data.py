@@ -16,7 +16,7 @@ from datetime import datetime, timedelta, timezone
 from zoneinfo import ZoneInfo
 
 from consolidator.ladders.publish import ladder_specs
-from consolidator.runtime.app import App
+from consolidator.core.app import App
 from consolidator.snapshots.timeline import TimelineBlock, TimelineData, TimelineLadder
 from hierarchy.calendar import block_key, block_label, count_window, local_day, parse_block_key, unit_date
 from hierarchy.planning import closed_through, settled_empty

@@ -26,7 +26,7 @@ from typing import TYPE_CHECKING
 import structlog
 from stores.engine import Session, reading
 
-from consolidator.runtime.app import App
+from consolidator.core.app import App
 from consolidator.contacts.step import said_at
 from consolidator.model.base import Model
 from consolidator.domain import is_person_line

@@ -6,8 +6,8 @@ from datetime import timedelta
 
 from consolidator import recall
 from consolidator.retrieval.build import RecallStage
-from consolidator.runtime.app import App
-from consolidator.runtime.config import Settings
+from consolidator.core.app import App
+from consolidator.core.config import Settings
 from stores.recall_index import index_path, open_for_read, rows_by_id
 from tests.support.recall_kit import T0, log, put_fact, supersede
 

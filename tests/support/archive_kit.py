@@ -6,8 +6,8 @@ from datetime import datetime, timedelta, timezone
 
 from consolidator.ladders.stage import LadderStage
 from consolidator.model.offline import OfflineModel
-from consolidator.pipeline.tick import Consolidator
-from consolidator.runtime.app import App
+from consolidator.runtime.tick import Consolidator
+from consolidator.core.app import App
 from stores.archive_files import COLUMNS
 from stores.engine import reading
 from stores.history import History

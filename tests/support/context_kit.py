@@ -6,8 +6,8 @@ from __future__ import annotations
 import json
 from datetime import date, timedelta
 
-from consolidator.runtime.app import App
-from consolidator.runtime.config import ContextSettings
+from consolidator.core.app import App
+from consolidator.core.config import ContextSettings
 from stores.contacts import Contact, ContactDetail
 from stores.engine import transaction
 from stores.messages import NewMessage, append_messages

@@ -11,8 +11,8 @@ from typing import Any
 from sqlalchemy import select
 
 from consolidator.messages.sample import generate
-from consolidator.runtime.app import App
-from consolidator.runtime.config import Settings
+from consolidator.core.app import App
+from consolidator.core.config import Settings
 from stores.contacts import Contact
 from stores.engine import reading
 from stores.facts import Fact

@@ -14,7 +14,7 @@ from consolidator.facts.step import FactsStep
 from consolidator.model.embeddings import HashingEmbedder
 from consolidator.model.offline import OfflineModel
 from consolidator.model.schemas import FactExtractionReply
-from consolidator.pipeline.tick import Consolidator
+from consolidator.runtime.tick import Consolidator
 from stores.engine import reading, transaction
 from stores.facts import Fact, all_facts, current_facts, new_fact_id, norm_hash, touch
 from stores.messages import NewMessage, append_messages

@@ -15,14 +15,14 @@ from typing import Callable
 
 from sqlalchemy import select
 
-from consolidator.runtime.app import App
+from consolidator.core.app import App
 from consolidator.contacts.step import ContactsStep, publish_contacts
 from consolidator.snapshots.context import publish_context
 from consolidator.model.offline import OfflineModel
 from consolidator.model.schemas import ContactsReply, ContactsRequest, TasksReply, TasksRequest
 from consolidator.snapshots.stage import SnapshotStage
 from consolidator.tasks.step import TasksStep, publish_tasks
-from consolidator.pipeline.tick import Consolidator
+from consolidator.runtime.tick import Consolidator
 from stores.contacts import Contact, ContactDetail
 from stores.engine import reading
 from stores.messages import Message, NewMessage, append_messages

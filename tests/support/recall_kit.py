@@ -7,7 +7,7 @@ from datetime import datetime, timedelta, timezone
 
 import numpy as np
 
-from consolidator.runtime.app import App
+from consolidator.core.app import App
 from consolidator.runtime.wiring import build_consolidator
 from stores.engine import transaction
 from stores.facts import Fact, close_fact, new_fact_id, norm_hash, touch

@@ -9,8 +9,8 @@ from datetime import datetime, timedelta, timezone
 import pytest
 from sqlalchemy import event, text
 
-from consolidator.runtime.app import open_app
-from consolidator.runtime.config import RetrySettings, Settings
+from consolidator.core.app import open_app
+from consolidator.core.config import RetrySettings, Settings
 from stores.engine import drop_schema
 from stores.messages import NewMessage, append_messages
 

@@ -24,11 +24,11 @@ from typing import TYPE_CHECKING, Sequence
 
 import structlog
 
-from consolidator.runtime.app import App
+from consolidator.core.app import App
 from consolidator.pipeline.assign import assign_interactions
 from consolidator.pipeline.batching import cut_batches, ensure_step_runs
 from consolidator.cost.budget import BudgetGate
-from consolidator.runtime.faults import FaultBook
+from consolidator.core.faults import FaultBook
 from consolidator.runtime.progress import Progress
 from consolidator.pipeline.runner import StepRunner
 from consolidator.pipeline.steps import BatchStep, check_unique

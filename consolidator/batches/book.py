@@ -6,7 +6,7 @@ queued in `stores.batch_requests` under its `custom_id` (a hash of the request a
 unit that asked for it) and `BatchPending` is raised: every caller already treats a deferral
 as "not now, no attempt used" (the step runner reschedules the run, the ladders hold the
 window, the offline pass skips the scope) and goes on with other work. The courier
-(consolidator.model.batch_courier) sends queued requests as one Message Batch and stores the
+(consolidator.batches.courier) sends queued requests as one Message Batch and stores the
 answers. When the same work is prepared again, its request hashes to the same custom_id, and
 the stored answer is returned: the step then applies it through its exactly-once ledger.
 

@@ -11,9 +11,7 @@ have sane ceilings, so no setting can overflow a date or a timer later, in the d
 
 from __future__ import annotations
 
-import math
 import os
-import re
 import tomllib
 from datetime import timedelta
 from pathlib import Path
@@ -24,46 +22,18 @@ from pydantic import (AfterValidator, BaseModel, BeforeValidator, ConfigDict, Fi
                       model_validator)
 
 from consolidator.model.settings import ModelSettings
-from consolidator.runtime import locate
+from consolidator.units import parse_duration, short_repr
+from consolidator.core import locate
 from hierarchy.tiling import count_ladder, time_ladder
 from stores.scopes import InvalidScope, validate_scope
 
 SYSTEM_CONFIG = locate.SYSTEM_CONFIG
-_DURATION = re.compile(r"(\d+(?:\.\d+)?)\s*(ms|s|m|h|d|w)")
-_UNITS = {"ms": 0.001, "s": 1, "m": 60, "h": 3600, "d": 86400, "w": 604800}
-MAX_DURATION = timedelta(days=36500)  # 100 years: far beyond any useful setting, far inside a datetime
 MAX_TIMEZONE_CHARS = 64
 MAX_PROBLEMS = 5  # a config with more wrong keys names the first few
 
 
 class ConfigError(ValueError):
     """The configuration is invalid; the message names the file and the key."""
-
-
-def parse_duration(value: Any) -> timedelta:
-    """Seconds as a number, or a string such as "30m", "1h30m", "45s", "2d"."""
-    if isinstance(value, timedelta):
-        return value
-    if isinstance(value, bool):
-        raise ValueError("expected a duration such as \"30m\" or a number of seconds")
-    if isinstance(value, (int, float)):
-        return _bounded(float(value))
-    if isinstance(value, str):
-        text = value.strip().replace(" ", "")
-        parts = _DURATION.findall(text)
-        if parts and "".join(n + u for n, u in parts) == text:
-            return _bounded(sum(float(n) * _UNITS[u] for n, u in parts))
-    raise ValueError(f"expected a duration such as \"30m\" or a number of seconds, got {_short(value)}")
-
-
-def _bounded(seconds: float) -> timedelta:
-    if math.isnan(seconds):
-        raise ValueError("a duration must be a number of seconds, not nan")
-    if seconds < 0:
-        raise ValueError("a duration cannot be negative")
-    if seconds > MAX_DURATION.total_seconds():
-        raise ValueError(f"a duration must be finite and at most {MAX_DURATION.days}d (100 years)")
-    return timedelta(seconds=seconds)
 
 
 def _at_least(minimum: timedelta):
@@ -73,12 +43,6 @@ def _at_least(minimum: timedelta):
         return value
 
     return check
-
-
-def _short(value: Any, limit: int = 40) -> str:
-    """A value for an error message: its repr, cut so a huge value cannot flood the line."""
-    text = repr(value)
-    return text if len(text) <= limit else f"{text[:limit]}... ({len(text)} characters)"
 
 
 Duration = Annotated[timedelta, BeforeValidator(parse_duration)]
@@ -91,11 +55,11 @@ StallDuration = Annotated[timedelta, BeforeValidator(parse_duration), AfterValid
 
 def _check_timezone(name: str) -> str:
     if len(name) > MAX_TIMEZONE_CHARS:
-        raise ValueError(f"unknown time zone {_short(name)}: longer than {MAX_TIMEZONE_CHARS} characters")
+        raise ValueError(f"unknown time zone {short_repr(name)}: longer than {MAX_TIMEZONE_CHARS} characters")
     try:
         ZoneInfo(name)
     except (ZoneInfoNotFoundError, ValueError, OSError):  # OSError: a name the file system refuses
-        raise ValueError(f"unknown time zone {_short(name)}") from None
+        raise ValueError(f"unknown time zone {short_repr(name)}") from None
     return name
 
 
@@ -274,7 +238,7 @@ def load_settings(explicit: Path | None = None, env: dict[str, str] | None = Non
 def _describe(source: str, exc: ValidationError) -> str:
     problems = []
     for error in exc.errors():
-        key = printable(_short(".".join(str(part) for part in error["loc"]), 80).strip("'\""))
+        key = printable(short_repr(".".join(str(part) for part in error["loc"]), 80).strip("'\""))
         if error["type"] == "extra_forbidden":
             problems.append(f"unknown key '{key}'")
         else:

@@ -20,8 +20,8 @@ from consolidator.ladders.base import Tick
 from consolidator.ladders.stage import LADDERS, LadderStage
 from consolidator.model.base import Model
 from consolidator.pipeline.assign import assign_interactions
-from consolidator.runtime.app import App
-from consolidator.runtime.clock import utcnow
+from consolidator.core.app import App
+from consolidator.core.clock import utcnow
 from consolidator.runtime.lease_keeper import AnyEvent, LeaseHeld, LeaseKeeper
 from stores import lease
 from stores.work_queue import AT_ONCE, mark_scopes_due

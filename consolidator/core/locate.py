@@ -2,7 +2,7 @@
 
 The planner's reads (`read_context`, `recall`) need only the snapshot directory, and a planner
 pays for every import at each start, so the lookup lives here, without pydantic;
-`consolidator.runtime.config.load_settings` uses the same functions, so both agree.
+`consolidator.core.config.load_settings` uses the same functions, so both agree.
 """
 
 from __future__ import annotations

@@ -35,7 +35,7 @@ from consolidator.ladders.publish import ladder_specs
 from consolidator.model.base import BatchPending, Model
 from consolidator.model.schemas import BatchReply, SummarizeRequest, SummaryReply
 from consolidator.pipeline.steps import BatchWork
-from consolidator.runtime.app import App
+from consolidator.core.app import App
 from hierarchy.planning import complete_interactions
 from hierarchy.tiling import Block
 from stores import promised_summaries as promises

@@ -20,7 +20,7 @@ from stores.engine import Engine, create_schema, is_embedded, make_engine
 from stores.shared_state import share_database_file
 from stores.errors import InvalidDatabaseUrl, StorageError, StorageFull, StorageReadOnly, StorageUnavailable
 
-from consolidator.runtime.config import ConfigError, Settings, load_settings
+from consolidator.core.config import ConfigError, Settings, load_settings
 
 
 class StateDirError(ConfigError):

@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 from typing import Mapping
 
-from consolidator.runtime.config import ConfigError, Settings
+from consolidator.core.config import ConfigError, Settings
 from consolidator.model.base import Model
 from consolidator.model.recording import CallRecorder, MemoryRecorder
 from consolidator.model.settings import resolve_provider
@@ -13,7 +13,7 @@ from consolidator.model.settings import resolve_provider
 
 def build_model(settings: Settings, recorder: CallRecorder | None = None, env: Mapping[str, str] | None = None,
                 batch_book: object = None) -> Model:
-    """`batch_book` (a consolidator.model.batch_mode.BatchBook) puts the Anthropic backend in batch mode."""
+    """`batch_book` (a consolidator.batches.book.BatchBook) puts the Anthropic backend in batch mode."""
     env = os.environ if env is None else env
     if resolve_provider(settings.model, env) == "anthropic":
         if not env.get("ANTHROPIC_API_KEY", "").strip():

@@ -1,0 +1,1 @@
+"""Message Batches: the book of queued requests (`book`) and the tick-wide courier that submits and polls (`courier`)."""

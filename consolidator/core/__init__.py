@@ -1,0 +1,1 @@
+"""The leaf core under every package: settings and config parsing, the clock, the app handle, fault records."""
