@@ -32,27 +32,15 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from enum import Enum
+from typing import Any
 
 import structlog
 from stores.engine import Engine, reading
 
 from consolidator.core.clock import utcnow
-from consolidator.model.base import BatchModel, BudgetExceeded, Model
+from consolidator.model.base import BudgetExceeded, Layer, Model
+from consolidator.model.settings import Operation
 from consolidator.model.recording import CallRecord
-from consolidator.model.schemas import (
-    BatchReply,
-    BatchRequest,
-    ClusterReply,
-    ClusterRequest,
-    ContactsReply,
-    ContactsRequest,
-    FactExtractionReply,
-    FactExtractionRequest,
-    SummarizeRequest,
-    SummaryReply,
-    TasksReply,
-    TasksRequest,
-)
 from consolidator.model.settings import ModelSettings
 from stores.model_calls import totals, utc_day
 
@@ -149,59 +137,28 @@ class BudgetGate:
             )
 
 
-class BudgetedModel:
+class BudgetedModel(Layer):
     """Any Model behind a BudgetGate: each request is mapped to a tier and checked before the call.
 
     `base_rungs` maps a ladder ("time", "count") to its first rung's name: a summary of that
-    rung is ladder_base work, any other rung ladder_higher.
+    rung is ladder_base work, any other rung ladder_higher. Over a `BatchModel` it is one too.
     """
 
     def __init__(self, inner: Model, gate: BudgetGate, base_rungs: Mapping[str, str]) -> None:
-        self.inner = inner
+        super().__init__(inner)
         self.gate = gate
         self.base_rungs = dict(base_rungs)
-        self.name = inner.name  # summaries are reused by content hash, which includes this name
 
-    def tier_of_summary(self, request: SummarizeRequest) -> Tier:
-        return Tier.LADDER_BASE if self.base_rungs.get(request.ladder) == request.rung else Tier.LADDER_HIGHER
+    def tier_of(self, operation: Operation, request: Any) -> Tier:
+        if operation == "summarize":
+            return Tier.LADDER_BASE if self.base_rungs.get(request.ladder) == request.rung else Tier.LADDER_HIGHER
+        return Tier.SLEEP if operation == "judge_cluster" else Tier.BATCH
 
-    def summarize(self, request: SummarizeRequest) -> SummaryReply:
-        self.gate.check(self.tier_of_summary(request))
-        return self.inner.summarize(request)
-
-    def extract_facts(self, request: FactExtractionRequest) -> FactExtractionReply:
-        self.gate.check(Tier.BATCH)
-        return self.inner.extract_facts(request)
-
-    def judge_cluster(self, request: ClusterRequest) -> ClusterReply:
-        self.gate.check(Tier.SLEEP)
-        return self.inner.judge_cluster(request)
-
-    def update_contacts(self, request: ContactsRequest) -> ContactsReply:
-        self.gate.check(Tier.BATCH)
-        return self.inner.update_contacts(request)
-
-    def update_tasks(self, request: TasksRequest) -> TasksReply:
-        self.gate.check(Tier.BATCH)
-        return self.inner.update_tasks(request)
-
-    def close(self) -> None:
-        close = getattr(self.inner, "close", None)
-        if close is not None:
-            close()
-
-
-class BudgetedBatchModel(BudgetedModel):
-    """A BudgetedModel over a BatchModel: forwards `consolidate_batch` too (tier batch)."""
-
-    inner: BatchModel
-
-    def consolidate_batch(self, request: BatchRequest) -> BatchReply:
-        self.gate.check(Tier.BATCH)
-        return self.inner.consolidate_batch(request)
+    def call(self, operation: Operation, request: Any) -> Any:
+        self.gate.check(self.tier_of(operation, request))
+        return super().call(operation, request)
 
 
 def budgeted(inner: Model, gate: BudgetGate, base_rungs: Mapping[str, str]) -> BudgetedModel:
     """`inner` behind `gate`, with the batch capability exactly when `inner` has it."""
-    cls = BudgetedBatchModel if isinstance(inner, BatchModel) else BudgetedModel
-    return cls(inner, gate, base_rungs)
+    return BudgetedModel(inner, gate, base_rungs)

@@ -32,7 +32,8 @@ from consolidator.ladders.blocks import Target
 from consolidator.ladders.drafting import message_inputs
 from consolidator.ladders.inputs import content_hash
 from consolidator.ladders.publish import ladder_specs
-from consolidator.model.base import BatchPending, Model
+from consolidator.model.base import BatchPending, Layer, Model
+from consolidator.model.settings import Operation
 from consolidator.model.schemas import BatchReply, SummarizeRequest, SummaryReply
 from consolidator.pipeline.steps import BatchWork
 from consolidator.core.app import App
@@ -107,23 +108,23 @@ class InteractionSummaries:
         promises.withdraw(self.app.engine, [summary_key(self.model_name, a) for a in asks if a.ref not in given])
 
 
-class PromisedSummaryModel:
+class PromisedSummaryModel(Layer):
     """The ladder stage's model: promised summaries come from the store, the rest from `inner`."""
 
     def __init__(self, inner: Model, app: App) -> None:
-        self.inner = inner
-        self.name = inner.name  # the content hash of a summary includes the model's name
+        super().__init__(inner)
         self.app = app
 
-    def summarize(self, request: SummarizeRequest) -> SummaryReply:
-        key = summary_key(self.name, request)
-        found = promises.lookup(self.app.engine, key)
-        if found is not None and found.text is not None:
-            return SummaryReply(text=found.text)
-        settings = self.app.settings.model
-        if found is not None and datetime.now(UTC) - found.created_at < settings.batch_max_wait:
-            raise BatchPending(f"summary {request.ref}: promised by its batch's call", wait=settings.batch_poll)
-        return self.inner.summarize(request)
+    def call(self, operation: Operation, request: Any) -> Any:
+        if operation == "summarize":
+            key = summary_key(self.name, request)
+            found = promises.lookup(self.app.engine, key)
+            if found is not None and found.text is not None:
+                return SummaryReply(text=found.text)
+            settings = self.app.settings.model
+            if found is not None and datetime.now(UTC) - found.created_at < settings.batch_max_wait:
+                raise BatchPending(f"summary {request.ref}: promised by its batch's call", wait=settings.batch_poll)
+        return super().call(operation, request)
 
     def __getattr__(self, name: str) -> Any:
         return getattr(self.inner, name)

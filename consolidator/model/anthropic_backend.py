@@ -60,24 +60,10 @@ import anthropic
 import structlog
 from pydantic import ValidationError
 
-from consolidator.model.base import ModelError
+from consolidator.model.base import BatchOperations, ModelError
 from consolidator.model.prompts import _SPECS, _describe, _render, _Spec
 from consolidator.model.refs import resolve
 from consolidator.model.recording import CallRecord, CallRecorder, Outcome
-from consolidator.model.schemas import (
-    BatchReply,
-    BatchRequest,
-    ClusterReply,
-    ClusterRequest,
-    ContactsReply,
-    ContactsRequest,
-    FactExtractionReply,
-    FactExtractionRequest,
-    SummarizeRequest,
-    SummaryReply,
-    TasksReply,
-    TasksRequest,
-)
 from consolidator.model.settings import ModelSettings, Operation
 
 log = structlog.get_logger(__name__)
@@ -199,7 +185,7 @@ class _DeadlineMiddleware(anthropic.Middleware):
 # --- the backend ---------------------------------------------------------------------------
 
 
-class AnthropicModel:
+class AnthropicModel(BatchOperations):
     """The model port over the Messages API. Thread-safe; `close()` releases the connection pool."""
 
     name = "anthropic"
@@ -249,27 +235,13 @@ class AnthropicModel:
     def __exit__(self, *exc: object) -> None:
         self.close()
 
-    # --- the port ---
+    # --- the port: every operation is one call (consolidator.model.base.Operations) ---
 
-    def summarize(self, request: SummarizeRequest) -> SummaryReply:
+    def call(self, operation: Operation, request: Any) -> Any:
         # A summary may use its whole budget: leave room for the tool call around it.
-        max_tokens = max(self._settings.max_tokens_for("summarize"), 2 * request.budget_tokens)
-        return self._run("summarize", request, max_tokens)
-
-    def extract_facts(self, request: FactExtractionRequest) -> FactExtractionReply:
-        return self._run("extract_facts", request)
-
-    def judge_cluster(self, request: ClusterRequest) -> ClusterReply:
-        return self._run("judge_cluster", request)
-
-    def update_contacts(self, request: ContactsRequest) -> ContactsReply:
-        return self._run("update_contacts", request)
-
-    def update_tasks(self, request: TasksRequest) -> TasksReply:
-        return self._run("update_tasks", request)
-
-    def consolidate_batch(self, request: BatchRequest) -> BatchReply:
-        return self._run("consolidate_batch", request)
+        max_tokens = (max(self._settings.max_tokens_for("summarize"), 2 * request.budget_tokens)
+                      if operation == "summarize" else None)
+        return self._run(operation, request, max_tokens)
 
     # --- one operation ---
 

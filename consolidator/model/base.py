@@ -8,6 +8,12 @@ and `AnthropicModel`. Tests may pass any object with these methods.
 facts, contacts and tasks operations of one batch in a single call. Both backends have it;
 a model without it is used one operation at a time (see consolidator.pipeline.batch_extraction).
 
+One call path. `Operations` answers every operation through one method, `call(operation,
+request)`: a backend is that method plus its wire format (the Anthropic backend), and a
+`Layer` wraps another model by overriding `call` alone, as an httpx transport wraps another
+(the budget gate, promised interaction summaries). A layer offers `consolidate_batch` exactly
+when the model it wraps does.
+
 Errors: a backend raises `ModelError` (or a subclass) when it cannot produce a valid reply;
 the caller treats that as a failed step and lets the ledger retry it later.
 """
@@ -15,7 +21,8 @@ the caller treats that as a failed step and lets the ledger retry it later.
 from __future__ import annotations
 
 from datetime import UTC, datetime, timedelta
-from typing import Protocol, runtime_checkable
+from functools import cache
+from typing import Any, Protocol, runtime_checkable
 
 from consolidator.model.schemas import (
     BatchReply,
@@ -31,6 +38,7 @@ from consolidator.model.schemas import (
     TasksReply,
     TasksRequest,
 )
+from consolidator.model.settings import Operation
 
 
 class ModelError(RuntimeError):
@@ -102,3 +110,65 @@ class BatchModel(Model, Protocol):
         `extract_facts`, `update_contacts` and `update_tasks` answer to the request's parts
         (`request.facts_request()`, ...). Raises as they do."""
         ...
+
+
+class Operations:
+    """The `Model` operations, each answered by `call(operation, request)`: the one method a
+    backend or a layer implements."""
+
+    name: str
+
+    def call(self, operation: Operation, request: Any) -> Any:
+        raise NotImplementedError
+
+    def summarize(self, request: SummarizeRequest) -> SummaryReply:
+        return self.call("summarize", request)
+
+    def extract_facts(self, request: FactExtractionRequest) -> FactExtractionReply:
+        return self.call("extract_facts", request)
+
+    def judge_cluster(self, request: ClusterRequest) -> ClusterReply:
+        return self.call("judge_cluster", request)
+
+    def update_contacts(self, request: ContactsRequest) -> ContactsReply:
+        return self.call("update_contacts", request)
+
+    def update_tasks(self, request: TasksRequest) -> TasksReply:
+        return self.call("update_tasks", request)
+
+
+class BatchOperations(Operations):
+    """`Operations` with the batch capability (`BatchModel`)."""
+
+    def consolidate_batch(self, request: BatchRequest) -> BatchReply:
+        return self.call("consolidate_batch", request)
+
+
+class Layer(Operations):
+    """A model around `inner`: every operation passes through `call`, which by default hands it
+    to `inner`; a subclass overrides `call` to act before or after. Built over a `BatchModel`, a
+    layer is one too (the class gains `consolidate_batch`); over a plain `Model`, it is not, so
+    the steps see the same capability through any number of layers."""
+
+    def __new__(cls, inner: Model, *args: Any, **kwargs: Any) -> Layer:
+        if isinstance(inner, BatchModel) and not issubclass(cls, BatchOperations):
+            cls = _with_batch(cls)
+        return super().__new__(cls)
+
+    def __init__(self, inner: Model) -> None:
+        self.inner = inner
+        self.name = inner.name  # summaries are reused by content hash, which includes this name
+
+    def call(self, operation: Operation, request: Any) -> Any:
+        return getattr(self.inner, operation)(request)
+
+    def close(self) -> None:
+        close = getattr(self.inner, "close", None)
+        if close is not None:
+            close()
+
+
+@cache
+def _with_batch(cls: type[Layer]) -> type[Layer]:
+    """`cls` with the batch capability: one subclass per layer class, made once."""
+    return type(cls.__name__, (cls, BatchOperations), {"__module__": cls.__module__, "__qualname__": cls.__qualname__})
