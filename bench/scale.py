@@ -25,7 +25,6 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import signal
 import statistics
 import subprocess
 import sys
@@ -45,6 +44,7 @@ from consolidator.runtime.wiring import build_consolidator
 from stores.engine import transaction
 from stores.messages import NewMessage, append_messages
 from tests.support.pg_databases import drop_database, fresh_database  # the repository root is on PYTHONPATH
+from tests.support.processes import stop_all
 
 ROOT = Path(__file__).resolve().parents[1]
 KEY = "sk-ant-bench"
@@ -139,13 +139,7 @@ def daemons_drain(base: str, daemons: int, scopes: int, per_scope: int, batch: i
             summaries = scalar(engine, "SELECT count(*) FROM summary")
             calls = scalar(engine, "SELECT count(*) FROM model_call")
         finally:
-            for p in procs:
-                p.send_signal(signal.SIGTERM)
-            for p in procs:
-                try:
-                    p.wait(timeout=30)
-                except subprocess.TimeoutExpired:
-                    p.kill()
+            stop_all(procs)
             engine.dispose()
         return {"daemons": daemons, "wall_s": round(wall, 2), "startup_s": round(startup, 2), "batches": expected,
                 "summaries": summaries,

@@ -21,10 +21,10 @@ from consolidator.runtime.wiring import build_consolidator
 from stores.engine import reading
 from stores.ledger import Batch, StepRun
 from stores.messages import append_messages
-from stores.model_calls import ModelCall, per_operation, totals
+from stores.model_calls import ModelCall, per_operation
 from tests.support.fake_anthropic import FakeAnthropic, Fault
 from tests.support.model_responder import OfflineResponder
-from tests.support.drain_kit import END, KEY, START, outcome, records, settings_for
+from tests.support.drain_kit import END, KEY, START, assert_ledger_matches_server, outcome, records, settings_for
 
 # The operations a drain uses: one call per batch for facts, contacts and tasks (the default),
 # or one call per step (model.combine_batch_steps = false).
@@ -78,14 +78,6 @@ def run_drain(app: App) -> dict[str, Any]:
     finally:
         consolidator.steps[0].model.close()
     return outcome(app)
-
-
-def assert_ledger_matches_server(app: App, fake: FakeAnthropic) -> None:
-    with reading(app.engine) as session:
-        t = totals(session)
-    c = fake.counters
-    assert (t.calls, t.input_tokens, t.output_tokens) == (c.answered, c.input_tokens, c.output_tokens)
-    assert (t.cache_read_tokens, t.cache_write_tokens) == (c.cache_read_tokens, c.cache_write_tokens)
 
 
 @pytest.mark.slow

@@ -22,7 +22,7 @@ from stores.messages import append_messages
 from stores.model_calls import totals
 from tests.support.fake_anthropic import FakeAnthropic
 from tests.support.model_responder import OfflineResponder
-from tests.support.drain_kit import END, KEY, START, outcome, records, settings_for
+from tests.support.drain_kit import END, KEY, START, assert_ledger_matches_server, outcome, records, settings_for
 
 # Ticks two minutes apart (the poll interval is one): each round trip through a batch takes a tick or two.
 SCHEDULE = [END + timedelta(days=1, minutes=2 * k) for k in range(40)] + [
@@ -70,14 +70,6 @@ def batch_drain(app: App) -> dict[str, Any]:
     finally:
         consolidator.steps[0].model.close()
     return outcome(app)
-
-
-def assert_ledger_matches_server(app: App, fake: FakeAnthropic) -> None:
-    with reading(app.engine) as session:
-        t = totals(session)
-    c = fake.counters
-    assert (t.calls, t.input_tokens, t.output_tokens) == (c.answered, c.input_tokens, c.output_tokens)
-    assert (t.cache_read_tokens, t.cache_write_tokens) == (c.cache_read_tokens, c.cache_write_tokens)
 
 
 @pytest.mark.slow

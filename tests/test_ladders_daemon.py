@@ -18,6 +18,7 @@ from consolidator.runtime.tick import Consolidator
 from stores.engine import reading
 from stores.messages import NewMessage, append_messages
 from stores.summaries import Summary
+from tests.support.drain_kit import newest_summaries
 
 UTC = timezone.utc
 START = datetime(2025, 1, 6, tzinfo=UTC)  # a Monday
@@ -60,12 +61,7 @@ def test_weeks_appear_only_when_their_sunday_closes_under_freezegun(run_cli, tmp
 
 
 def newest_texts(app) -> dict[tuple[str, str, str], tuple[str, str]]:
-    with reading(app.engine) as session:
-        best: dict[tuple[str, str, str], Summary] = {}
-        for s in session.execute(select(Summary)).scalars():
-            key = (s.ladder, s.rung, s.key)
-            if key not in best or s.version > best[key].version:
-                best[key] = s
+    best = newest_summaries(app)
     return {k: (s.text, "empty" if s.kind == "empty" else "content") for k, s in best.items()}
 
 

@@ -4,6 +4,7 @@ tests and bench/ share code through tests/support/ only."""
 from __future__ import annotations
 
 import ast
+from collections.abc import Iterable, Mapping
 from pathlib import Path
 
 import pytest
@@ -199,26 +200,7 @@ def test_no_module_is_over_the_line_limit() -> None:
 @pytest.mark.slow
 def test_no_import_cycle() -> None:
     """The load-time import graph among project modules has no cycle (a package's __init__ included)."""
-    graph = project_graph()
-    cycles: list[list[str]] = []
-    state: dict[str, int] = {}
-    stack: list[str] = []
-
-    def walk(node: str) -> None:
-        state[node] = 1
-        stack.append(node)
-        for target in sorted(graph.get(node, ())):
-            if state.get(target) == 1:
-                cycles.append(stack[stack.index(target):] + [target])
-            elif target not in state:
-                walk(target)
-        stack.pop()
-        state[node] = 2
-
-    for node in sorted(graph):
-        if node not in state:
-            walk(node)
-    assert cycles == []
+    assert find_cycles(project_graph()) == []
 
 
 def package_of(module: str) -> str:
@@ -244,7 +226,8 @@ def package_graph(root: Path = ROOT) -> dict[str, dict[str, set[str]]]:
     return graph
 
 
-def package_cycles(graph: dict[str, dict[str, set[str]]]) -> list[list[str]]:
+def find_cycles(graph: Mapping[str, Iterable[str]]) -> list[list[str]]:
+    """Every cycle a depth-first walk meets, as the path that closes it (empty: the graph is a DAG)."""
     cycles: list[list[str]] = []
     state: dict[str, int] = {}
     stack: list[str] = []
@@ -252,7 +235,7 @@ def package_cycles(graph: dict[str, dict[str, set[str]]]) -> list[list[str]]:
     def walk(node: str) -> None:
         state[node] = 1
         stack.append(node)
-        for target in sorted(graph.get(node, {})):
+        for target in sorted(graph.get(node, ())):
             if state.get(target) == 1:
                 cycles.append(stack[stack.index(target):] + [target])
             elif target not in state:
@@ -270,7 +253,7 @@ def package_cycles(graph: dict[str, dict[str, set[str]]]) -> list[list[str]]:
 def test_packages_form_a_dag() -> None:
     """No two packages import each other, directly or around a circle, lazy imports included:
     the core (app, config, clock, faults) is under everything, the service (runtime) on top."""
-    assert package_cycles(package_graph()) == []
+    assert find_cycles(package_graph()) == []
 
 
 @pytest.mark.slow
@@ -290,7 +273,7 @@ def test_the_package_cycle_check_sees_a_lazy_cycle(tmp_path: Path) -> None:
     (tmp_path / "consolidator/b/y.py").write_text("def f():\n    from consolidator.a import x\n",
                                                   encoding="utf-8")
     graph = package_graph(tmp_path)
-    assert package_cycles(graph) == [["consolidator.a", "consolidator.b", "consolidator.a"]]
+    assert find_cycles(graph) == [["consolidator.a", "consolidator.b", "consolidator.a"]]
 
 
 def test_the_cycle_check_sees_a_cycle(tmp_path: Path) -> None:

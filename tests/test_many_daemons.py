@@ -23,6 +23,7 @@ from consolidator.core.config import load_settings
 from stores.messages import NewMessage, append_messages
 from tests.support.pg_databases import drop_database, fresh_database
 from tests.support.plugins import effects
+from tests.support.processes import stop_all
 
 ROOT = Path(__file__).resolve().parents[1]
 # Three days ending before today: the ladders span a few days (an idle stretch up to now would
@@ -112,14 +113,7 @@ def test_three_daemons_share_50_scopes_survive_a_sigkill_and_match_one_daemon(tm
                 time.sleep(0.5)
             codes = [d.poll() for d in daemons]
         finally:
-            for d in daemons:
-                if d.poll() is None:
-                    d.send_signal(signal.SIGTERM)
-            for d in daemons:
-                try:
-                    d.wait(timeout=30)
-                except subprocess.TimeoutExpired:
-                    d.kill()
+            stop_all(daemons)
             for f in logs:
                 f.close()
         assert marker.exists(), "no daemon reached the killing step"

@@ -10,16 +10,7 @@ import pytest
 
 from consolidator.model.anthropic_backend import AnthropicModel
 from consolidator.model.refs import line_span, parse_span, render_lines, resolve
-from consolidator.model.schemas import (
-    BatchReply,
-    BatchRequest,
-    KnownContact,
-    KnownFact,
-    KnownTask,
-    Line,
-    SummarizeRequest,
-    SummaryInput,
-)
+from consolidator.model import schemas
 from consolidator.model.recording import MemoryRecorder
 from consolidator.model.settings import ModelSettings
 from tests.support.fake_anthropic import FakeAnthropic
@@ -29,18 +20,18 @@ AT = datetime(2025, 3, 2, 9, 30, tzinfo=UTC)
 LONG = "scope-with-a-long-name:8f14e45f-ceea-467a-9b5e-3c1d2f0a7b61"
 
 
-def lines(n: int, start: datetime = AT, step: timedelta = timedelta(minutes=1)) -> list[Line]:
-    return [Line(id=f"{LONG}:{i}", at=start + i * step, role="user", speaker="Ana", text=f"line {i}")
+def lines(n: int, start: datetime = AT, step: timedelta = timedelta(minutes=1)) -> list[schemas.Line]:
+    return [schemas.Line(id=f"{LONG}:{i}", at=start + i * step, role="user", speaker="Ana", text=f"line {i}")
             for i in range(n)]
 
 
-def batch_request(**update: Any) -> BatchRequest:
-    request = BatchRequest(
+def batch_request(**update: Any) -> schemas.BatchRequest:
+    request = schemas.BatchRequest(
         scope="s", messages=lines(3),
-        neighbours=[KnownFact(id="f_low", text="Ana likes tea", similarity=0.2),
-                    KnownFact(id="f_high", text="Ana lives in Porto", similarity=0.9)],
-        known_contacts=[KnownContact(name="Ana")],
-        open_tasks=[KnownTask(id="t_abc", title="Send the report")],
+        neighbours=[schemas.KnownFact(id="f_low", text="Ana likes tea", similarity=0.2),
+                    schemas.KnownFact(id="f_high", text="Ana lives in Porto", similarity=0.9)],
+        known_contacts=[schemas.KnownContact(name="Ana")],
+        open_tasks=[schemas.KnownTask(id="t_abc", title="Send the report")],
     )
     return request.model_copy(update=update)
 
@@ -59,8 +50,8 @@ def model_for(fake: FakeAnthropic) -> AnthropicModel:
 class TestWhatTheModelReads:
     def test_no_stored_id_reaches_the_prompt(self, fake: FakeAnthropic) -> None:
         """Lines are [1]..[n], facts F1.., tasks T1..; the long message, fact and task ids are never sent."""
-        window = SummarizeRequest(scope="s", ladder="count", rung="1", window_label="interactions 4-4",
-                                  inputs=[SummaryInput(id=m.id, label="", text=m.text) for m in lines(3)[1:]],
+        window = schemas.SummarizeRequest(scope="s", ladder="count", rung="1", window_label="interactions 4-4",
+                                  inputs=[schemas.SummaryInput(id=m.id, label="", text=m.text) for m in lines(3)[1:]],
                                   budget_tokens=100, ref="count/1/4-4")
         model_for(fake).consolidate_batch(batch_request(summaries=[window]))
         user = fake.bodies[0]["messages"][0]["content"]
@@ -91,8 +82,8 @@ class TestWhatTheModelReads:
 
 
 class TestWhatComesBack:
-    def reply(self, **facts_tasks: Any) -> BatchReply:
-        return BatchReply.model_validate({
+    def reply(self, **facts_tasks: Any) -> schemas.BatchReply:
+        return schemas.BatchReply.model_validate({
             "facts": [{"text": "Ana lives in Lisbon", "importance": 6, "op": "UPDATE", "target_id": "F2",
                        "source_ids": ["2", "[3]", "2"]}],
             "contacts": [{"name": "Ana", "source_ids": ["1", "L3"]}],
@@ -110,7 +101,7 @@ class TestWhatComesBack:
 
     def test_a_window_cited_by_its_short_ref_comes_back_under_its_ref(self) -> None:
         """A summary answered as S1 is the first listed window's (count/1/4-4); an unknown S9 is kept."""
-        window = SummarizeRequest(scope="s", ladder="count", rung="1", window_label="interactions 4-4",
+        window = schemas.SummarizeRequest(scope="s", ladder="count", rung="1", window_label="interactions 4-4",
                                   inputs=[], budget_tokens=100, ref="count/1/4-4")
         reply = self.reply(summaries=[{"ref": "S1", "text": "a"}, {"ref": "S9", "text": "b"}])
         out = resolve(batch_request(summaries=[window]), reply)

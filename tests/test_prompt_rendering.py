@@ -20,30 +20,14 @@ from consolidator.model.refs import (
     render_lines,
     render_tasks,
 )
-from consolidator.model.schemas import (
-    BatchReply,
-    BatchRequest,
-    ClusterRequest,
-    ContactsRequest,
-    ContactUpdate,
-    FactCandidate,
-    FactExtractionRequest,
-    KnownContact,
-    KnownFact,
-    KnownTask,
-    Line,
-    SummarizeRequest,
-    SummaryInput,
-    TaskChange,
-    TasksRequest,
-)
+from consolidator.model import schemas
 from tests.support.model_responder import parse_request
 
 AT = datetime(2025, 3, 29, 22, 10, tzinfo=UTC)  # Paris: 23:10 +01:00; DST starts that night
 
 
-def line(i: int, role: str, speaker: str | None, text: str, minutes: float) -> Line:
-    return Line(id=f"msg-{i}", at=AT + timedelta(minutes=minutes), role=role, speaker=speaker, text=text)
+def line(i: int, role: str, speaker: str | None, text: str, minutes: float) -> schemas.Line:
+    return schemas.Line(id=f"msg-{i}", at=AT + timedelta(minutes=minutes), role=role, speaker=speaker, text=text)
 
 
 LINES = [
@@ -56,15 +40,15 @@ LINES = [
     line(6, "action", "cron/daily", "ran", 5),
     line(7, "user", "Ana", "Remind me to call Mom.", 60 * 5),  # next local day, after the DST switch
 ]
-FACTS = [KnownFact(id="f-low", text="Ana likes tea", similarity=0.2),
-         KnownFact(id="f-high", text="Ana lives in\nPorto (2025-01-02).", similarity=0.9)]
-CONTACTS = [KnownContact(name="Ana", aliases=["Annie", "A."], details={"job": "nurse", "likes": "tea; jazz"},
+FACTS = [schemas.KnownFact(id="f-low", text="Ana likes tea", similarity=0.2),
+         schemas.KnownFact(id="f-high", text="Ana lives in\nPorto (2025-01-02).", similarity=0.9)]
+CONTACTS = [schemas.KnownContact(name="Ana", aliases=["Annie", "A."], details={"job": "nurse", "likes": "tea; jazz"},
                          biography="Ana is a nurse."),
-            KnownContact(name="Ben")]
-TASKS = [KnownTask(id="t-1", title="Send the report", due=date(2025, 4, 1)), KnownTask(id="t-2", title="Call Mom")]
+            schemas.KnownContact(name="Ben")]
+TASKS = [schemas.KnownTask(id="t-1", title="Send the report", due=date(2025, 4, 1)), schemas.KnownTask(id="t-2", title="Call Mom")]
 
 
-def as_read(lines: list[Line]) -> list[Line]:
+def as_read(lines: list[schemas.Line]) -> list[schemas.Line]:
     """The lines as the responder reads them back: ids are the line numbers the prompt shows, and
     times are to the minute."""
     return [m.model_copy(update={"id": str(n), "at": m.at.replace(second=0)}) for n, m in enumerate(lines, 1)]
@@ -75,7 +59,7 @@ class TestTheResponderReadsEveryRequestBack:
     def test_a_batch_request_round_trips(self, zone: str) -> None:
         """Lines (roles, speakers, quotes, line breaks, shared minutes, a DST switch), facts by rank,
         contacts and tasks come back from the rendered prompt as they were, under their short refs."""
-        request = BatchRequest(scope="s", messages=LINES, neighbours=FACTS, known_contacts=CONTACTS,
+        request = schemas.BatchRequest(scope="s", messages=LINES, neighbours=FACTS, known_contacts=CONTACTS,
                                open_tasks=TASKS, timezone=zone)
         back = parse_request("consolidate_batch", _render(request))
         assert back.messages == as_read(LINES) and back.timezone == zone
@@ -86,24 +70,24 @@ class TestTheResponderReadsEveryRequestBack:
                                                                      ("T2", "Call Mom", None)]
 
     @pytest.mark.parametrize("request_", [
-        FactExtractionRequest(scope="s", messages=LINES, neighbours=FACTS, timezone="Europe/Paris"),
-        ContactsRequest(scope="s", messages=LINES, known=CONTACTS),
-        TasksRequest(scope="s", messages=LINES, open_tasks=TASKS, timezone="America/New_York"),
+        schemas.FactExtractionRequest(scope="s", messages=LINES, neighbours=FACTS, timezone="Europe/Paris"),
+        schemas.ContactsRequest(scope="s", messages=LINES, known=CONTACTS),
+        schemas.TasksRequest(scope="s", messages=LINES, open_tasks=TASKS, timezone="America/New_York"),
     ], ids=["facts", "contacts", "tasks"])
     def test_each_single_step_request_round_trips(self, request_: Any) -> None:
         """The per-step operations use the same renderings and read back the same way."""
-        operation = {FactExtractionRequest: "extract_facts", ContactsRequest: "update_contacts",
-                     TasksRequest: "update_tasks"}[type(request_)]
+        operation = {schemas.FactExtractionRequest: "extract_facts", schemas.ContactsRequest: "update_contacts",
+                     schemas.TasksRequest: "update_tasks"}[type(request_)]
         back = parse_request(operation, _render(request_))
         assert back.messages == as_read(LINES) and back.timezone == request_.timezone
 
     def test_a_summary_asked_with_the_batch_round_trips(self) -> None:
         """A window row (`S1 count/1: label, lines 2-3,5, at most N tokens`) gives back its short ref,
         ladder, rung, label, budget and exactly its lines."""
-        window = SummarizeRequest(scope="s", ladder="count", rung="1", window_label="interactions 7-7",
-                                  inputs=[SummaryInput(id=LINES[i].id, label="", text="x") for i in (1, 2, 4)],
+        window = schemas.SummarizeRequest(scope="s", ladder="count", rung="1", window_label="interactions 7-7",
+                                  inputs=[schemas.SummaryInput(id=LINES[i].id, label="", text="x") for i in (1, 2, 4)],
                                   budget_tokens=250, ref="count/1/7-7")
-        request = BatchRequest(scope="s", messages=LINES, neighbours=[], known_contacts=[], open_tasks=[],
+        request = schemas.BatchRequest(scope="s", messages=LINES, neighbours=[], known_contacts=[], open_tasks=[],
                                summaries=[window])
         text = _render(request)
         assert text.endswith("\nsummaries:\nS1 count/1: interactions 7-7, lines 2-3,5, at most 250 tokens")
@@ -140,7 +124,7 @@ class TestPlainLines:
     ])
     def test_a_named_person_is_shown_by_name_alone(self, role: str, speaker: str | None, who: str) -> None:
         """`Ana` is a user line of Ana's; any other line keeps its role, and a name that reads as a role its `user/`."""
-        assert line_who(Line(id="m", at=AT, role=role, speaker=speaker, text="x")) == who
+        assert line_who(schemas.Line(id="m", at=AT, role=role, speaker=speaker, text="x")) == who
 
     def test_a_line_shows_its_time_only_when_the_minute_changes(self) -> None:
         """Lines said in the same minute as the line before leave the time out; a new day heading shows it again."""
@@ -155,14 +139,14 @@ class TestPlainLines:
 class TestWhatIsLeftOut:
     def test_an_empty_known_section_and_the_default_zone_are_not_written(self) -> None:
         """No known facts, contacts or tasks: no section at all; a UTC scope: no `time zone:` line."""
-        bare = BatchRequest(scope="s", messages=LINES[:1], neighbours=[], known_contacts=[], open_tasks=[])
+        bare = schemas.BatchRequest(scope="s", messages=LINES[:1], neighbours=[], known_contacts=[], open_tasks=[])
         assert _render(bare) == "messages:\n2025-03-29 (Sat) +00:00\n[1] 22:10 Ana: I moved to Lyon: the flat is great."
         zoned = _render(bare.model_copy(update={"timezone": "Europe/Paris", "open_tasks": TASKS[:1]}))
         assert zoned.startswith("time zone: Europe/Paris\nopen tasks:\nT1 Send the report (due 2025-04-01)\nmessages:\n")
 
     def test_the_merge_judge_reads_facts_without_ids_or_scores(self) -> None:
         """A cluster is `F1 text` lines in the order given; stored ids and similarities are not sent."""
-        request = ClusterRequest(scope="s", facts=FACTS)
+        request = schemas.ClusterRequest(scope="s", facts=FACTS)
         assert _render(request) == "facts:\nF1 Ana likes tea\nF2 Ana lives in Porto (2025-01-02)."
         assert [(f.id, f.text) for f in parse_request("judge_cluster", _render(request)).facts] == [
             ("F1", "Ana likes tea"), ("F2", "Ana lives in Porto (2025-01-02).")]
@@ -172,29 +156,29 @@ class TestRepliesLeaveDefaultsOut:
     def test_cited_lines_are_written_as_lines_and_read_under_either_name(self) -> None:
         """The tool schema names `source_ids` `lines` (shorter, repeated per item); both names validate,
         Python code reads `source_ids`."""
-        for cls in (FactCandidate, ContactUpdate, TaskChange):
+        for cls in (schemas.FactCandidate, schemas.ContactUpdate, schemas.TaskChange):
             assert "lines" in cls.model_json_schema()["properties"]
             assert "source_ids" not in cls.model_json_schema()["properties"]
-        fact = FactCandidate.model_validate({"text": "x", "lines": ["3"]})
-        assert fact.source_ids == ["3"] == FactCandidate.model_validate({"text": "x", "source_ids": ["3"]}).source_ids
+        fact = schemas.FactCandidate.model_validate({"text": "x", "lines": ["3"]})
+        assert fact.source_ids == ["3"] == schemas.FactCandidate.model_validate({"text": "x", "source_ids": ["3"]}).source_ids
         assert fact.model_dump(by_alias=True, exclude_defaults=True) == {"text": "x", "lines": ["3"]}
         with pytest.raises(ValidationError):
-            FactCandidate.model_validate({"text": "x", "lines": ["3"], "sources": ["4"]})
+            schemas.FactCandidate.model_validate({"text": "x", "lines": ["3"], "sources": ["4"]})
 
 
     def test_an_ordinary_fact_is_its_text_and_sources(self) -> None:
         """importance 5 and topic events are the defaults: an ordinary dated event needs neither field."""
-        fact = FactCandidate.model_validate({"text": "Ana moved to Lyon (2025-03-29).", "source_ids": ["1"]})
+        fact = schemas.FactCandidate.model_validate({"text": "Ana moved to Lyon (2025-03-29).", "source_ids": ["1"]})
         assert (fact.importance, fact.topic, fact.op) == (5, "events", "ADD")
         assert fact.model_dump(exclude_defaults=True) == {"text": "Ana moved to Lyon (2025-03-29).",
                                                           "source_ids": ["1"]}
-        rare = FactCandidate(text="Ana is allergic to nuts.", importance=10, topic="health", source_ids=["2"])
+        rare = schemas.FactCandidate(text="Ana is allergic to nuts.", importance=10, topic="health", source_ids=["2"])
         assert rare.model_dump(exclude_defaults=True)["topic"] == "health"
 
     def test_a_batch_reply_may_leave_out_its_empty_tasks(self) -> None:
         """tasks defaults to none (most batches open or close no task); facts and contacts stay required."""
-        assert BatchReply.model_validate({"facts": [], "contacts": []}).tasks == []
-        assert set(BatchReply.model_json_schema()["required"]) == {"facts", "contacts"}
+        assert schemas.BatchReply.model_validate({"facts": [], "contacts": []}).tasks == []
+        assert set(schemas.BatchReply.model_json_schema()["required"]) == {"facts", "contacts"}
 
     @pytest.mark.parametrize("operation", list(_SPECS))
     def test_tool_schemas_keep_every_field_but_no_title(self, operation: str) -> None:

@@ -24,20 +24,7 @@ from datetime import UTC, datetime, timedelta
 from functools import cache
 from typing import Any, Protocol, runtime_checkable
 
-from consolidator.model.schemas import (
-    BatchReply,
-    BatchRequest,
-    ClusterReply,
-    ClusterRequest,
-    ContactsReply,
-    ContactsRequest,
-    FactExtractionReply,
-    FactExtractionRequest,
-    SummarizeRequest,
-    SummaryReply,
-    TasksReply,
-    TasksRequest,
-)
+from consolidator.model import schemas
 from consolidator.model.settings import Operation
 
 
@@ -92,20 +79,20 @@ class BatchPending(Deferred):
 class Model(Protocol):
     name: str
 
-    def summarize(self, request: SummarizeRequest) -> SummaryReply: ...
+    def summarize(self, request: schemas.SummarizeRequest) -> schemas.SummaryReply: ...
 
-    def extract_facts(self, request: FactExtractionRequest) -> FactExtractionReply: ...
+    def extract_facts(self, request: schemas.FactExtractionRequest) -> schemas.FactExtractionReply: ...
 
-    def judge_cluster(self, request: ClusterRequest) -> ClusterReply: ...
+    def judge_cluster(self, request: schemas.ClusterRequest) -> schemas.ClusterReply: ...
 
-    def update_contacts(self, request: ContactsRequest) -> ContactsReply: ...
+    def update_contacts(self, request: schemas.ContactsRequest) -> schemas.ContactsReply: ...
 
-    def update_tasks(self, request: TasksRequest) -> TasksReply: ...
+    def update_tasks(self, request: schemas.TasksRequest) -> schemas.TasksReply: ...
 
 
 @runtime_checkable
 class BatchModel(Model, Protocol):
-    def consolidate_batch(self, request: BatchRequest) -> BatchReply:
+    def consolidate_batch(self, request: schemas.BatchRequest) -> schemas.BatchReply:
         """Facts, contacts and tasks of one batch in one call: the reply's parts mean what
         `extract_facts`, `update_contacts` and `update_tasks` answer to the request's parts
         (`request.facts_request()`, ...). Raises as they do."""
@@ -121,26 +108,26 @@ class Operations:
     def call(self, operation: Operation, request: Any) -> Any:
         raise NotImplementedError
 
-    def summarize(self, request: SummarizeRequest) -> SummaryReply:
+    def summarize(self, request: schemas.SummarizeRequest) -> schemas.SummaryReply:
         return self.call("summarize", request)
 
-    def extract_facts(self, request: FactExtractionRequest) -> FactExtractionReply:
+    def extract_facts(self, request: schemas.FactExtractionRequest) -> schemas.FactExtractionReply:
         return self.call("extract_facts", request)
 
-    def judge_cluster(self, request: ClusterRequest) -> ClusterReply:
+    def judge_cluster(self, request: schemas.ClusterRequest) -> schemas.ClusterReply:
         return self.call("judge_cluster", request)
 
-    def update_contacts(self, request: ContactsRequest) -> ContactsReply:
+    def update_contacts(self, request: schemas.ContactsRequest) -> schemas.ContactsReply:
         return self.call("update_contacts", request)
 
-    def update_tasks(self, request: TasksRequest) -> TasksReply:
+    def update_tasks(self, request: schemas.TasksRequest) -> schemas.TasksReply:
         return self.call("update_tasks", request)
 
 
 class BatchOperations(Operations):
     """`Operations` with the batch capability (`BatchModel`)."""
 
-    def consolidate_batch(self, request: BatchRequest) -> BatchReply:
+    def consolidate_batch(self, request: schemas.BatchRequest) -> schemas.BatchReply:
         return self.call("consolidate_batch", request)
 
 

@@ -13,49 +13,37 @@ import pytest
 from consolidator.model.anthropic_backend import AnthropicModel
 from consolidator.model.prompts import _SPECS
 from consolidator.model.recording import MemoryRecorder
-from consolidator.model.schemas import (
-    BatchRequest,
-    ClusterRequest,
-    ContactsRequest,
-    FactExtractionRequest,
-    KnownContact,
-    KnownFact,
-    KnownTask,
-    Line,
-    SummarizeRequest,
-    SummaryInput,
-    TasksRequest,
-)
+from consolidator.model import schemas
 from consolidator.model.settings import ModelSettings
 from tests.support.fake_anthropic import FakeAnthropic, schema_responder
 
 KEY = "sk-ant-api03-TEST-never-leak-7f3a9c"
 AT = datetime(2025, 3, 2, 9, 30, tzinfo=UTC)
 LINES = [
-    Line(id="m1", at=AT, role="user", speaker="Alice", text="I'm allergic to peanuts.\nAlso, I moved to Lyon."),
-    Line(id="m2", at=AT, role="tool", text='{"weather": "sunny"}'),
+    schemas.Line(id="m1", at=AT, role="user", speaker="Alice", text="I'm allergic to peanuts.\nAlso, I moved to Lyon."),
+    schemas.Line(id="m2", at=AT, role="tool", text='{"weather": "sunny"}'),
 ]
 
 REQUESTS: dict[str, Any] = {
-    "summarize": SummarizeRequest(
+    "summarize": schemas.SummarizeRequest(
         scope="agent-1", ladder="time", rung="day", window_label="2025-03-02", budget_tokens=200, ref="day-1",
-        inputs=[SummaryInput(id="m1", label="09:30", text="Alice moved to Lyon.")],
+        inputs=[schemas.SummaryInput(id="m1", label="09:30", text="Alice moved to Lyon.")],
     ),
-    "extract_facts": FactExtractionRequest(
-        scope="agent-1", messages=LINES, neighbours=[KnownFact(id="f1", text="Alice lives in Paris", similarity=0.8)],
+    "extract_facts": schemas.FactExtractionRequest(
+        scope="agent-1", messages=LINES, neighbours=[schemas.KnownFact(id="f1", text="Alice lives in Paris", similarity=0.8)],
         ref="batch-7",
     ),
-    "judge_cluster": ClusterRequest(
-        scope="agent-1", facts=[KnownFact(id="f1", text="Likes tea"), KnownFact(id="f2", text="Enjoys tea")]
+    "judge_cluster": schemas.ClusterRequest(
+        scope="agent-1", facts=[schemas.KnownFact(id="f1", text="Likes tea"), schemas.KnownFact(id="f2", text="Enjoys tea")]
     ),
-    "update_contacts": ContactsRequest(scope="agent-1", messages=LINES, known=[KnownContact(name="Alice")]),
-    "update_tasks": TasksRequest(
-        scope="agent-1", messages=LINES, open_tasks=[KnownTask(id="t1", title="Book flights", due=date(2025, 3, 9))]
+    "update_contacts": schemas.ContactsRequest(scope="agent-1", messages=LINES, known=[schemas.KnownContact(name="Alice")]),
+    "update_tasks": schemas.TasksRequest(
+        scope="agent-1", messages=LINES, open_tasks=[schemas.KnownTask(id="t1", title="Book flights", due=date(2025, 3, 9))]
     ),
-    "consolidate_batch": BatchRequest(
-        scope="agent-1", messages=LINES, neighbours=[KnownFact(id="f1", text="Alice lives in Paris", similarity=0.8)],
-        known_contacts=[KnownContact(name="Alice")],
-        open_tasks=[KnownTask(id="t1", title="Book flights", due=date(2025, 3, 9))], ref="batch-7",
+    "consolidate_batch": schemas.BatchRequest(
+        scope="agent-1", messages=LINES, neighbours=[schemas.KnownFact(id="f1", text="Alice lives in Paris", similarity=0.8)],
+        known_contacts=[schemas.KnownContact(name="Alice")],
+        open_tasks=[schemas.KnownTask(id="t1", title="Book flights", due=date(2025, 3, 9))], ref="batch-7",
     ),
 }
 

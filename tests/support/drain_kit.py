@@ -13,8 +13,10 @@ from sqlalchemy import select
 from consolidator.messages.sample import generate
 from consolidator.core.app import App
 from consolidator.core.config import Settings
+from tests.support.fake_anthropic import FakeAnthropic
 from stores.contacts import Contact
 from stores.engine import reading
+from stores.model_calls import totals
 from stores.facts import Fact
 from stores.ledger import StepRun
 from stores.summaries import Summary
@@ -46,17 +48,33 @@ def settings_for(state_dir: Path, base_url: str | None = None, combine: bool = T
     )
 
 
-def outcome(app: App) -> dict[str, Any]:
-    """What the drain left: newest summary text per window, current facts, contacts and tasks."""
+def newest_summaries(app: App) -> dict[tuple[str, str, str], Summary]:
+    """The newest version of every summary window, by (ladder, rung, key)."""
     with reading(app.engine) as session:
         newest: dict[tuple[str, str, str], Summary] = {}
         for s in session.execute(select(Summary)).scalars():
             key = (s.ladder, s.rung, s.key)
             if key not in newest or s.version > newest[key].version:
                 newest[key] = s
+    return newest
+
+
+def outcome(app: App) -> dict[str, Any]:
+    """What the drain left: newest summary text per window, current facts, contacts and tasks."""
+    newest = newest_summaries(app)
+    with reading(app.engine) as session:
         facts = sorted(f.text for f in session.execute(select(Fact).where(Fact.valid_to.is_(None))).scalars())
         contacts = sorted(c.name for c in session.execute(select(Contact)).scalars())
         tasks = sorted((t.title, t.status) for t in session.execute(select(Task)).scalars())
         runs = [r.status for r in session.execute(select(StepRun)).scalars()]
     return {"summaries": {k: (s.kind == "empty", s.text) for k, s in newest.items()}, "facts": facts,
             "contacts": contacts, "tasks": tasks, "runs": runs}
+
+
+def assert_ledger_matches_server(app: App, fake: FakeAnthropic) -> None:
+    """What the ledger recorded is what the fake server answered, token for token."""
+    with reading(app.engine) as session:
+        t = totals(session)
+    c = fake.counters
+    assert (t.calls, t.input_tokens, t.output_tokens) == (c.answered, c.input_tokens, c.output_tokens)
+    assert (t.cache_read_tokens, t.cache_write_tokens) == (c.cache_read_tokens, c.cache_write_tokens)

@@ -28,19 +28,7 @@ from typing import Any
 from consolidator.model.prompts import _SPECS
 from consolidator.model.refs import ROLES, parse_span
 from consolidator.model.offline import OfflineModel
-from consolidator.model.schemas import (
-    BatchRequest,
-    ClusterRequest,
-    ContactsRequest,
-    FactExtractionRequest,
-    KnownContact,
-    KnownFact,
-    KnownTask,
-    Line,
-    SummarizeRequest,
-    SummaryInput,
-    TasksRequest,
-)
+from consolidator.model import schemas
 
 _OPERATION_OF_TOOL = {spec.tool: op for op, spec in _SPECS.items()}
 _DAY = re.compile(r"^(?P<date>\d{4}-\d\d-\d\d) \((?P<weekday>\w{3})\) (?P<offset>[+-]\d\d:\d\d)$")
@@ -70,7 +58,7 @@ def sections(text: str) -> dict[str, list[str]]:
     return out
 
 
-def parse_lines(raws: list[str]) -> list[Line]:
+def parse_lines(raws: list[str]) -> list[schemas.Line]:
     """The message section: day headings, each followed by its `[n] HH:MM who: text` lines (the
     time left out when it is the line before's)."""
     lines, day, time = [], None, None
@@ -87,16 +75,16 @@ def parse_lines(raws: list[str]) -> list[Line]:
         at = datetime.strptime(f"{day['date']} {time} {day['offset']}", "%Y-%m-%d %H:%M %z")
         if ("Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun")[at.weekday()] != day["weekday"]:
             raise ValueError(f"weekday {day['weekday']} is not the day of {day['date']}")
-        lines.append(Line(id=m["id"], at=at, role=role, speaker=speaker or None, text=line_text(m["text"])))
+        lines.append(schemas.Line(id=m["id"], at=at, role=role, speaker=speaker or None, text=line_text(m["text"])))
     return lines
 
 
-def parse_contacts(raws: list[str]) -> list[KnownContact]:
+def parse_contacts(raws: list[str]) -> list[schemas.KnownContact]:
     """The known contacts section: `name | aliases: A, B | key: value | biography: text` lines."""
     contacts = []
     for raw in raws:
         name, *fields = raw.split(" | ")
-        contact = KnownContact(name=name)
+        contact = schemas.KnownContact(name=name)
         for field in fields:
             key, _, value = field.partition(": ")
             if key == "aliases":
@@ -109,14 +97,14 @@ def parse_contacts(raws: list[str]) -> list[KnownContact]:
     return contacts
 
 
-def parse_facts(raws: list[str]) -> list[KnownFact]:
+def parse_facts(raws: list[str]) -> list[schemas.KnownFact]:
     """The known facts section: `F1 text` lines, in their rendered (ranked) order."""
-    return [KnownFact(id=m["id"], text=m["text"]) for m in map(_must(_FACT), raws)]
+    return [schemas.KnownFact(id=m["id"], text=m["text"]) for m in map(_must(_FACT), raws)]
 
 
-def parse_tasks(raws: list[str]) -> list[KnownTask]:
+def parse_tasks(raws: list[str]) -> list[schemas.KnownTask]:
     """The open tasks section: `T1 title` lines, ` (due YYYY-MM-DD)` when the task has a due date."""
-    return [KnownTask(id=m["id"], title=m["title"], due=m["due"]) for m in map(_must(_TASK), raws)]
+    return [schemas.KnownTask(id=m["id"], title=m["title"], due=m["due"]) for m in map(_must(_TASK), raws)]
 
 
 def _must(pattern: re.Pattern[str]) -> Any:
@@ -150,23 +138,23 @@ def parse_request(operation: str, text: str) -> Any:
             inputs = []
             for raw in parts.get("inputs", []):
                 m = _INPUT.match(raw)
-                inputs.append(SummaryInput(id=m["id"], label=m["label"], text=json.loads(m["text"])))
-            return SummarizeRequest(scope="fake", ladder=window["ladder"], rung=window["rung"],
+                inputs.append(schemas.SummaryInput(id=m["id"], label=m["label"], text=json.loads(m["text"])))
+            return schemas.SummarizeRequest(scope="fake", ladder=window["ladder"], rung=window["rung"],
                                     window_label=window["label"], inputs=inputs, budget_tokens=int(budget["n"]),
                                     timezone=zone)
         case "extract_facts":
-            return FactExtractionRequest(scope="fake", messages=lines, neighbours=parse_facts(parts.get("known facts", [])),
+            return schemas.FactExtractionRequest(scope="fake", messages=lines, neighbours=parse_facts(parts.get("known facts", [])),
                                          timezone=zone)
         case "judge_cluster":
-            return ClusterRequest(scope="fake", facts=parse_facts(parts.get("facts", [])))
+            return schemas.ClusterRequest(scope="fake", facts=parse_facts(parts.get("facts", [])))
         case "update_contacts":
-            return ContactsRequest(scope="fake", messages=lines, known=parse_contacts(parts.get("known contacts", [])),
+            return schemas.ContactsRequest(scope="fake", messages=lines, known=parse_contacts(parts.get("known contacts", [])),
                                    timezone=zone)
         case "update_tasks":
-            return TasksRequest(scope="fake", messages=lines, open_tasks=parse_tasks(parts.get("open tasks", [])),
+            return schemas.TasksRequest(scope="fake", messages=lines, open_tasks=parse_tasks(parts.get("open tasks", [])),
                                 timezone=zone)
         case "consolidate_batch":
-            return BatchRequest(scope="fake", messages=lines, neighbours=parse_facts(parts.get("known facts", [])),
+            return schemas.BatchRequest(scope="fake", messages=lines, neighbours=parse_facts(parts.get("known facts", [])),
                                 known_contacts=parse_contacts(parts.get("known contacts", [])),
                                 open_tasks=parse_tasks(parts.get("open tasks", [])), timezone=zone,
                                 summaries=[window_request(raw, lines, zone)
@@ -174,7 +162,7 @@ def parse_request(operation: str, text: str) -> Any:
     raise ValueError(f"unknown operation {operation!r}")
 
 
-def window_request(row: str, lines: list[Line], zone: str) -> SummarizeRequest:
+def window_request(row: str, lines: list[schemas.Line], zone: str) -> schemas.SummarizeRequest:
     """A summary asked with a batch (`S1 count/1: label, lines 1-22, at most 400 tokens`), as the
     ladder asked it, under its short ref (S1): its inputs are the named lines rendered as
     consolidator.ladders.inputs.render renders a message."""
@@ -189,8 +177,8 @@ def window_request(row: str, lines: list[Line], zone: str) -> SummarizeRequest:
         who = line.speaker or line.role
         if line.role in ("action", "tool") and line.speaker is None:
             who = f"[{line.role}]"
-        inputs.append(SummaryInput(id=line.id, label="", text=f"{line.at.astimezone(tz):%Y-%m-%d %H:%M} {who}: {line.text}"))
-    return SummarizeRequest(scope="fake", ladder=ladder, rung=rung, window_label=window["label"],
+        inputs.append(schemas.SummaryInput(id=line.id, label="", text=f"{line.at.astimezone(tz):%Y-%m-%d %H:%M} {who}: {line.text}"))
+    return schemas.SummarizeRequest(scope="fake", ladder=ladder, rung=rung, window_label=window["label"],
                             inputs=inputs, budget_tokens=int(window["budget"]), ref=window["ref"], timezone=zone)
 
 
