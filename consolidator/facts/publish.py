@@ -31,13 +31,15 @@ def fact_item(fact: Fact, now: datetime, tau) -> dict[str, Any]:
 
 
 def ranked_facts(app: App, scope: str, now: datetime) -> list[dict[str, Any]]:
-    """Current facts of `scope` as facts.json items, best score first (ties: newer first)."""
+    """Current facts of `scope` as facts.json items, best score first (ties: newer first, then by
+    text, so the same facts are published in the same order whatever their random ids)."""
     tau = app.settings.facts.tau
     with reading(app.engine) as session:
         facts = current_facts(session, scope)
     items = [fact_item(f, now, tau) for f in facts]
-    items.sort(key=lambda item: (item["valid_from"], item["id"]), reverse=True)
-    items.sort(key=lambda item: -item["score"])  # stable: equal scores stay newest first
+    items.sort(key=lambda item: item["text"])
+    items.sort(key=lambda item: item["valid_from"], reverse=True)  # stable: each sort keeps the one before
+    items.sort(key=lambda item: -item["score"])
     return items
 
 
