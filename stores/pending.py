@@ -1,6 +1,6 @@
 """What one scope still has pending after a daemon worked it: one statement of index probes and the step heads.
 
-The daemon (consolidator/pipeline/due.py) turns this into the scope's next due time in the
+The daemon (consolidator/pipeline/scope_due.py) turns this into the scope's next due time in the
 work queue; the rules (flush_idle, retries, day close) are the caller's. Every query here is
 bounded by the scope: its cost does not grow with the number of scopes.
 """
@@ -19,7 +19,7 @@ from stores.ladder_state import DirtyWindow
 from stores.ledger import ScopeCursor
 from stores.messages import Message
 from stores.runs import step_heads
-from stores.views import ViewVersion
+from stores.view_versions import ViewVersion
 
 
 @dataclass(frozen=True)

@@ -15,7 +15,7 @@ from stores.contacts import Contact, current_details
 from stores.facts import Fact
 from stores.messages import Message
 from stores.summaries import Announcement, Summary
-from stores.views import ViewVersion
+from stores.view_versions import ViewVersion
 
 
 def view_versions(session: Session, scope: str) -> dict[str, int]:

@@ -1,6 +1,6 @@
 """Imports every table module so that SQLModel.metadata knows the whole schema."""
 
-from stores import contacts, facts, faults, interactions, lease, ledger, messages, model_calls, summaries, tasks, views  # noqa: F401
+from stores import contacts, facts, faults, interactions, lease, ledger, messages, model_calls, summaries, tasks, view_versions  # noqa: F401
 from stores import holds, ladder_state  # noqa: F401  (the ladders' held windows, cursors and dirty windows)
 from stores import scope_head  # noqa: F401  (each scope's seq counter, locked by appends)
 from stores import batch_requests  # noqa: F401  (model requests sent as Message Batches)

@@ -10,7 +10,7 @@ from stores.facts import FactState, FactUse
 from stores.holds import LadderHold
 from stores.ladder_state import DirtyWindow
 from stores.pending import pending
-from stores.views import bump
+from stores.view_versions import bump
 from tests.support.work_queue_kit import any_app, count_statements, log  # noqa: F401  (any_app is a fixture)
 
 T0 = datetime(2025, 3, 3, 9, 0, tzinfo=timezone.utc)

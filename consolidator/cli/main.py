@@ -18,7 +18,8 @@ import click
 
 from consolidator.runtime import logsetup
 from consolidator.cli import facts as facts_commands
-from consolidator.cli import history as history_commands
+from consolidator.cli import archive as archive_commands
+from consolidator.cli import stats as stats_commands
 from consolidator.cli import ladders as ladder_commands
 from consolidator.cli import memory as memory_commands
 from consolidator.cli import recall as recall_commands
@@ -224,8 +225,8 @@ def sample_command(scope: str, days: int, seed: int, start: str) -> None:
         click.echo(json.dumps(record))
 
 
-for _module in (ladder_commands, memory_commands, facts_commands, report_commands, history_commands,
-                recall_commands):
+for _module in (ladder_commands, memory_commands, facts_commands, report_commands, archive_commands,
+                stats_commands, recall_commands):
     for _command in _module.COMMANDS:
         cli.add_command(_command)
 

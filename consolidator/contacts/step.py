@@ -38,7 +38,7 @@ from consolidator.pipeline.steps import BatchWork, MessageView
 from stores.contacts import Contact, append_summary, contacts_of, current_details, merge_sources, set_detail
 from stores.bounds import fit
 from stores.snapshots import publish_json
-from stores.views import bump
+from stores.view_versions import bump
 
 if TYPE_CHECKING:
     from consolidator.pipeline.batch_extraction import SharedExtraction

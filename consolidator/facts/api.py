@@ -19,7 +19,7 @@ from stores.engine import transaction
 from stores.facts import Fact, enqueue_uses, restore, set_pinned
 from stores.scopes import validate_scope
 from stores.types import utc
-from stores.views import bump
+from stores.view_versions import bump
 from stores.work_queue import AT_ONCE, mark_due
 
 _apps: dict[str, App] = {}

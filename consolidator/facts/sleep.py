@@ -60,7 +60,7 @@ from stores.facts import (
     touch,
 )
 from stores.messages import newest_at
-from stores.views import bump
+from stores.view_versions import bump
 
 log = structlog.get_logger()
 

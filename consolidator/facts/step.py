@@ -57,7 +57,7 @@ from stores.facts import (
     to_bytes,
     touch,
 )
-from stores.views import bump
+from stores.view_versions import bump
 
 if TYPE_CHECKING:
     from consolidator.pipeline.batch_extraction import SharedExtraction

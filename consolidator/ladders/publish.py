@@ -14,7 +14,7 @@ from hierarchy.tiling import LadderSpec, count_ladder, time_ladder
 from stores.engine import reading, transaction
 from stores.snapshots import publish_json
 from stores.summaries import Summary, newest_summaries
-from stores.views import mark_all_published, stale
+from stores.view_versions import mark_all_published, stale
 
 
 def ladder_specs(app: App) -> dict[str, LadderSpec]:

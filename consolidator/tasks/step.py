@@ -34,7 +34,7 @@ from consolidator.model.schemas import KnownTask, TaskChange, TasksReply, TasksR
 from consolidator.pipeline.steps import BatchWork
 from stores.snapshots import publish_json
 from stores.tasks import CANCELLED, DONE, OPEN, Task, listed_tasks, normalise_title, open_tasks, task_payload
-from stores.views import bump
+from stores.view_versions import bump
 
 if TYPE_CHECKING:
     from consolidator.pipeline.batch_extraction import SharedExtraction

@@ -20,7 +20,7 @@ from stores.ledger import StepRun
 from stores.messages import NewMessage, append_messages, scope_heads
 from stores.model_calls import DbRecorder, per_operation, totals, utc_day
 from stores.runs import record_batches, scope_cursors
-from stores.views import bump, mark_published, stale
+from stores.view_versions import bump, mark_published, stale
 
 T0 = datetime(2025, 8, 1, 6, 0, tzinfo=timezone.utc)
 TTL = timedelta(seconds=60)

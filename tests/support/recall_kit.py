@@ -12,7 +12,7 @@ from consolidator.runtime.wiring import build_consolidator
 from stores.engine import transaction
 from stores.facts import Fact, close_fact, new_fact_id, norm_hash, touch
 from stores.messages import NewMessage, append_messages
-from stores.views import bump
+from stores.view_versions import bump
 
 T0 = datetime(2024, 5, 6, 9, 0, tzinfo=timezone.utc)  # a Monday
 
