@@ -13,13 +13,13 @@ from datetime import datetime
 from sqlalchemy import exists, func, select
 from sqlmodel import Session
 
-from stores.facts import FactState, FactUse
-from stores.holds import LadderHold
-from stores.ladder_state import DirtyWindow
-from stores.ledger import ScopeCursor
-from stores.messages import Message
-from stores.runs import step_heads
-from stores.view_versions import ViewVersion
+from stores.schema.memory import FactState, FactUse
+from stores.schema.ladders import LadderHold
+from stores.schema.ladders import DirtyWindow
+from stores.schema.ledger import ScopeCursor
+from stores.schema.log import Message
+from stores.ledger import step_heads
+from stores.schema.daemon import ViewVersion
 
 
 @dataclass(frozen=True)

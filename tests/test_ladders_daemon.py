@@ -17,7 +17,7 @@ from consolidator.messages.sample import generate
 from consolidator.runtime.tick import Consolidator
 from stores.engine import reading
 from stores.messages import NewMessage, append_messages
-from stores.summaries import Summary
+from stores.schema.ladders import Summary
 
 UTC = timezone.utc
 START = datetime(2025, 1, 6, tzinfo=UTC)  # a Monday

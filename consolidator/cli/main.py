@@ -62,8 +62,9 @@ def log_command(ctx, scope, role, at, session, speaker, message_id, text) -> Non
     except InvalidMessage as exc:
         raise UserError(f"--{exc.field}: {exc.problem}") from None
     try:
-        engine = app_of(ctx).engine
-        result = append_messages(engine, [message], utcnow())
+        app = app_of(ctx)
+        engine = app.engine
+        result = append_messages(engine, [message], utcnow(), archive_root=app.settings.archive_dir)
     except StorageError as exc:
         raise RuntimeFault(f"{exc}; the message was not logged") from None
     if result.duplicates and message_id is not None:
@@ -93,7 +94,8 @@ def import_command(ctx, file, skip_invalid: bool, as_json: bool) -> None:
     try:
         app = app_of(ctx)
         with ProgressBar("importing", show) as progress:
-            report = import_stream(app.engine, file, source, utcnow(), skip_invalid=skip_invalid, progress=progress)
+            report = import_stream(app.engine, file, source, utcnow(), skip_invalid=skip_invalid, progress=progress,
+                                   archive_root=app.settings.archive_dir)
     except ImportRejected as exc:
         if as_json:
             click.echo(json.dumps({"added": 0, "duplicates": 0, "invalid": [str(e) for e in exc.errors],
@@ -201,7 +203,7 @@ def _print_status(report: dict[str, Any]) -> None:
 @click.pass_context
 def retry_command(ctx, scope: str | None) -> None:
     """Re-arm batch steps that gave up after their last attempt."""
-    from stores.runs import rearm_failed
+    from stores.ledger import rearm_failed
 
     scope = existing_scope(ctx, scope)
     count = rearm_failed(app_of(ctx).engine, scope, utcnow())

@@ -16,7 +16,8 @@ from consolidator.core.clock import utcnow as _now
 from consolidator.core.app import App, open_app
 from consolidator.core.config import load_settings
 from stores.engine import transaction
-from stores.facts import Fact, enqueue_uses, restore, set_pinned
+from stores.schema.memory import Fact
+from stores.facts import enqueue_uses, restore, set_pinned
 from stores.scopes import validate_scope
 from stores.types import utc
 from stores.view_versions import bump

@@ -32,7 +32,7 @@ from consolidator.ladders.publish import publish_stale_rungs
 from stores.engine import reading, transaction
 from stores.errors import StorageError
 from stores.messages import newest_seq, scopes as message_scopes
-from stores.runs import consolidated_seq
+from stores.ledger import consolidated_seq
 from stores.view_versions import context_marks, mark_all_published, mark_context, stale
 
 log = structlog.get_logger()
