@@ -34,7 +34,7 @@ from consolidator.runtime.tick import Consolidator
 from consolidator.runtime import logsetup
 from consolidator.core.app import open_app
 from consolidator.core.config import ArchiveSettings, Settings
-from stores.archive_files import folder_bytes
+from stores.files.archive_files import folder_bytes
 from stores.messages import append_messages
 
 IDLE_AFTER = timedelta(minutes=5)  # the idle tick that follows each day's busy one
@@ -79,7 +79,7 @@ def replay(mode: str, args, root: Path) -> Run:
         for day in days:
             batch = day_messages(args.seed, day, args.per_day, counter)
             if batch:
-                append_messages(app.engine, batch, batch[-1].at)
+                append_messages(app.engine, batch, batch[-1].at, archive_root=app.settings.archive_dir)
             for now in (tick_at(day), tick_at(day) + IDLE_AFTER):
                 tick_started = time.perf_counter()
                 consolidator.tick(now)

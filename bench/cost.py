@@ -57,7 +57,7 @@ from consolidator.model.settings import DEFAULT_MODEL, DEFAULT_PRICES  # noqa: E
 from consolidator.runtime.wiring import build_consolidator  # noqa: E402
 from stores.engine import reading  # noqa: E402
 from stores.messages import append_messages  # noqa: E402
-from stores.model_calls import ModelCall  # noqa: E402
+from stores.schema.model import ModelCall  # noqa: E402
 from tests.support.fake_anthropic import FakeAnthropic  # noqa: E402
 from tests.support.model_responder import OfflineResponder  # noqa: E402
 

@@ -39,7 +39,8 @@ from consolidator.model.offline import OfflineModel
 from consolidator.facts.sleep import SleepStage, centroid_clusters
 from consolidator.runtime.tick import Consolidator
 from stores.engine import reading, transaction
-from stores.facts import Fact, count_current, new_fact_id, norm_hash, touch
+from stores.schema.memory import Fact
+from stores.facts import count_current, new_fact_id, norm_hash, touch
 from stores.messages import NewMessage, append_messages
 
 NOW = datetime(2025, 6, 1, 12, 0, tzinfo=timezone.utc)

@@ -28,7 +28,7 @@ from consolidator.model.offline import OfflineModel
 from stores.engine import reading
 from stores.erase import all_tables
 from stores.messages import NewMessage, append_messages
-from stores.summaries import Summary
+from stores.schema.ladders import Summary
 
 START = datetime(2025, 3, 17, 9, 0, tzinfo=timezone.utc)  # a Monday, the first day of a 4-week block
 

@@ -30,7 +30,7 @@ from bench.recall_match import covers, vocabulary
 from consolidator import recall
 from consolidator.domain import estimate_tokens
 from consolidator.retrieval.terms import fts_query, query_words
-from stores.recall_index import IndexItem, Writer, lexical, open_for_write
+from stores.files.recall_index import IndexItem, Writer, lexical, open_for_write
 
 BUDGETS = (500, 1000, 2000)
 SOURCES = ("recall", "bm25-turns", "context", "transcript")

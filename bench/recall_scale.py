@@ -46,7 +46,7 @@ from consolidator.runtime import logsetup  # noqa: E402
 from consolidator.core.app import open_app  # noqa: E402
 from consolidator.core.config import Settings  # noqa: E402
 from stores.messages import append_messages  # noqa: E402
-from stores.recall_index import index_path, lexical, open_for_read  # noqa: E402
+from stores.files.recall_index import index_path, lexical, open_for_read  # noqa: E402
 
 SCOPE = "bench"
 START = datetime(2000, 1, 3, tzinfo=timezone.utc)

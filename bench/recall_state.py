@@ -27,7 +27,7 @@ from consolidator.core.app import open_app
 from consolidator.core.config import Settings, load_settings
 from consolidator.runtime.wiring import build_consolidator
 from stores.engine import reading
-from stores.archive_files import COLUMNS
+from stores.files.archive_files import COLUMNS
 from stores.history import History
 from stores.messages import append_messages
 from stores.model_calls import totals

@@ -222,7 +222,7 @@ def part_b(base: str | None, sizes: list[int]) -> dict:
 # --- (c) rows per idle scope per day --------------------------------------------------------
 
 def total_rows(engine) -> int:
-    import stores.tables  # noqa: F401  (every table on the metadata)
+    import stores.schema  # noqa: F401  (every table on the metadata)
 
     with engine.connect() as conn:
         return sum(conn.execute(text(f'SELECT count(*) FROM "{t.name}"')).scalar_one()

@@ -33,8 +33,10 @@ from consolidator.runtime import logsetup  # noqa: E402
 from consolidator.core.app import open_app  # noqa: E402
 from consolidator.core.config import Settings  # noqa: E402
 from stores.engine import reading  # noqa: E402
-from stores.messages import Message, append_messages  # noqa: E402
-from stores.summaries import Summary, newest_versions, tally  # noqa: E402
+from stores.schema.log import Message  # noqa: E402
+from stores.messages import append_messages
+from stores.schema.ladders import Summary  # noqa: E402
+from stores.summaries import newest_versions, tally
 
 
 def read_chars(session, row: Summary, tz: ZoneInfo) -> int:

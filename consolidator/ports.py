@@ -33,7 +33,7 @@ class Stage(Protocol):
     The daemon calls `run(now, stop, scopes=[scope])` for each scope it claimed from the work
     queue; `scopes=None` (rebuild, tests) means every scope. A stage's time-driven work
     (a day closing, an idle scope's offline pass) must be covered by the scope's next due
-    time (consolidator/pipeline/due.py), since nothing else brings the daemon back to it."""
+    time (consolidator/pipeline/scope_due.py), since nothing else brings the daemon back to it."""
 
     name: str
     on_progress: Callable[[], None]  # called after each finished unit; the daemon sets it

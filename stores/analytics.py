@@ -19,12 +19,13 @@ import numpy as np
 from sqlalchemy import select
 from sqlmodel import Session
 
-from stores.archive_manifest import DONE, ArchiveFile
-from stores.ledger import Batch, StepRun
-from stores.messages import Message
-from stores.model_calls import ModelCall
-from stores.summaries import Summary
-from stores.summary_manifest import SummaryArchiveFile
+from stores.archive_manifest import DONE
+from stores.schema.archive import ArchiveFile
+from stores.schema.ledger import Batch, StepRun
+from stores.schema.log import Message
+from stores.schema.model import ModelCall
+from stores.schema.ladders import Summary
+from stores.schema.archive import SummaryArchiveFile
 
 
 def _naive(values: Sequence[datetime | None]) -> np.ndarray:

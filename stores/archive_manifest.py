@@ -1,7 +1,7 @@
 """The archive's manifest: which Parquet file holds which messages, and how far each move got.
 
 The move of one file is a small protocol whose state lives here, in the hot database:
-  1. the file is written under a temporary name, fsynced and renamed (stores/archive_files.py);
+  1. the file is written under a temporary name, fsynced and renamed (stores/files/archive_files.py);
   2. `record_written`: a row in state 'written' with the file's row count, id checksum and
      ranges (seq, time, interaction) -- the hot rows are all still there;
   3. `finish`: one transaction deletes the hot rows, remembers their ids' hashes (imports
@@ -16,38 +16,22 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import datetime
+from pathlib import Path
 from typing import Sequence
 
-from sqlalchemy import BigInteger, Column, Index, Integer, String, delete, func, select
-from sqlmodel import Field, Session, SQLModel
+from sqlalchemy import delete, func, select
+from sqlmodel import Session
 
-from stores.archived_ids import ArchivedId, id_hash
-from stores.messages import Message
-from stores.types import UTCDateTime
+from stores.engine import Engine, transaction
+from stores.files.archive_files import file_ids, verify
+
+from stores.schema.archive import ArchivedId
+from stores.archived_ids import id_hash
+from stores.schema.log import Message
+from stores.schema.archive import ArchiveFile
 
 WRITTEN, DONE = "written", "done"
 _CHUNK = 5_000
-
-
-class ArchiveFile(SQLModel, table=True):
-    __tablename__ = "archive_file"
-    __table_args__ = (Index("ix_archive_file_scope", "scope", "last_at"),)
-
-    id: int | None = Field(default=None, primary_key=True)
-    scope: str = Field(sa_column=Column(String(128), nullable=False))
-    month: str = Field(sa_column=Column(String(7), nullable=False))  # YYYY-MM (UTC)
-    path: str = Field(sa_column=Column(String(1024), nullable=False, unique=True))  # relative to archive.dir
-    state: str = Field(sa_column=Column(String(8), nullable=False))
-    rows: int
-    checksum: str = Field(sa_column=Column(String(64), nullable=False))
-    bytes: int = Field(sa_column=Column(BigInteger, nullable=False))
-    first_seq: int
-    last_seq: int
-    first_at: datetime = Field(sa_column=Column(UTCDateTime(), nullable=False))
-    last_at: datetime = Field(sa_column=Column(UTCDateTime(), nullable=False))
-    first_interaction: int = Field(sa_column=Column(Integer, nullable=False))
-    last_interaction: int = Field(sa_column=Column(Integer, nullable=False))
-    created_at: datetime = Field(sa_column=Column(UTCDateTime(), nullable=False))
 
 
 @dataclass(frozen=True)
@@ -152,6 +136,21 @@ def done_files(session: Session, scope: str) -> list[ArchiveFile]:
     return list(session.execute(stmt).scalars())
 
 
-
 def scopes_with_files(session: Session) -> list[str]:
     return list(session.execute(select(ArchiveFile.scope).distinct()).scalars())
+
+
+def settle_written(engine: Engine, root: Path, row, manifest) -> None:
+    """A file a killed run left recorded as 'written' (a message or a summary manifest row):
+    finished when it reads back as recorded, else forgotten and removed (its hot rows are
+    intact, so a later run writes it again). `manifest` is the module of the row's table
+    (stores.archive_manifest or stores.summary_manifest): both have finish and drop."""
+    path = Path(row.path)
+    if verify(root, path, row.rows, row.checksum):
+        ids = file_ids(root, path)
+        with transaction(engine) as session:
+            manifest.finish(session, row.id, ids)
+    else:
+        with transaction(engine) as session:
+            manifest.drop(session, row.id)
+        (root / path).unlink(missing_ok=True)

@@ -13,12 +13,13 @@ from datetime import datetime
 from sqlalchemy import and_, func, select
 from sqlmodel import Session
 
-from stores.archive_files import COLUMNS
-from stores.interactions import Interaction
-from stores.ladder_state import DirtyWindow, LadderState
-from stores.ledger import ScopeCursor
-from stores.messages import Message, newest_seq
-from stores.runs import consolidated_seq
+from stores.files.archive_files import COLUMNS
+from stores.schema.log import Interaction
+from stores.schema.ladders import DirtyWindow, LadderState
+from stores.schema.ledger import ScopeCursor
+from stores.schema.log import Message
+from stores.messages import newest_seq
+from stores.ledger import consolidated_seq
 
 
 def scopes_older_than(session: Session, cutoff: datetime) -> list[str]:

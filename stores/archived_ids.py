@@ -10,24 +10,13 @@ from __future__ import annotations
 import hashlib
 from typing import Iterable
 
-from sqlalchemy import Column, String, select
+from sqlalchemy import select
 from sqlalchemy.engine import Connection
-from sqlmodel import Field, Session, SQLModel
+from sqlmodel import Session
 
-from stores.engine import ROWID_BIGINT
+from stores.schema.archive import ArchivedId
 
 _CHUNK = 5_000
-
-
-class ArchivedId(SQLModel, table=True):
-    """A 64-bit hash of every archived message id: an import of an archived id is a duplicate.
-    About 17 bytes a message on SQLite (the hash is the rowid), against the hundreds a hot message
-    row takes with its indexes."""
-
-    __tablename__ = "archived_id"
-
-    hash: int = Field(sa_column=Column(ROWID_BIGINT, primary_key=True, autoincrement=False))
-    scope: str = Field(sa_column=Column(String(128), nullable=False))
 
 
 def id_hash(message_id: str) -> int:

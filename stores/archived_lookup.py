@@ -18,37 +18,22 @@ from __future__ import annotations
 from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Iterable
-from weakref import WeakKeyDictionary
 
-import duckdb
-from sqlalchemy import Column, Integer, String, delete, func, select
-from sqlalchemy.engine import Connection, Engine
-from sqlmodel import Field, Session, SQLModel
+from sqlalchemy import delete, func, select
+from sqlalchemy.engine import Connection
+from sqlmodel import Session
 
-from stores.archive_files import file_ids
-from stores.archive_manifest import DONE, ArchiveFile
-from stores.archived_ids import ArchivedId, id_hash
+from stores.files.archive_files import file_ids, ids_among
+from stores.archive_manifest import DONE
+from stores.archived_ids import id_hash
+from stores.schema.archive import ArchiveFile, ArchivedId, ArchivedIdExpiry
 
-_roots: WeakKeyDictionary[Engine, Path] = WeakKeyDictionary()
 _CHUNK = 5_000
 
 
-class ArchivedIdExpiry(SQLModel, table=True):
-    """Per scope: the hashes of the ids of files numbered up to `through_file` were dropped."""
-
-    __tablename__ = "archived_id_expiry"
-
-    scope: str = Field(sa_column=Column(String(128), primary_key=True))
-    through_file: int = Field(sa_column=Column(Integer, nullable=False))
-
-
-def register_root(engine: Engine, root: Path) -> None:
-    """The archive directory of the state an engine belongs to (set when the state is opened)."""
-    _roots[engine] = root
-
-
-def archived_in_files(connection: Connection, candidates: Iterable[tuple[str, str, datetime]]) -> set[str]:
-    """Of (key, scope, at) not found hot, the keys in their scope's archive files (gated by time)."""
+def archived_in_files(connection: Connection, root: Path | None, candidates: Iterable[tuple[str, str, datetime]]) -> set[str]:
+    """Of (key, scope, at) not found hot, the keys in their scope's archive files under `root`, the
+    archive directory (gated by time); None: no archive directory is known, the files are not read."""
     by_scope: dict[str, list[tuple[str, datetime]]] = {}
     for key, scope, at in candidates:
         by_scope.setdefault(scope, []).append((key, at))
@@ -57,7 +42,6 @@ def archived_in_files(connection: Connection, candidates: Iterable[tuple[str, st
     stmt = (select(ArchiveFile.scope, func.max(ArchiveFile.last_at))
             .where(ArchiveFile.scope.in_(list(by_scope)), ArchiveFile.state == DONE).group_by(ArchiveFile.scope))
     reaches = dict(connection.execute(stmt).all())
-    root = _roots.get(connection.engine)
     found: set[str] = set()
     for scope, reach in reaches.items():
         old = [key for key, at in by_scope[scope] if reach is not None and at <= reach]
@@ -67,9 +51,7 @@ def archived_in_files(connection: Connection, candidates: Iterable[tuple[str, st
             select(ArchiveFile.path).where(ArchiveFile.scope == scope, ArchiveFile.state == DONE)).scalars()]
         paths = [p for p in paths if Path(p).is_file()]
         if paths:
-            with duckdb.connect() as duck:
-                found.update(r[0] for r in duck.execute(
-                    'SELECT "id" FROM read_parquet(?) WHERE list_contains(?, "id")', [paths, old]).fetchall())
+            found.update(ids_among(paths, old))
     return found
 
 

@@ -25,45 +25,16 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Iterable
 
-from sqlalchemy import Boolean, Column, Index, Integer, String, Text, func, select, update
-from sqlmodel import Field, Session, SQLModel
+from sqlalchemy import func, select, update
+from sqlmodel import Session
 
 from stores.engine import Engine, reading, transaction
-from stores.model_calls import CallLike, ModelCall
-from stores.types import UTCDateTime
+from stores.model_calls import CallLike
+from stores.schema.model import ModelCall
+from stores.schema.model import BatchRequest, MessageBatch
 
 QUEUED, SUBMITTING, SUBMITTED, ANSWERED, DIRECT = "queued", "submitting", "submitted", "answered", "direct"
 OPEN_STATES = (QUEUED, SUBMITTING, SUBMITTED)
-
-
-class BatchRequest(SQLModel, table=True):
-    __tablename__ = "model_batch_request"
-    __table_args__ = (Index("ix_model_batch_request_state", "state"), Index("ix_model_batch_request_batch", "batch_key"))
-
-    custom_id: str = Field(sa_column=Column(String(64), primary_key=True))
-    scope: str = Field(sa_column=Column(String(128), nullable=False))
-    operation: str = Field(sa_column=Column(String(32), nullable=False))
-    ref: str = Field(sa_column=Column(String(256), nullable=False))
-    model: str = Field(sa_column=Column(String(128), nullable=False))
-    params: str = Field(sa_column=Column(Text, nullable=False))  # the Messages API body, JSON
-    state: str = Field(sa_column=Column(String(16), nullable=False))
-    alone: bool = Field(default=False, sa_column=Column(Boolean, nullable=False))  # resubmit in a batch of its own
-    tries: int = Field(default=0, sa_column=Column(Integer, nullable=False))  # batches it was sent in
-    batch_key: int | None = Field(default=None, sa_column=Column(Integer))
-    created_at: datetime = Field(sa_column=Column(UTCDateTime(), nullable=False))
-    answered_at: datetime | None = Field(default=None, sa_column=Column(UTCDateTime()))
-    result: str | None = Field(default=None, sa_column=Column(Text))  # the answering Message, JSON
-
-
-class MessageBatch(SQLModel, table=True):
-    __tablename__ = "model_batch"
-
-    key: int | None = Field(default=None, primary_key=True)
-    batch_id: str | None = Field(default=None, sa_column=Column(String(128), unique=True))  # the API's
-    state: str = Field(sa_column=Column(String(16), nullable=False))  # submitting | in_progress | ended
-    requests: int = 0
-    created_at: datetime = Field(sa_column=Column(UTCDateTime(), nullable=False))
-    ended_at: datetime | None = Field(default=None, sa_column=Column(UTCDateTime()))
 
 
 @dataclass(frozen=True)

@@ -14,18 +14,10 @@ import hashlib
 from collections.abc import Iterable
 from datetime import datetime
 
-from sqlalchemy import Column, String, select
-from sqlmodel import Field, Session, SQLModel
+from sqlalchemy import select
+from sqlmodel import Session
 
-from stores.types import UTCDateTime
-
-
-class RefusedCluster(SQLModel, table=True):
-    __tablename__ = "refused_cluster"
-
-    scope: str = Field(sa_column=Column(String(128), primary_key=True))
-    key: str = Field(sa_column=Column(String(64), primary_key=True))
-    decided_at: datetime = Field(sa_column=Column(UTCDateTime(), nullable=False))
+from stores.schema.memory import RefusedCluster
 
 
 def cluster_key(model: str, members: Iterable[tuple[str, str]]) -> str:

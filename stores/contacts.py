@@ -11,50 +11,13 @@ from __future__ import annotations
 
 from datetime import datetime
 
-from sqlalchemy import JSON, Column, ForeignKey, Index, Integer, String, Text, select
-from sqlmodel import Field, Session, SQLModel
+from sqlalchemy import select
+from sqlmodel import Session
 
-from stores.bounds import Bounded
-from stores.types import UTCDateTime
+from stores.schema.memory import Contact, ContactDetail
 
 SUMMARY_CHARS = 1500
 SOURCES_KEPT = 200
-
-
-class Contact(SQLModel, table=True):
-    __tablename__ = "contact"
-    __table_args__ = (Index("ix_contact_scope", "scope", "updated_at"),)
-
-    id: int | None = Field(default=None, primary_key=True)
-    scope: str = Field(sa_column=Column(String(128), nullable=False))
-    name: str = Field(sa_column=Column(Bounded(256), nullable=False))
-    aliases: list[str] = Field(default_factory=list, sa_column=Column(JSON, nullable=False))
-    biography: str = Field(default="", sa_column=Column(Text, nullable=False))
-    summary: str = Field(default="", sa_column=Column(Text, nullable=False))
-    created_at: datetime = Field(sa_column=Column(UTCDateTime(), nullable=False))
-    updated_at: datetime = Field(sa_column=Column(UTCDateTime(), nullable=False))
-    sources: list[str] = Field(default_factory=list, sa_column=Column(JSON, nullable=False))
-
-    def names(self) -> list[str]:
-        return [self.name, *self.aliases]
-
-
-class ContactDetail(SQLModel, table=True):
-    __tablename__ = "contact_detail"
-    __table_args__ = (
-        Index("ix_contact_detail_contact", "contact_id", "key"),
-        Index("ix_contact_detail_scope", "scope"),
-    )
-
-    id: int | None = Field(default=None, primary_key=True)
-    contact_id: int = Field(sa_column=Column(Integer, ForeignKey("contact.id"), nullable=False))
-    scope: str = Field(sa_column=Column(String(128), nullable=False))
-    key: str = Field(sa_column=Column(Bounded(64), nullable=False))
-    value: str = Field(sa_column=Column(Text, nullable=False))
-    valid_from: datetime = Field(sa_column=Column(UTCDateTime(), nullable=False))
-    valid_to: datetime | None = Field(default=None, sa_column=Column(UTCDateTime()))
-    superseded_by: int | None = None
-    source_ids: list[str] = Field(default_factory=list, sa_column=Column(JSON, nullable=False))
 
 
 def contacts_of(session: Session, scope: str) -> list[Contact]:

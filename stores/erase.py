@@ -19,13 +19,12 @@ from sqlalchemy.engine import Engine
 from sqlalchemy.sql.elements import ColumnElement
 from sqlmodel import SQLModel
 
+import stores.schema  # noqa: F401  (every table on the metadata)
 from stores.engine import transaction
 
 
 def all_tables() -> list[Table]:
     """Every table of the schema, parents before children."""
-    import stores.tables  # noqa: F401  (every table on the metadata)
-
     return list(SQLModel.metadata.sorted_tables)
 
 

@@ -26,74 +26,14 @@ from datetime import datetime, timedelta
 from typing import Sequence
 
 import numpy as np
-from sqlalchemy import JSON, Boolean, Column, Float, Index, Integer, LargeBinary, String, Text, delete, func, select
-from sqlmodel import Field, Session, SQLModel
+from sqlalchemy import delete, func, select
+from sqlmodel import Session
 
-from stores.bounds import Bounded
-from stores.types import UTCDateTime
 from stores.work_queue import mark_due
+from stores.schema.memory import Fact, FactUse, FactState
 
 END_REASONS = ("updated", "deleted", "merged", "dropped")
 TOMBSTONE_REASONS = ("merged", "dropped")
-
-
-class Fact(SQLModel, table=True):
-    __tablename__ = "fact"
-    __table_args__ = (
-        Index("ix_fact_scope_valid_to", "scope", "valid_to"),
-        Index("ix_fact_scope_norm_hash", "scope", "norm_hash"),
-    )
-
-    id: str = Field(sa_column=Column(String(32), primary_key=True))
-    scope: str = Field(sa_column=Column(String(128), nullable=False))
-    text: str = Field(sa_column=Column(Text, nullable=False))
-    norm_hash: str = Field(sa_column=Column(String(64), nullable=False))
-    embedding: bytes = Field(sa_column=Column(LargeBinary, nullable=False))
-    importance: int = Field(sa_column=Column(Integer, nullable=False))
-    strength: float = Field(default=1.0, sa_column=Column(Float, nullable=False))
-    last_used: datetime = Field(sa_column=Column(UTCDateTime(), nullable=False))
-    created_at: datetime = Field(sa_column=Column(UTCDateTime(), nullable=False))
-    updated_at: datetime = Field(sa_column=Column(UTCDateTime(), nullable=False))
-    valid_from: datetime = Field(sa_column=Column(UTCDateTime(), nullable=False))
-    valid_to: datetime | None = Field(default=None, sa_column=Column(UTCDateTime()))
-    superseded_by: str | None = Field(default=None, sa_column=Column(String(32)))
-    end_reason: str | None = Field(default=None, sa_column=Column(String(16)))
-    tombstoned_at: datetime | None = Field(default=None, sa_column=Column(UTCDateTime()))
-    sources: list[str] = Field(default_factory=list, sa_column=Column(JSON, nullable=False))
-    source_roles: list[str] = Field(default_factory=list, sa_column=Column(JSON, nullable=False))
-    topic: str = Field(default="general", sa_column=Column(Bounded(64), nullable=False))
-    pinned: bool = Field(default=False, sa_column=Column(Boolean, nullable=False))
-
-    @property
-    def current(self) -> bool:
-        return self.valid_to is None
-
-    def vector(self) -> np.ndarray:
-        return np.frombuffer(self.embedding, dtype=np.float32)
-
-
-class FactUse(SQLModel, table=True):
-    """One 'a planner used this fact' record, waiting for the daemon."""
-
-    __tablename__ = "fact_use"
-    __table_args__ = (Index("ix_fact_use_scope", "scope", "id"),)
-
-    id: int | None = Field(default=None, primary_key=True)
-    scope: str = Field(sa_column=Column(String(128), nullable=False))
-    fact_id: str = Field(sa_column=Column(String(32), nullable=False))
-    at: datetime = Field(sa_column=Column(UTCDateTime(), nullable=False))
-
-
-class FactState(SQLModel, table=True):
-    """Per scope: the revision of its facts and what the offline pass last saw."""
-
-    __tablename__ = "fact_state"
-
-    scope: str = Field(sa_column=Column(String(128), primary_key=True))
-    revision: int = 0  # raised by every change to the scope's facts
-    importance_since_sleep: int = 0  # summed importance of facts added since the last pass
-    slept_revision: int = -1  # revision the last pass left behind
-    last_sleep_at: datetime | None = Field(default=None, sa_column=Column(UTCDateTime()))
 
 
 class FactNotFound(LookupError):

@@ -12,25 +12,13 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import datetime
 
-from sqlalchemy import Column, String, Text, delete, inspect, select
+from sqlalchemy import delete, inspect, select
 from sqlalchemy.exc import OperationalError
-from sqlmodel import Field, SQLModel
 
 from stores.engine import Engine, reading, transaction
-from stores.types import UTCDateTime
+from stores.schema.daemon import Fault
 
 CAUSE_CHARS = 500
-
-
-class Fault(SQLModel, table=True):
-    __tablename__ = "fault"
-
-    where: str = Field(sa_column=Column(String(64), primary_key=True))
-    scope: str = Field(default="", sa_column=Column(String(128), primary_key=True))
-    cause: str = Field(default="", sa_column=Column(Text, nullable=False))
-    since: datetime = Field(sa_column=Column(UTCDateTime(), nullable=False))
-    last_at: datetime = Field(sa_column=Column(UTCDateTime(), nullable=False))
-    count: int = 1
 
 
 @dataclass(frozen=True)

@@ -17,9 +17,11 @@ from typing import Iterator
 from sqlalchemy import select
 from sqlmodel import Session
 
-from stores import archive_files, summary_history
-from stores.archive_files import COLUMNS
-from stores.archive_manifest import DONE, ArchiveFile, files_overlapping
+from stores.files import archive_files
+from stores import summary_history
+from stores.files.archive_files import COLUMNS
+from stores.archive_manifest import DONE, files_overlapping
+from stores.schema.archive import ArchiveFile
 from stores.message_windows import (
     Arrival,
     arrivals_through,
@@ -27,8 +29,8 @@ from stores.message_windows import (
     messages_of_interaction,
     messages_of_interactions,
 )
-from stores.messages import Message
-from stores.summaries import Summary
+from stores.schema.log import Message
+from stores.schema.ladders import Summary
 
 
 _INTERACTION = COLUMNS.index("interaction")

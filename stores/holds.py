@@ -11,24 +11,10 @@ from __future__ import annotations
 from datetime import datetime, timedelta
 from typing import Callable
 
-from sqlalchemy import Column, String, Text, func, select
-from sqlmodel import Field, Session, SQLModel
+from sqlalchemy import func, select
+from sqlmodel import Session
 
-from stores.types import UTCDateTime
-
-
-class LadderHold(SQLModel, table=True):
-    """A window whose summary call failed or was deferred: not tried again before `next_at`."""
-
-    __tablename__ = "ladder_hold"
-
-    scope: str = Field(sa_column=Column(String(128), primary_key=True))
-    ladder: str = Field(sa_column=Column(String(8), primary_key=True))
-    rung: str = Field(sa_column=Column(String(16), primary_key=True))
-    key: str = Field(sa_column=Column(String(32), primary_key=True))
-    attempts: int = 0
-    next_at: datetime = Field(sa_column=Column(UTCDateTime(), nullable=False))
-    reason: str = Field(default="", sa_column=Column(Text, nullable=False))
+from stores.schema.ladders import LadderHold
 
 
 def holds(session: Session, scope: str, ladder: str) -> dict[tuple[str, str], LadderHold]:

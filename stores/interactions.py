@@ -12,31 +12,14 @@ from typing import Iterable
 
 from typing import Callable, Sequence
 
-from sqlalchemy import Column, Index, String, and_, func, or_, select, update
-from sqlmodel import Field, Session, SQLModel
+from sqlalchemy import and_, func, or_, select, update
+from sqlmodel import Session
 
 from stores.engine import transaction
-from stores.ledger import ScopeCursor
-from stores.messages import Message, messages_after
-from stores.types import UTCDateTime
-
-
-class Interaction(SQLModel, table=True):
-    __tablename__ = "interaction"
-    __table_args__ = (
-        Index("ix_interaction_scope_number", "scope", "number", unique=True),
-        Index("ix_interaction_scope_session", "scope", "session"),
-        Index("ix_interaction_scope_last", "scope", "last_at"),
-    )
-
-    id: int | None = Field(default=None, primary_key=True)
-    scope: str = Field(sa_column=Column(String(128), nullable=False))
-    number: int
-    session: str | None = Field(default=None, sa_column=Column(String(256)))
-    first_at: datetime = Field(sa_column=Column(UTCDateTime(), nullable=False))
-    last_at: datetime = Field(sa_column=Column(UTCDateTime(), nullable=False))
-    message_count: int = 0
-    max_seq: int = 0
+from stores.schema.ledger import ScopeCursor
+from stores.schema.log import Message
+from stores.messages import messages_after
+from stores.schema.log import Interaction
 
 
 def max_number(session: Session, scope: str) -> int:

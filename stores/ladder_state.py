@@ -16,40 +16,12 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Mapping
 
-from sqlalchemy import Column, String, delete, select
-from sqlmodel import Field, Session, SQLModel
+from sqlalchemy import delete, select
+from sqlmodel import Session
 
-from stores.types import UTCDateTime
+from stores.schema.ladders import LadderState, DirtyWindow
 
 _IN_CHUNK = 5_000  # bound parameters per IN list (SQLite allows 32,766; PostgreSQL 65,535)
-
-
-class LadderState(SQLModel, table=True):
-    """How far one ladder of one scope has got."""
-
-    __tablename__ = "ladder_state"
-
-    scope: str = Field(sa_column=Column(String(128), primary_key=True))
-    ladder: str = Field(sa_column=Column(String(8), primary_key=True))
-    seen_seq: int = 0  # messages up to here have marked their base windows dirty
-    seen_announcement: int = 0  # announcements up to here have triggered their readers
-    # Time ladder. through_unit: the newest closed day whose closing blocks the stage has woken
-    # (a silent day writes nothing, so nothing else would wake the week it completes).
-    # first_unit: the first day announced, written by databases from before silent days
-    # stopped writing rows; no longer read or written by the stage.
-    first_unit: int | None = None
-    through_unit: int | None = None
-
-
-class DirtyWindow(SQLModel, table=True):
-    """A base window (day unit or interaction number) that received messages since its summary."""
-
-    __tablename__ = "dirty_window"
-
-    scope: str = Field(sa_column=Column(String(128), primary_key=True))
-    ladder: str = Field(sa_column=Column(String(8), primary_key=True))
-    unit: int = Field(primary_key=True)
-    last_at: datetime = Field(sa_column=Column(UTCDateTime(), nullable=False))
 
 
 @dataclass(frozen=True)

@@ -18,28 +18,14 @@ import socket
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
-from sqlalchemy import Column, String
 from sqlalchemy.engine import Engine
-from sqlmodel import Field, SQLModel
 
 from sqlalchemy import or_, select
 
 from stores.engine import reading, shares_work, transaction
-from stores.types import UTCDateTime
+from stores.schema.daemon import Lease
 
 DAEMON = "daemon"
-
-
-class Lease(SQLModel, table=True):
-    __tablename__ = "lease"
-
-    name: str = Field(sa_column=Column(String(64), primary_key=True))
-    holder: str = Field(sa_column=Column(String(256), nullable=False))
-    host: str = Field(sa_column=Column(String(256), nullable=False))
-    pid: int
-    acquired_at: datetime = Field(sa_column=Column(UTCDateTime(), nullable=False))
-    heartbeat_at: datetime = Field(sa_column=Column(UTCDateTime(), nullable=False))
-    expires_at: datetime = Field(sa_column=Column(UTCDateTime(), nullable=False))
 
 
 @dataclass(frozen=True)

@@ -14,7 +14,7 @@ from typing import NamedTuple
 from sqlalchemy import select
 from sqlmodel import Session
 
-from stores.messages import Message
+from stores.schema.log import Message
 
 
 class Arrival(NamedTuple):

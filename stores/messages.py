@@ -12,53 +12,25 @@ import hashlib
 from collections import Counter
 from dataclasses import dataclass
 from datetime import datetime
+from pathlib import Path
 from typing import Callable, NamedTuple, Sequence
 
 from functools import lru_cache
 
-from sqlalchemy import Column, Index, String, bindparam, func, select, text, update
+from sqlalchemy import bindparam, func, select, text, update
 from sqlalchemy.engine import Connection, Engine
-from sqlmodel import Field, Session, SQLModel
+from sqlmodel import Session
 
+from stores.archived_lookup import archived_in_files
 from stores.engine import insert_or_skip
 from stores.scope_head import reserve, set_last
-from stores.scopes import MAX_SCOPE_CHARS
 from stores.archived_ids import archived_among
-from stores.types import UTCDateTime, bind_utc, utc
+from stores.types import bind_utc, utc
 from stores.work_queue import mark_due
+from stores.schema.log import Message
 
 ROLES = ("user", "assistant", "action", "tool", "system")
 PEOPLE_ROLES = ("user",)
-
-
-MAX_ID_CHARS = 128  # a caller's idempotency key
-MAX_SPEAKER_CHARS = 256
-MAX_SESSION_CHARS = 256
-# The stored id is "<scope>:<caller's id>" (or "h:" and 40 hex digits): sized from both limits.
-STORED_ID_CHARS = MAX_SCOPE_CHARS + 1 + MAX_ID_CHARS
-
-
-class Message(SQLModel, table=True):
-    __tablename__ = "message"
-    __table_args__ = (
-        Index("ix_message_scope_seq", "scope", "seq", unique=True),
-        Index("ix_message_scope_at", "scope", "at"),
-        # An interaction's messages up to a seq: both equalities and the range in one index.
-        # With only (scope, interaction) SQLite preferred (scope, seq) and read the scope's
-        # whole history for every interaction summary (tests/test_message_plans.py).
-        Index("ix_message_scope_interaction_seq", "scope", "interaction", "seq"),
-    )
-
-    id: str = Field(sa_column=Column(String(STORED_ID_CHARS), primary_key=True))
-    scope: str = Field(sa_column=Column(String(MAX_SCOPE_CHARS), nullable=False))
-    seq: int
-    at: datetime = Field(sa_column=Column(UTCDateTime(), nullable=False))
-    role: str = Field(sa_column=Column(String(16), nullable=False))
-    speaker: str | None = Field(default=None, sa_column=Column(String(MAX_SPEAKER_CHARS)))
-    text: str
-    session: str | None = Field(default=None, sa_column=Column(String(MAX_SESSION_CHARS)))
-    received_at: datetime = Field(sa_column=Column(UTCDateTime(), nullable=False))
-    interaction: int | None = None  # assigned by the daemon, in arrival order
 
 
 class NewMessage(NamedTuple):
@@ -103,17 +75,19 @@ _EXISTING_CHUNK = 5_000  # bound parameters per query: under every supported dat
 ROWS_PER_INSERT = 1_000  # rows per multi-row INSERT: one round trip each, 9,000 bound parameters
 
 
-def append_messages(engine: Engine, messages: Sequence[NewMessage], received_at: datetime) -> AppendResult:
-    """Append messages in one transaction, skipping ids already logged (or repeated in the input)."""
+def append_messages(engine: Engine, messages: Sequence[NewMessage], received_at: datetime, *,
+                    archive_root: Path | None = None) -> AppendResult:
+    """Append messages in one transaction, skipping ids already logged (or repeated in the input,
+    or archived: `archive_root` is the archive directory, see `insert_new`)."""
     with engine.begin() as connection:  # Core, not an ORM session: appends are the hot path
-        return insert_new(connection, messages, received_at)
+        return insert_new(connection, messages, received_at, archive_root=archive_root)
 
 
 _COLUMNS = ("id", "scope", "seq", "at", "role", "speaker", "text", "session", "received_at")
 
 
 def insert_new(connection: Connection, messages: Sequence[NewMessage], received_at: datetime,
-               progress: Callable[[int], None] | None = None) -> AppendResult:
+               progress: Callable[[int], None] | None = None, *, archive_root: Path | None = None) -> AppendResult:
     """Insert the messages whose ids are new, inside the caller's write transaction.
 
     Exact under concurrency on every engine. Known ids are filtered out first; the new ones'
@@ -123,14 +97,14 @@ def insert_new(connection: Connection, messages: Sequence[NewMessage], received_
     reservation is skipped, not an error, and the seqs are closed up behind it. Rows go in
     statements of ROWS_PER_INSERT rows (one round trip per chunk, not per row), values
     converted once per column type. `progress` is told how many messages each chunk settled.
+    `archive_root`, the archive directory (settings' archive.dir), is where an id archived long
+    ago is looked for (stores/archived_lookup.py); None reads no archive file.
     """
     keys = [m.key() for m in messages]
     existing = _existing_ids(connection, set(keys))
     if len(existing) < len(set(keys)):  # an id archived long ago: in its scope's files (old times only)
-        from stores.archived_lookup import archived_in_files  # here: it imports the manifest, which imports us
-
         unknown = {(k, m.scope, utc(m.at)) for m, k in zip(messages, keys) if k not in existing}
-        existing |= archived_in_files(connection, unknown)
+        existing |= archived_in_files(connection, archive_root, unknown)
     fresh: list[tuple[NewMessage, str]] = []
     for message, key in zip(messages, keys):
         if key not in existing:
@@ -302,7 +276,6 @@ def scopes(session: Session) -> list[str]:
 def scope_heads(session: Session) -> dict[str, int]:
     """scope -> newest seq (also its message count: seq is dense per scope)."""
     return {scope: _max_seq(session, scope) for scope in scopes(session)}
-
 
 
 def stored_message(engine: Engine, message_id: str) -> Message | None:

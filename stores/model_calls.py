@@ -17,13 +17,13 @@ from dataclasses import dataclass, fields
 from datetime import datetime, timedelta
 from typing import Protocol
 
-from sqlalchemy import Column, Float, Index, String, case, func, select
+from sqlalchemy import case, func, select
 from sqlalchemy.engine import Engine
-from sqlmodel import Field, Session, SQLModel
+from sqlmodel import Session
 
-from stores.bounds import Bounded
 from stores.engine import transaction
-from stores.types import UTCDateTime, utc
+from stores.types import utc
+from stores.schema.model import ModelCall
 
 
 class CallLike(Protocol):
@@ -41,30 +41,6 @@ class CallLike(Protocol):
     outcome: str
     cost_usd: float
     at: datetime
-
-
-# The scope of a forgotten scope's calls: not a valid scope name, so it never names a real one.
-FORGOTTEN_SCOPE = "(forgotten)"
-
-
-class ModelCall(SQLModel, table=True):
-    __tablename__ = "model_call"
-    # `forget` keeps the spend (the budget and the bill count it) but not whose it was.
-    __table_args__ = (Index("ix_model_call_at", "at"), {"info": {"forget_keeps": {"scope": FORGOTTEN_SCOPE, "ref": ""}}})
-
-    id: int | None = Field(default=None, primary_key=True)
-    at: datetime = Field(sa_column=Column(UTCDateTime(), nullable=False))
-    operation: str = Field(sa_column=Column(Bounded(32), nullable=False))
-    scope: str = Field(sa_column=Column(String(128), nullable=False))
-    ref: str = Field(sa_column=Column(Bounded(256), nullable=False))
-    model: str = Field(sa_column=Column(Bounded(128), nullable=False))
-    input_tokens: int = 0
-    output_tokens: int = 0
-    cache_read_tokens: int = 0
-    cache_write_tokens: int = 0
-    latency_ms: int = 0
-    outcome: str = Field(sa_column=Column(String(8), nullable=False))  # ok | invalid | error
-    cost_usd: float = Field(default=0.0, sa_column=Column(Float, nullable=False))
 
 
 class DbRecorder:

@@ -12,10 +12,10 @@ from datetime import datetime
 from sqlalchemy import column, select, text
 from sqlmodel import Session
 
-from stores.ledger import RunStatus, StepRun
+from stores.schema.ledger import RunStatus, StepRun
 from stores.types import UTCDateTime
 
-from stores.ladder_state import DirtyWindow
+from stores.schema.ladders import DirtyWindow
 
 
 def dirty_units(session: Session, scope: str, ladder: str) -> list[int]:

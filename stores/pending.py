@@ -1,6 +1,6 @@
 """What one scope still has pending after a daemon worked it: one statement of index probes and the step heads.
 
-The daemon (consolidator/pipeline/due.py) turns this into the scope's next due time in the
+The daemon (consolidator/pipeline/scope_due.py) turns this into the scope's next due time in the
 work queue; the rules (flush_idle, retries, day close) are the caller's. Every query here is
 bounded by the scope: its cost does not grow with the number of scopes.
 """
@@ -13,13 +13,13 @@ from datetime import datetime
 from sqlalchemy import exists, func, select
 from sqlmodel import Session
 
-from stores.facts import FactState, FactUse
-from stores.holds import LadderHold
-from stores.ladder_state import DirtyWindow
-from stores.ledger import ScopeCursor
-from stores.messages import Message
-from stores.runs import step_heads
-from stores.views import ViewVersion
+from stores.schema.memory import FactState, FactUse
+from stores.schema.ladders import LadderHold
+from stores.schema.ladders import DirtyWindow
+from stores.schema.ledger import ScopeCursor
+from stores.schema.log import Message
+from stores.ledger import step_heads
+from stores.schema.daemon import ViewVersion
 
 
 @dataclass(frozen=True)

@@ -14,21 +14,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import datetime
 
-from sqlalchemy import Column, String, Text, delete
-from sqlmodel import Field, SQLModel
+from sqlalchemy import delete
 
 from stores.engine import Engine, reading, transaction
-from stores.types import UTCDateTime
-
-
-class PromisedSummary(SQLModel, table=True):
-    __tablename__ = "promised_summary"
-
-    key: str = Field(sa_column=Column(String(64), primary_key=True))
-    scope: str = Field(sa_column=Column(String(128), nullable=False))
-    ref: str = Field(sa_column=Column(String(256), nullable=False))
-    created_at: datetime = Field(sa_column=Column(UTCDateTime(), nullable=False))
-    text: str | None = Field(default=None, sa_column=Column(Text))
+from stores.schema.model import PromisedSummary
 
 
 @dataclass(frozen=True)

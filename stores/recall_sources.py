@@ -11,11 +11,12 @@ from datetime import datetime
 from sqlalchemy import func, select
 from sqlmodel import Session
 
-from stores.contacts import Contact, current_details
-from stores.facts import Fact
-from stores.messages import Message
-from stores.summaries import Announcement, Summary
-from stores.views import ViewVersion
+from stores.schema.memory import Contact
+from stores.contacts import current_details
+from stores.schema.memory import Fact
+from stores.schema.log import Message
+from stores.schema.ladders import Announcement, Summary
+from stores.schema.daemon import ViewVersion
 
 
 def view_versions(session: Session, scope: str) -> dict[str, int]:

@@ -20,21 +20,13 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 
-from sqlalchemy import Column, Integer, String, func, select, update
+from sqlalchemy import func, select, update
 from sqlalchemy.engine import Connection
-from sqlmodel import Field, SQLModel
 
 from stores.engine import insert_or_skip
-from stores.scopes import MAX_SCOPE_CHARS
+from stores.schema.log import Message, ScopeHead  # the counter and the log it numbers
 
 CHUNK = 1_000  # scopes per statement: bound parameters stay far under every database's limit
-
-
-class ScopeHead(SQLModel, table=True):
-    __tablename__ = "scope_head"
-
-    scope: str = Field(sa_column=Column(String(MAX_SCOPE_CHARS), primary_key=True))
-    last_seq: int = Field(sa_column=Column(Integer, nullable=False))
 
 
 def reserve(connection: Connection, counts: Mapping[str, int]) -> dict[str, int]:
@@ -71,8 +63,6 @@ def _create(connection: Connection, scopes: list[str]) -> None:
     A row another writer creates meanwhile wins (ON CONFLICT DO NOTHING): it was made by an
     append that locked it, and the lock taken next reads its committed value.
     """
-    from stores.messages import Message  # the log this counter numbers
-
     table = ScopeHead.__table__
     for chunk in _chunks(scopes):
         newest = dict(connection.execute(

@@ -12,59 +12,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import datetime
 
-from sqlalchemy import JSON, Column, Index, String, Text, UniqueConstraint, func, select, union_all
-from sqlmodel import Field, Session, SQLModel
+from sqlalchemy import func, select, union_all
+from sqlmodel import Session
 
-from stores.types import UTCDateTime
-
-
-class Summary(SQLModel, table=True):
-    __tablename__ = "summary"
-    __table_args__ = (
-        UniqueConstraint("scope", "ladder", "rung", "key", "version", name="uq_summary_version"),
-        Index("ix_summary_window", "scope", "ladder", "rung", "key"),
-        Index("ix_summary_hash", "scope", "input_hash"),
-        Index("ix_summary_start", "scope", "ladder", "rung", "window_start"),  # newest window of a rung
-        Index("ix_summary_first", "scope", "ladder", "rung", "first_number"),
-    )
-
-    id: str = Field(sa_column=Column(String(256), primary_key=True))
-    scope: str = Field(sa_column=Column(String(128), nullable=False))
-    ladder: str = Field(sa_column=Column(String(8), nullable=False))
-    rung: str = Field(sa_column=Column(String(16), nullable=False))
-    key: str = Field(sa_column=Column(String(32), nullable=False))
-    version: int
-    kind: str = Field(sa_column=Column(String(16), nullable=False))  # summarized|reused|passed|empty
-    label: str = Field(sa_column=Column(String(64), nullable=False))
-    text: str = Field(sa_column=Column(Text, nullable=False))
-    tokens: int = 0
-    sources: list[str] = Field(default_factory=list, sa_column=Column(JSON, nullable=False))
-    input_hash: str | None = Field(default=None, sa_column=Column(String(64)))
-    input_tokens: int = 0  # size of what a model call would read (for the cost bench)
-    calls: int = 0  # model calls spent on this row (0 or 1)
-    window_start: datetime | None = Field(default=None, sa_column=Column(UTCDateTime()))
-    window_end: datetime | None = Field(default=None, sa_column=Column(UTCDateTime()))
-    first_number: int | None = None
-    last_number: int | None = None
-    watermark_seq: int = 0
-    watermark_at: datetime | None = Field(default=None, sa_column=Column(UTCDateTime()))
-    created_at: datetime = Field(sa_column=Column(UTCDateTime(), nullable=False))
-
-
-class Announcement(SQLModel, table=True):
-    """A durable completion event: 'this window's summary, version N, exists'."""
-
-    __tablename__ = "announcement"
-    __table_args__ = (Index("ix_announcement_scope", "scope", "ladder", "id"),)
-
-    id: int | None = Field(default=None, primary_key=True)
-    scope: str = Field(sa_column=Column(String(128), nullable=False))
-    ladder: str = Field(sa_column=Column(String(8), nullable=False))
-    rung: str = Field(sa_column=Column(String(16), nullable=False))
-    key: str = Field(sa_column=Column(String(32), nullable=False))
-    summary_id: str = Field(sa_column=Column(String(256), nullable=False))
-    version: int
-    announced_at: datetime = Field(sa_column=Column(UTCDateTime(), nullable=False))
+from stores.schema.ladders import Summary, Announcement
 
 
 def summary_id(scope: str, ladder: str, rung: str, key: str, version: int) -> str:

@@ -5,7 +5,7 @@ A window is wholly archived or has its newest version hot (all of a window's ver
 together, and a later version is written hot), so a window found hot needs no archive read,
 and the archive is read only for windows missing from the hot store whose positions fall in
 an archived file's range (stores/summary_manifest.py): one probe of the manifest for a read
-of recent windows. A file is read whole once per process and kept (stores/summary_files.py:
+of recent windows. A file is read whole once per process and kept (stores/files/summary_files.py:
 a finished file never changes), so rebuild, which reads every old window, reads each file once.
 """
 
@@ -17,8 +17,9 @@ from pathlib import Path
 from sqlalchemy import select
 from sqlmodel import Session
 
-from stores.summaries import Summary, latest_rows, newest_kinds, newest_versions
-from stores.summary_files import cached_summaries, naive
+from stores.schema.ladders import Summary
+from stores.summaries import latest_rows, newest_kinds, newest_versions
+from stores.files.summary_files import cached_summaries, naive
 from stores.summary_manifest import files_between, position
 
 Window = tuple[str, str]  # (rung, key)

@@ -1,6 +1,6 @@
 """The manifest of archived summaries: which Parquet file holds which summary rows, and how far
 each move got. The same protocol as the message archive (stores/archive_manifest.py):
-  1. the file is written under a temporary name, fsynced and renamed (stores/summary_files.py);
+  1. the file is written under a temporary name, fsynced and renamed (stores/files/summary_files.py);
   2. `record_written`: a row in state 'written' -- the hot summary rows are all still there;
   3. `finish`: one transaction deletes the hot rows (and the announcements of theirs that every
      reader has seen), and sets the row to 'done'.
@@ -17,32 +17,15 @@ from __future__ import annotations
 from datetime import date, datetime
 from typing import Sequence
 
-from sqlalchemy import BigInteger, Column, Index, Integer, String, delete, func, select
-from sqlmodel import Field, Session, SQLModel
+from sqlalchemy import delete, func, select
+from sqlmodel import Session
 
 from stores.archive_manifest import DONE, WRITTEN
-from stores.ladder_state import LadderState
-from stores.summaries import Announcement, Summary
-from stores.types import UTCDateTime
+from stores.schema.ladders import LadderState
+from stores.schema.ladders import Announcement, Summary
+from stores.schema.archive import SummaryArchiveFile
 
 _CHUNK = 2_000
-
-
-class SummaryArchiveFile(SQLModel, table=True):
-    __tablename__ = "summary_archive_file"
-    __table_args__ = (Index("ix_summary_archive_file_scope", "scope", "ladder", "last_position"),)
-
-    id: int | None = Field(default=None, primary_key=True)
-    scope: str = Field(sa_column=Column(String(128), nullable=False))
-    ladder: str = Field(sa_column=Column(String(8), nullable=False))
-    path: str = Field(sa_column=Column(String(1024), nullable=False, unique=True))  # relative to archive.dir
-    state: str = Field(sa_column=Column(String(8), nullable=False))
-    rows: int
-    checksum: str = Field(sa_column=Column(String(64), nullable=False))
-    bytes: int = Field(sa_column=Column(BigInteger, nullable=False))
-    first_position: int = Field(sa_column=Column(Integer, nullable=False))
-    last_position: int = Field(sa_column=Column(Integer, nullable=False))
-    created_at: datetime = Field(sa_column=Column(UTCDateTime(), nullable=False))
 
 
 def position(ladder: str, key: str) -> int:

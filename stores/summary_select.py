@@ -22,8 +22,8 @@ from sqlalchemy import and_, exists, func, select
 from sqlalchemy.orm import aliased
 from sqlmodel import Session
 
-from stores.interactions import Interaction
-from stores.summaries import Summary
+from stores.schema.log import Interaction
+from stores.schema.ladders import Summary
 
 
 def count_bound(session: Session, scope: str, cutoff: datetime, first_dirty: int | None) -> int | None:

@@ -8,32 +8,14 @@ one open task per normalised title.
 from __future__ import annotations
 
 import re
-from datetime import date, datetime
 
-from sqlalchemy import JSON, Column, Date, Index, String, Text, case, select
-from sqlmodel import Field, Session, SQLModel
+from sqlalchemy import case, select
+from sqlmodel import Session
 
-from stores.bounds import Bounded, cut
-from stores.types import UTCDateTime
+from stores.bounds import cut
+from stores.schema.memory import OPEN, Task
 
-OPEN, DONE, CANCELLED = "open", "done", "cancelled"
 _ARTICLES = frozenset({"a", "an", "the"})
-
-
-class Task(SQLModel, table=True):
-    __tablename__ = "task"
-    __table_args__ = (Index("ix_task_scope_status", "scope", "status", "norm_title"),)
-
-    id: int | None = Field(default=None, primary_key=True)
-    scope: str = Field(sa_column=Column(String(128), nullable=False))
-    title: str = Field(sa_column=Column(Text, nullable=False))
-    norm_title: str = Field(sa_column=Column(Bounded(512), nullable=False))
-    status: str = Field(default=OPEN, sa_column=Column(String(16), nullable=False))
-    due: date | None = Field(default=None, sa_column=Column(Date))
-    opened_at: datetime = Field(sa_column=Column(UTCDateTime(), nullable=False))
-    closed_at: datetime | None = Field(default=None, sa_column=Column(UTCDateTime()))
-    opened_by: list[str] = Field(default_factory=list, sa_column=Column(JSON, nullable=False))
-    closed_by: list[str] = Field(default_factory=list, sa_column=Column(JSON, nullable=False))
 
 
 def normalise_title(title: str) -> str:

@@ -24,32 +24,13 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta, timezone
 from typing import Iterable
 
-from sqlalchemy import Column, Index, String, and_, bindparam, delete, or_, select, text, update
+from sqlalchemy import and_, bindparam, delete, or_, select, text, update
 from sqlalchemy.engine import Connection, Engine
-from sqlmodel import Field, Session, SQLModel
+from sqlmodel import Session
 
 from stores.engine import reading, transaction
 from stores.types import UTCDateTime, utc
-
-
-class DueScope(SQLModel, table=True):
-    __tablename__ = "due_scope"
-    __table_args__ = (Index("ix_due_scope_due_at", "due_at"),)
-
-    scope: str = Field(sa_column=Column(String(128), primary_key=True))
-    due_at: datetime = Field(sa_column=Column(UTCDateTime(), nullable=False))
-    marks: int = 0  # bumped by every mark_due: work that came in while a daemon held the claim
-    holder: str | None = Field(default=None, sa_column=Column(String(256)))
-    claimed_until: datetime | None = Field(default=None, sa_column=Column(UTCDateTime()))
-
-
-class QueueState(SQLModel, table=True):
-    """Once-per-database facts of the queue: `seeded` once every scope of an older database was marked."""
-
-    __tablename__ = "work_queue_state"
-
-    name: str = Field(sa_column=Column(String(32), primary_key=True))
-    at: datetime = Field(sa_column=Column(UTCDateTime(), nullable=False))
+from stores.schema.daemon import DueScope, QueueState
 
 
 @dataclass(frozen=True)

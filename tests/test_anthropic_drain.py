@@ -19,9 +19,10 @@ from consolidator.model.offline import OfflineModel
 from consolidator.runtime.tick import Consolidator
 from consolidator.runtime.wiring import build_consolidator
 from stores.engine import reading
-from stores.ledger import Batch, StepRun
+from stores.schema.ledger import Batch, StepRun
 from stores.messages import append_messages
-from stores.model_calls import ModelCall, per_operation
+from stores.schema.model import ModelCall
+from stores.model_calls import per_operation
 from tests.support.fake_anthropic import FakeAnthropic, Fault
 from tests.support.model_responder import OfflineResponder
 from tests.support.drain_kit import END, KEY, START, assert_ledger_matches_server, outcome, records, settings_for

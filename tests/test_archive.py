@@ -13,7 +13,7 @@ from consolidator.model.offline import OfflineModel
 from consolidator.runtime.tick import Consolidator
 from consolidator.core.app import open_app
 from consolidator.core.config import ArchiveSettings, Settings
-from stores.archive_files import scope_folder
+from stores.files.archive_files import scope_folder
 from stores.messages import append_messages
 from tests.support.archive_kit import all_rows, consolidated, hot_ids, summaries, talk
 
@@ -62,7 +62,7 @@ def test_messages_the_ladders_have_not_seen_stay_hot(app) -> None:
     now = consolidated(app, days=DAYS)
     late = talk("maya", 3, first_day=2)
     late = [m._replace(id="late-" + m.id, text=m.text + " (late)") for m in late]
-    append_messages(app.engine, late, now)
+    append_messages(app.engine, late, now, archive_root=app.settings.archive_dir)
     Archiver(app).run(now)
     hot = set(hot_ids(app))
     assert {m.key() for m in late} <= hot
@@ -98,7 +98,7 @@ def test_an_archived_id_is_still_a_duplicate(app) -> None:
     """Importing the same history again after archiving adds nothing."""
     now = consolidated(app, days=DAYS)
     Archiver(app).run(now)
-    again = append_messages(app.engine, talk("maya", DAYS), now)
+    again = append_messages(app.engine, talk("maya", DAYS), now, archive_root=app.settings.archive_dir)
     assert (again.added, again.duplicates) == (0, DAYS * 8)
 
 
@@ -107,7 +107,7 @@ def test_the_daemon_archives_only_in_a_tick_with_nothing_else_to_do(app) -> None
     """The idle stage runs in a tick that found no work, not in one that did."""
     now = consolidated(app, days=DAYS)
     consolidator = Consolidator(app, [], [], idle=[ArchiveStage(app)])
-    append_messages(app.engine, talk("maya", 1, first_day=DAYS + 1), now)
+    append_messages(app.engine, talk("maya", 1, first_day=DAYS + 1), now, archive_root=app.settings.archive_dir)
     busy = consolidator.tick(now + timedelta(days=2))
     assert "archive" not in busy.stages and len(hot_ids(app)) == len(all_rows(app))
     consolidator.drain(now + timedelta(days=2))
@@ -131,7 +131,7 @@ def _statements_of_a_pass(tmp_path, scopes: int) -> int:
 
     app = open_app(Settings(state_dir=tmp_path / f"s{scopes}", archive=ArchiveSettings(after=AFTER)))
     messages = [m for n in range(scopes) for m in talk(f"scope-{n:05d}", days=1, per_talk=1, first_day=DAYS)]
-    append_messages(app.engine, messages, messages[-1].at)
+    append_messages(app.engine, messages, messages[-1].at, archive_root=app.settings.archive_dir)
     now = messages[-1].at + timedelta(days=1)
     archiver = Archiver(app)
     archiver.run(now)  # the first pass of a process also looks for leftovers of a killed run

@@ -20,7 +20,7 @@ from click.testing import CliRunner
 from consolidator.cli.main import cli
 from consolidator.core.app import open_app
 from consolidator.core.config import Settings
-from stores.archive_files import scope_folder
+from stores.files.archive_files import scope_folder
 from tests.support.archive_kit import all_rows, consolidated, hot_ids, summaries
 
 DAYS = 40  # logged in January and February 2025: older than archive.after (90 days) by the real clock
@@ -108,9 +108,9 @@ def _placed(state: Path, scopes: tuple[str, ...]) -> tuple[dict[str, list[str]],
 def _recorded(app, path: str) -> bool:
     from sqlalchemy import select
 
-    from stores.archive_manifest import ArchiveFile
+    from stores.schema.archive import ArchiveFile
     from stores.engine import reading
-    from stores.summary_manifest import SummaryArchiveFile
+    from stores.schema.archive import SummaryArchiveFile
 
     with reading(app.engine) as session:
         states = [session.execute(select(table.state).where(table.path == path)).scalar()

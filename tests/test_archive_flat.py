@@ -14,13 +14,13 @@ from consolidator.messages.archive import Archiver
 from consolidator.model.offline import OfflineModel
 from consolidator.runtime.tick import Consolidator
 from consolidator.core.config import ArchiveSettings, Settings
-from stores.archived_ids import ArchivedId
-from stores.archived_lookup import ArchivedIdExpiry
+from stores.schema.archive import ArchivedId
+from stores.schema.archive import ArchivedIdExpiry
 from stores.engine import reading
 from stores.history import History
 from stores.messages import append_messages
-from stores.summaries import Announcement, Summary
-from stores.summary_manifest import SummaryArchiveFile
+from stores.schema.ladders import Announcement, Summary
+from stores.schema.archive import SummaryArchiveFile
 from tests.support.archive_kit import START, summaries, talk
 
 AFTER = timedelta(days=20)
@@ -43,7 +43,7 @@ def _live(app, days: int) -> list[dict[str, int]]:
     daemon = Consolidator(app, [], [LadderStage(app, OfflineModel())])
     counts = []
     for first in range(0, days, CHUNK):
-        append_messages(app.engine, talk("maya", CHUNK, first_day=first), START + timedelta(days=first))
+        append_messages(app.engine, talk("maya", CHUNK, first_day=first), START + timedelta(days=first), archive_root=app.settings.archive_dir)
         now = START + timedelta(days=first + CHUNK, hours=1)
         daemon.drain(now)
         Archiver(app).run(now)
@@ -71,10 +71,10 @@ def test_an_id_archived_long_ago_is_still_a_duplicate_once_its_hash_left(app) ->
     with reading(app.engine) as session:
         assert session.get(ArchivedIdExpiry, "maya") is not None  # some files' hashes were dropped
     first_month = talk("maya", CHUNK)
-    again = append_messages(app.engine, first_month, START + timedelta(days=6 * CHUNK))
+    again = append_messages(app.engine, first_month, START + timedelta(days=6 * CHUNK), archive_root=app.settings.archive_dir)
     assert (again.added, again.duplicates) == (0, len(first_month))
     new = [m._replace(id="new-" + m.id) for m in talk("maya", 1, first_day=3)]
-    assert append_messages(app.engine, new, START + timedelta(days=6 * CHUNK)).added == len(new)
+    assert append_messages(app.engine, new, START + timedelta(days=6 * CHUNK), archive_root=app.settings.archive_dir).added == len(new)
 
 
 @pytest.mark.slow
@@ -86,10 +86,10 @@ def test_a_live_append_never_reads_the_archive_files(app) -> None:
         if "summaries" not in path.parts:
             path.write_bytes(b"not parquet")
     recent = talk("maya", 1, first_day=3 * CHUNK + 2)
-    assert append_messages(app.engine, recent, START + timedelta(days=3 * CHUNK + 3)).added == len(recent)
+    assert append_messages(app.engine, recent, START + timedelta(days=3 * CHUNK + 3), archive_root=app.settings.archive_dir).added == len(recent)
     old = [m._replace(id="old-" + m.id) for m in talk("maya", 1, first_day=1)]
     with pytest.raises(Exception, match="(?i)parquet"):
-        append_messages(app.engine, old, START + timedelta(days=3 * CHUNK + 3))
+        append_messages(app.engine, old, START + timedelta(days=3 * CHUNK + 3), archive_root=app.settings.archive_dir)
 
 
 @pytest.mark.slow
@@ -106,7 +106,7 @@ def test_late_data_in_an_archived_window_rewrites_it_and_its_readers_from_the_ar
     late = talk("maya", 1, first_day=2)
     late = [m._replace(id="late-" + m.id, text=m.text + " A late word about the orchard.") for m in late]
     now = START + timedelta(days=4 * CHUNK, hours=2)
-    append_messages(app.engine, late, now)
+    append_messages(app.engine, late, now, archive_root=app.settings.archive_dir)
     Consolidator(app, [], [LadderStage(app, OfflineModel())]).drain(now)
     with reading(app.engine) as session:
         found = history.latest_summaries(session, "maya", "time", [("day", "2025-01-08"), ("week", "2025-01-06")])

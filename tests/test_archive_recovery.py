@@ -9,8 +9,9 @@ import pytest
 
 from consolidator.messages.archive import ArchiveBusy, Archiver, archive_lock
 from consolidator.core.config import ArchiveSettings, Settings
-from stores import archive_files, archive_manifest
-from stores.archive_files import scope_folder
+from stores.files import archive_files
+from stores import archive_manifest
+from stores.files.archive_files import scope_folder
 from stores.archive_select import archivable, safe_through
 from stores.engine import reading, transaction
 from tests.support.archive_kit import all_rows, consolidated, hot_ids

@@ -16,7 +16,7 @@ from consolidator.messages.ingest import validate
 from consolidator.core.app import App, open_app
 from consolidator.core.config import Settings
 from consolidator.runtime.wiring import build_consolidator
-from stores.batch_requests import BatchRequest, MessageBatch
+from stores.schema.model import BatchRequest, MessageBatch
 from stores.engine import reading
 from stores.messages import append_messages
 from stores.model_calls import totals

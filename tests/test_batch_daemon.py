@@ -21,11 +21,11 @@ from consolidator.model.offline import OfflineModel
 from consolidator.core.app import App, open_app
 from consolidator.core.config import load_settings
 from consolidator.runtime.wiring import build_consolidator
-from stores.batch_requests import BatchRequest, MessageBatch
+from stores.schema.model import BatchRequest, MessageBatch
 from stores.engine import reading
-from stores.holds import LadderHold
+from stores.schema.ladders import LadderHold
 from stores.ladder_state import dirty_windows
-from stores.ledger import StepRun
+from stores.schema.ledger import StepRun
 from stores.messages import append_messages
 from stores.model_calls import totals
 from tests.support.fake_anthropic import FakeAnthropic

@@ -25,12 +25,12 @@ from consolidator.pipeline.steps import BatchWork, MessageView
 from consolidator.tasks.step import TasksStep
 from consolidator.runtime.tick import Consolidator
 from consolidator.runtime.wiring import build_consolidator
-from stores.contacts import Contact, ContactDetail
+from stores.schema.memory import Contact, ContactDetail
 from stores.engine import reading
 from stores.facts import all_facts
-from stores.ledger import StepRun
+from stores.schema.ledger import StepRun
 from stores.messages import NewMessage, append_messages
-from stores.tasks import Task
+from stores.schema.memory import Task
 from tests.support.fakes import CountingModel
 from tests.support.facts_kit import MAYA_STORE, SEED_BATCH, T0, facts_of, later, say
 

@@ -11,14 +11,15 @@ from consolidator.core.app import open_app
 from consolidator.pipeline.batching import Cut, plan_batches
 from consolidator.core.config import RetrySettings, Settings
 from consolidator.pipeline.runner import backoff
-from stores.runs import rearm_failed
+from stores.ledger import rearm_failed
 from consolidator.runtime.status import gather
 from consolidator.runtime.tick import Consolidator
 from hierarchy.interactions import InteractionPlacer, interaction_complete
 from stores.engine import reading
-from stores.interactions import Interaction
-from stores.ledger import Batch, StepRun
-from stores.messages import Message, NewMessage, append_messages
+from stores.schema.log import Interaction
+from stores.schema.ledger import Batch, StepRun
+from stores.schema.log import Message
+from stores.messages import NewMessage, append_messages
 from tests.support.plugins import FlakyStep, RecordingStep, effects
 
 T0 = datetime(2025, 3, 3, 9, 0, tzinfo=timezone.utc)

@@ -31,10 +31,11 @@ from consolidator.pipeline.batching import cut_batches, ensure_step_runs
 from consolidator.messages.sample import generate
 from consolidator.runtime.wiring import build_consolidator
 from stores.engine import reading
-from stores.ledger import StepRun
+from stores.schema.ledger import StepRun
 from stores.messages import NewMessage, append_messages
-from stores.model_calls import DbRecorder, ModelCall, totals, utc_day
-from stores.summaries import Summary
+from stores.model_calls import DbRecorder, totals, utc_day
+from stores.schema.model import ModelCall
+from stores.schema.ladders import Summary
 from tests.support.fake_anthropic import FakeAnthropic
 from tests.support.fakes import CountingModel
 from tests.support.model_responder import OfflineResponder

@@ -20,8 +20,9 @@ from consolidator.core.config import load_settings
 from consolidator.runtime.forget import forget_scope
 from stores.engine import reading
 from stores.messages import NewMessage, append_messages
-from stores.model_calls import FORGOTTEN_SCOPE, DbRecorder, ModelCall, totals, utc_day
-from stores.summaries import Summary
+from stores.schema.model import FORGOTTEN_SCOPE, ModelCall
+from stores.model_calls import DbRecorder, totals, utc_day
+from stores.schema.ladders import Summary
 from tests.support.fake_anthropic import FakeAnthropic
 from tests.support.model_responder import OfflineResponder
 

@@ -14,7 +14,7 @@ from sqlalchemy import select
 
 from consolidator.core.app import App
 from stores.engine import reading
-from stores.messages import Message
+from stores.schema.log import Message
 
 WRITERS = 4
 PER_WRITER = 5_000

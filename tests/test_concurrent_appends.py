@@ -22,7 +22,7 @@ import pytest
 from sqlalchemy import func, select
 
 from stores.engine import make_engine, reading
-from stores.messages import Message
+from stores.schema.log import Message
 from tests.support.postgres_kit import fresh, pg_url, postgres_url  # noqa: F401  (pg_url is a fixture)
 
 WRITERS = 4

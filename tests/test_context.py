@@ -154,7 +154,7 @@ def test_context_follows_a_new_day_summary(app: App) -> None:
     memory.say("maya", "user: todo: buy milk")
     write_json(app, "maya", "time/day.json", {"label": "2025-03-03", "text": "A quiet day.", "watermark": {"seq": 1}})
     with transaction(app.engine) as session:  # as the ladder stage does in a pass over the scope
-        from stores.views import bump
+        from stores.view_versions import bump
         from stores.work_queue import mark_due
 
         bump(session, "maya", "ladders")

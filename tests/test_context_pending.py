@@ -15,7 +15,7 @@ from consolidator.snapshots.context import publish_context
 from stores.engine import reading
 from stores.messages import NewMessage, append_messages
 from stores.pending import pending
-from stores.views import stale
+from stores.view_versions import stale
 from tests.support.memory_kit import START, Memory, ScriptedModel
 from tests.support.context_kit import context_text, fill_huge_store, with_cap
 

@@ -17,7 +17,7 @@ from sqlalchemy import select
 from consolidator.core.app import open_app
 from consolidator.core.config import load_settings
 from stores.engine import reading
-from stores.ledger import StepRun
+from stores.schema.ledger import StepRun
 from stores.messages import NewMessage, append_messages
 from tests.support.plugins import effects
 

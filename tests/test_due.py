@@ -1,4 +1,4 @@
-"""When a ladder next has work (hierarchy.due.next_due): a pure function of recorded facts and `now`."""
+"""When a ladder next has work (hierarchy.ladder_due.next_due): a pure function of recorded facts and `now`."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ from datetime import date, datetime, timedelta, timezone
 from zoneinfo import ZoneInfo
 
 from hierarchy.calendar import day_closes_at, day_unit
-from hierarchy.due import LadderFacts, next_due
+from hierarchy.ladder_due import LadderFacts, next_due
 from hierarchy.tiling import count_ladder, time_ladder
 
 TIME = time_ladder()

@@ -16,9 +16,10 @@ from consolidator.facts.scoring import score
 from consolidator.runtime.tick import Consolidator
 from consolidator.pipeline.steps import BatchWork, MessageView
 from stores.engine import reading, transaction
-from stores.facts import Fact, close_fact, history, touch
-from stores.ledger import StepRun
-from stores.messages import Message
+from stores.schema.memory import Fact
+from stores.facts import close_fact, history, touch
+from stores.schema.ledger import StepRun
+from stores.schema.log import Message
 from tests.support.plugins import RecordingStep, effects
 from tests.support.facts_kit import (  # noqa: F401  (maya is a fixture)
     MAYA_STORE,

@@ -12,7 +12,7 @@ from consolidator.model.offline import OfflineModel
 from consolidator.snapshots.stage import SnapshotStage
 from consolidator.facts.sleep import SleepStage
 from stores.engine import reading
-from stores.facts import FactUse
+from stores.schema.memory import FactUse
 from tests.support.facts_kit import NOW, SEED_BATCH, T0, angle, facts_of, later, machine, maya, put, say  # noqa: F401  (fixture)
 
 

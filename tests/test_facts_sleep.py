@@ -14,7 +14,8 @@ from consolidator.facts.api import pin, restore_fact
 from consolidator.model.offline import OfflineModel
 from consolidator.facts.sleep import SleepStage, centroid_clusters
 from stores.engine import reading, transaction
-from stores.facts import Fact, FactNotFound, FactState, FactUse, RestoreExpired, get_fact
+from stores.schema.memory import Fact, FactState, FactUse
+from stores.facts import FactNotFound, RestoreExpired, get_fact
 from tests.support.facts_kit import NOW, T0, angle, facts_of, put, say, texts
 
 

@@ -23,9 +23,10 @@ from consolidator.runtime.daemon import Daemon
 from consolidator.runtime.wiring import build_consolidator
 from stores import lease
 from stores.engine import reading, transaction
-from stores.facts import FactUse
-from stores.messages import Message, NewMessage, append_messages
-from stores.holds import LadderHold
+from stores.schema.memory import FactUse
+from stores.schema.log import Message
+from stores.messages import NewMessage, append_messages
+from stores.schema.ladders import LadderHold
 
 # Recent messages: the time ladder announces every day since the first one, so old ones cost time.
 T0 = (datetime.now(timezone.utc) - timedelta(days=2)).replace(hour=9, minute=0, second=0, microsecond=0)

@@ -21,7 +21,7 @@ from consolidator.runtime.daemon import Daemon
 from consolidator.runtime.wiring import build_consolidator
 from stores.engine import reading
 from stores.messages import append_messages
-from stores.views import stale
+from stores.view_versions import stale
 from tests.support.mounts import fill, mounts  # noqa: F401  (fixture)
 
 NOW = datetime.now(timezone.utc)

@@ -15,12 +15,12 @@ from consolidator.ladders.stage import LadderStage
 from consolidator.model.offline import OfflineModel
 from stores import lease
 from stores.engine import reading
-from stores.ledger import Batch, StepRun
+from stores.schema.ledger import Batch, StepRun
 from tests.support.memory_kit import Memory
 
 
 def scoped_tables() -> list[Table]:
-    import stores.tables  # noqa: F401
+    import stores.schema  # noqa: F401
 
     return [t for t in SQLModel.metadata.sorted_tables if "scope" in t.c]
 

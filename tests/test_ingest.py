@@ -14,7 +14,7 @@ from consolidator import MessageLog
 from consolidator.core.app import App
 from consolidator.messages.ingest import ImportRejected, InvalidMessage, LineError, import_stream, parse_lines, validate
 from stores.engine import reading
-from stores.messages import Message
+from stores.schema.log import Message
 
 T0 = datetime(2025, 3, 2, 9, 14, tzinfo=timezone.utc)
 _DROP = object()  # record(field=_DROP) leaves the field out

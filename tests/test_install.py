@@ -20,7 +20,7 @@ import consolidator.core.locate as locate_module
 from consolidator.core.app import open_app
 from consolidator.core.config import Settings, load_settings
 from stores.messages import NewMessage, append_messages
-from stores.snapshots import publish_json, publish_text
+from stores.files.snapshots import publish_json, publish_text
 from tests.support.systemd_kit import _settings
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -15,8 +15,8 @@ from consolidator.core.app import App, open_app
 from consolidator.runtime.wiring import build_consolidator
 from stores.engine import reading
 from stores.messages import NewMessage, append_messages
-from stores.model_calls import ModelCall
-from stores.summaries import Summary
+from stores.schema.model import ModelCall
+from stores.schema.ladders import Summary
 from tests.support.fake_anthropic import FakeAnthropic
 from tests.support.model_responder import OfflineResponder
 from tests.support.drain_kit import KEY, settings_for

@@ -15,7 +15,8 @@ from consolidator.ladders.stage import LadderStage
 from consolidator.runtime.tick import Consolidator
 from stores.engine import reading
 from stores.messages import NewMessage, append_messages
-from stores.summaries import Announcement, Summary, newest_versions
+from stores.schema.ladders import Announcement, Summary
+from stores.summaries import newest_versions
 from tests.support.fakes import CountingModel
 from tests.support.ladders_kit import MONDAY, UTC, app, by_rung, machine, rows, say  # noqa: F401  (app is a fixture)
 

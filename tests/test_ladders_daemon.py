@@ -17,7 +17,7 @@ from consolidator.messages.sample import generate
 from consolidator.runtime.tick import Consolidator
 from stores.engine import reading
 from stores.messages import NewMessage, append_messages
-from stores.summaries import Summary
+from stores.schema.ladders import Summary
 from tests.support.drain_kit import newest_summaries
 
 UTC = timezone.utc

@@ -178,8 +178,9 @@ def sqlite_mentions_in_code(path: Path) -> list[int]:
 
 
 # The recall index is a file format that happens to be SQLite whatever the database engine is
-# (stores/recall_index.py says why); the engine's own specifics stay in stores/engine.py.
-SQLITE_BY_DESIGN = {"stores/engine.py", "stores/recall_index.py"}
+# (stores/files/recall_index.py says why); the engine's own specifics stay in stores/engine.py and its
+# schema's (version, the one-off rewrite of SQLite's text times) in stores/migrations.py.
+SQLITE_BY_DESIGN = {"stores/engine.py", "stores/migrations.py", "stores/files/recall_index.py"}
 
 
 @pytest.mark.slow
@@ -373,3 +374,101 @@ def test_the_cross_import_check_sees_tests_importing_tests(tmp_path: Path) -> No
         "tests/contract/test_c.py": ["tests.test_a"],
         "bench/run.py": ["tests.test_b"],
     }
+
+
+# --- issue 32 item 3: stores/ in layers -------------------------------------------------------
+
+# Function-local imports of one stores module by another, each with its reason. A lazy import kept
+# to dodge an import cycle is not a reason: the layers (schema, files, queries) leave no cycle.
+STORES_LAZY_IMPORTS: dict[tuple[str, str], str] = {}
+
+
+def function_local_imports(path: Path, root: Path = ROOT) -> set[str]:
+    """Modules `path` imports inside a function body (relative imports resolved)."""
+    package = list(path.relative_to(root).parent.parts)
+    names: set[str] = set()
+    for function in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if not isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            continue
+        for node in ast.walk(function):
+            if isinstance(node, ast.Import):
+                names.update(alias.name for alias in node.names)
+            elif isinstance(node, ast.ImportFrom):
+                base = package[: len(package) - (node.level - 1)] if node.level else []
+                names.add(".".join(base + ([node.module] if node.module else [])))
+    return names
+
+
+def test_stores_import_each_other_at_module_level() -> None:
+    """No stores module imports another inside a function (the allow-set, with its reasons, is empty)."""
+    found = {(rel(f), name) for f in python_files("stores") for name in function_local_imports(f)
+             if name.split(".")[0] == "stores"}
+    assert found - STORES_LAZY_IMPORTS.keys() == set()
+
+
+MUTABLE_FACTORIES = {"dict", "list", "set", "defaultdict", "OrderedDict", "WeakKeyDictionary", "WeakValueDictionary"}
+
+
+def module_registries(path: Path) -> list[str]:
+    """Module-level mutable containers that a function of the module fills or changes: a registry
+    (state kept for callers, e.g. an engine's archive root), which the caller should pass instead."""
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    containers = set()
+    for node in tree.body:
+        value = node.value if isinstance(node, (ast.Assign, ast.AnnAssign)) else None
+        targets = node.targets if isinstance(node, ast.Assign) else [node.target] if isinstance(node, ast.AnnAssign) else []
+        mutable = isinstance(value, (ast.Dict, ast.List, ast.Set)) or (
+            isinstance(value, ast.Call) and ast.unparse(value.func).split(".")[-1] in MUTABLE_FACTORIES)
+        if mutable:
+            containers.update(t.id for t in targets if isinstance(t, ast.Name))
+    changed = []
+    for function in ast.walk(tree):
+        if not isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            continue
+        for node in ast.walk(function):
+            target = None
+            if isinstance(node, (ast.Assign, ast.AugAssign, ast.Delete)):
+                for t in (node.targets if isinstance(node, (ast.Assign, ast.Delete)) else [node.target]):
+                    if isinstance(t, ast.Subscript) and isinstance(t.value, ast.Name):
+                        target = t.value.id
+            elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and isinstance(node.func.value, ast.Name) \
+                    and node.func.attr in {"update", "append", "add", "setdefault", "pop", "clear", "extend", "discard"}:
+                target = node.func.value.id
+            if target in containers:
+                changed.append(f"{function.name}: {target}")
+    return changed
+
+
+def test_stores_keep_no_registry_filled_from_outside() -> None:
+    """No stores module keeps module-level state that callers fill (the archive root once was one:
+    stores/archived_lookup.py had `register_root`); what a query needs comes in as an argument."""
+    assert {rel(f): found for f in python_files("stores") if (found := module_registries(f))} == {}
+    lookup = ast.parse((ROOT / "stores/archived_lookup.py").read_text(encoding="utf-8"))
+    functions = {node.name for node in lookup.body if isinstance(node, ast.FunctionDef)}
+    assert not {name for name in functions if name.startswith(("register", "set_"))}
+
+
+def test_the_registry_check_sees_a_registry(tmp_path: Path) -> None:
+    source = tmp_path / "stores" / "x.py"
+    source.parent.mkdir()
+    source.write_text("from weakref import WeakKeyDictionary\n_roots = WeakKeyDictionary()\nCONST = (1, 2)\n"
+                      "def register(engine, root):\n    _roots[engine] = root\n"
+                      "def lazy():\n    from stores.y import z\n", encoding="utf-8")
+    assert module_registries(source) == ["register: _roots"]
+    assert function_local_imports(source, tmp_path) == {"stores.y"}
+
+
+def test_tables_live_in_the_schema() -> None:
+    """Every SQLModel table class is declared under stores/schema/, and a schema module imports no
+    query module (only column types, bounds, scopes and the engine's key type)."""
+    outside = []
+    for path in python_files("stores", "consolidator"):
+        for node in ast.parse(path.read_text(encoding="utf-8")).body:
+            if isinstance(node, ast.ClassDef) and any(ast.unparse(k) == "table=True" for k in node.keywords):
+                if not rel(path).startswith("stores/schema/"):
+                    outside.append(f"{rel(path)}: {node.name}")
+    assert outside == []
+    allowed = {"stores.schema", "stores.bounds", "stores.scopes", "stores.types", "stores.engine"}
+    for path in python_files("stores/schema"):
+        imported = {n for n in imported_modules(path) if n.split(".")[0] == "stores"}
+        assert {n for n in imported if not any(n == a or n.startswith(a + ".") for a in allowed)} == set(), rel(path)

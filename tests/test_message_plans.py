@@ -10,7 +10,8 @@ from sqlalchemy import event
 from consolidator.core.app import open_app
 from stores.engine import database_path, reading
 from stores.message_windows import messages_in_time_window, messages_of_interaction, messages_of_interactions
-from stores.messages import Message, NewMessage, append_messages
+from stores.schema.log import Message
+from stores.messages import NewMessage, append_messages
 
 START = datetime(2025, 1, 1, tzinfo=timezone.utc)
 

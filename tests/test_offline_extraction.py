@@ -20,7 +20,7 @@ from consolidator.core.config import Settings
 from consolidator.runtime.wiring import build_consolidator
 from stores.engine import reading
 from stores.messages import NewMessage, append_messages
-from stores.tasks import Task
+from stores.schema.memory import Task
 from tests.support.facts_kit import facts_of, later, machine, say
 from tests.support.offline_kit import LATE, MODEL, UTC, chat, fact_texts, said_by_caroline
 

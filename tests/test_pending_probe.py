@@ -6,11 +6,11 @@ from datetime import datetime, timedelta, timezone
 
 from consolidator.runtime.tick import Consolidator
 from stores.engine import reading, transaction
-from stores.facts import FactState, FactUse
-from stores.holds import LadderHold
-from stores.ladder_state import DirtyWindow
+from stores.schema.memory import FactState, FactUse
+from stores.schema.ladders import LadderHold
+from stores.schema.ladders import DirtyWindow
 from stores.pending import pending
-from stores.views import bump
+from stores.view_versions import bump
 from tests.support.work_queue_kit import any_app, count_statements, log  # noqa: F401  (any_app is a fixture)
 
 T0 = datetime(2025, 3, 3, 9, 0, tzinfo=timezone.utc)

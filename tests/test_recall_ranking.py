@@ -13,7 +13,7 @@ from consolidator.retrieval.read import recall
 from consolidator.retrieval.render import fill
 from consolidator.retrieval.terms import content_stems
 from consolidator.core.config import Settings
-from stores.recall_index import IndexItem, Row, Writer, index_path, open_for_write
+from stores.files.recall_index import IndexItem, Row, Writer, index_path, open_for_write
 
 NOW = datetime(2024, 6, 20, 12, 0, tzinfo=timezone.utc)  # a Thursday
 

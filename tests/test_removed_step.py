@@ -15,9 +15,9 @@ from consolidator.core.app import open_app
 from consolidator.core.config import Settings
 from consolidator.runtime.status import gather
 from stores.engine import reading
-from stores.ledger import StepRun
+from stores.schema.ledger import StepRun
 from stores.messages import NewMessage, append_messages
-from stores.runs import consolidated_seq
+from stores.ledger import consolidated_seq
 from tests.support.plugins import FlakyStep, RecordingStep, effects
 
 T0 = datetime(2025, 3, 3, 9, 0, tzinfo=timezone.utc)

@@ -23,8 +23,9 @@ from consolidator.runtime.daemon import Daemon
 from consolidator.runtime.wiring import build_consolidator
 from stores.engine import reading
 from stores.errors import StorageUnavailable
-from stores.messages import Message, NewMessage, append_messages
-from stores.runs import StepRun
+from stores.schema.log import Message
+from stores.messages import NewMessage, append_messages
+from stores.ledger import StepRun
 from tests.support.postgres_kit import pg_url  # noqa: F401  (a fixture)
 
 T0 = datetime(2025, 3, 3, 9, 0, tzinfo=timezone.utc)

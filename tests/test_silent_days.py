@@ -22,7 +22,8 @@ from hierarchy.calendar import day_closes_at, day_unit
 from stores.engine import reading
 from stores.erase import all_tables
 from stores.messages import NewMessage, append_messages
-from stores.summaries import Summary, newest_versions
+from stores.schema.ladders import Summary
+from stores.summaries import newest_versions
 
 UTC = timezone.utc
 PARIS = ZoneInfo("Europe/Paris")

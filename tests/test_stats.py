@@ -14,7 +14,7 @@ from sqlalchemy import func, select
 
 from consolidator.model.recording import CallRecord
 from stores.engine import reading
-from stores.ledger import Batch, StepRun
+from stores.schema.ledger import Batch, StepRun
 from stores.model_calls import DbRecorder
 from tests.support.archive_kit import all_rows, hot_ids, summaries
 

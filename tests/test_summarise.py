@@ -18,7 +18,7 @@ from consolidator.model.offline.reldates import resolve_relative_dates
 from consolidator.model.offline.summarise import extractive_summary, target_chars
 from consolidator.model.offline.summaryform import parse_turns
 from consolidator.model.schemas import SummarizeRequest, SummaryInput
-from stores.messages import Message
+from stores.schema.log import Message
 
 UTC = timezone.utc
 MONDAY = date(2023, 5, 8)

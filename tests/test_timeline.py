@@ -24,8 +24,8 @@ from hierarchy.calendar import day_unit
 from stores.engine import reading, transaction
 from stores.interactions import max_number
 from stores.messages import NewMessage, append_messages
-from stores.holds import LadderHold
-from stores.ladder_state import DirtyWindow
+from stores.schema.ladders import LadderHold
+from stores.schema.ladders import DirtyWindow
 from stores.summaries import newest_versions
 from tests.support.pngread import colour_stats
 

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from stores.engine import reading, transaction
-from stores.views import bump, bump_once, stale
+from stores.view_versions import bump, bump_once, stale
 from tests.support.work_queue_kit import any_app  # noqa: F401  (a fixture)
 
 

@@ -21,7 +21,7 @@ from consolidator.core.app import open_app
 from consolidator.core.config import ScopeSettings, Settings
 from stores.engine import reading
 from stores.messages import NewMessage, append_messages
-from stores.summaries import Summary
+from stores.schema.ladders import Summary
 from tests.support.fakes import CountingModel
 
 PARIS = ZoneInfo("Europe/Paris")

@@ -12,7 +12,7 @@ from consolidator.runtime.tick import Consolidator
 from consolidator.core.app import open_app
 from consolidator.core.config import Settings
 from stores.messages import NewMessage, append_messages
-from stores.runs import rearm_failed
+from stores.ledger import rearm_failed
 from stores.work_queue import claim_due, mark_due, renew, rows, settle
 from stores.engine import transaction
 from tests.support.plugins import FlakyStep, RecordingStep, effects

@@ -32,7 +32,7 @@ from consolidator.model.recording import CallRecord
 from consolidator.model.settings import BATCH_DISCOUNT, ModelSettings
 from stores import batch_requests as store
 from stores.engine import Engine, reading
-from stores.model_calls import FORGOTTEN_SCOPE
+from stores.schema.model import FORGOTTEN_SCOPE
 
 log = structlog.get_logger()
 

@@ -13,7 +13,8 @@ from consolidator.cli.common import UserError, app_of, existing_scope, plural, s
 from consolidator.facts.api import mark_used, pin, restore_fact
 from consolidator.facts.publish import fact_item, ranked_facts
 from stores.engine import reading
-from stores.facts import Fact, all_facts, facts_by_id, history
+from stores.schema.memory import Fact
+from stores.facts import all_facts, facts_by_id, history
 
 
 

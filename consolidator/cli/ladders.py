@@ -15,7 +15,7 @@ from consolidator.cli.common import ProgressBar, UserError, app_of, existing_sco
 from consolidator.ladders.publish import ladder_specs, summary_payload
 from consolidator.runtime.rebuild import LeaseHeld, LeaseLost, Rebuild
 from stores.engine import reading
-from stores.snapshots import read_snapshot
+from stores.files.snapshots import read_snapshot
 from stores.history import History
 
 LIST_KEYS = ("id", "window", "label", "version", "kind", "sources", "text")

@@ -18,7 +18,8 @@ import click
 
 from consolidator.runtime import logsetup
 from consolidator.cli import facts as facts_commands
-from consolidator.cli import history as history_commands
+from consolidator.cli import archive as archive_commands
+from consolidator.cli import stats as stats_commands
 from consolidator.cli import ladders as ladder_commands
 from consolidator.cli import memory as memory_commands
 from consolidator.cli import recall as recall_commands
@@ -61,8 +62,9 @@ def log_command(ctx, scope, role, at, session, speaker, message_id, text) -> Non
     except InvalidMessage as exc:
         raise UserError(f"--{exc.field}: {exc.problem}") from None
     try:
-        engine = app_of(ctx).engine
-        result = append_messages(engine, [message], utcnow())
+        app = app_of(ctx)
+        engine = app.engine
+        result = append_messages(engine, [message], utcnow(), archive_root=app.settings.archive_dir)
     except StorageError as exc:
         raise RuntimeFault(f"{exc}; the message was not logged") from None
     if result.duplicates and message_id is not None:
@@ -92,7 +94,8 @@ def import_command(ctx, file, skip_invalid: bool, as_json: bool) -> None:
     try:
         app = app_of(ctx)
         with ProgressBar("importing", show) as progress:
-            report = import_stream(app.engine, file, source, utcnow(), skip_invalid=skip_invalid, progress=progress)
+            report = import_stream(app.engine, file, source, utcnow(), skip_invalid=skip_invalid, progress=progress,
+                                   archive_root=app.settings.archive_dir)
     except ImportRejected as exc:
         if as_json:
             click.echo(json.dumps({"added": 0, "duplicates": 0, "invalid": [str(e) for e in exc.errors],
@@ -200,7 +203,7 @@ def _print_status(report: dict[str, Any]) -> None:
 @click.pass_context
 def retry_command(ctx, scope: str | None) -> None:
     """Re-arm batch steps that gave up after their last attempt."""
-    from stores.runs import rearm_failed
+    from stores.ledger import rearm_failed
 
     scope = existing_scope(ctx, scope)
     count = rearm_failed(app_of(ctx).engine, scope, utcnow())
@@ -224,8 +227,8 @@ def sample_command(scope: str, days: int, seed: int, start: str) -> None:
         click.echo(json.dumps(record))
 
 
-for _module in (ladder_commands, memory_commands, facts_commands, report_commands, history_commands,
-                recall_commands):
+for _module in (ladder_commands, memory_commands, facts_commands, report_commands, archive_commands,
+                stats_commands, recall_commands):
     for _command in _module.COMMANDS:
         cli.add_command(_command)
 

@@ -8,7 +8,7 @@ import click
 
 from consolidator.cli.common import RuntimeFault, UserError
 from stores.errors import StorageError
-from stores.recall_index import IndexUnreadable
+from stores.files.recall_index import IndexUnreadable
 
 
 @click.command("recall")

@@ -14,7 +14,7 @@ from consolidator.snapshots.timeline import render_timeline
 from consolidator.snapshots.timeline_data import gather_timeline
 from stores.engine import reading
 from stores.messages import scopes as all_scopes
-from stores.snapshots import publish_text, write_atomic
+from stores.files.snapshots import publish_text, write_atomic
 
 TIMELINE_VIEW = "timeline.html"
 

@@ -35,10 +35,11 @@ from consolidator.model.base import Model
 from consolidator.domain import is_person_line
 from consolidator.model.schemas import ContactsReply, ContactsRequest, ContactUpdate, KnownContact
 from consolidator.pipeline.steps import BatchWork, MessageView
-from stores.contacts import Contact, append_summary, contacts_of, current_details, merge_sources, set_detail
+from stores.schema.memory import Contact
+from stores.contacts import append_summary, contacts_of, current_details, merge_sources, set_detail
 from stores.bounds import fit
-from stores.snapshots import publish_json
-from stores.views import bump
+from stores.files.snapshots import publish_json
+from stores.view_versions import bump
 
 if TYPE_CHECKING:
     from consolidator.pipeline.batch_extraction import SharedExtraction

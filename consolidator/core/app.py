@@ -15,8 +15,8 @@ import os
 from dataclasses import dataclass
 from pathlib import Path
 
-from stores.archived_lookup import register_root
-from stores.engine import Engine, create_schema, is_embedded, make_engine
+from stores.engine import Engine, is_embedded, make_engine
+from stores.migrations import create_schema
 from stores.shared_state import share_database_file
 from stores.errors import InvalidDatabaseUrl, StorageError, StorageFull, StorageReadOnly, StorageUnavailable
 
@@ -34,9 +34,6 @@ class App:
     readonly: bool = False  # opened for reading only: the database could not be written
     degraded: str | None = None  # why (the storage fault met when opening it for writing)
     unreachable: str | None = None  # the database server could not be reached (why); schema not checked yet
-
-    def __post_init__(self) -> None:
-        register_root(self.engine, self.settings.archive_dir)  # appends find archived ids in its files
 
     def reach(self) -> None:
         """Create the schema now that the server answers (raises StorageError while it does not)."""

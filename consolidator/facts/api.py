@@ -16,10 +16,11 @@ from consolidator.core.clock import utcnow as _now
 from consolidator.core.app import App, open_app
 from consolidator.core.config import load_settings
 from stores.engine import transaction
-from stores.facts import Fact, enqueue_uses, restore, set_pinned
+from stores.schema.memory import Fact
+from stores.facts import enqueue_uses, restore, set_pinned
 from stores.scopes import validate_scope
 from stores.types import utc
-from stores.views import bump
+from stores.view_versions import bump
 from stores.work_queue import AT_ONCE, mark_due
 
 _apps: dict[str, App] = {}

@@ -11,8 +11,9 @@ from typing import Any
 from consolidator.core.app import App
 from consolidator.facts.scoring import score
 from stores.engine import reading
-from stores.facts import Fact, current_facts
-from stores.snapshots import publish_json
+from stores.schema.memory import Fact
+from stores.facts import current_facts
+from stores.files.snapshots import publish_json
 
 
 def fact_item(fact: Fact, now: datetime, tau) -> dict[str, Any]:

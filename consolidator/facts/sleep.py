@@ -44,23 +44,10 @@ from consolidator.model.schemas import ClusterRequest, KnownFact
 from consolidator.facts.scoring import scores
 from stores.cluster_verdicts import cluster_key, refused_keys, remember_refusals
 from stores.engine import reading, transaction
-from stores.facts import (
-    facts_by_id,
-    revision,
-    unslept_states,
-    Fact,
-    apply_uses,
-    close_fact,
-    current_facts,
-    new_fact_id,
-    norm_hash,
-    scopes_with_uses,
-    state_of,
-    to_bytes,
-    touch,
-)
+from stores.facts import facts_by_id, revision, unslept_states, apply_uses, close_fact, current_facts, new_fact_id, norm_hash, scopes_with_uses, state_of, to_bytes, touch
+from stores.schema.memory import Fact
 from stores.messages import newest_at
-from stores.views import bump
+from stores.view_versions import bump
 
 log = structlog.get_logger()
 

@@ -44,20 +44,9 @@ from consolidator.domain import is_negated, is_person, is_person_line
 from consolidator.model.base import Model
 from consolidator.model.schemas import FactCandidate, FactExtractionRequest, KnownFact
 from consolidator.pipeline.steps import BatchWork, MessageView
-from stores.facts import (
-    Fact,
-    FactMatrix,
-    close_fact,
-    current_by_hash,
-    current_by_ids,
-    current_matrix,
-    new_fact_id,
-    norm_hash,
-    strengthen,
-    to_bytes,
-    touch,
-)
-from stores.views import bump
+from stores.schema.memory import Fact
+from stores.facts import FactMatrix, close_fact, current_by_hash, current_by_ids, current_matrix, new_fact_id, norm_hash, strengthen, to_bytes, touch
+from stores.view_versions import bump
 
 if TYPE_CHECKING:
     from consolidator.pipeline.batch_extraction import SharedExtraction

@@ -38,7 +38,7 @@ from stores.ladder_state import (
 )
 from stores.history import History
 from stores.message_windows import Arrival, arrivals_after, has_messages_after
-from stores.messages import Message
+from stores.schema.log import Message
 
 Tick = Callable[[int], None] | None  # a progress bar's advance: one per base window tried
 

@@ -22,8 +22,9 @@ from consolidator.ladders.publish import ladder_view
 from hierarchy.calendar import block_key, block_label, count_window, time_window
 from hierarchy.tiling import Block, LadderSpec
 from stores.engine import Session
-from stores.summaries import Announcement, Summary, summary_id, write_summary
-from stores.views import bump_once
+from stores.schema.ladders import Announcement, Summary
+from stores.summaries import summary_id, write_summary
+from stores.view_versions import bump_once
 
 log = structlog.get_logger()
 

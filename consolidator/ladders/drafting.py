@@ -18,8 +18,9 @@ from consolidator.model.schemas import SummarizeRequest, SummaryInput
 from consolidator.core.app import App
 from hierarchy.planning import Action
 from stores.engine import reading
-from stores.messages import Message
-from stores.summaries import Summary, reusable
+from stores.schema.log import Message
+from stores.schema.ladders import Summary
+from stores.summaries import reusable
 
 
 def message_inputs(messages: list[Message], tz: ZoneInfo) -> list[SummaryInput]:

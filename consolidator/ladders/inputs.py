@@ -11,7 +11,7 @@ import json
 from zoneinfo import ZoneInfo
 
 from consolidator.model.schemas import SummaryInput
-from stores.messages import Message
+from stores.schema.log import Message
 
 PROMPT_VERSION = "summary-v2"  # v2: lines carry their local date
 

@@ -31,7 +31,8 @@ from hierarchy.tiling import Block, LadderSpec, block_of, inputs_of, readers_of
 from stores.engine import Session, reading, transaction
 from stores.ladder_state import Progress, advance_seen_announcement, dirty_windows, progress, wake_through
 from stores.history import History
-from stores.summaries import Summary, announcements_after, newest_content_start
+from stores.schema.ladders import Summary
+from stores.summaries import announcements_after, newest_content_start
 
 
 @dataclass(frozen=True)

@@ -12,9 +12,10 @@ from typing import Any
 from consolidator.core.app import App
 from hierarchy.tiling import LadderSpec, count_ladder, time_ladder
 from stores.engine import reading, transaction
-from stores.snapshots import publish_json
-from stores.summaries import Summary, newest_summaries
-from stores.views import mark_all_published, stale
+from stores.files.snapshots import publish_json
+from stores.schema.ladders import Summary
+from stores.summaries import newest_summaries
+from stores.view_versions import mark_all_published, stale
 
 
 def ladder_specs(app: App) -> dict[str, LadderSpec]:

@@ -35,16 +35,16 @@ from typing import Callable, Sequence
 from consolidator.ladders.base import BaseWindows, Tick
 from consolidator.ladders.blocks import Stop, stopped
 from consolidator.ladders.drafting import Drafter
-from consolidator.ladders.due import scope_facts
+from consolidator.ladders.due_facts import scope_facts
 from consolidator.ladders.holds import Guard
 from consolidator.ladders.propagate import Propagation
 from consolidator.ladders.publish import ladder_specs, publish_ladder_views
 from consolidator.model.base import Model
 from consolidator.core.app import App
-from hierarchy.due import next_due as ladder_due
+from hierarchy.ladder_due import next_due as ladder_due
 from stores.engine import reading, transaction
 from stores.messages import scopes as all_scopes
-from stores.views import bump
+from stores.view_versions import bump
 
 __all__ = ["LadderStage", "ladder_specs"]
 

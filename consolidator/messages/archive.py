@@ -27,8 +27,9 @@ import structlog
 from consolidator.messages.archive_summaries import ArchiveError, SummaryMover
 from consolidator.core.app import App
 from hierarchy.calendar import day_closes_at
-from stores import archive_files, archive_manifest
-from stores.archive_files import scope_folder
+from stores.files import archive_files
+from stores import archive_manifest
+from stores.files.archive_files import scope_folder
 from stores.archive_select import archivable, first_dirty, safe_through, scopes_older_than
 from stores.archived_lookup import expire_hashes
 from stores.engine import reading, transaction
@@ -161,7 +162,7 @@ class Archiver:
         with reading(self.app.engine) as session:
             pending = archive_manifest.pending(session)
         for row in pending:
-            archive_files.settle_written(self.app.engine, self.root, row, archive_manifest)
+            archive_manifest.settle_written(self.app.engine, self.root, row, archive_manifest)
             fixed += 1
         for name in names:
             folder = scope_folder(self.root, name)

@@ -12,11 +12,12 @@ from __future__ import annotations
 from datetime import datetime
 
 from consolidator.core.app import App
-from stores import archive_files, summary_manifest
-from stores.archive_files import scope_folder
+from stores.files import archive_files
+from stores import archive_manifest, summary_manifest
+from stores.files.archive_files import scope_folder
 from stores.archive_select import first_dirty
 from stores.engine import reading, transaction
-from stores.summary_files import write_summaries
+from stores.files.summary_files import write_summaries
 from stores.summary_select import archivable_summaries, count_bound
 
 FOLDER = "summaries"
@@ -72,5 +73,5 @@ class SummaryMover:
         with reading(self.app.engine) as session:
             pending = summary_manifest.pending(session)
         for row in pending:
-            archive_files.settle_written(self.app.engine, self.root, row, summary_manifest)
+            archive_manifest.settle_written(self.app.engine, self.root, row, summary_manifest)
         return len(pending)

@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import IO, Iterator
 
 from consolidator.core.app import App
-from stores import archive_files
+from stores.files import archive_files
 from stores.engine import reading
 from stores.history import History
 

@@ -16,11 +16,13 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
+from pathlib import Path
 from typing import Any, Callable, Iterable, Iterator, Mapping
 
 from stores.engine import Engine, transaction
 
-from stores.messages import MAX_ID_CHARS, MAX_SESSION_CHARS, MAX_SPEAKER_CHARS, ROLES, AppendResult, NewMessage, insert_new
+from stores.schema.log import MAX_ID_CHARS, MAX_SESSION_CHARS, MAX_SPEAKER_CHARS
+from stores.messages import ROLES, AppendResult, NewMessage, insert_new
 from stores.scopes import InvalidScope, validate_scope
 
 FIELDS = ("id", "scope", "at", "role", "text", "session", "speaker")
@@ -190,8 +192,10 @@ def import_stream(
     received_at: datetime,
     skip_invalid: bool = False,
     progress: Callable[[int], None] | None = None,
+    archive_root: Path | None = None,
 ) -> ImportReport:
-    """Import a JSON-lines stream in one transaction (see the module docstring for the policy)."""
+    """Import a JSON-lines stream in one transaction (see the module docstring for the policy);
+    `archive_root`, the archive directory, is where ids archived long ago are looked for."""
     report = ImportReport()
     valid: list[NewMessage] = []
     for item in parse_lines(stream, source):
@@ -202,6 +206,6 @@ def import_stream(
     if report.errors and not skip_invalid:
         raise ImportRejected(report.errors)
     with transaction(engine) as session:  # one call: every scope's counter locked once, in order
-        result: AppendResult = insert_new(session.connection(), valid, received_at, progress)
+        result: AppendResult = insert_new(session.connection(), valid, received_at, progress, archive_root=archive_root)
     report.added, report.duplicates = result.added, result.duplicates
     return report

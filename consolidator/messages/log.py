@@ -27,6 +27,11 @@ class MessageLog:
     def app(self) -> App:
         return self._app
 
+    @property
+    def _archive(self) -> Path:
+        """The archive directory: an appended id archived long ago is looked for in its files."""
+        return self._app.settings.archive_dir
+
     def append(
         self,
         *,
@@ -41,7 +46,7 @@ class MessageLog:
         """Log one message and return its id (the same id if it was already logged)."""
         record = {"scope": scope, "role": role, "text": text, "at": at, "session": session, "speaker": speaker, "id": id}
         message = validate(record, now=_now)
-        return append_messages(self._app.engine, [message], _now()).ids[0]
+        return append_messages(self._app.engine, [message], _now(), archive_root=self._archive).ids[0]
 
     def extend(self, records: Iterable[Mapping[str, Any]]) -> AppendResult:
         """Log many messages in one transaction; all or nothing.
@@ -54,7 +59,7 @@ class MessageLog:
                 messages.append(validate(record, now=_now))
             except InvalidMessage as exc:
                 raise InvalidMessage(exc.field, f"record {index}: {exc.problem}") from None
-        return append_messages(self._app.engine, messages, _now())
+        return append_messages(self._app.engine, messages, _now(), archive_root=self._archive)
 
     def close(self) -> None:
         self._app.close()

@@ -12,7 +12,7 @@ from datetime import datetime, timedelta
 from typing import Sequence
 
 from stores.engine import Engine
-from stores.runs import ensure_step_runs, record_batches
+from stores.ledger import ensure_step_runs, record_batches
 
 __all__ = ["Cut", "cut_batches", "ensure_step_runs", "plan_batches"]
 

@@ -5,7 +5,7 @@ back the later batches of that same step, whether it waits for a retry (retrying
 its attempts (failed, until `consolidator retry` re-arms it): a step applies a scope's
 batches in the order they were said, so a re-armed facts run is never applied after newer
 batches (an older fact would supersede a newer one). It never holds back other steps or
-other scopes (stores.runs.step_heads).
+other scopes (stores.ledger.step_heads).
 """
 
 from __future__ import annotations
@@ -24,9 +24,9 @@ from consolidator.model.base import Deferred
 from stores.errors import StorageError
 from consolidator.pipeline.steps import BatchStep, BatchWork, MessageView
 from stores.engine import Engine, reading
-from stores.ledger import Batch, RunStatus, StepRun
+from stores.schema.ledger import Batch, RunStatus, StepRun
 from stores.messages import messages_between
-from stores.runs import open_run, step_heads
+from stores.ledger import open_run, step_heads
 
 log = structlog.get_logger()
 

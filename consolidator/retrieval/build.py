@@ -41,7 +41,7 @@ from stores import recall_sources as src
 from stores.engine import reading
 from stores.history import History
 from stores.messages import scopes as scopes_with_messages
-from stores.recall_index import IndexItem, Writer, checkpoint, index_path, known_words, open_for_write, read_meta
+from stores.files.recall_index import IndexItem, Writer, checkpoint, index_path, known_words, open_for_write, read_meta
 from stores.tasks import listed_tasks
 
 log = structlog.get_logger()

@@ -21,7 +21,7 @@ from consolidator.core.app import open_app
 from consolidator.core.config import load_settings
 from stores.engine import database_path, is_embedded, reading
 from stores.history import History
-from stores.recall_index import Writer, open_for_write
+from stores.files.recall_index import Writer, open_for_write
 
 NOTE = "no recall index for this scope yet (the daemon has not worked it): answered from the message log alone"
 

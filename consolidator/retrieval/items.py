@@ -11,8 +11,8 @@ from __future__ import annotations
 from datetime import datetime, timezone
 from typing import Any
 
-from stores.archive_files import COLUMNS
-from stores.recall_index import IndexItem
+from stores.files.archive_files import COLUMNS
+from stores.files.recall_index import IndexItem
 
 SKIPPED_ROLES = frozenset({"tool", "system"})
 SOURCES_KEPT = 100

@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from statistics import median
 
 from consolidator.retrieval.when import QueryTime
-from stores.recall_index import Row
+from stores.files.recall_index import Row
 
 DAY_S = 86_400.0
 FINE_RUNGS = frozenset({("time", "day"), ("count", "1")})

@@ -1,6 +1,6 @@
 """`recall(scope, query)`: what the planner needs now, within a token budget, with no model call.
 
-Reads the scope's recall index (a snapshot file the daemon keeps, stores/recall_index.py) and
+Reads the scope's recall index (a snapshot file the daemon keeps, stores/files/recall_index.py) and
 nothing else: no database, no network, no tokenizer. Per call: the query's words go to FTS5
 (BM25), its vector (from the index's word table) to one matrix product over the cached item
 vectors; the pool is ranked (consolidator.retrieval.rank) and filled best first
@@ -31,7 +31,7 @@ from consolidator.retrieval.terms import content_stems, fts_query, query_words
 from consolidator.retrieval.vectors import DIM, decode, lookup_forms, text_vector, words_of
 from consolidator.retrieval.when import QueryTime, understand
 from consolidator.snapshots.reader import snapshot_root
-from stores import recall_index as index
+from stores.files import recall_index as index
 from stores.scopes import validate_scope
 
 MIN_BUDGET, MAX_BUDGET = 50, 100_000

@@ -25,7 +25,7 @@ from datetime import datetime, timezone, tzinfo
 from consolidator.domain import chars_within, estimate_tokens
 from consolidator.retrieval.rank import Candidate, RankSettings, item_tokens, redundant
 from consolidator.retrieval.terms import content_stems
-from stores.recall_index import Row
+from stores.files.recall_index import Row
 
 MIN_LINE = 8  # tokens: a line with less room than this is not tried
 MAX_MISFITS = 25  # candidates in a row that do not fit the room left: the fill stops

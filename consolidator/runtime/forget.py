@@ -12,10 +12,10 @@ from dataclasses import dataclass, field
 import structlog
 from consolidator.core.app import App
 from consolidator.messages.archive import archive_lock
-from stores.archive_files import remove_folder, scope_folder
+from stores.files.archive_files import remove_folder, scope_folder
 from stores.erase import erase_scope
 from stores.scopes import validate_scope
-from stores.snapshots import remove_scope
+from stores.files.snapshots import remove_scope
 
 log = structlog.get_logger()
 

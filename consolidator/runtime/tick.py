@@ -5,7 +5,7 @@ directly with chosen times, so time-driven behaviour needs no sleeps and no real
 A tick works only the scopes the work queue (stores/work_queue.py) says are due at `now`:
 it claims one due scope at a time, and in it assigns new messages to interactions, cuts
 batches, runs the due batch steps, then the later stages (ladders, sleep, snapshots) which
-read what the earlier ones wrote; then it leaves the scope's next due time (pipeline/due.py)
+read what the earlier ones wrote; then it leaves the scope's next due time (pipeline/scope_due.py)
 or removes its row. A tick with nothing due is one claim query, whatever the number of
 scopes. On PostgreSQL several daemons tick at once; each scope is worked by the one daemon
 holding its claim (DESIGN.md, "Claims").
@@ -33,7 +33,7 @@ from consolidator.runtime.progress import Progress
 from consolidator.pipeline.runner import StepRunner
 from consolidator.pipeline.steps import BatchStep, check_unique
 from consolidator.pipeline.claims import ClaimKeeper
-from consolidator.pipeline.due import next_due
+from consolidator.pipeline.scope_due import next_due
 from consolidator.runtime.lease_keeper import AnyEvent
 from stores.engine import reading, shares_work
 from stores.errors import StorageError

@@ -36,9 +36,10 @@ from consolidator.domain import estimate_tokens
 from stores.contacts import contacts_of, current_details
 from stores.interactions import max_number
 from stores.engine import reading
-from stores.messages import Message, newest_after, newest_at, newest_seq, span_after
-from stores.runs import consolidated_seq
-from stores.snapshots import publish_text
+from stores.schema.log import Message
+from stores.messages import newest_after, newest_at, newest_seq, span_after
+from stores.ledger import consolidated_seq
+from stores.files.snapshots import publish_text
 from stores.summaries import interactions_after, newest_summaries
 from stores.tasks import open_tasks
 

@@ -6,7 +6,7 @@ with each summary and published here too, so a crash between a summary's commit 
 file only delays the file to the next tick. `context` is recomposed whenever any view of
 the scope changed, because context.md is made from all of them, and also whenever the scope's
 newest seq or consolidated seq differs from the marks it was last composed with (recorded
-beside the view versions, `stores.views.context_marks`): context.md lists the messages not yet
+beside the view versions, `stores.view_versions.context_marks`): context.md lists the messages not yet
 consolidated, and neither an append nor a batch that changed no view bumps anything. Those
 marks are read before composing and recorded after, so a message logged meanwhile only causes
 one more recomposition on the next run.
@@ -32,8 +32,8 @@ from consolidator.ladders.publish import publish_stale_rungs
 from stores.engine import reading, transaction
 from stores.errors import StorageError
 from stores.messages import newest_seq, scopes as message_scopes
-from stores.runs import consolidated_seq
-from stores.views import context_marks, mark_all_published, mark_context, stale
+from stores.ledger import consolidated_seq
+from stores.view_versions import context_marks, mark_all_published, mark_context, stale
 
 log = structlog.get_logger()
 

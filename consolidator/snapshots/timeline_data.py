@@ -25,9 +25,10 @@ from stores.engine import reading
 from stores.interactions import max_number
 from stores.messages import newest_at, newest_seq
 from stores.overview import dirty_units
-from stores.holds import LadderHold, holds
+from stores.schema.ladders import LadderHold
+from stores.holds import holds
 from stores.history import History
-from stores.summaries import Summary
+from stores.schema.ladders import Summary
 
 Rows = dict[str, dict[str, Summary]]  # rung -> key -> newest version
 

@@ -32,9 +32,10 @@ from consolidator.model.base import Model
 from consolidator.domain import is_person_line
 from consolidator.model.schemas import KnownTask, TaskChange, TasksReply, TasksRequest
 from consolidator.pipeline.steps import BatchWork
-from stores.snapshots import publish_json
-from stores.tasks import CANCELLED, DONE, OPEN, Task, listed_tasks, normalise_title, open_tasks, task_payload
-from stores.views import bump
+from stores.files.snapshots import publish_json
+from stores.schema.memory import CANCELLED, DONE, OPEN, Task
+from stores.tasks import listed_tasks, normalise_title, open_tasks, task_payload
+from stores.view_versions import bump
 
 if TYPE_CHECKING:
     from consolidator.pipeline.batch_extraction import SharedExtraction

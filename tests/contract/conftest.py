@@ -15,7 +15,8 @@ from pathlib import Path
 import pytest
 from sqlalchemy.engine import Engine
 
-from stores.engine import create_schema, drop_schema, make_engine
+from stores.migrations import create_schema, drop_schema
+from stores.engine import make_engine
 
 
 def _urls() -> list[str]:

@@ -10,14 +10,15 @@ from pathlib import Path
 
 from sqlalchemy import func, select
 
-from stores.archive_files import write_file
+from stores.files.archive_files import write_file
 from stores.archive_manifest import FileRanges, finish, record_written
-from stores.archived_ids import ArchivedId
-from stores.archived_lookup import archived_in_files, expire_hashes, register_root
+from stores.schema.archive import ArchivedId
+from stores.archived_lookup import archived_in_files, expire_hashes
 from stores.engine import reading, transaction
 from stores.ladder_state import advance_seen_announcement
-from stores.messages import Message
-from stores.summaries import Announcement, Summary, summary_id, write_summary
+from stores.schema.log import Message
+from stores.schema.ladders import Announcement, Summary
+from stores.summaries import summary_id, write_summary
 from stores.summary_manifest import finish as finish_summaries, record_written as record_summaries
 from stores.summary_select import archivable_summaries
 
@@ -86,13 +87,12 @@ def _archived(engine, root: Path, at: datetime) -> str:
 def test_an_archived_id_is_found_in_its_files_only_for_old_times_and_its_hash_expires(engine, tmp_path) -> None:
     """The files answer for a time at or before the newest archived time; a newer time is not looked
     up there (the hash answers while it is kept); expire_hashes drops a file's hashes once, after `keep`."""
-    register_root(engine, tmp_path)
     at = datetime(2025, 1, 8, 9, tzinfo=timezone.utc)
     key = _archived(engine, tmp_path, at)
     with engine.connect() as connection:
-        assert archived_in_files(connection, [(key, "s", at)]) == {key}
-        assert archived_in_files(connection, [(key, "s", at + timedelta(days=1))]) == set()
-        assert archived_in_files(connection, [("s:other", "s", at)]) == set()
+        assert archived_in_files(connection, tmp_path, [(key, "s", at)]) == {key}
+        assert archived_in_files(connection, tmp_path, [(key, "s", at + timedelta(days=1))]) == set()
+        assert archived_in_files(connection, tmp_path, [("s:other", "s", at)]) == set()
     with transaction(engine) as session:
         assert expire_hashes(session, tmp_path, "s", at + timedelta(days=5), timedelta(days=10)) == -1  # too recent
     with transaction(engine) as session:

@@ -10,12 +10,16 @@ from datetime import datetime, timezone
 from sqlalchemy import select
 
 from stores.bounds import fit
-from stores.contacts import Contact, ContactDetail, current_details, set_detail
-from stores.engine import create_schema, reading, transaction
+from stores.schema.memory import Contact, ContactDetail
+from stores.contacts import current_details, set_detail
+from stores.migrations import create_schema
+from stores.engine import reading, transaction
 from stores.erase import erase_scope
-from stores.messages import MAX_ID_CHARS, MAX_SESSION_CHARS, MAX_SPEAKER_CHARS, Message, NewMessage, append_messages
-from stores.model_calls import DbRecorder, ModelCall
-from stores.scope_head import ScopeHead
+from stores.schema.log import MAX_ID_CHARS, MAX_SESSION_CHARS, MAX_SPEAKER_CHARS, Message
+from stores.messages import NewMessage, append_messages
+from stores.model_calls import DbRecorder
+from stores.schema.model import ModelCall
+from stores.schema.log import ScopeHead
 from stores.scopes import MAX_SCOPE_CHARS, validate_scope
 
 T0 = datetime(2025, 7, 1, 12, 0, tzinfo=timezone.utc)

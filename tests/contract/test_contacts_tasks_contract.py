@@ -4,17 +4,11 @@ from __future__ import annotations
 
 from datetime import date, datetime, timedelta, timezone
 
-from stores.contacts import (
-    Contact,
-    append_summary,
-    contacts_of,
-    current_details,
-    detail_history,
-    merge_sources,
-    set_detail,
-)
+from stores.schema.memory import Contact
+from stores.contacts import append_summary, contacts_of, current_details, detail_history, merge_sources, set_detail
 from stores.engine import reading, transaction
-from stores.tasks import CANCELLED, DONE, OPEN, Task, listed_tasks, normalise_title, open_tasks, task_payload
+from stores.schema.memory import CANCELLED, DONE, OPEN, Task
+from stores.tasks import listed_tasks, normalise_title, open_tasks, task_payload
 
 T0 = datetime(2025, 7, 1, 12, 0, tzinfo=timezone.utc)
 

@@ -7,7 +7,7 @@ from datetime import datetime, timedelta, timezone
 
 from stores.engine import reading, transaction
 from stores.messages import NewMessage, append_messages, newest_after, span_after
-from stores.views import bump, context_marks, mark_context, stale
+from stores.view_versions import bump, context_marks, mark_context, stale
 
 T0 = datetime(2025, 8, 1, 6, 0, tzinfo=timezone.utc)
 

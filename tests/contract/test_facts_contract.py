@@ -8,32 +8,8 @@ import numpy as np
 import pytest
 
 from stores.engine import reading, transaction
-from stores.facts import (
-    Fact,
-    FactNotFound,
-    RestoreExpired,
-    all_facts,
-    apply_uses,
-    close_fact,
-    count_current,
-    current_by_hash,
-    current_by_ids,
-    current_facts,
-    current_matrix,
-    enqueue_uses,
-    facts_by_id,
-    get_fact,
-    history,
-    norm_hash,
-    restore,
-    revision,
-    scopes_with_uses,
-    set_pinned,
-    state_of,
-    to_bytes,
-    touch,
-    unslept_states,
-)
+from stores.schema.memory import Fact
+from stores.facts import FactNotFound, RestoreExpired, all_facts, apply_uses, close_fact, count_current, current_by_hash, current_by_ids, current_facts, current_matrix, enqueue_uses, facts_by_id, get_fact, history, norm_hash, restore, revision, scopes_with_uses, set_pinned, state_of, to_bytes, touch, unslept_states
 
 T0 = datetime(2025, 5, 1, 10, 0, tzinfo=timezone.utc)
 GRACE = timedelta(days=7)

@@ -6,10 +6,11 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta, timezone
 
 from stores.engine import reading, transaction
-from stores.interactions import Interaction, assign_next, interaction_count, last_times, max_number, nearby
+from stores.schema.log import Interaction
+from stores.interactions import assign_next, interaction_count, last_times, max_number, nearby
 from stores.message_windows import arrivals_after
 from stores.messages import NewMessage, append_messages
-from stores.runs import scope_cursors
+from stores.ledger import scope_cursors
 
 T0 = datetime(2025, 6, 1, 9, 0, tzinfo=timezone.utc)
 GAP = timedelta(minutes=30)

@@ -8,7 +8,7 @@ from consolidator import recall
 from consolidator.retrieval.build import RecallStage
 from consolidator.core.app import App
 from consolidator.core.config import Settings
-from stores.recall_index import index_path, open_for_read, rows_by_id
+from stores.files.recall_index import index_path, open_for_read, rows_by_id
 from tests.support.recall_kit import T0, log, put_fact, supersede
 
 

@@ -10,17 +10,10 @@ import pytest
 from sqlalchemy import event, select
 
 from stores.engine import reading
-from stores.ledger import Batch, RunStatus, StepRun, batch_counts
+from stores.schema.ledger import Batch, RunStatus, StepRun
+from stores.ledger import batch_counts
 from stores.messages import NewMessage, append_messages
-from stores.runs import (
-    consolidated_seq,
-    ensure_step_runs,
-    head_runs,
-    open_run,
-    rearm_failed,
-    record_batches,
-    scope_cursors,
-)
+from stores.ledger import consolidated_seq, ensure_step_runs, head_runs, open_run, rearm_failed, record_batches, scope_cursors
 
 T0 = datetime(2025, 4, 1, 8, 0, tzinfo=timezone.utc)
 

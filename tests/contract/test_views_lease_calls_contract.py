@@ -12,15 +12,16 @@ from datetime import datetime, timedelta, timezone
 from sqlalchemy import func, select
 
 from stores import faults
-from stores.contacts import Contact, current_details, set_detail
+from stores.schema.memory import Contact
+from stores.contacts import current_details, set_detail
 from stores.engine import reading, transaction
 from stores.erase import erase_scope
 from stores.lease import Holder, acquire, current, release
-from stores.ledger import StepRun
+from stores.schema.ledger import StepRun
 from stores.messages import NewMessage, append_messages, scope_heads
 from stores.model_calls import DbRecorder, per_operation, totals, utc_day
-from stores.runs import record_batches, scope_cursors
-from stores.views import bump, mark_published, stale
+from stores.ledger import record_batches, scope_cursors
+from stores.view_versions import bump, mark_published, stale
 
 T0 = datetime(2025, 8, 1, 6, 0, tzinfo=timezone.utc)
 TTL = timedelta(seconds=60)

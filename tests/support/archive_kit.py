@@ -8,11 +8,11 @@ from consolidator.ladders.stage import LadderStage
 from consolidator.model.offline import OfflineModel
 from consolidator.runtime.tick import Consolidator
 from consolidator.core.app import App
-from stores.archive_files import COLUMNS
+from stores.files.archive_files import COLUMNS
 from stores.engine import reading
 from stores.history import History
 from stores.messages import NewMessage, append_messages
-from stores.summaries import Summary
+from stores.schema.ladders import Summary
 
 START = datetime(2025, 1, 6, tzinfo=timezone.utc)  # a Monday
 TOPICS = ("the garden", "Ana's new job", "the trip to Lisbon", "marathon training", "the kids' school")
@@ -35,7 +35,7 @@ def talk(scope: str, days: int, per_talk: int = 4, first_day: int = 0) -> list[N
 
 def consolidated(app: App, scope: str = "maya", days: int = 130) -> datetime:
     """Log `days` days of talk and drain the ladders; returns the time the daemon last ran."""
-    append_messages(app.engine, talk(scope, days), START)
+    append_messages(app.engine, talk(scope, days), START, archive_root=app.settings.archive_dir)
     now = START + timedelta(days=days + 1)
     Consolidator(app, [], [LadderStage(app, OfflineModel())]).drain(now)
     return now
@@ -48,7 +48,7 @@ def all_rows(app: App, scope: str = "maya") -> list[tuple]:
 
 
 def hot_ids(app: App, scope: str = "maya") -> list[str]:
-    from stores.messages import Message
+    from stores.schema.log import Message
     from sqlalchemy import select
 
     with reading(app.engine) as session:
@@ -62,8 +62,8 @@ def summaries(app: App) -> set[tuple]:
     from pathlib import Path
 
     from stores.archive_manifest import DONE
-    from stores.summary_files import read_summaries
-    from stores.summary_manifest import SummaryArchiveFile
+    from stores.files.summary_files import read_summaries
+    from stores.schema.archive import SummaryArchiveFile
 
     with reading(app.engine) as session:
         rows = list(session.execute(select(Summary)).scalars())

@@ -8,10 +8,11 @@ from datetime import date, timedelta
 
 from consolidator.core.app import App
 from consolidator.core.config import ContextSettings
-from stores.contacts import Contact, ContactDetail
+from stores.schema.memory import Contact, ContactDetail
 from stores.engine import transaction
 from stores.messages import NewMessage, append_messages
-from stores.tasks import Task, normalise_title
+from stores.schema.memory import Task
+from stores.tasks import normalise_title
 from tests.support.memory_kit import START
 
 LONG_TEXT = " ".join(f"sentence{i} about the week." for i in range(400))

@@ -14,13 +14,13 @@ from consolidator.messages.sample import generate
 from consolidator.core.app import App
 from consolidator.core.config import Settings
 from tests.support.fake_anthropic import FakeAnthropic
-from stores.contacts import Contact
+from stores.schema.memory import Contact
 from stores.engine import reading
 from stores.model_calls import totals
-from stores.facts import Fact
-from stores.ledger import StepRun
-from stores.summaries import Summary
-from stores.tasks import Task
+from stores.schema.memory import Fact
+from stores.schema.ledger import StepRun
+from stores.schema.ladders import Summary
+from stores.schema.memory import Task
 
 UTC = timezone.utc
 KEY = "sk-ant-drain-test-0000"

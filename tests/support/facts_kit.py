@@ -16,7 +16,8 @@ from consolidator.model.offline import OfflineModel
 from consolidator.model.schemas import FactExtractionReply
 from consolidator.runtime.tick import Consolidator
 from stores.engine import reading, transaction
-from stores.facts import Fact, all_facts, current_facts, new_fact_id, norm_hash, touch
+from stores.schema.memory import Fact
+from stores.facts import all_facts, current_facts, new_fact_id, norm_hash, touch
 from stores.messages import NewMessage, append_messages
 
 UTC = timezone.utc

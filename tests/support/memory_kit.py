@@ -23,10 +23,11 @@ from consolidator.model.schemas import ContactsReply, ContactsRequest, TasksRepl
 from consolidator.snapshots.stage import SnapshotStage
 from consolidator.tasks.step import TasksStep, publish_tasks
 from consolidator.runtime.tick import Consolidator
-from stores.contacts import Contact, ContactDetail
+from stores.schema.memory import Contact, ContactDetail
 from stores.engine import reading
-from stores.messages import Message, NewMessage, append_messages
-from stores.tasks import Task
+from stores.schema.log import Message
+from stores.messages import NewMessage, append_messages
+from stores.schema.memory import Task
 
 START = datetime(2025, 3, 3, 9, 0, tzinfo=timezone.utc)  # a Monday
 

@@ -8,7 +8,8 @@ from collections.abc import Iterator
 
 import pytest
 
-from stores.engine import create_schema, drop_schema, make_engine
+from stores.migrations import create_schema, drop_schema
+from stores.engine import make_engine
 
 
 def postgres_url() -> str | None:

@@ -10,9 +10,10 @@ import numpy as np
 from consolidator.core.app import App
 from consolidator.runtime.wiring import build_consolidator
 from stores.engine import transaction
-from stores.facts import Fact, close_fact, new_fact_id, norm_hash, touch
+from stores.schema.memory import Fact
+from stores.facts import close_fact, new_fact_id, norm_hash, touch
 from stores.messages import NewMessage, append_messages
-from stores.views import bump
+from stores.view_versions import bump
 
 T0 = datetime(2024, 5, 6, 9, 0, tzinfo=timezone.utc)  # a Monday
 

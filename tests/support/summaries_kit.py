@@ -6,7 +6,8 @@ from __future__ import annotations
 from datetime import datetime, timedelta, timezone
 
 from stores.engine import transaction
-from stores.summaries import Summary, write_summary
+from stores.schema.ladders import Summary
+from stores.summaries import write_summary
 
 T0 = datetime(2025, 3, 3, 9, 0, tzinfo=timezone.utc)
 

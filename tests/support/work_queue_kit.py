@@ -11,7 +11,7 @@ from sqlalchemy import event, text
 
 from consolidator.core.app import open_app
 from consolidator.core.config import RetrySettings, Settings
-from stores.engine import drop_schema
+from stores.migrations import drop_schema
 from stores.messages import NewMessage, append_messages
 
 T0 = datetime(2025, 3, 3, 9, 0, tzinfo=timezone.utc)

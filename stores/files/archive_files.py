@@ -23,7 +23,6 @@ from typing import Iterable, Sequence
 import duckdb
 import numpy as np
 
-from stores.engine import Engine, transaction
 
 COLUMNS = ("id", "scope", "seq", "at", "role", "speaker", "text", "session", "received_at", "interaction")
 _UNSAFE = re.compile(r"[^A-Za-z0-9._-]")
@@ -149,22 +148,6 @@ def file_ids(root: Path, relative: Path) -> list[str]:
     return [r[0] for r in _query(f"SELECT \"id\" FROM read_parquet('{_quoted(root / relative)}')")]
 
 
-def settle_written(engine: Engine, root: Path, row, manifest) -> None:
-    """A file a killed run left recorded as 'written' (a message or a summary manifest row):
-    finished when it reads back as recorded, else forgotten and removed (its hot rows are
-    intact, so a later run writes it again). `manifest` is the module of the row's table
-    (stores.archive_manifest or stores.summary_manifest): both have finish and drop."""
-    path = Path(row.path)
-    if verify(root, path, row.rows, row.checksum):
-        ids = file_ids(root, path)
-        with transaction(engine) as session:
-            manifest.finish(session, row.id, ids)
-    else:
-        with transaction(engine) as session:
-            manifest.drop(session, row.id)
-        (root / path).unlink(missing_ok=True)
-
-
 def _query(sql: str, parameters: Sequence | None = None) -> list[tuple]:
     connection = duckdb.connect()
     try:
@@ -208,3 +191,10 @@ def remove_folder(folder: Path) -> int:
 
 def folder_bytes(folder: Path) -> int:
     return sum(p.stat().st_size for p in folder.rglob("*.parquet")) if folder.is_dir() else 0
+
+
+def ids_among(paths: Sequence[str], keys: Sequence[str]) -> list[str]:
+    """Of `keys`, those held as message ids in the Parquet files `paths`."""
+    with duckdb.connect() as duck:
+        return [r[0] for r in duck.execute('SELECT "id" FROM read_parquet(?) WHERE list_contains(?, "id")',
+                                           [list(paths), list(keys)]).fetchall()]

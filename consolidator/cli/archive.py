@@ -1,5 +1,5 @@
-"""CLI commands over the whole history: `archive` (move old messages to Parquet), `export`
-(a scope's log in the import format) and `stats` (analytics with DuckDB)."""
+"""CLI commands that move the log out of the database: `archive` (old messages to Parquet files)
+and `export` (a scope's whole log, archive included, in the import format)."""
 
 from __future__ import annotations
 
@@ -13,7 +13,7 @@ from consolidator.cli.common import RuntimeFault, UserError, app_of, existing_sc
 from consolidator.messages import export as exporting
 from consolidator.messages.archive import ArchiveBusy, ArchiveError, Archiver
 
-DATE = click.DateTime(formats=["%Y-%m-%d"])
+DATE = click.DateTime(formats=["%Y-%m-%d"])  # a calendar date option
 
 
 @click.command("archive")
@@ -84,24 +84,4 @@ def export_command(ctx, scope: str, fmt: str, since, until, out: Path | None) ->
 
 
 
-@click.command("stats")
-@click.option("--scope", default=None, help="Only this scope (default: every scope).")
-@click.option("--since", type=DATE, default=None, help="From this date on (the scope's time zone).")
-@click.option("--json", "as_json", is_flag=True, help="Print one JSON object.")
-@click.pass_context
-def stats_command(ctx, scope: str | None, since, as_json: bool) -> None:
-    """Messages per day and week, consolidation lag, model calls, tokens and cost, summaries per
-    rung and the archive's size, computed with DuckDB over the database and the archive."""
-    from consolidator.runtime.stats import format_stats, gather_stats
-
-    app = app_of(ctx, reader=True)
-    scope = existing_scope(ctx, scope)
-    report = gather_stats(app, scope, since.date() if since else None)
-    if as_json:
-        click.echo(json.dumps(report, indent=1))
-        return
-    for line in format_stats(report):
-        click.echo(line)
-
-
-COMMANDS = [archive_command, export_command, stats_command]
+COMMANDS = [archive_command, export_command]

@@ -8,19 +8,11 @@ the next tick: a snapshot can lag its data, never miss it.
 
 from __future__ import annotations
 
-from sqlalchemy import Column, String, bindparam, select, update
-from sqlmodel import Field, Session, SQLModel
+from sqlalchemy import bindparam, select, update
+from sqlmodel import Session
 
 from stores.engine import dialect_insert
-
-
-class ViewVersion(SQLModel, table=True):
-    __tablename__ = "view_version"
-
-    scope: str = Field(sa_column=Column(String(128), primary_key=True))
-    view: str = Field(sa_column=Column(String(32), primary_key=True))
-    version: int = 0
-    published: int = 0
+from stores.schema.daemon import ViewVersion
 
 
 def bump(session: Session, scope: str, view: str) -> None:

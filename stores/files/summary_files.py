@@ -3,7 +3,7 @@
 Layout: `<archive dir>/<scope folder>/summaries/<ladder>/<first position>-<last position>-<n>.parquet`
 (four levels deep, so a glob of the message files, `<scope>/<YYYY-MM>/*.parquet`, never sees
 them). The summary table's columns unchanged; `sources` as its JSON text, times as naive UTC.
-Written and verified exactly as message files are (stores/archive_files.py: temporary name,
+Written and verified exactly as message files are (stores/files/archive_files.py: temporary name,
 fsync, rename, fsync the folder; read back the row count and a checksum of the ids).
 """
 
@@ -18,8 +18,8 @@ from typing import Callable, Sequence
 import duckdb
 import numpy as np
 
-from stores.archive_files import Written, _fsync, _quoted, ids_checksum, TEMP_SUFFIX
-from stores.summaries import Summary
+from stores.files.archive_files import Written, _fsync, _quoted, ids_checksum, TEMP_SUFFIX
+from stores.schema.ladders import Summary
 
 _TYPES = {
     "id": "VARCHAR", "scope": "VARCHAR", "ladder": "VARCHAR", "rung": "VARCHAR", "key": "VARCHAR", "version": "BIGINT",

@@ -1,4 +1,4 @@
-"""When a scope's ladders next have work: the recorded facts read in one pass, then hierarchy.due.
+"""When a scope's ladders next have work: the recorded facts read in one pass, then hierarchy.ladder_due.
 
 `LadderStage.run_scope` looks first and returns at once when nothing is due, so an idle
 scope costs one read transaction of a few indexed queries and writes nothing. A daemon that
@@ -13,7 +13,7 @@ from __future__ import annotations
 from zoneinfo import ZoneInfo
 
 from consolidator.ladders.propagate import last_content_day
-from hierarchy.due import LadderFacts
+from hierarchy.ladder_due import LadderFacts
 from hierarchy.tiling import LadderSpec
 from stores.engine import Session
 from stores.holds import scope_holds
