@@ -62,13 +62,14 @@ import re
 from dataclasses import dataclass, field
 from datetime import date
 
-from consolidator.domain import AGENT_SPEAKERS, chars_within, estimate_tokens
+from consolidator.domain import chars_within, estimate_tokens
 from consolidator.model.offline.summarycompact import MEDIA, compact
 from consolidator.model.offline.summarycut import ELLIPSIS, TITLE, TOKEN, clause_value, shorten, trim_edges
-from consolidator.model.offline.lexicon import Lexicon, base_form, has_name, names_in, zipf
+from consolidator.model.offline.lexicon import Lexicon, base_form, has_name, names_in
 from consolidator.model.offline.reldates import resolve_relative_dates
 from consolidator.model.offline.summaryform import Turn, parse_turns, render, separator
 from consolidator.model.offline.text import stem, truncate_words
+from consolidator.model.offline.words import AGENT_SPEAKERS, zipf
 
 __all__ = ["ELLIPSIS", "extractive_summary", "fallback_days", "target_chars"]
 

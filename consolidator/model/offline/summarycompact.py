@@ -31,9 +31,9 @@ from __future__ import annotations
 
 import re
 
-from consolidator.model.offline.lexicon import PHATIC
 from consolidator.model.offline.summarycut import TITLE
 from consolidator.model.offline.text import EMOJI_CHARS, untagged
+from consolidator.model.offline.words import GREETINGS, PHATIC
 
 # Interjections: a word that is a whole utterance ("Oh", "Wow", "Haha"). Removed where it
 # stands alone: at the start of a sentence or clause, or set off by punctuation.
@@ -123,7 +123,7 @@ def _hedge_marker(m: re.Match[str]) -> bool:
 _CLAUSE_OPENERS = frozenset("i i'm i've i'd i'll you you're we we're it it's this that that's these those the a an my "
                             "our your he he's she she's they they're there there's here here's what what's how let's"
                             .split())
-_GREETINGS = frozenset("hi hey hello thanks dear".split())  # "Hi Mel, you know, ...": still the name addressed
+_GREETINGS = frozenset(GREETINGS)  # "Hi Mel, you know, ...": still the name addressed
 
 
 def _joined(m: re.Match[str]) -> str:
