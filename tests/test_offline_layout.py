@@ -86,3 +86,38 @@ def test_one_rarity_lookup() -> None:
     """Only words.py imports wordfreq: every rarity of the offline model is words.zipf."""
     importers = {p.name for p in offline_files() if re.search(r"^\s*(?:from|import) wordfreq\b", p.read_text(), re.M)}
     assert importers == {"words.py"}
+
+
+# Text tools (sentences, words, compaction, cuts, dates, the lexicon) are read by both;
+# extraction (facts, contacts, tasks) never imports the summariser, nor the summariser extraction.
+SUMMARISER = {"summarise", "summaryform"}
+EXTRACTION = {"clauses", "contacts", "factshare", "lineclaims", "names", "parse", "patterns", "rules", "shown", "tasks",
+              "worth"}
+TEXT_TOOLS = {"text", "text_compact", "text_cut", "reldates", "lexicon", "words"}
+
+
+def offline_imports(name: str) -> set[str]:
+    tree = ast.parse((OFFLINE / f"{name}.py").read_text(encoding="utf-8"))
+    prefix = "consolidator.model.offline."
+    found = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom) and (node.module or "").startswith(prefix):
+            found.add(node.module[len(prefix):].split(".")[0])
+        elif isinstance(node, ast.ImportFrom) and node.module == "consolidator.model.offline":
+            found.update(alias.name for alias in node.names)
+    return found
+
+
+def test_every_offline_module_has_a_side() -> None:
+    sides = SUMMARISER | EXTRACTION | TEXT_TOOLS | {"__init__", "model"}
+    assert {p.stem for p in offline_files()} == sides
+
+
+def test_extraction_never_imports_the_summariser() -> None:
+    assert {m: sorted(offline_imports(m) & SUMMARISER) for m in EXTRACTION if offline_imports(m) & SUMMARISER} == {}
+
+
+def test_the_summariser_and_the_text_tools_never_import_extraction() -> None:
+    for side in (SUMMARISER, TEXT_TOOLS):
+        assert {m: sorted(offline_imports(m) & EXTRACTION) for m in side if offline_imports(m) & EXTRACTION} == {}
+    assert {m: sorted(offline_imports(m) & SUMMARISER) for m in TEXT_TOOLS if offline_imports(m) & SUMMARISER} == {}

@@ -12,7 +12,7 @@ from consolidator.domain import estimate_tokens
 from consolidator.ladders.inputs import render
 from consolidator.model.offline import OfflineModel
 from consolidator.model.offline import summarise
-from consolidator.model.offline.summarycut import shorten, trim_edges
+from consolidator.model.offline.text_cut import shorten, trim_edges
 from consolidator.model.offline.lexicon import Lexicon
 from consolidator.model.offline.reldates import resolve_relative_dates
 from consolidator.model.offline.summarise import extractive_summary, target_chars

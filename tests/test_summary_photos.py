@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from consolidator.model.offline import summarise
 from consolidator.model.offline.summarise import extractive_summary, shown_photos
-from consolidator.model.offline.summarycompact import compact
+from consolidator.model.offline.text_compact import compact
 from consolidator.model.offline.summaryform import parse_turns
 from consolidator.model.offline.lexicon import Lexicon
 

@@ -9,8 +9,8 @@ import pytest
 from consolidator.model.offline import summarise
 from consolidator.model.offline.lexicon import Lexicon, has_name, names_in
 from consolidator.model.offline.summarise import extractive_summary, fact_prior
-from consolidator.model.offline.summarycompact import compact
-from consolidator.model.offline.summarycut import TOKEN
+from consolidator.model.offline.text_compact import compact
+from consolidator.model.offline.text_cut import TOKEN
 
 
 def lines(*turns: tuple[str, str], day: str = "2023-05-08") -> list[str]:

@@ -45,7 +45,7 @@ from datetime import date, datetime, timezone
 from functools import lru_cache
 from zoneinfo import ZoneInfo
 
-from consolidator.model.offline.summarycut import TITLE
+from consolidator.model.offline.text_cut import TITLE
 from consolidator.model.offline.reldates import DATE_NOTE, relative_dates, resolve_relative_dates
 from consolidator.model.offline.text import stem, third_person
 from consolidator.model.offline.words import MONTHS, STOPWORDS, WEEKDAYS

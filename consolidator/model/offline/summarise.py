@@ -7,10 +7,10 @@ policy: a week re-selects from its days exactly as a day selects from its lines.
 1. Turns (summaryform.parse_turns): who said it, the LOCAL date it was said on (relative dates
    are resolved against it, reldates.py), the time and the session. Who and when are never
    scored. A bracketed aside ("[shares a photo: ...]") is a sentence of its own. Each sentence
-   is compacted (summarycompact.compact: interjections, discourse markers, hedges,
+   is compacted (text_compact.compact: interjections, discourse markers, hedges,
    intensifiers, tag questions, trailing "too"/"though" and emoji go; the rest is the
    speaker's words in order), then its leading and trailing filler clauses are trimmed
-   ("Hey Mel, ", ", Mel!"; summarycut.trim_edges). Exact repeats (the same words) are kept once.
+   ("Hey Mel, ", ", Mel!"; text_cut.trim_edges). Exact repeats (the same words) are kept once.
 2. Length (target_chars): a summary is at most a third of what it reads, measured in the
    summary form (so the dates a raw line repeats do not count as content read), and never
    more than the budget: min(budget characters, max(MIN_TARGET, ceil(input / COMPRESSION))).
@@ -44,7 +44,7 @@ policy: a week re-selects from its days exactly as a day selects from its lines.
    and its "Speaker:" label or session header when it opens one); a sentence at cosine
    >= REPEAT_COSINE (sentence embeddings, `default_embedder`) to a chosen one is a repeat,
    and one whose concepts are all covered adds nothing. Sentences are added until nothing
-   more fits the target. One too long for the room left is cut (summarycut.shorten) when at
+   more fits the target. One too long for the room left is cut (text_cut.shorten) when at
    least MIN_ROOM characters are left and the cut keeps KEEP_SHARE of its value.
 7. Output (summaryform.render): the chosen sentences in input order, a "date time" header
    where a session starts, one "Speaker:" line per run of one speaker's sentences.
@@ -63,8 +63,8 @@ from dataclasses import dataclass, field
 from datetime import date
 
 from consolidator.domain import chars_within, estimate_tokens
-from consolidator.model.offline.summarycompact import MEDIA, compact
-from consolidator.model.offline.summarycut import ELLIPSIS, TITLE, TOKEN, clause_value, shorten, trim_edges
+from consolidator.model.offline.text_compact import MEDIA, compact
+from consolidator.model.offline.text_cut import ELLIPSIS, TITLE, TOKEN, clause_value, shorten, trim_edges
 from consolidator.model.offline.lexicon import Lexicon, base_form, has_name, names_in
 from consolidator.model.offline.reldates import resolve_relative_dates
 from consolidator.model.offline.summaryform import Turn, parse_turns, render, separator

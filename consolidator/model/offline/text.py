@@ -51,7 +51,7 @@ def _expand(m: re.Match[str]) -> str:
 
 # A sentence ends at final punctuation, or at an emoji, before a capital: chat ends a sentence
 # with one ("Inspiring 💪 I emailed some wholesalers" is two sentences).
-EMOJI_CHARS = "\u2600-\u27bf\U0001f000-\U0001faff\ufe0f"  # a character class's ranges (summarycompact drops them)
+EMOJI_CHARS = "\u2600-\u27bf\U0001f000-\U0001faff\ufe0f"  # a character class's ranges (text_compact drops them)
 _SENTENCE_END = re.compile(rf"(?<=[.!?])\s+(?=[\"'(@A-Z0-9])|(?<=[{EMOJI_CHARS}])\s+(?=[A-Z])|\n+")
 _WORD = re.compile(r"[A-Za-z0-9]+(?:['-][A-Za-z0-9]+)*")
 
