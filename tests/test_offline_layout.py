@@ -109,7 +109,7 @@ def offline_imports(name: str) -> set[str]:
 
 
 def test_every_offline_module_has_a_side() -> None:
-    sides = SUMMARISER | EXTRACTION | TEXT_TOOLS | {"__init__", "model"}
+    sides = SUMMARISER | EXTRACTION | TEXT_TOOLS | {"__init__", "model", "tuning"}
     assert {p.stem for p in offline_files()} == sides
 
 
@@ -121,3 +121,11 @@ def test_the_summariser_and_the_text_tools_never_import_extraction() -> None:
     for side in (SUMMARISER, TEXT_TOOLS):
         assert {m: sorted(offline_imports(m) & EXTRACTION) for m in side if offline_imports(m) & EXTRACTION} == {}
     assert {m: sorted(offline_imports(m) & SUMMARISER) for m in TEXT_TOOLS if offline_imports(m) & SUMMARISER} == {}
+
+
+def test_no_test_switches_an_offline_module_constant() -> None:
+    """The weights are tuning.OfflineSettings, built per test (dataclasses.replace), never patched in."""
+    patched = {p.name for p in (ROOT / "tests").rglob("*.py")
+               if re.search(r"monkeypatch\.setattr\(\s*(?:summarise|summaryform|factshare|text_compact|text_cut|model|lexicon|words)\b",
+                            p.read_text(encoding="utf-8"))}
+    assert patched == set()
