@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
-from consolidator.model.offline import OfflineModel, factshare
+from consolidator.model.offline import OfflineModel
 from consolidator.model.offline.factshare import fact_room, within_share
+from consolidator.model.offline.tuning import DEFAULTS
 from consolidator.model.schemas import FactCandidate, FactExtractionRequest
 from tests.support.offline_kit import chat
 
@@ -26,7 +27,7 @@ def test_a_dense_batch_writes_at_most_its_share():
     """Lines that each make a fact: what is written fits a fifth of the characters read."""
     lines = chat(*DENSE)
     read = sum(len(f"{line.speaker}: {line.text}") for line in lines)
-    assert fact_room(lines) == int(read * factshare.FACT_SHARE) > factshare.MIN_ROOM
+    assert fact_room(lines) == int(read * DEFAULTS.fact_share) > DEFAULTS.min_fact_room
     written = sum(len(f.text) for f in _facts(lines) if f.op in ("ADD", "UPDATE"))
     assert 0.8 * fact_room(lines) < written <= fact_room(lines)
 
@@ -54,7 +55,7 @@ def test_critical_facts_updates_and_deletes_are_never_dropped():
 def test_a_short_batch_keeps_its_facts():
     """The floor: one line's one fact is never lost to the share."""
     lines = chat(("Maya", "I adopted a beagle named Rufus."))
-    assert fact_room(lines) == factshare.MIN_ROOM
+    assert fact_room(lines) == DEFAULTS.min_fact_room
     assert [f.text for f in _facts(lines)] == ["Maya adopted a beagle named Rufus (2023-05-07)."]
 
 

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from datetime import timedelta
 
 import pytest
@@ -26,6 +28,7 @@ from tests.support.facts_kit import (  # noqa: F401  (maya is a fixture)
     SEED_BATCH,
     T0,
     FailingThenWorking,
+    RecordingModel,
     ScriptedModel,
     TableEmbedder,
     facts_of,
@@ -284,13 +287,12 @@ def test_apply_rechecks_that_targets_are_still_current(maya):
 
 
 @pytest.mark.slow
-def test_a_batch_shows_the_model_a_bounded_number_of_neighbours(app, monkeypatch):
+def test_a_batch_shows_the_model_a_bounded_number_of_neighbours(app):
     """Fifty chatty lines against 300 facts: at most 4 x neighbours (40) facts reach the request.
     (Every line here is a fact as long as itself: the batch's fact share is lifted to keep them.)"""
-    from consolidator.model.offline import factshare
+    from consolidator.model.offline.tuning import DEFAULTS
 
-    monkeypatch.setattr(factshare, "FACT_SHARE", 1.0)
-    consolidator, model = machine(app)
+    consolidator, model = machine(app, RecordingModel(OfflineModel(replace(DEFAULTS, fact_share=1.0))))
     say(app, "maya", T0, [f"I like topic{i} and theme{i}." for i in range(300)])
     consolidator.drain(later(T0 + timedelta(minutes=10)))
     assert len(facts_of(app)) > 200

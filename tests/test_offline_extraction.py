@@ -157,7 +157,7 @@ def test_a_hope_or_a_dream_is_said_with_its_own_words(said, fact):
     ],
 )
 def test_a_fact_keeps_no_interjection_marker_emoji_or_name_addressed(said, fact):
-    """The fact parser reads the compacted sentence (summarycompact): "Whoa", "you know", emoji
+    """The fact parser reads the compacted sentence (text_compact): "Whoa", "you know", emoji
     and the name of the person spoken to are how it was said, not what."""
     assert said_by_caroline(said) == [fact]
 

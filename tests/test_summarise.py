@@ -3,6 +3,8 @@ unscored prefixes, the fact prior, budgeted coverage and repeats, numbers and na
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from datetime import date, datetime, timezone
 from zoneinfo import ZoneInfo
 
@@ -12,11 +14,12 @@ from consolidator.domain import estimate_tokens
 from consolidator.ladders.inputs import render
 from consolidator.model.offline import OfflineModel
 from consolidator.model.offline import summarise
-from consolidator.model.offline.summarycut import shorten, trim_edges
+from consolidator.model.offline.text_cut import shorten, trim_edges
 from consolidator.model.offline.lexicon import Lexicon
 from consolidator.model.offline.reldates import resolve_relative_dates
 from consolidator.model.offline.summarise import extractive_summary, target_chars
 from consolidator.model.offline.summaryform import parse_turns
+from consolidator.model.offline.tuning import DEFAULTS
 from consolidator.model.schemas import SummarizeRequest, SummaryInput
 from stores.schema.log import Message
 
@@ -132,7 +135,7 @@ def test_the_target_is_the_budget_or_a_third_and_never_less_than_the_minimum():
     """target_chars = min(budget characters, max(MIN_TARGET, ceil(input / 3)))."""
     assert target_chars(9_000, 400) == 1600
     assert target_chars(2_000, 400) == 667
-    assert target_chars(300, 400) == summarise.MIN_TARGET
+    assert target_chars(300, 400) == DEFAULTS.min_target
     assert target_chars(300, 20) == 80
 
 
@@ -262,11 +265,10 @@ def test_a_speaker_telling_about_themselves_beats_a_reaction_to_the_listener():
     assert said(extractive_summary(TOLD_OR_REACTED, 19)) == ["I planted tomatoes and basil in the greenhouse."]
 
 
-def test_without_the_prior_the_reaction_would_win(monkeypatch):
+def test_without_the_prior_the_reaction_would_win():
     """The control for the test above: with a neutral prior the reaction (cut to fit) is chosen."""
-    monkeypatch.setattr(summarise, "FIRST_BOOST", 1.0)
-    monkeypatch.setattr(summarise, "SECOND_ONLY", 1.0)
-    assert said(extractive_summary(TOLD_OR_REACTED, 19)) != ["I planted tomatoes and basil in the greenhouse."]
+    neutral = replace(DEFAULTS, first_boost=1.0, second_only=1.0)
+    assert said(extractive_summary(TOLD_OR_REACTED, 19, settings=neutral)) != ["I planted tomatoes and basil in the greenhouse."]
 
 
 ASKED = lines(
@@ -281,11 +283,10 @@ def test_a_reply_to_a_question_beats_an_unprompted_remark_and_the_question_itsel
     assert said(extractive_summary(ASKED, 19)) == ["The evening pottery course at the community centre."]
 
 
-def test_without_the_reply_boost_the_remark_would_win(monkeypatch):
+def test_without_the_reply_boost_the_remark_would_win():
     """The control for the test above (the reply boost and its answer-sentence part both off)."""
-    monkeypatch.setattr(summarise, "ANSWER_BOOST", 1.0)
-    monkeypatch.setattr(summarise, "ECHO_BOOST", 1.0)
-    assert said(extractive_summary(ASKED, 19)) != ["The evening pottery course at the community centre."]
+    unboosted = replace(DEFAULTS, answer_boost=1.0, echo_boost=1.0)
+    assert said(extractive_summary(ASKED, 19, settings=unboosted)) != ["The evening pottery course at the community centre."]
 
 
 # --- coverage and repeats --------------------------------------------------------------------------------
@@ -304,10 +305,10 @@ def test_paraphrases_of_one_event_are_written_once():
     assert len(out) == 1 and out[0].count("greyhound") == 1 and "nursing degree" in out[0]
 
 
-def test_without_the_repeat_guard_a_paraphrase_with_one_new_word_would_return(monkeypatch):
+def test_without_the_repeat_guard_a_paraphrase_with_one_new_word_would_return():
     """The control: only the embedding guard keeps out the paraphrase that adds "named"."""
-    monkeypatch.setattr(summarise, "REPEAT_COSINE", 1.01)
-    assert said(extractive_summary(PARAPHRASES, 400))[0].count("greyhound") == 2
+    unguarded = replace(DEFAULTS, repeat_cosine=1.01)
+    assert said(extractive_summary(PARAPHRASES, 400, settings=unguarded))[0].count("greyhound") == 2
 
 
 def test_a_week_does_not_repeat_a_line_two_days_share():
@@ -464,7 +465,6 @@ def test_a_person_s_line_beats_the_agent_s_or_a_tool_s(inputs, person):
 
 @pytest.mark.parametrize("inputs, person", [(AGENT_TURN, "I start pottery classes in March."),
                                             (ACTION_TURN, "I start pottery classes.")], ids=["agent", "action"])
-def test_without_the_agent_weight_the_richer_line_would_win(monkeypatch, inputs, person):
+def test_without_the_agent_weight_the_richer_line_would_win(inputs, person):
     """The control for the test above."""
-    monkeypatch.setattr(summarise, "AGENT_WEIGHT", 1.0)
-    assert said(extractive_summary(inputs, 18)) != [person]
+    assert said(extractive_summary(inputs, 18, settings=replace(DEFAULTS, agent_weight=1.0))) != [person]

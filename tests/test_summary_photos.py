@@ -3,10 +3,13 @@ latest work") is told by the photo's caption, which outweighs the pointing words
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from consolidator.model.offline import summarise
 from consolidator.model.offline.summarise import extractive_summary, shown_photos
-from consolidator.model.offline.summarycompact import compact
+from consolidator.model.offline.text_compact import compact
 from consolidator.model.offline.summaryform import parse_turns
+from consolidator.model.offline.tuning import DEFAULTS
 from consolidator.model.offline.lexicon import Lexicon
 
 PAINTING = "[photo: a painting of a sunset with a palm tree]"
@@ -14,6 +17,9 @@ PAINTING = "[photo: a painting of a sunset with a palm tree]"
 
 def lines(*turns: tuple[str, str]) -> list[str]:
     return [f"2023-05-08 10:{i:02d} {who}: {text}" for i, (who, text) in enumerate(turns)]
+
+
+UNSHOWN = replace(DEFAULTS, shown_boost=1.0)  # the control: the rule off
 
 
 def day(shown: str) -> list[str]:
@@ -34,12 +40,11 @@ def shown(*turns: tuple[str, str]) -> set[int]:
     return shown_photos(parsed, items)
 
 
-def test_the_photo_a_turn_points_at_is_kept_over_the_pointing_words(monkeypatch):
+def test_the_photo_a_turn_points_at_is_kept_over_the_pointing_words():
     """With the rule the caption is the turn's summary; without it (the control) the pointing
     sentence wins and the painting's subject is lost."""
     assert PAINTING in extractive_summary(day("here's our latest work!"), 200)
-    monkeypatch.setattr(summarise, "SHOWN_BOOST", 1.0)
-    control = extractive_summary(day("here's our latest work!"), 200)
+    control = extractive_summary(day("here's our latest work!"), 200, settings=UNSHOWN)
     assert PAINTING not in control and "here's our latest work" in control
 
 
@@ -54,24 +59,22 @@ def test_pointing_words_in_any_form_mark_the_photo():
     assert shown(("Ana", "Look at this!"), ("Ben", photo)) == set()
 
 
-def test_a_pointing_clause_trimmed_from_its_sentence_still_points(monkeypatch):
+def test_a_pointing_clause_trimmed_from_its_sentence_still_points():
     """"..., they made this!" is trimmed from its sentence as filler, yet it said the photo is
     what was made: the photo's prior is doubled all the same."""
     turns = parse_turns(lines(("Ben", "It was special to watch them come to life, they made this! "
                                       "[shares a photo: a cup with a dog face]")))
 
-    def priors() -> dict[str, float]:
-        return {c.text: c.prior for c in summarise._candidates(turns, Lexicon(summarise.speakers_of(turns)))}
+    def priors(settings=DEFAULTS) -> dict[str, float]:
+        return {c.text: c.prior for c in summarise._candidates(turns, Lexicon(summarise.speakers_of(turns)), settings)}
 
     boosted = priors()
     assert not any("made this" in text for text in boosted)  # the pointing clause is trimmed
-    monkeypatch.setattr(summarise, "SHOWN_BOOST", 1.0)
-    assert boosted["[photo: a cup with a dog face]"] == 2.0 * priors()["[photo: a cup with a dog face]"]
+    assert boosted["[photo: a cup with a dog face]"] == 2.0 * priors(UNSHOWN)["[photo: a cup with a dog face]"]
 
 
-def test_an_unpointed_photo_keeps_its_plain_weight(monkeypatch):
+def test_an_unpointed_photo_keeps_its_plain_weight():
     """No pointing words: the summary is the same with and without the rule."""
     unpointed = day("and varnished the back.")
     with_rule = extractive_summary(unpointed, 200)
-    monkeypatch.setattr(summarise, "SHOWN_BOOST", 1.0)
-    assert extractive_summary(unpointed, 200) == with_rule
+    assert extractive_summary(unpointed, 200, settings=UNSHOWN) == with_rule

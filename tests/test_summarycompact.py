@@ -4,13 +4,16 @@ words stay in order, negations, modal adverbs, numbers, names, titles, dates and
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import pytest
 
 from consolidator.model.offline import summarise
 from consolidator.model.offline.lexicon import Lexicon, has_name, names_in
 from consolidator.model.offline.summarise import extractive_summary, fact_prior
-from consolidator.model.offline.summarycompact import compact
-from consolidator.model.offline.summarycut import TOKEN
+from consolidator.model.offline.text_compact import compact
+from consolidator.model.offline.text_cut import TOKEN
+from consolidator.model.offline.tuning import DEFAULTS
 
 
 def lines(*turns: tuple[str, str], day: str = "2023-05-08") -> list[str]:
@@ -150,10 +153,9 @@ def test_compacted_sentences_leave_room_for_one_more_content_line():
                          "I signed up for the choir in Leeds.", "I adopted a shy greyhound named Pip!"]
 
 
-def test_without_compaction_a_content_line_would_not_fit(monkeypatch):
+def test_without_compaction_a_content_line_would_not_fit():
     """The control for the test above: with the fillers kept, one of the four lines is left out."""
-    monkeypatch.setattr(summarise, "compact", lambda sentence: sentence)
-    out = extractive_summary(FILLED_DAY, 60)
+    out = extractive_summary(FILLED_DAY, 60, settings=replace(DEFAULTS, compact_sentences=False))
     assert len([s for line in said(out) for s in line.split(". ")]) == 3
 
 
@@ -165,4 +167,4 @@ def test_i_m_is_no_name():
     assert has_name(TOKEN.findall("Since the move I'm visiting Ravi."), lexicon)
     plain = fact_prior("Since the move I'm tired.", TOKEN.findall("Since the move I'm tired."), lexicon)
     named = fact_prior("Since the move I'm with Ravi.", TOKEN.findall("Since the move I'm with Ravi."), lexicon)
-    assert named == plain * summarise.KEY_BOOST
+    assert named == plain * DEFAULTS.key_boost

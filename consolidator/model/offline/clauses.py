@@ -45,9 +45,10 @@ from datetime import date, datetime, timezone
 from functools import lru_cache
 from zoneinfo import ZoneInfo
 
-from consolidator.model.offline.summarycut import TITLE
+from consolidator.model.offline.text_cut import TITLE
 from consolidator.model.offline.reldates import DATE_NOTE, relative_dates, resolve_relative_dates
-from consolidator.model.offline.text import STOPWORDS, stem, third_person
+from consolidator.model.offline.text import stem, third_person
+from consolidator.model.offline.words import MONTHS, STOPWORDS, WEEKDAYS
 
 MIN_SUBSTANCE = 2  # a clause about a person keeps at least this much substance (see substance)
 MIN_SAID = 5  # a clause with no person for subject, kept in the speaker's name, needs more
@@ -69,9 +70,8 @@ VAGUE = frozenset(
     idea ideas one ones guys people person everyone someone anyone everywhere somewhere anywhere happen
     happened happens wow yeah yes yep haha omg lol thanks thank congrats congratulations hey hi hello
     bye cheers ah oh ooh aww hmm wait last next ago
-    soon later lately recently early late monday tuesday wednesday thursday friday saturday sunday
-    january february march april may june july august september october november december""".split()
-)
+    soon later lately recently early late""".split()
+) | frozenset(WEEKDAYS) | frozenset(MONTHS)
 _ADVERB = frozenset(
     """no longer never not also still now just really actually always often usually finally recently
     already even totally definitely absolutely honestly literally truly so too then once sometimes

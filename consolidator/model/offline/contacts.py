@@ -21,11 +21,11 @@ from __future__ import annotations
 
 import re
 
-from consolidator.domain import AGENT_SPEAKERS
-from consolidator.model.offline.names import COMMON_ZIPF, common_plural, zipf
+from consolidator.model.offline.names import COMMON_ZIPF, common_plural
 from consolidator.model.offline.parse import parse_text, take_name
 from consolidator.model.offline.rules import Claim, Polarity, same_subject, spec_of
-from consolidator.model.offline.text import NAME_STOPWORDS, content_stems, normalise, sentences, truncate_words
+from consolidator.model.offline.text import content_stems, normalise, sentences, truncate_words
+from consolidator.model.offline.words import AGENT_SPEAKERS, CALLING_OPENERS, FULL_LIST, NAME_STOPWORDS, alternation, zipf
 from consolidator.model.offline.worth import worth
 from consolidator.model.schemas import ContactUpdate, KnownContact, Line
 
@@ -48,7 +48,7 @@ _PEOPLE_VERB = re.compile(
 )
 
 
-_GREETING = r"hey|hi|hello|dear|thanks|thank you|congrats|congratulations|bye|sorry|yo|wow|aww?|omg|good morning"
+_GREETING = alternation(CALLING_OPENERS)
 _ADDRESSED = re.compile(rf"^(?:(?P<greet>(?i:{_GREETING}))(?:,\s*|\s+))?(?P<n>[A-Z][a-z]+)(?=\s*[,!.?]|$)")
 
 
@@ -125,7 +125,7 @@ def _addressed(reg: "_Registry", sentence: str, line: Line, speakers: list[str])
         if speaker.lower() != me and len(low) >= 2 and (first.startswith(low) or first[:3] == low[:3]):
             reg.see(speaker, line.id).see(name, line.id, None)  # a nickname: "Mel", "Mell", "Ev"
             return
-    if m.group("greet") and zipf(low) < COMMON_ZIPF and not common_plural(low) and low not in line.text.lower().split():
+    if m.group("greet") and zipf(low, FULL_LIST) < COMMON_ZIPF and not common_plural(low) and low not in line.text.lower().split():
         reg.see(name, line.id, sentence)
 
 

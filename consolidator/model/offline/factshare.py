@@ -4,8 +4,8 @@ The facts a batch of lines yields are chosen one by one (worth.novel: each must 
 what is known), but nothing bounded their sum: on the LoCoMo development subset one batch of
 50 lines wrote facts 3.5x smaller than its lines, another 14x, and the stores as a whole sat at
 5.05x, a hair over the 5x the product promises, with nothing to keep an unseen, denser
-conversation above it. So a batch's added and updated facts share a room of FACT_SHARE of the
-characters it read ("Speaker: text" per line), never less than MIN_ROOM; when they do not fit,
+conversation above it. So a batch's added and updated facts share a room of fact_share of the
+characters it read ("Speaker: text" per line), never less than min_fact_room (tuning.py); when they do not fit,
 the ones that say the most per character at their importance (importance x worth / length,
 worth.worth with the speakers' names weighing nothing) are kept, in their own order. A critical
 fact (an allergy) and an UPDATE (a new job replacing the old: dropped, it would leave the old
@@ -21,23 +21,22 @@ bounds the batch.
 
 from __future__ import annotations
 
+from consolidator.model.offline.tuning import DEFAULTS, OfflineSettings
 from consolidator.model.offline.worth import worth
 from consolidator.model.schemas import FactCandidate, Line
 
-FACT_SHARE = 0.2  # a batch's facts: at most a fifth of the characters it read...
-MIN_ROOM = 400  # ...but always this many (a short batch's one long fact is kept)
 _WRITES = ("ADD", "UPDATE")
 
 
-def fact_room(lines: list[Line]) -> int:
+def fact_room(lines: list[Line], settings: OfflineSettings = DEFAULTS) -> int:
     """Characters the facts of a batch of `lines` may write."""
     read = sum(len(line.speaker or "") + 2 + len(line.text) for line in lines)
-    return max(MIN_ROOM, int(read * FACT_SHARE))
+    return max(settings.min_fact_room, int(read * settings.fact_share))
 
 
-def within_share(facts: list[FactCandidate], lines: list[Line]) -> list[FactCandidate]:
+def within_share(facts: list[FactCandidate], lines: list[Line], settings: OfflineSettings = DEFAULTS) -> list[FactCandidate]:
     """`facts` less the least telling writes that do not fit the batch's room (module docstring)."""
-    room = fact_room(lines)
+    room = fact_room(lines, settings)
     writes = [i for i, f in enumerate(facts) if f.op in _WRITES]
     if sum(len(facts[i].text) for i in writes) <= room:
         return facts

@@ -1,10 +1,10 @@
 """Word weights for the offline summariser: how rare a word is in English, and which words never count.
 
 - Rarity: max(0, 7 - zipf), where zipf is wordfreq's English Zipf frequency (the "small"
-  list, 29k words; words not in it are rarer than zipf 3 and weigh 7, as names do). wordfreq
-  is imported on first use and every lookup is cached.
+  list, 29k words; words not in it are rarer than zipf 3 and weigh 7, as names do; the one
+  lookup is words.zipf).
 - Never scored: function words (text.STOPWORDS), the closed class of interjections and
-  reactions below (greetings, thanks, agreement, generic praise and feeling), negation
+  reactions (words.PHATIC) (greetings, thanks, agreement, generic praise and feeling), negation
   clitics, and the speakers' own names with their short forms ("Mel" for "Melanie").
 - Names: a capitalised word past the first of a sentence that is not a speaker, "I" or a
   calendar word (text.NAME_STOPWORDS), read without its clitic: "I'm", "I've" and "Monday's"
@@ -15,41 +15,7 @@ from __future__ import annotations
 
 from functools import lru_cache
 
-from consolidator.model.offline.text import NAME_STOPWORDS, STOPWORDS
-
-MAX_ZIPF = 7.0  # weight = max(0, MAX_ZIPF - zipf): unknown words weigh 7
-
-# Interjections and reactions: a closed class of English, not phrases of any one conversation.
-PHATIC = frozenset(
-    """hi hey hello hiya howdy yo bye goodbye cya wow whoa woah oh ooh ah aw aww awww yay yum yummy mmm yeah yea
-    yep yup yes nope nah ok okay alright sure lol haha hahaha hehe hmm um uh omg gosh cheers thanks
-    thank thx congrats congratulations sorry welcome hug hugs xoxo great cool awesome amazing nice
-    good wonderful fantastic brilliant lovely beautiful gorgeous stunning sweet perfect incredible
-    excellent super fun glad happy proud lucky excited exciting inspiring inspired impressive
-    impressed thrilled blessed grateful thankful touching interesting totally absolutely
-    definitely certainly indeed exactly agree true right sound sounds seem seems look looks""".split()
-)
-
-_LOOKUP = None
-
-
-@lru_cache(maxsize=1 << 17)
-def zipf(word: str) -> float:
-    """wordfreq's English Zipf frequency of a lower-cased word (0 when unknown)."""
-    return _zipf_lookup()(word)
-
-
-def _zipf_lookup():
-    global _LOOKUP
-    if _LOOKUP is None:
-        try:
-            from wordfreq import zipf_frequency
-
-            _LOOKUP = lambda w: zipf_frequency(w, "en", wordlist="small")  # noqa: E731
-        except ImportError:  # degrade: function words common, everything else mid-rare
-            _LOOKUP = lambda w: MAX_ZIPF if w in STOPWORDS else 4.0  # noqa: E731
-    return _LOOKUP
-
+from consolidator.model.offline.words import MAX_ZIPF, NAME_STOPWORDS, PHATIC, STOPWORDS, zipf
 
 @lru_cache(maxsize=1 << 16)
 def base_form(token: str) -> str:

@@ -3,7 +3,7 @@ name evidence the whole batch gives (parse.py reads each sentence).
 
 Kept apart from parse.py because it is the batch's view: the name book is read from every
 line before any is parsed (a name introduced later in the batch still vets a subject), each
-line is compacted as the summariser compacts it (summarycompact, hedges kept), and the claims
+line is compacted as the summariser compacts it (text_compact, hedges kept), and the claims
 of the last few batches are memoised so the facts and contacts parts of one batch call parse
 its lines once.
 """
@@ -23,7 +23,7 @@ from consolidator.model.offline.parse import CLAUSE_BREAK, Context, parse_senten
 from consolidator.model.offline.reldates import resolve_relative_dates
 from consolidator.model.offline.rules import Claim
 from consolidator.model.offline.shown import caption_of, with_shown
-from consolidator.model.offline.summarycompact import compact
+from consolidator.model.offline.text_compact import compact
 from consolidator.model.offline.text import sentences
 
 
@@ -71,7 +71,7 @@ def _claims(people: tuple[_Line, ...], zone: str, known: frozenset[str]) -> tupl
                       day=local_day(line.at, zone))
         today = date.fromisoformat(ctx.day)
         for sentence in sentences(line.text):  # a rule's text keeps its words: its relative dates are written out
-            sentence = compact(sentence, hedges=False)  # no "Whoa," or "you know" in a fact (summarycompact)
+            sentence = compact(sentence, hedges=False)  # no "Whoa," or "you know" in a fact (text_compact)
             # "this" points at the photo the sentence carries (shown.py); an aside alone points at nothing
             caption = None if sentence.startswith("[") else caption_of(sentence)
             for c in parse_sentence(sentence, ctx):  # (a plain clause was dated by clauses.event_date)

@@ -50,6 +50,7 @@ from consolidator.model.offline.lineclaims import claims_of_lines
 from consolidator.model.offline.parse import parse_text
 from consolidator.model.offline.rules import Claim, Polarity, same_subject, spec_of, values_compatible
 from consolidator.model.offline.tasks import task_changes
+from consolidator.model.offline.tuning import DEFAULTS, OfflineSettings
 from consolidator.model.offline.text import content_stems, normalise
 from consolidator.model.offline.worth import novel
 from consolidator.model.schemas import (
@@ -71,9 +72,6 @@ from consolidator.model.schemas import (
 )
 
 _NUMBER = re.compile(r"\d+(?:[.,:]\d+)*")
-# A feeling, wish or intention ("will keep pushing") matters less than what happened: it ranks
-# below events in context.md and, unused, falls under facts.score_floor sooner.
-ATTITUDE_DISCOUNT = 1
 
 
 class OfflineModel:
@@ -81,12 +79,16 @@ class OfflineModel:
 
     name = "offline"
 
+    def __init__(self, settings: OfflineSettings = DEFAULTS) -> None:
+        self.settings = settings  # the weights (tuning.py): tests build their own, never patch modules
+
     # --- summaries -----------------------------------------------------------------------
 
     def summarize(self, request: SummarizeRequest) -> SummaryReply:
         """Extractive: the inputs' most telling sentences within the budget (summarise.py)."""
         days = fallback_days([i.label for i in request.inputs], request.window_label)
-        return SummaryReply(text=extractive_summary([i.text for i in request.inputs], request.budget_tokens, days))
+        return SummaryReply(text=extractive_summary([i.text for i in request.inputs], request.budget_tokens, days,
+                                                   self.settings))
 
     # --- facts ---------------------------------------------------------------------------
 
@@ -108,12 +110,15 @@ class OfflineModel:
                     targeted.add(target)
             spec = spec_of(claim.attribute)
             asserted = claim.polarity is Polarity.ASSERTED
-            importance = max(1, spec.importance - ATTITUDE_DISCOUNT) if claim.kind == "attitude" else spec.importance
+            # A feeling, wish or intention ("will keep pushing") matters less than what happened: it
+            # ranks below events in context.md and, unused, falls under facts.score_floor sooner.
+            discount = self.settings.attitude_discount
+            importance = max(1, spec.importance - discount) if claim.kind == "attitude" else spec.importance
             facts.append(FactCandidate(
                 text=claim.text, importance=importance, topic=spec.topic, op=op, target_id=target,
                 source_ids=list(claim.source_ids), critical=spec.critical and asserted,
             ))
-        return FactExtractionReply(facts=within_share(facts, request.messages))
+        return FactExtractionReply(facts=within_share(facts, request.messages, self.settings))
 
     # --- offline pass ----------------------------------------------------------------------
 

@@ -27,10 +27,12 @@ Lookups are cached; the frequency list loads once per process, on first use.
 from __future__ import annotations
 
 import re
-from functools import lru_cache
 from typing import Iterable
 
-from consolidator.model.offline.text import IRREGULAR_PAST, NAME_STOPWORDS, RELATIONS, STOPWORDS, sentences
+from consolidator.model.offline.text import sentences
+from consolidator.model.offline.words import (
+    ADDRESS_OPENERS, FULL_LIST, IRREGULAR_PAST, NAME_STOPWORDS, RELATIONS, STOPWORDS, alternation, zipf,
+)
 
 RARE_ZIPF = 3.0  # below this a lower-cased word is too rare to be common English ("xiomara": 0)
 COMMON_ZIPF = 5.0  # at or above this a word is common English ("sounds" 4.97 is below: agreement rules it out)
@@ -41,7 +43,7 @@ _PERSON_EVIDENCE = [
     re.compile(rf"\b(?:[Mm]y|[Oo]ur|[Hh]is|[Hh]er|[Tt]heir|[Yy]our) (?i:{RELATIONS}),? (?P<n>{_NAME})"),
     re.compile(rf"(?P<n>{_NAME}) (?:is|was) (?:my|our|his|her|their|your) (?i:{RELATIONS})\b(?!')"),
     re.compile(rf"\b(?:[Mm]y|[Oo]ur) (?i:{RELATIONS})'s name is (?P<n>{_NAME})"),
-    re.compile(rf"^(?i:hey|hi|hello|dear|thanks|thank you|congrats|congratulations|bye|sorry|yo),? (?P<n>{_NAME})\b"),
+    re.compile(rf"^(?i:{alternation(ADDRESS_OPENERS)}),? (?P<n>{_NAME})\b"),
     re.compile(
         rf"\b(?i:met|meet|meeting|rang|emailed|texted|told|asked|hugged|married|dating|"
         rf"(?:I|we|she|he|they) (?:just |finally )?called|(?:lunch|dinner|coffee|drinks|breakfast|chat|talked|spoke|"
@@ -54,18 +56,10 @@ _AUX = frozenset(
     """is was has had does did will would can could should may might must cannot just also still never
     always really finally recently""".split()
 )
-@lru_cache(maxsize=1 << 16)
-def zipf(word: str) -> float:
-    """wordfreq's Zipf frequency of a lower-cased English word (0 for unknown words)."""
-    from wordfreq import zipf_frequency  # imported on first use: 0.5 s, then cached by wordfreq
-
-    return zipf_frequency(word.lower(), "en")
-
-
 def common_plural(word: str) -> bool:
     """'doctors', 'parents', 'friends': the plural of a common noun, not a name ('James')."""
     low = word.lower()
-    return low.endswith("s") and not low.endswith("ss") and zipf(low[:-1]) >= 4.0
+    return low.endswith("s") and not low.endswith("ss") and zipf(low[:-1], FULL_LIST) >= 4.0
 
 
 def agrees_with_singular(word: str) -> bool:
@@ -143,7 +137,7 @@ class NameBook:
         if any(w in self.lower or common_plural(w) for w in words) or not agrees_with_singular(next_word):
             return False
         limit = COMMON_ZIPF if person_predicate else RARE_ZIPF
-        return all(zipf(w) < limit for w in words)
+        return all(zipf(w, FULL_LIST) < limit for w in words)
 
 
 def known_subjects(texts: Iterable[str]) -> list[str]:

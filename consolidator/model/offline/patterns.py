@@ -19,7 +19,8 @@ from __future__ import annotations
 
 import re
 
-from consolidator.model.offline.text import RELATIONS, SPECIES, clean_general, clean_org, clean_place
+from consolidator.model.offline.text import clean_general, clean_org, clean_place
+from consolidator.model.offline.words import RELATIONS, SPECIES
 
 _ADV = r"(?:(?:now|currently|still|also|just|recently|finally|actually|really|already|officially|both) )*"
 _BE = r"(?:am|is|are|was) "

@@ -27,7 +27,7 @@ from __future__ import annotations
 import re
 from datetime import date, timedelta
 
-from consolidator.model.offline.text import MONTHS as LOWER_MONTHS, WEEKDAYS
+from consolidator.model.offline.words import MONTHS as LOWER_MONTHS, WEEKDAYS
 
 MONTHS = tuple(m.capitalize() for m in LOWER_MONTHS)
 # Short weekdays, capitalised only: "last Sat" is a day, "the chair I last sat on" is not.

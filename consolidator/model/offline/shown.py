@@ -5,7 +5,7 @@ piece of salmon and some vegetables]" gave the fact "Sam made this yummy grilled
 memory keeps a pointer to a photo its reader never sees. When the sentence a fact comes from
 carries exactly one photo (or picture, image, drawing, ...), that is, the photo follows it in
 the line, the fact's pointer is followed by what the photo shows, in the summariser's short
-form of an aside (summarycompact.compact_aside):
+form of an aside (text_compact.compact_aside):
 
     Sam made this yummy grilled dish (photo: a plate of food with a piece of salmon ...) (2023-08-14).
     Caroline painted it (photo: a painting of a sunset over the ocean) after Caroline visited the beach.
@@ -22,8 +22,7 @@ from __future__ import annotations
 
 import re
 
-from consolidator.model.offline.summarycompact import ASIDE_HEAD, compact_aside
-from consolidator.model.offline.summaryform import split_asides
+from consolidator.model.offline.text_compact import ASIDE_HEAD, compact_aside, split_asides
 
 # The noun phrase after "this" ends at a preposition, conjunction, verb marker or punctuation.
 _NP_END = frozenset(

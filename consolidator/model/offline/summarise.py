@@ -7,34 +7,34 @@ policy: a week re-selects from its days exactly as a day selects from its lines.
 1. Turns (summaryform.parse_turns): who said it, the LOCAL date it was said on (relative dates
    are resolved against it, reldates.py), the time and the session. Who and when are never
    scored. A bracketed aside ("[shares a photo: ...]") is a sentence of its own. Each sentence
-   is compacted (summarycompact.compact: interjections, discourse markers, hedges,
+   is compacted (text_compact.compact: interjections, discourse markers, hedges,
    intensifiers, tag questions, trailing "too"/"though" and emoji go; the rest is the
    speaker's words in order), then its leading and trailing filler clauses are trimmed
-   ("Hey Mel, ", ", Mel!"; summarycut.trim_edges). Exact repeats (the same words) are kept once.
+   ("Hey Mel, ", ", Mel!"; text_cut.trim_edges). Exact repeats (the same words) are kept once.
 2. Length (target_chars): a summary is at most a third of what it reads, measured in the
    summary form (so the dates a raw line repeats do not count as content read), and never
-   more than the budget: min(budget characters, max(MIN_TARGET, ceil(input / COMPRESSION))).
+   more than the budget: min(budget characters, max(min_target, ceil(input / compression))).
    An offline summary of a 2,000-character day is ~650 characters even when the budget
    allows 1,600. (The ladder stage passes inputs that fit the budget through unsummarised;
    this floor applies to what it does send.)
 3. Concepts: a sentence's content words by stem (no function words, interjections, reactions
    or speakers' names; lexicon.py), each worth its rarity in English, max(0, 7 - zipf) from
-   wordfreq, x (1 + DF_BOOST ln(sentences of the window using it)): what the window keeps
+   wordfreq, x (1 + df_boost ln(sentences of the window using it)): what the window keeps
    returning to weighs more, once.
 4. Phatic sentences are dropped: no number and no word rarer than zipf 5.5 ("Hey Mel!",
    "Wow, that's so cool!"), nor are closing formulas ("Let me know how it goes!", "Talk soon!");
    catching up ("since we last talked", "long time no see") is judged without its phrase.
    When every sentence is phatic they all compete.
 5. Prior (fact_prior): how likely a sentence states something about someone rather than
-   reacting to it. x FIRST_BOOST for a speaker telling about themselves (first person),
-   x SECOND_ONLY for one only addressing the listener ("You're so brave"), x QUESTION for a
-   question, x ANSWER_BOOST for a turn replying to another speaker's question (and x ECHO_BOOST
+   reacting to it. x first_boost for a speaker telling about themselves (first person),
+   x second_only for one only addressing the listener ("You're so brave"), x question for a
+   question, x answer_boost for a turn replying to another speaker's question (and x echo_boost
    more for its sentences that take up a word of the question: they are the answer; day
-   single-hop answers 129 -> 131, among them "Find a trainer" as advice asked for), x DATED_BOOST
-   for a sentence with a relative date (an event placed in time), x KEY_BOOST for each of a
-   number, a proper name and a quoted title; x AGENT_WEIGHT for the agent's own turns and
+   single-hop answers 129 -> 131, among them "Find a trainer" as advice asked for), x dated_boost
+   for a sentence with a relative date (an event placed in time), x key_boost for each of a
+   number, a proper name and a quoted title; x agent_weight for the agent's own turns and
    tool or action lines (the memory is about the people; the agent's words weigh half);
-   x SHOWN_BOOST for the one photo of a turn whose words point at it ("Here's our latest
+   x shown_boost for the one photo of a turn whose words point at it ("Here's our latest
    work", "they made this!", "take a look"): what the speaker shows is what the turn tells,
    and the pointing sentence says nothing without it (bench/recall.py, development subset:
    single-hop answers in the day summary 124 -> 129, among them a painting's subject, a
@@ -42,16 +42,17 @@ policy: a week re-selects from its days exactly as a day selects from its lines.
 6. Selection (budgeted coverage): the next sentence is the one adding the most prior x
    not-yet-covered concept worth per character it adds to the written summary (its text,
    and its "Speaker:" label or session header when it opens one); a sentence at cosine
-   >= REPEAT_COSINE (sentence embeddings, `default_embedder`) to a chosen one is a repeat,
+   >= repeat_cosine (sentence embeddings, `default_embedder`) to a chosen one is a repeat,
    and one whose concepts are all covered adds nothing. Sentences are added until nothing
-   more fits the target. One too long for the room left is cut (summarycut.shorten) when at
-   least MIN_ROOM characters are left and the cut keeps KEEP_SHARE of its value.
+   more fits the target. One too long for the room left is cut (text_cut.shorten) when at
+   least min_room characters are left and the cut keeps keep_share of its value.
 7. Output (summaryform.render): the chosen sentences in input order, a "date time" header
    where a session starts, one "Speaker:" line per run of one speaker's sentences.
 
 Deterministic (ties go to the earlier sentence) and fast: the embedder and the word list are
-loaded once per process, word weights are cached, at most POOL_TARGETS targets' worth of the
-best sentences are considered (a burst day's thousand lines are never all embedded).
+loaded once per process, word weights are cached, at most pool_targets targets' worth of the
+best sentences are considered (a burst day's thousand lines are never all embedded). The factors
+named in lower case above are fields of the settings passed in (tuning.OfflineSettings).
 """
 
 from __future__ import annotations
@@ -62,31 +63,19 @@ import re
 from dataclasses import dataclass, field
 from datetime import date
 
-from consolidator.domain import AGENT_SPEAKERS, chars_within, estimate_tokens
-from consolidator.model.offline.summarycompact import MEDIA, compact
-from consolidator.model.offline.summarycut import ELLIPSIS, TITLE, TOKEN, clause_value, shorten, trim_edges
-from consolidator.model.offline.lexicon import Lexicon, base_form, has_name, names_in, zipf
+from consolidator.domain import chars_within, estimate_tokens
+from consolidator.model.offline.text_compact import MEDIA, compact
+from consolidator.model.offline.text_cut import ELLIPSIS, TITLE, TOKEN, clause_value, shorten, trim_edges
+from consolidator.model.offline.lexicon import Lexicon, base_form, has_name, names_in
 from consolidator.model.offline.reldates import resolve_relative_dates
 from consolidator.model.offline.summaryform import Turn, parse_turns, render, separator
 from consolidator.model.offline.text import stem, truncate_words
+from consolidator.model.offline.tuning import DEFAULTS, OfflineSettings
+from consolidator.model.offline.words import AGENT_SPEAKERS, zipf
 
 __all__ = ["ELLIPSIS", "extractive_summary", "fallback_days", "target_chars"]
 
-COMPRESSION = 3  # a summary is at most 1/3 of what it reads...
-MIN_TARGET = 200  # ...but may always use this many characters (within the budget)
 COMMON_ZIPF = 5.5  # words at least this frequent in English are never content on their own
-DF_BOOST = 1.0  # a concept used by n sentences of the window weighs 1 + DF_BOOST ln(n)
-FIRST_BOOST, SECOND_ONLY, QUESTION = 2.0, 0.6, 0.4  # fact_prior: self-disclosure, address, question
-ANSWER_BOOST = 2.0  # a turn that replies to another speaker's question
-ECHO_BOOST = 1.25  # the sentence of such a reply that takes up a word of the question: its answer
-AGENT_WEIGHT = 0.5  # the agent's own turns and tool/action lines: the memory is about the people
-DATED_BOOST = 1.3  # a sentence with a relative date
-KEY_BOOST = 1.25  # each of a number, a proper name, a quoted title
-SHOWN_BOOST = 2.0  # the one photo of a turn whose words point at it ("Here's our latest work")
-REPEAT_COSINE = 0.9  # a sentence this close to a chosen one says it again
-MIN_ROOM = 60  # characters: less room left than this is not worth cutting a sentence for
-KEEP_SHARE = 0.6  # a cut sentence must keep this share of its words' value (numbers, names)
-POOL_TARGETS, POOL_MIN = 4, 16  # the best 4 targets' worth of sentences compete (at least 16)
 
 FIRST_PERSON = frozenset("i me my mine myself we us our ours ourselves".split())
 SECOND_PERSON = frozenset("you your yours yourself yourselves".split())
@@ -110,23 +99,23 @@ class Candidate:
         return self.prior * sum(self.concepts.values()) / math.sqrt(len(self.text) / 5 + 1)
 
 
-def target_chars(input_chars: int, budget_tokens: int) -> int:
+def target_chars(input_chars: int, budget_tokens: int, settings: OfflineSettings = DEFAULTS) -> int:
     """The most characters a summary of `input_chars` (in the summary form) may write."""
-    return min(chars_within(budget_tokens), max(MIN_TARGET, -(-input_chars // COMPRESSION)))
+    return min(chars_within(budget_tokens), max(settings.min_target, -(-input_chars // settings.compression)))
 
 
-def fact_prior(sentence: str, tokens: list[str], lexicon: Lexicon) -> float:
+def fact_prior(sentence: str, tokens: list[str], lexicon: Lexicon, settings: OfflineSettings = DEFAULTS) -> float:
     """How likely a sentence states something about someone rather than reacting to it (module
     docstring, step 5; the turn's and the date's boosts are applied by the caller)."""
     forms = {base_form(t) for t in tokens}
     first, second = bool(forms & FIRST_PERSON), bool(forms & SECOND_PERSON)
-    prior = FIRST_BOOST if first else 1.0
+    prior = settings.first_boost if first else 1.0
     if second and not first:
-        prior *= SECOND_ONLY
+        prior *= settings.second_only
     if sentence.rstrip().endswith("?"):
-        prior *= QUESTION
+        prior *= settings.question
     for present in (any(c.isdigit() for c in sentence), has_name(tokens, lexicon), bool(TITLE.search(sentence))):
-        prior *= KEY_BOOST if present else 1.0
+        prior *= settings.key_boost if present else 1.0
     return prior
 
 
@@ -170,7 +159,8 @@ def speakers_of(turns: list[Turn]) -> set[str]:
     return {base_form(w) for t in turns if t.speaker for w in TOKEN.findall(t.speaker)}
 
 
-def extractive_summary(texts: list[str], budget_tokens: int, days: list[date | None] | None = None) -> str:
+def extractive_summary(texts: list[str], budget_tokens: int, days: list[date | None] | None = None,
+                       settings: OfflineSettings = DEFAULTS) -> str:
     """The summary of `texts` within `budget_tokens` and a third of their size (module docstring).
 
     `days[i]` is the local date of `texts[i]` where its lines carry no date of their own (a
@@ -179,17 +169,17 @@ def extractive_summary(texts: list[str], budget_tokens: int, days: list[date | N
     turns = parse_turns(texts, days)
     if not turns:
         return ""
-    target = target_chars(len(render([(t, s) for t in turns for s in t.sentences])), budget_tokens)
+    target = target_chars(len(render([(t, s) for t in turns for s in t.sentences])), budget_tokens, settings)
     lexicon = Lexicon(speakers_of(turns))
-    candidates = _candidates(turns, lexicon)
+    candidates = _candidates(turns, lexicon, settings)
     if not all(c.phatic for c in candidates):
         candidates = [c for c in candidates if not c.phatic]
-    candidates = _pool(candidates, target)
+    candidates = _pool(candidates, target, settings)
     for c in candidates:
         dated = resolve_relative_dates(c.text, turns[c.turn].day)
         if dated != c.text:
-            c.text, c.prior = dated, c.prior * DATED_BOOST
-    chosen = _select(candidates, turns, target, lexicon)
+            c.text, c.prior = dated, c.prior * settings.dated_boost
+    chosen = _select(candidates, turns, target, lexicon, settings)
     if not chosen:  # not even one sentence with its header fits: the best one, cut, alone
         best = max(candidates, key=lambda c: (c.relevance, -c.position))
         return shorten(best.text, target, lexicon)
@@ -203,7 +193,7 @@ def not_a_person(speaker: str | None) -> bool:
     return name in AGENT_SPEAKERS or (name.startswith("[") and name.endswith("]"))
 
 
-def _candidates(turns: list[Turn], lexicon: Lexicon) -> list[Candidate]:
+def _candidates(turns: list[Turn], lexicon: Lexicon, settings: OfflineSettings) -> list[Candidate]:
     """Every distinct sentence, trimmed, with its prior and its concepts' worth (steps 1, 3-5)."""
     def filler(clause: str) -> bool:
         return is_phatic(clause, lexicon.scored(TOKEN.findall(clause)))
@@ -213,7 +203,7 @@ def _candidates(turns: list[Turn], lexicon: Lexicon) -> list[Candidate]:
     df: dict[str, int] = {}
     for n, turn in enumerate(turns):
         for sentence in turn.sentences:
-            s = trim_edges(compact(sentence), filler)
+            s = trim_edges(compact(sentence) if settings.compact_sentences else sentence, filler)
             tokens = TOKEN.findall(s)
             key = tuple(base_form(t) for t in tokens) or (s.lower(),)
             if key in seen:
@@ -230,11 +220,11 @@ def _candidates(turns: list[Turn], lexicon: Lexicon) -> list[Candidate]:
     echoes = answers_asked(items, answering)
     out = []
     for pos, (n, s, tokens, concepts) in enumerate(items):
-        worth = {k: w * (1.0 + DF_BOOST * math.log(df[k])) for k, w in concepts.items()}
-        prior = fact_prior(s, tokens, lexicon) * (ANSWER_BOOST if answering[n] else 1.0)
-        prior *= ECHO_BOOST if pos in echoes else 1.0
-        prior *= SHOWN_BOOST if pos in shown else 1.0
-        prior *= AGENT_WEIGHT if not_a_person(turns[n].speaker) else 1.0
+        worth = {k: w * (1.0 + settings.df_boost * math.log(df[k])) for k, w in concepts.items()}
+        prior = fact_prior(s, tokens, lexicon, settings) * (settings.answer_boost if answering[n] else 1.0)
+        prior *= settings.echo_boost if pos in echoes else 1.0
+        prior *= settings.shown_boost if pos in shown else 1.0
+        prior *= settings.agent_weight if not_a_person(turns[n].speaker) else 1.0
         out.append(Candidate(pos, n, s, prior, worth, is_phatic(s, lexicon.scored(tokens))))
     return out
 
@@ -264,20 +254,21 @@ def shown_photos(turns: list[Turn], items: list[tuple]) -> set[int]:
             and any(_POINTING.search(s) for s in turns[n].sentences if not s.lstrip().startswith("["))}
 
 
-def _pool(candidates: list[Candidate], target: int) -> list[Candidate]:
-    """The most relevant candidates, POOL_TARGETS targets' worth: the only ones the selection
+def _pool(candidates: list[Candidate], target: int, settings: OfflineSettings) -> list[Candidate]:
+    """The most relevant candidates, settings.pool_targets targets' worth: the only ones the selection
     could reach before the target is met."""
     ranked = sorted(candidates, key=lambda c: (-c.relevance, c.position))
     pool, size = [], 0
     for c in ranked:
-        if size >= POOL_TARGETS * target and len(pool) >= POOL_MIN:
+        if size >= settings.pool_targets * target and len(pool) >= settings.pool_min:
             break
         pool.append(c)
         size += len(c.text)
     return sorted(pool, key=lambda c: c.position)
 
 
-def _select(candidates: list[Candidate], turns: list[Turn], target: int, lexicon: Lexicon) -> list[Candidate]:
+def _select(candidates: list[Candidate], turns: list[Turn], target: int, lexicon: Lexicon,
+            settings: OfflineSettings) -> list[Candidate]:
     """Budgeted coverage (module docstring, step 6)."""
     import numpy as np
 
@@ -290,7 +281,7 @@ def _select(candidates: list[Candidate], turns: list[Turn], target: int, lexicon
     while open_:
         best, best_score, best_pick, best_cost = None, 0.0, None, 0
         for i in open_:
-            fit = _fitting(candidates[i], chosen, covered, turns, target - used, lexicon)
+            fit = _fitting(candidates[i], chosen, covered, turns, target - used, lexicon, settings)
             if fit is None:
                 continue
             pick, cost = fit
@@ -303,7 +294,7 @@ def _select(candidates: list[Candidate], turns: list[Turn], target: int, lexicon
         used += best_cost
         covered.update(best_pick.concepts)
         closest = np.maximum(closest, vectors @ vectors[best])
-        open_ = [i for i in open_ if i != best and closest[i] < REPEAT_COSINE]
+        open_ = [i for i in open_ if i != best and closest[i] < settings.repeat_cosine]
     return chosen
 
 
@@ -320,7 +311,7 @@ def _added(c: Candidate, text: str, chosen: list[Candidate], turns: list[Turn]) 
 
 
 def _fitting(c: Candidate, chosen: list[Candidate], covered: set[str], turns: list[Turn], room: int,
-             lexicon: Lexicon) -> tuple[Candidate, int] | None:
+             lexicon: Lexicon, settings: OfflineSettings) -> tuple[Candidate, int] | None:
     """`c` as it would be added, whole or cut to the room left, with what it costs; None when
     it adds no concept or no worthwhile cut fits."""
     if not any(k not in covered for k in c.concepts):
@@ -329,11 +320,11 @@ def _fitting(c: Candidate, chosen: list[Candidate], covered: set[str], turns: li
     if cost <= room:
         return c, cost
     space = room - (cost - len(c.text))
-    if space < MIN_ROOM and chosen:
+    if space < settings.min_room and chosen:
         return None
     short = shorten(c.text, space, lexicon)
     names = names_in(TOKEN.findall(c.text), lexicon)
-    if not short or (chosen and clause_value(short, lexicon, names) < KEEP_SHARE * clause_value(c.text, lexicon, names)):
+    if not short or (chosen and clause_value(short, lexicon, names) < settings.keep_share * clause_value(c.text, lexicon, names)):
         return None
     kept = {stem(base_form(t)) for t in TOKEN.findall(short)}
     cut = Candidate(c.position, c.turn, short, c.prior, {k: w for k, w in c.concepts.items() if k in kept}, c.phatic)

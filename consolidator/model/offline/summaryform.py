@@ -17,7 +17,7 @@ characters of date and time each); a summary writes instead
 - undated text without a speaker (plain inputs) is joined with spaces, as it came.
 
 A bracketed aside ("[shares a photo: a cup with a dog face]") is a sentence of its own
-(split_asides): it is chosen or left apart from the words around it.
+(text_compact.split_asides): it is chosen or left apart from the words around it.
 
 Read back (parse_turns), an input may hold any of: raw lines ("date time who: text", one
 message, whose later lines are part of its text), summaries in this form, summaries in the
@@ -34,6 +34,7 @@ from dataclasses import dataclass, field
 from datetime import date
 
 from consolidator.model.offline.text import sentences
+from consolidator.model.offline.text_compact import split_asides
 
 SESSION_GAP = 30  # minutes between turns that start a new session (as the default interaction_gap)
 
@@ -42,7 +43,6 @@ _PREFIX_LINE = re.compile(
     rf"^{_LABELS}(?P<date>\d{{4}}-\d{{2}}-\d{{2}}) (?P<time>\d{{2}}:\d{{2}}) (?P<who>[^\s:][^:\n]{{0,39}}?): (?P<body>.*)$"
 )
 _HEADER_LINE = re.compile(rf"^{_LABELS}(?P<date>\d{{4}}-\d{{2}}-\d{{2}})(?: (?P<time>\d{{2}}:\d{{2}}))?[ \t]*$")
-_ASIDE = re.compile(r"(\[[^\[\]\n]{1,300}\])")
 _SPEAKER_LINE = re.compile(r"^(?P<who>[^\s:.!?][^:\n.!?]{0,39}?): (?P<body>.*)$")
 
 
@@ -104,12 +104,6 @@ def parse_turns(texts: list[str], days: list[date | None] | None = None) -> list
         t.sentences = [part for s in sentences(t.text) for part in split_asides(s)]
     _sessions(turns, breaks)
     return [t for t in turns if t.sentences]
-
-
-def split_asides(sentence: str) -> list[str]:
-    """A bracketed aside ("[shares a photo: ...]", "[laughs]") is a unit of its own: it is
-    chosen or left apart from the words around it, and never cut inside."""
-    return [p.strip() for p in _ASIDE.split(sentence) if p.strip()]
 
 
 def _sessions(turns: list[Turn], breaks: set[int]) -> None:

@@ -9,7 +9,9 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 
-from consolidator.domain import MONTHS, STOPWORDS, WEEKDAYS  # noqa: F401  (stated once, for every layer)
+from consolidator.model.offline.words import (  # noqa: F401  (stated once: words.py)
+    IRREGULAR_PAST, MONTHS, NAME_STOPWORDS, RELATIONS, SPECIES, STOPWORDS, WEEKDAYS,
+)
 
 _QUOTES = str.maketrans({"\u2019": "'", "\u2018": "'", "\u201c": '"', "\u201d": '"'})
 _APOSTROPHE = re.compile(r"\b([A-Za-z]+)'([A-Za-z]+)\b")
@@ -49,29 +51,9 @@ def _expand(m: re.Match[str]) -> str:
 
 # A sentence ends at final punctuation, or at an emoji, before a capital: chat ends a sentence
 # with one ("Inspiring 💪 I emailed some wholesalers" is two sentences).
-EMOJI_CHARS = "\u2600-\u27bf\U0001f000-\U0001faff\ufe0f"  # a character class's ranges (summarycompact drops them)
+EMOJI_CHARS = "\u2600-\u27bf\U0001f000-\U0001faff\ufe0f"  # a character class's ranges (text_compact drops them)
 _SENTENCE_END = re.compile(rf"(?<=[.!?])\s+(?=[\"'(@A-Z0-9])|(?<=[{EMOJI_CHARS}])\s+(?=[A-Z])|\n+")
 _WORD = re.compile(r"[A-Za-z0-9]+(?:['-][A-Za-z0-9]+)*")
-
-# Capitalised words that start sentences or name times, never people.
-NAME_STOPWORDS = frozenset(
-    """i the a an this that these those it its we you he she they my our your his her their
-    me us them what when where why how who which there here then so and but or if yes no not
-    ok okay sure thanks thank please hi hello hey dear also just maybe today tomorrow yesterday
-    tonight last next this every monday tuesday wednesday thursday friday saturday sunday
-    january february march april may june july august september october november december
-    christmas easter can could would should will do does did is are was were have has had
-    let remind todo done cancel never great good nice oh well anyway btw still now mom mum dad
-    grandma grandpa everyone everybody someone somebody nobody user assistant agent""".split()
-)
-
-RELATIONS = (
-    "sister|brother|mother|mom|mum|father|dad|wife|husband|partner|boyfriend|girlfriend|fiance|"
-    "fiancee|son|daughter|friend|best friend|colleague|coworker|co-worker|boss|manager|cousin|"
-    "aunt|uncle|niece|nephew|grandmother|grandfather|grandma|grandpa|neighbour|neighbor|"
-    "roommate|flatmate|stepmother|stepfather|stepson|stepdaughter|child|kid|baby"
-)
-SPECIES = "cat|dog|kitten|puppy|rabbit|bunny|hamster|parrot|bird|horse|turtle|tortoise|snake|lizard|goldfish|fish|guinea pig|ferret"
 
 _IRREGULAR = {
     "sent": "send", "paid": "pay", "bought": "buy", "did": "do", "done": "do", "made": "make",
@@ -80,15 +62,6 @@ _IRREGULAR = {
     "ran": "run", "brought": "bring", "thought": "think", "found": "find", "kept": "keep",
     "felt": "feel", "broke": "break", "broken": "break", "children": "child", "people": "person",
 }
-# Simple past forms that take no -s ("went", not "wents"): third_person leaves them as they are.
-IRREGULAR_PAST = frozenset(
-    """went came saw said told took gave got made met ran bought brought thought found kept felt left
-    began wrote read sang drew won lost sent spent paid built became fell grew knew heard held led
-    taught caught fought sold stood understood wore threw ate drank drove flew rode swam forgot got
-    hid hit shut cut put set let quit spoke broke chose froze woke stole sat lay meant slept sought
-    dealt fed bit lit shot struck stuck hung dug spun split spread bet bid burst cast shed upset learnt dreamt
-    burnt spelt spoilt leapt knelt""".split()
-)
 _THIRD_PERSON = {"am": "is", "are": "is", "have": "has", "do": "does", "go": "goes", "be": "is"}
 _NO_INFLECT = frozenset(
     """is was were has had does did will would can could shall should may might must cannot

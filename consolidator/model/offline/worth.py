@@ -6,7 +6,7 @@ same trip told twice. What a later question asks about is the specific part: nam
 titles, places, objects, activities. Four pure functions of the text follow from that:
 
 - `worth`: the sum, over the distinct content words of a text, of how rare each is in
-  English (wordfreq Zipf, lexicon.zipf): max(0, RARE_BASE - zipf). Function words
+  English (wordfreq Zipf, words.zipf): max(0, RARE_BASE - zipf). Function words
   (text.STOPWORDS), the closed classes of feelings, praise, light verbs and time words
   (clauses.VAGUE, lexicon.PHATIC) and the names of the people talking weigh nothing; a number
   weighs NUMBER_WEIGHT; a capitalised word past the first (a name, a title) at least
@@ -45,9 +45,9 @@ from functools import lru_cache
 from typing import Iterable
 
 from consolidator.model.offline.clauses import VAGUE
-from consolidator.model.offline.lexicon import PHATIC, zipf
 from consolidator.model.offline.reldates import DATE_NOTE
-from consolidator.model.offline.text import IRREGULAR_PAST, STOPWORDS, stem
+from consolidator.model.offline.text import stem
+from consolidator.model.offline.words import IRREGULAR_PAST, PHATIC, STOPWORDS, zipf
 
 RARE_BASE = 6.0  # a word weighs max(0, RARE_BASE - zipf): "the" (7.7) 0, "support" (5.5) 0.5, "pottery" (3.7) 2.3
 NUMBER_WEIGHT = 3.0  # "18th", "2022", "10 miles": numbers are what questions ask for

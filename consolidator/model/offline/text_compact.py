@@ -1,4 +1,4 @@
-"""Compacting sentences for the offline summariser: the speaker's own words, in order, less talk about the talk.
+"""Compacting sentences (a text tool of the summariser and the fact parser): the speaker's own words, in order, less talk about the talk.
 
 A day summary is a third of what it reads, so every character spent on how something was
 said is one not spent on what was said. Chat wraps its content in closed classes of English
@@ -31,9 +31,9 @@ from __future__ import annotations
 
 import re
 
-from consolidator.model.offline.lexicon import PHATIC
-from consolidator.model.offline.summarycut import TITLE
+from consolidator.model.offline.text_cut import TITLE
 from consolidator.model.offline.text import EMOJI_CHARS, untagged
+from consolidator.model.offline.words import GREETINGS, PHATIC
 
 # Interjections: a word that is a whole utterance ("Oh", "Wow", "Haha"). Removed where it
 # stands alone: at the start of a sentence or clause, or set off by punctuation.
@@ -123,7 +123,7 @@ def _hedge_marker(m: re.Match[str]) -> bool:
 _CLAUSE_OPENERS = frozenset("i i'm i've i'd i'll you you're we we're it it's this that that's these those the a an my "
                             "our your he he's she she's they they're there there's here here's what what's how let's"
                             .split())
-_GREETINGS = frozenset("hi hey hello thanks dear".split())  # "Hi Mel, you know, ...": still the name addressed
+_GREETINGS = frozenset(GREETINGS)  # "Hi Mel, you know, ...": still the name addressed
 
 
 def _joined(m: re.Match[str]) -> str:
@@ -154,6 +154,16 @@ def _hedging_degree(m: re.Match[str]) -> bool:
 def _grading(m: re.Match[str]) -> str:
     word = m.group("w").lower()
     return "" if word in PHATIC or word.endswith("ly") and word not in ("only", "early") else m.group(0)
+
+
+# A bracketed aside of the text ("[shares a photo: ...]", "[laughs]").
+_ASIDE = re.compile(r"(\[[^\[\]\n]{1,300}\])")
+
+
+def split_asides(sentence: str) -> list[str]:
+    """A bracketed aside ("[shares a photo: ...]", "[laughs]") is a unit of its own: it is
+    chosen or left apart from the words around it, and never cut inside."""
+    return [p.strip() for p in _ASIDE.split(sentence) if p.strip()]
 
 
 MEDIA = r"photo|photograph|photography|picture|pic|image|screenshot|video|clip|drawing|sketch"

@@ -1,4 +1,5 @@
-"""Cutting sentences for the offline summariser: what a part carries, the best part that fits, edge filler.
+"""Cutting sentences (a text tool; the summariser cuts with it, the fact parser reads its titles): what a part
+carries, the best part that fits, edge filler.
 
 A sentence too long for the room left in a summary is cut rather than dropped when what is
 left keeps its numbers, names and quoted titles: the parts of a sentence are its clauses

@@ -1,0 +1,104 @@
+"""The offline model's lexicon as data: every word list two or more rules share, each stated
+once, and the one rarity lookup.
+
+A list one rule alone reads stays beside that rule with the comment saying why it holds what
+it holds; a list that several rules read, or that another list contains, lives here, and the
+larger lists are built from the smaller ones (the calendar words, the agent's names and the
+greetings are in NAME_STOPWORDS because they are these lists, not copies of them).
+tests/test_offline_layout.py checks that no two word lists have the same words.
+
+Function words, negations, months, weekdays and the agent's speaker names are the domain's
+(consolidator/domain.py: the recall index reads them too) and are re-exported from here.
+
+Rarity: wordfreq's English Zipf frequency, imported on first use and cached per (word, list).
+The summariser weighs words by the "small" list (SMALL_LIST, frozen, 29k words); name evidence
+(names.py) reads the full list (FULL_LIST), where rare names are still listed.
+"""
+
+from __future__ import annotations
+
+from functools import lru_cache
+
+from consolidator.domain import AGENT_SPEAKERS, MONTHS, NEGATIONS, STOPWORDS, WEEKDAYS
+
+__all__ = [
+    "AGENT_SPEAKERS", "ADDRESS_OPENERS", "CALLING_OPENERS", "FULL_LIST", "GREETINGS", "IRREGULAR_PAST", "MAX_ZIPF",
+    "MONTHS", "NAME_STOPWORDS", "NEGATIONS", "PHATIC", "RELATIONS", "SMALL_LIST", "SPECIES", "STOPWORDS", "WEEKDAYS",
+    "alternation", "zipf",
+]
+
+# Greetings: the words that open an address ("Hi Mel, ...", "Thanks, Ana!").
+GREETINGS = ("hey", "hi", "hello", "dear", "thanks")
+# What may stand before a name addressed at a sentence start: person evidence (names.py).
+ADDRESS_OPENERS = (*GREETINGS, "thank you", "congrats", "congratulations", "bye", "sorry", "yo")
+# ...and before a name called out to (contacts.py: "Wow, Ana!", "Good morning Ana").
+CALLING_OPENERS = (*ADDRESS_OPENERS, "wow", "aw", "aww", "omg", "good morning")
+
+# Capitalised words that start sentences or name times, never people.
+NAME_STOPWORDS = frozenset(
+    """i the a an this that these those it its we you he she they my our your his her their
+    me us them what when where why how who which there here then so and but or if yes no not
+    ok okay sure thank please also just maybe today tomorrow yesterday
+    tonight last next every christmas easter can could would should will do does did is are was were have has had
+    let remind todo done cancel never great good nice oh well anyway btw still now mom mum dad
+    grandma grandpa everyone everybody someone somebody nobody user""".split()
+) | frozenset(GREETINGS) | AGENT_SPEAKERS | frozenset(MONTHS) | frozenset(WEEKDAYS)
+
+# Interjections and reactions: a closed class of English, not phrases of any one conversation.
+PHATIC = frozenset(
+    """hi hey hello hiya howdy yo bye goodbye cya wow whoa woah oh ooh ah aw aww awww yay yum yummy mmm yeah yea
+    yep yup yes nope nah ok okay alright sure lol haha hahaha hehe hmm um uh omg gosh cheers thanks
+    thank thx congrats congratulations sorry welcome hug hugs xoxo great cool awesome amazing nice
+    good wonderful fantastic brilliant lovely beautiful gorgeous stunning sweet perfect incredible
+    excellent super fun glad happy proud lucky excited exciting inspiring inspired impressive
+    impressed thrilled blessed grateful thankful touching interesting totally absolutely
+    definitely certainly indeed exactly agree true right sound sounds seem seems look looks""".split()
+)
+
+# Simple past forms that take no -s ("went", not "wents"): third_person leaves them as they are.
+IRREGULAR_PAST = frozenset(
+    """went came saw said told took gave got made met ran bought brought thought found kept felt left
+    began wrote read sang drew won lost sent spent paid built became fell grew knew heard held led
+    taught caught fought sold stood understood wore threw ate drank drove flew rode swam forgot got
+    hid hit shut cut put set let quit spoke broke chose froze woke stole sat lay meant slept sought
+    dealt fed bit lit shot struck stuck hung dug spun split spread bet bid burst cast shed upset learnt dreamt
+    burnt spelt spoilt leapt knelt""".split()
+)
+
+# Relations and species as regex alternations: "my sister Ana", "a cat named Oliver".
+RELATIONS = (
+    "sister|brother|mother|mom|mum|father|dad|wife|husband|partner|boyfriend|girlfriend|fiance|"
+    "fiancee|son|daughter|friend|best friend|colleague|coworker|co-worker|boss|manager|cousin|"
+    "aunt|uncle|niece|nephew|grandmother|grandfather|grandma|grandpa|neighbour|neighbor|"
+    "roommate|flatmate|stepmother|stepfather|stepson|stepdaughter|child|kid|baby"
+)
+SPECIES = "cat|dog|kitten|puppy|rabbit|bunny|hamster|parrot|bird|horse|turtle|tortoise|snake|lizard|goldfish|fish|guinea pig|ferret"
+
+
+def alternation(words: tuple[str, ...]) -> str:
+    """`words` as a regex alternation, in their order ("hey|hi|..."): the words are plain."""
+    return "|".join(words)
+
+
+MAX_ZIPF = 7.0  # the summariser's weight = max(0, MAX_ZIPF - zipf): unknown words weigh 7
+SMALL_LIST = "small"  # wordfreq's small English list: the summariser's word weights
+FULL_LIST = "best"  # wordfreq's fullest English list: name evidence
+_LOOKUP = None
+
+
+@lru_cache(maxsize=1 << 17)
+def zipf(word: str, wordlist: str = SMALL_LIST) -> float:
+    """wordfreq's English Zipf frequency of a lower-cased word in `wordlist` (0 when unknown)."""
+    return _zipf_lookup()(word, wordlist)
+
+
+def _zipf_lookup():
+    global _LOOKUP
+    if _LOOKUP is None:
+        try:
+            from wordfreq import zipf_frequency
+
+            _LOOKUP = lambda w, wordlist: zipf_frequency(w, "en", wordlist=wordlist)  # noqa: E731
+        except ImportError:  # degrade: function words common, everything else mid-rare
+            _LOOKUP = lambda w, wordlist: MAX_ZIPF if w in STOPWORDS else 4.0  # noqa: E731
+    return _LOOKUP
