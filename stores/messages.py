@@ -1,7 +1,7 @@
 """The message log: every message and action an agent logged, append-only.
 
 Appends are idempotent: a message's id is the caller's idempotency key, or a hash of
-(scope, at, role, speaker, text), so importing the same history twice adds nothing. Each
+(scope, at, role, speaker, text and, when it has any, attachments), so importing the same history twice adds nothing. Each
 new message gets the next per-scope arrival number (`seq`) inside the same write
 transaction, which is what batches and interactions are cut from.
 """
@@ -16,7 +16,7 @@ from typing import Callable, NamedTuple, Sequence
 
 from functools import lru_cache
 
-from sqlalchemy import Column, Index, String, bindparam, func, select, text, update
+from sqlalchemy import Column, Index, String, Text, bindparam, func, select, text, update
 from sqlalchemy.engine import Connection, Engine
 from sqlmodel import Field, Session, SQLModel
 
@@ -59,6 +59,9 @@ class Message(SQLModel, table=True):
     session: str | None = Field(default=None, sa_column=Column(String(MAX_SESSION_CHARS)))
     received_at: datetime = Field(sa_column=Column(UTCDateTime(), nullable=False))
     interaction: int | None = None  # assigned by the daemon, in arrival order
+    # JSON text of the message's attachments ([{"kind", "caption", "uri"?}, ...]), NULL for none;
+    # validated at import (consolidator/messages/ingest.py), read by consolidator/model/attachments.py.
+    attachments: str | None = Field(default=None, sa_column=Column(Text, nullable=True))
 
 
 class NewMessage(NamedTuple):
@@ -74,6 +77,7 @@ class NewMessage(NamedTuple):
     speaker: str | None = None
     session: str | None = None
     id: str | None = None
+    attachments: str | None = None  # canonical JSON text, None for none
 
     def key(self) -> str:
         """The stored id: the caller's key within its scope, or the content hash.
@@ -83,12 +87,15 @@ class NewMessage(NamedTuple):
         """
         if self.id:
             return f"{self.scope}:{self.id}"
-        return message_hash(self.scope, self.at, self.role, self.speaker, self.text)
+        return message_hash(self.scope, self.at, self.role, self.speaker, self.text, self.attachments)
 
 
-def message_hash(scope: str, at: datetime, role: str, speaker: str | None, text: str) -> str:
-    """The default idempotency key: the same message logged twice hashes the same."""
-    joined = "\x1f".join((scope, utc(at).isoformat(), role, speaker or "", text))
+def message_hash(scope: str, at: datetime, role: str, speaker: str | None, text: str,
+                 attachments: str | None = None) -> str:
+    """The default idempotency key: the same message logged twice hashes the same. Attachments
+    count only when there are some, so a message without any keeps the id it always had."""
+    parts = (scope, utc(at).isoformat(), role, speaker or "", text)
+    joined = "\x1f".join((*parts, attachments) if attachments else parts)
     return "h:" + hashlib.sha256(joined.encode()).hexdigest()[:40]
 
 
@@ -109,7 +116,7 @@ def append_messages(engine: Engine, messages: Sequence[NewMessage], received_at:
         return insert_new(connection, messages, received_at)
 
 
-_COLUMNS = ("id", "scope", "seq", "at", "role", "speaker", "text", "session", "received_at")
+_COLUMNS = ("id", "scope", "seq", "at", "role", "speaker", "text", "session", "received_at", "attachments")
 
 
 def insert_new(connection: Connection, messages: Sequence[NewMessage], received_at: datetime,
@@ -147,7 +154,7 @@ def insert_new(connection: Connection, messages: Sequence[NewMessage], received_
         seq = next_seq[message.scope]
         next_seq[message.scope] = seq + 1
         rows.append((key, message.scope, seq, convert(message.at), message.role, message.speaker, message.text,
-                     message.session, received))
+                     message.session, received, message.attachments))
         if len(rows) == ROWS_PER_INSERT:
             inserted += _insert_rows(connection, rows)
             _tell(progress, len(rows))

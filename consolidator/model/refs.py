@@ -28,6 +28,7 @@ from zoneinfo import ZoneInfo
 
 from pydantic import BaseModel
 
+from consolidator.model.attachments import render as render_attachments
 from consolidator.model.schemas import (
     BatchReply,
     BatchRequest,
@@ -77,7 +78,7 @@ def render_lines(lines: Sequence[Line], timezone: str) -> str:
             heading, shown = day, None
         stamp = "" if time == shown else f"{time} "
         shown = time
-        out.append(f"[{n}] {stamp}{line_who(line)}: {line_text(line.text)}")
+        out.append(f"[{n}] {stamp}{line_who(line)}: {line_text(line.text)}{render_attachments(line.attachments)}")
     return "\n".join(out) or "(none)"
 
 

@@ -30,7 +30,7 @@ twice): MIN_SUBSTANCE for a clause about a person, MIN_SAID for one kept in the 
 because no person is its subject ("It stands for freedom" -> "Ana said: It stands for
 freedom"). So "I'm so happy for you", "I know, right" and "I love that" give nothing.
 Questions give nothing, nor does advice said to the other person ("Let's ...", "Keep it up":
-`is_advice`). Square-bracketed asides ("[shares a photo: ...]") are annotations, not speech,
+`is_advice`). Asides ("[laughs]", an attachment "(photo: ...)") are annotations, not speech,
 and are left out. A
 sentence that drops its "I" ("Took a trip to Rome", "Been painting a lot") is read as the
 speaker's (`dropped_i`) when it opens with a past form. How rare and how new a clause's
@@ -45,6 +45,7 @@ from datetime import date, datetime, timezone
 from functools import lru_cache
 from zoneinfo import ZoneInfo
 
+from consolidator.model.attachments import ATTACHMENT_FORM
 from consolidator.model.offline.summarycut import TITLE
 from consolidator.model.offline.reldates import DATE_NOTE, relative_dates, resolve_relative_dates
 from consolidator.model.offline.text import STOPWORDS, stem, third_person
@@ -81,7 +82,7 @@ _THIRD = {"am": "is", "are": "is", "were": "was", "have": "has", "do": "does", "
           "wanna": "wants to", "gotta": "has to", "gonna": "is gonna"}
 # Never a verb to inflect ("my new car broke down" said after "I": not "mys new car").
 _NOT_VERBS = frozenset("my our your his her their its the a an this that these those it they he she we you i".split())
-_BRACKETS = re.compile(r"\s*\[[^\]]*\]?")
+_BRACKETS = re.compile(rf"\s*(?:\[[^\]]*\]?|{ATTACHMENT_FORM})")  # "[laughs]", "(photo: ...)" (model/attachments.py)
 _WORD = re.compile(r"[A-Za-z0-9]+(?:['-][A-Za-z0-9]+)*")
 _PUNCT = re.compile(r"^(\W*)(.*?)(\W*)$")
 _SUBORDINATORS = frozenset(
@@ -140,7 +141,7 @@ def local_day(at: datetime, zone: str = "UTC") -> str:
 
 
 def strip_asides(text: str) -> str:
-    """Drop square-bracketed annotations and date notes ('(YYYY-MM-DD)', '(June 2023)', ...)."""
+    """Drop square-bracketed annotations, rendered attachments and date notes ('(YYYY-MM-DD)', '(June 2023)', ...)."""
     return DATE_NOTE.sub("", _BRACKETS.sub("", text)).strip()
 
 

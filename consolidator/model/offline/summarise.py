@@ -6,7 +6,7 @@ policy: a week re-selects from its days exactly as a day selects from its lines.
 
 1. Turns (summaryform.parse_turns): who said it, the LOCAL date it was said on (relative dates
    are resolved against it, reldates.py), the time and the session. Who and when are never
-   scored. A bracketed aside ("[shares a photo: ...]") is a sentence of its own. Each sentence
+   scored. An aside ("[laughs]", an attachment "(photo: ...)") is a sentence of its own. Each sentence
    is compacted (summarycompact.compact: interjections, discourse markers, hedges,
    intensifiers, tag questions, trailing "too"/"though" and emoji go; the rest is the
    speaker's words in order), then its leading and trailing filler clauses are trimmed
@@ -62,8 +62,9 @@ import re
 from dataclasses import dataclass, field
 from datetime import date
 
+from consolidator.model.attachments import is_rendered
 from consolidator.domain import AGENT_SPEAKERS, chars_within, estimate_tokens
-from consolidator.model.offline.summarycompact import MEDIA, compact
+from consolidator.model.offline.summarycompact import compact
 from consolidator.model.offline.summarycut import ELLIPSIS, TITLE, TOKEN, clause_value, shorten, trim_edges
 from consolidator.model.offline.lexicon import Lexicon, base_form, has_name, names_in, zipf
 from consolidator.model.offline.reldates import resolve_relative_dates
@@ -91,7 +92,7 @@ POOL_TARGETS, POOL_MIN = 4, 16  # the best 4 targets' worth of sentences compete
 FIRST_PERSON = frozenset("i me my mine myself we us our ours ourselves".split())
 SECOND_PERSON = frozenset("you your yours yourself yourselves".split())
 _ISO_DATE = re.compile(r"^(\d{4}-\d{2}-\d{2})")
-_PHOTO = re.compile(rf"^\[(?:{MEDIA}):", re.I)  # an aside as compact_aside writes a shared photo
+_PHOTO = re.compile(r"^\(photo:")  # a photo as model/attachments.render writes it (and compact_aside keeps it)
 _POINTING = re.compile(r"\b(?:here['’]?s|here is|this|these|take a look|check (?:it|this) out|look at)\b", re.I)
 
 
@@ -134,7 +135,7 @@ def replies(turns: list[Turn]) -> list[bool]:
     """Turns that reply to a question: the turn before, in the same session, is another
     speaker's and asks something (asides aside)."""
     def asks(turn: Turn) -> bool:
-        return any(s.rstrip().endswith("?") for s in turn.sentences if not s.startswith("["))
+        return any(s.rstrip().endswith("?") for s in turn.sentences if not s.startswith("[") and not is_rendered(s))
 
     return [n > 0 and t.speaker is not None and turns[n - 1].speaker not in (None, t.speaker)
             and turns[n - 1].session == t.session and asks(turns[n - 1])
@@ -261,7 +262,8 @@ def shown_photos(turns: list[Turn], items: list[tuple]) -> set[int]:
         if _PHOTO.match(s):
             photos.setdefault(n, []).append(pos)
     return {found[0] for n, found in photos.items() if len(found) == 1
-            and any(_POINTING.search(s) for s in turns[n].sentences if not s.lstrip().startswith("["))}
+            and any(_POINTING.search(s) for s in turns[n].sentences
+                    if not s.lstrip().startswith("[") and not is_rendered(s.lstrip()))}
 
 
 def _pool(candidates: list[Candidate], target: int) -> list[Candidate]:

@@ -18,10 +18,10 @@ first word went starts with a capital.
 
 Every list is a closed class of English grammar (interjections, discourse markers, degree
 adverbs, hedging verbs of the first person), not words picked from any one conversation.
-An aside ("[shares a photo: a photo of a cup]") keeps its description whole, as a quoted title
-is kept: both are quotations. Only its head is shortened to the medium it names
-("[photo: a cup]"): "shares a" and a description that opens by naming the medium again
-("a photo of", "an image of") are said by the word "photo" already. Captions carry the things
+A photo as the product renders it ("(photo: a photo of a cup)", model/attachments.py) keeps its
+caption whole, as a quoted title is kept: both are quotations. Only a caption that opens by
+naming the medium again ("a photo of", "an image of") loses those words ("(photo: a cup)"):
+the word "photo" says them already. Captions carry the things
 a question asks about (what was painted, what is on the plate), and the shorter head lets
 more of them into a third of the day (bench/recall.py: 3 more single-hop answers in the day
 summary on the development subset, 121 to 124 of 187).
@@ -31,6 +31,7 @@ from __future__ import annotations
 
 import re
 
+from consolidator.model.attachments import is_rendered
 from consolidator.model.offline.lexicon import PHATIC
 from consolidator.model.offline.summarycut import TITLE
 from consolidator.model.offline.text import EMOJI_CHARS, untagged
@@ -157,19 +158,19 @@ def _grading(m: re.Match[str]) -> str:
 
 
 MEDIA = r"photo|photograph|photography|picture|pic|image|screenshot|video|clip|drawing|sketch"
-# "[shares a photo: a photo of a cup]" -> "[photo: a cup]": the verb before the colon and a
-# description that names its medium again say nothing the medium's name does not.
-ASIDE_HEAD = re.compile(rf"^\[\s*(?:\w+\s+)?(?:a|an|the|this|my)\s+({MEDIA})\s*:\s*", re.I)
+# "(photo: a photo of a cup)" -> "(photo: a cup)": a caption that names its medium again says
+# nothing the word "photo" does not. The head is what model/attachments.render writes for an image.
+ASIDE_HEAD = re.compile(r"^\((photo):\s*")
 _ASIDE_MEDIUM = re.compile(rf"^(?:a|an|the)\s+(?:{MEDIA})\s+of\s+", re.I)
 
 
 def compact_aside(aside: str) -> str:
-    """`aside` as "[medium: what it shows]" (the ASIDE_HEAD comment); any other aside as it is."""
+    """`aside` as "(photo: what it shows)" (the ASIDE_HEAD comment); any other aside as it is."""
     head = ASIDE_HEAD.match(aside)
     if not head:
         return aside
     body = _ASIDE_MEDIUM.sub("", aside[head.end():])
-    return f"[{head.group(1).lower()}: {body}" if body.strip(" ]") else aside
+    return f"({head.group(1)}: {body}" if body.strip(" )") else aside
 
 
 def compact(sentence: str, hedges: bool = True) -> str:
@@ -180,7 +181,7 @@ def compact(sentence: str, hedges: bool = True) -> str:
     `hedges=False` keeps the hedges ("I think", "I guess", "I bet", "kind of", "kinda", "pretty
     sure"): the fact parser reads compacted sentences too, and a fact must not turn a guess into
     a statement."""
-    if sentence.startswith("["):
+    if sentence.startswith("[") or is_rendered(sentence):
         return compact_aside(sentence)
     if not sentence.strip():
         return sentence

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import re
 
+from consolidator.model.attachments import is_rendered
 from consolidator.model.offline.lexicon import Lexicon, names_in
 from consolidator.model.offline.text import truncate_words
 
@@ -56,8 +57,8 @@ def shorten(sentence: str, max_chars: int, lexicon: Lexicon) -> str:
     from any number or name in it."""
     if len(sentence) <= max_chars:
         return sentence
-    if sentence.startswith("["):
-        return ""  # an aside is kept whole or not at all
+    if sentence.startswith("[") or is_rendered(sentence):
+        return ""  # an aside (or an attachment) is kept whole or not at all
     clauses = clause_spans(sentence)
     names = names_in(TOKEN.findall(sentence), lexicon)
     ranked = sorted(range(len(clauses)), key=lambda i: (-clause_value(sentence[slice(*clauses[i])], lexicon, names), i))

@@ -16,7 +16,7 @@ characters of date and time each); a summary writes instead
   (consecutive turns of one speaker merge);
 - undated text without a speaker (plain inputs) is joined with spaces, as it came.
 
-A bracketed aside ("[shares a photo: a cup with a dog face]") is a sentence of its own
+An aside ("[laughs]", an attachment "(photo: a cup with a dog face)") is a sentence of its own
 (split_asides): it is chosen or left apart from the words around it.
 
 Read back (parse_turns), an input may hold any of: raw lines ("date time who: text", one
@@ -33,6 +33,7 @@ import re
 from dataclasses import dataclass, field
 from datetime import date
 
+from consolidator.model.attachments import ATTACHMENT_FORM
 from consolidator.model.offline.text import sentences
 
 SESSION_GAP = 30  # minutes between turns that start a new session (as the default interaction_gap)
@@ -42,7 +43,8 @@ _PREFIX_LINE = re.compile(
     rf"^{_LABELS}(?P<date>\d{{4}}-\d{{2}}-\d{{2}}) (?P<time>\d{{2}}:\d{{2}}) (?P<who>[^\s:][^:\n]{{0,39}}?): (?P<body>.*)$"
 )
 _HEADER_LINE = re.compile(rf"^{_LABELS}(?P<date>\d{{4}}-\d{{2}}-\d{{2}})(?: (?P<time>\d{{2}}:\d{{2}}))?[ \t]*$")
-_ASIDE = re.compile(r"(\[[^\[\]\n]{1,300}\])")
+# "[laughs]", and an attachment as the product renders it ("(photo: a cup)", model/attachments.py)
+_ASIDE = re.compile(rf"(\[[^\[\]\n]{{1,300}}\]|{ATTACHMENT_FORM})")
 _SPEAKER_LINE = re.compile(r"^(?P<who>[^\s:.!?][^:\n.!?]{0,39}?): (?P<body>.*)$")
 
 
@@ -107,7 +109,7 @@ def parse_turns(texts: list[str], days: list[date | None] | None = None) -> list
 
 
 def split_asides(sentence: str) -> list[str]:
-    """A bracketed aside ("[shares a photo: ...]", "[laughs]") is a unit of its own: it is
+    """An aside ("(photo: ...)" as model/attachments.py renders it, "[laughs]") is a unit of its own: it is
     chosen or left apart from the words around it, and never cut inside."""
     return [p.strip() for p in _ASIDE.split(sentence) if p.strip()]
 
