@@ -64,6 +64,7 @@ def _naive_utc(values: Sequence[datetime]) -> np.ndarray:
 def _frame(rows: Sequence[tuple]) -> dict[str, np.ndarray]:
     """The rows (tuples in COLUMNS order) as named numpy columns DuckDB scans directly (no pyarrow)."""
     columns = list(zip(*rows))
+    columns += [(None,) * len(rows)] * (len(COLUMNS) - len(columns))  # rows of the columns before attachments
     frame = {}
     for name, values in zip(COLUMNS, columns):
         if name in ("at", "received_at"):

@@ -1,18 +1,18 @@
 """Events, experiences and other statements that no attribute rule covers, as dated facts.
 
-"I went to an LGBTQ support group last Friday" matches no attribute rule (home, job, diet...),
+"I went to a choir rehearsal last Friday" matches no attribute rule (home, job, diet...),
 yet it is what a later question asks about. Such a clause becomes one fact: its subject (the
 speaker for I/we, the addressee for you, a vetted name, "<Speaker>'s X" for "my X"), then
 the whole rest of the clause rewritten in the third person, then the local day it was said:
-"Caroline went to an LGBTQ support group (2023-05-05)." (see Dating). Nothing is summarised away:
+"Ana went to a choir rehearsal (2023-05-05)." (see Dating). Nothing is summarised away:
 titles, numbers, places and objects stay as they were said.
 
 Dating (`event_date`): a clause that says when it happened by one relative date ("yesterday",
 "last Friday", "two weekends ago", "next month") is dated by that date, resolved against the
 local day the line was said on (reldates.py), and the words go: the note says it, and "yesterday"
-would be wrong the day after. "I went to an LGBTQ support group yesterday", said on 2023-05-08,
-is "Caroline went to an LGBTQ support group (2023-05-07)."; "I'm having an art show next month"
-is "Caroline is having an art show (June 2023)." A clause with no relative date, or with two
+would be wrong the day after. "I went to a choir rehearsal yesterday", said on 2023-05-08,
+is "Ana went to a choir rehearsal (2023-05-07)."; "I'm having an art show next month"
+is "Ana is having an art show (June 2023)." A clause with no relative date, or with two
 that disagree, is dated by the day it was said, and any relative date in it is resolved beside
 its words as a summary writes it.
 

@@ -10,7 +10,7 @@ policy: a week re-selects from its days exactly as a day selects from its lines.
    is compacted (summarycompact.compact: interjections, discourse markers, hedges,
    intensifiers, tag questions, trailing "too"/"though" and emoji go; the rest is the
    speaker's words in order), then its leading and trailing filler clauses are trimmed
-   ("Hey Mel, ", ", Mel!"; summarycut.trim_edges). Exact repeats (the same words) are kept once.
+   ("Hey Mari, ", ", Mari!"; summarycut.trim_edges). Exact repeats (the same words) are kept once.
 2. Length (target_chars): a summary is at most a third of what it reads, measured in the
    summary form (so the dates a raw line repeats do not count as content read), and never
    more than the budget: min(budget characters, max(MIN_TARGET, ceil(input / COMPRESSION))).
@@ -21,7 +21,7 @@ policy: a week re-selects from its days exactly as a day selects from its lines.
    or speakers' names; lexicon.py), each worth its rarity in English, max(0, 7 - zipf) from
    wordfreq, x (1 + DF_BOOST ln(sentences of the window using it)): what the window keeps
    returning to weighs more, once.
-4. Phatic sentences are dropped: no number and no word rarer than zipf 5.5 ("Hey Mel!",
+4. Phatic sentences are dropped: no number and no word rarer than zipf 5.5 ("Hey Mari!",
    "Wow, that's so cool!"), nor are closing formulas ("Let me know how it goes!", "Talk soon!");
    catching up ("since we last talked", "long time no see") is judged without its phrase.
    When every sentence is phatic they all compete.

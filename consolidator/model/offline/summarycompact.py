@@ -119,18 +119,18 @@ def _hedge_marker(m: re.Match[str]) -> bool:
     return bool(_HEDGE_MARKER.search(m.group(0)))
 
 
-# Words that open a clause of their own: after "Mel, you know," the name was addressed ("Mel,
-# that sign ..."); before a verb it was the subject ("Caroline, I think, is right").
+# Words that open a clause of their own: after "Mari, you know," the name was addressed ("Mari,
+# that sign ..."); before a verb it was the subject ("Ana, I think, is right").
 _CLAUSE_OPENERS = frozenset("i i'm i've i'd i'll you you're we we're it it's this that that's these those the a an my "
                             "our your he he's she she's they they're there there's here here's what what's how let's"
                             .split())
-_GREETINGS = frozenset("hi hey hello thanks dear".split())  # "Hi Mel, you know, ...": still the name addressed
+_GREETINGS = frozenset("hi hey hello thanks dear".split())  # "Hi Mari, you know, ...": still the name addressed
 
 
 def _joined(m: re.Match[str]) -> str:
     """What an inner interjection or marker set off by commas leaves: a space ("and, yikes, the"
-    -> "and the"), or the comma when a lone word is before it, a name addressed ("Mel, you know,
-    that sign" -> "Mel, that sign", never "Mel that sign")."""
+    -> "and the"), or the comma when a lone word is before it, a name addressed ("Mari, you know,
+    that sign" -> "Mari, that sign", never "Mari that sign")."""
     before = re.split(r"[,;:.!?]", m.string[:m.start()])[-1].split()
     after = (m.string[m.end():].split() or [""])[0].lower().replace("\u2019", "'")
     named = bool(before) and before[-1][:1].isupper() and (len(before) == 1 or (
