@@ -49,6 +49,7 @@ from sqlalchemy import select
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from bench.locomo import DEFAULT_PATH, Conversation, load_locomo  # noqa: E402
+from consolidator.model.attachments import decode  # noqa: E402
 from consolidator.core.app import open_app  # noqa: E402
 from consolidator.core.config import Settings  # noqa: E402
 from consolidator.model.offline.model import OfflineModel  # noqa: E402
@@ -123,7 +124,8 @@ def mem0_baseline(conversations: list[Conversation]) -> tuple[int, int]:
     sessions = candidates = 0
     for conv in conversations:
         for s in conv.sessions:
-            lines = [Line(id=m.id, at=m.at, role=m.role, speaker=m.speaker, text=m.text) for m in s.messages]
+            lines = [Line(id=m.id, at=m.at, role=m.role, speaker=m.speaker, text=m.text, attachments=decode(m.attachments))
+                     for m in s.messages]
             reply = model.extract_facts(FactExtractionRequest(scope=conv.scope, messages=lines, neighbours=[]))
             sessions += 1
             candidates += len(reply.facts)

@@ -8,7 +8,9 @@ Each sample is one scope (its sample_id); each `session_N` is one interaction (`
 carry a local date-time ("1:56 pm on 8 May, 2023", read as UTC); turns carry none, so turn k
 of a session is placed `spacing` seconds after the previous one (30-60 s, drawn from a
 seeded generator: the same file always gives the same times). A turn that shares an image
-keeps its text; the image caption, when present, is appended in brackets. Message ids are
+keeps its text, and the image is an attachment of kind "image": its caption the turn's
+`blip_caption`, its uri the first `img_url` (docs/attachments.md). `said(message)` is a
+message as every reader shows it, its attachments after its text. Message ids are
 "<sample_id>:<dia_id>", so importing twice adds nothing.
 """
 
@@ -21,6 +23,7 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
 
+from consolidator.model.attachments import decode, encode, with_attachments
 from stores.messages import NewMessage
 
 DEFAULT_PATH = Path(__file__).resolve().parents[2] / "shared" / "data" / "locomo-dev" / "locomo-dev.json"
@@ -66,13 +69,26 @@ def load_locomo(path: Path = DEFAULT_PATH, spacing: tuple[float, float] = (30.0,
             at = start
             messages = []
             for turn in turns:
-                text = turn["text"]
-                if turn.get("blip_caption"):
-                    text = f"{text} [shares a photo: {turn['blip_caption']}]"
-                messages.append(NewMessage(scope=scope, at=at, role="user", text=text, speaker=turn["speaker"],
-                                           session=f"session_{n}", id=f"{scope}:{turn['dia_id']}"))
+                messages.append(NewMessage(scope=scope, at=at, role="user", text=turn["text"], speaker=turn["speaker"],
+                                           session=f"session_{n}", id=f"{scope}:{turn['dia_id']}",
+                                           attachments=encode(image_of(turn))))
                 at += timedelta(seconds=rng.uniform(*spacing))
             sessions.append(Session(f"session_{n}", start, tuple(messages)))
         sessions.sort(key=lambda s: s.at)
         out.append(Conversation(scope, (conv["speaker_a"], conv["speaker_b"]), tuple(sessions)))
     return out
+
+
+def image_of(turn: dict) -> list[dict]:
+    """A turn's shared image as attachments: [] when it shares none."""
+    caption = (turn.get("blip_caption") or "").strip()
+    if not caption:
+        return []
+    urls = turn.get("img_url") or []
+    uri = (urls[0] if isinstance(urls, list) and urls else urls if isinstance(urls, str) else None) or None
+    return [{"kind": "image", "caption": caption, "uri": uri}]
+
+
+def said(message: NewMessage) -> str:
+    """A message's text followed by its attachments, as the product renders them."""
+    return with_attachments(message.text, decode(message.attachments))

@@ -69,7 +69,7 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from bench.locomo import DEFAULT_PATH, Conversation, load_locomo  # noqa: E402
+from bench.locomo import DEFAULT_PATH, Conversation, load_locomo, said  # noqa: E402
 from bench.recall_junk import CaseStats, contact_is_junk, fact_is_junk, summary_is_junk, task_is_junk  # noqa: E402
 from bench.recall_dates import resolved_answers  # noqa: E402
 from bench.recall_match import content_words, covers, vocabulary  # noqa: E402
@@ -129,7 +129,7 @@ def transcript_text(conv: Conversation) -> str:
     parts = []
     for session in conv.sessions:
         parts.append(f"{session.name}: {session.at:%H:%M on %d %B %Y}")
-        parts += [raw_line(m.at, m.speaker or m.role, m.text, session.at.tzinfo) for m in session.messages]
+        parts += [raw_line(m.at, m.speaker or m.role, said(m), session.at.tzinfo) for m in session.messages]
     return "\n".join(parts)
 
 
@@ -227,7 +227,7 @@ def compression(state: ScopeState) -> dict[str, dict[str, Any]]:
 def junk(state: ScopeState, conv: Conversation) -> dict[str, dict[str, Any]]:
     """Junk counts (and a few examples) for facts, contacts, tasks and the summaries above the
     base rungs (day, count/1)."""
-    stats = CaseStats(m.text for m in conv.messages)
+    stats = CaseStats(said(m) for m in conv.messages)
     speakers = {s.lower() for s in conv.speakers}
     contacts = state.items("contacts")
     bad_contacts = [c["name"] for c in contacts if contact_is_junk(c["name"], stats, speakers)]
@@ -272,7 +272,7 @@ def run_conversation(conv: Conversation, questions: list[Question], settings: Se
     state = read_state(settings, conv.scope)
     t_eval = time.perf_counter()
     tally = score(questions, conv.scope, state, transcript_text(conv))
-    turns = [f"{m.at.astimezone(s.at.tzinfo):%Y-%m-%d %H:%M} {m.speaker or m.role}: {m.text}"
+    turns = [f"{m.at.astimezone(s.at.tzinfo):%Y-%m-%d %H:%M} {m.speaker or m.role}: {said(m)}"
              for s in conv.sessions for m in s.messages]
     budget = recall_budget.measure(conv.scope, questions, answer_forms, turns, state.context, transcript_text(conv),
                                    settings.state_dir, settings, drained.settled_at)

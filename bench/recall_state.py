@@ -20,6 +20,7 @@ from zoneinfo import ZoneInfo
 
 
 from bench.locomo import Conversation
+from consolidator.model.attachments import decode, with_attachments
 from consolidator.ladders.publish import summary_payload
 from consolidator.model.base import Model
 from consolidator.model.settings import resolve_provider
@@ -209,7 +210,8 @@ def read_state(settings: Settings, scope: str) -> ScopeState:
             for row in History(settings.archive_dir).rows(session, scope):
                 m = dict(zip(COLUMNS, row))
                 at = m["at"] if m["at"].tzinfo else m["at"].replace(tzinfo=timezone.utc)
-                logged = Logged(at, m["interaction"], raw_line(at, m["speaker"] or m["role"], m["text"], tz))
+                logged = Logged(at, m["interaction"], raw_line(at, m["speaker"] or m["role"],
+                                                                 with_attachments(m["text"], decode(m["attachments"])), tz))
                 state.log.append(logged)
                 state.messages[m["id"]] = logged
                 state.messages.setdefault(m["id"].removeprefix(f"{scope}:"), logged)

@@ -1,7 +1,7 @@
 """The message log: every message and action an agent logged, append-only.
 
 Appends are idempotent: a message's id is the caller's idempotency key, or a hash of
-(scope, at, role, speaker, text), so importing the same history twice adds nothing. Each
+(scope, at, role, speaker, text and, when it has any, attachments), so importing the same history twice adds nothing. Each
 new message gets the next per-scope arrival number (`seq`) inside the same write
 transaction, which is what batches and interactions are cut from.
 """
@@ -46,6 +46,7 @@ class NewMessage(NamedTuple):
     speaker: str | None = None
     session: str | None = None
     id: str | None = None
+    attachments: str | None = None  # canonical JSON text, None for none
 
     def key(self) -> str:
         """The stored id: the caller's key within its scope, or the content hash.
@@ -55,12 +56,15 @@ class NewMessage(NamedTuple):
         """
         if self.id:
             return f"{self.scope}:{self.id}"
-        return message_hash(self.scope, self.at, self.role, self.speaker, self.text)
+        return message_hash(self.scope, self.at, self.role, self.speaker, self.text, self.attachments)
 
 
-def message_hash(scope: str, at: datetime, role: str, speaker: str | None, text: str) -> str:
-    """The default idempotency key: the same message logged twice hashes the same."""
-    joined = "\x1f".join((scope, utc(at).isoformat(), role, speaker or "", text))
+def message_hash(scope: str, at: datetime, role: str, speaker: str | None, text: str,
+                 attachments: str | None = None) -> str:
+    """The default idempotency key: the same message logged twice hashes the same. Attachments
+    count only when there are some, so a message without any keeps the id it always had."""
+    parts = (scope, utc(at).isoformat(), role, speaker or "", text)
+    joined = "\x1f".join((*parts, attachments) if attachments else parts)
     return "h:" + hashlib.sha256(joined.encode()).hexdigest()[:40]
 
 
@@ -83,7 +87,7 @@ def append_messages(engine: Engine, messages: Sequence[NewMessage], received_at:
         return insert_new(connection, messages, received_at, archive_root=archive_root)
 
 
-_COLUMNS = ("id", "scope", "seq", "at", "role", "speaker", "text", "session", "received_at")
+_COLUMNS = ("id", "scope", "seq", "at", "role", "speaker", "text", "session", "received_at", "attachments")
 
 
 def insert_new(connection: Connection, messages: Sequence[NewMessage], received_at: datetime,
@@ -121,7 +125,7 @@ def insert_new(connection: Connection, messages: Sequence[NewMessage], received_
         seq = next_seq[message.scope]
         next_seq[message.scope] = seq + 1
         rows.append((key, message.scope, seq, convert(message.at), message.role, message.speaker, message.text,
-                     message.session, received))
+                     message.session, received, message.attachments))
         if len(rows) == ROWS_PER_INSERT:
             inserted += _insert_rows(connection, rows)
             _tell(progress, len(rows))

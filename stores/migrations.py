@@ -27,7 +27,8 @@ def create_schema(engine: Engine) -> None:
     one transaction under a lock: PostgreSQL's transaction-level advisory lock (two processes
     creating one table at once collided on pg_type's unique index and one died), SQLite's write
     lock (BEGIN IMMEDIATE); the second process then finds the work done. The upgrades are
-    versioned: `_upgrade_indexes` brings the message table's indexes to the declared set,
+    versioned: `_upgrade_columns` adds the columns added to tables that already exist,
+    `_upgrade_indexes` brings the message table's indexes to the declared set,
     `_upgrade_sqlite_times` runs once per file (PRAGMA user_version)."""
     if _schema_complete(engine):
         return
@@ -35,12 +36,23 @@ def create_schema(engine: Engine) -> None:
         if engine.dialect.name == "postgresql":
             connection.exec_driver_sql(f"SELECT pg_advisory_xact_lock({SCHEMA_LOCK})")
         SQLModel.metadata.create_all(connection)
+        _upgrade_columns(connection)
         _upgrade_indexes(connection)
         if engine.dialect.name == "sqlite":
             _upgrade_sqlite_times(connection)
 
 
 RETIRED_INDEXES = ("ix_message_scope_interaction",)  # replaced by ix_message_scope_interaction_seq
+# Nullable columns added to tables that older databases already have: (table, column).
+ADDED_COLUMNS = (("message", "attachments"),)
+
+
+def _missing_columns(inspector) -> list[tuple[str, str]]:
+    found: dict[str, set[str]] = {}
+    for table, column in ADDED_COLUMNS:
+        if table not in found:
+            found[table] = {c["name"] for c in inspector.get_columns(table)}
+    return [(table, column) for table, column in ADDED_COLUMNS if column not in found[table]]
 
 
 def _schema_complete(engine: Engine) -> bool:
@@ -52,9 +64,20 @@ def _schema_complete(engine: Engine) -> bool:
         existing = {ix["name"] for ix in inspector.get_indexes("message")}
         if any(ix.name not in existing for ix in Message.__table__.indexes) or existing & set(RETIRED_INDEXES):
             return False
+        if _missing_columns(inspector):
+            return False
         if engine.dialect.name == "sqlite":
             return connection.exec_driver_sql("PRAGMA user_version").scalar_one() >= SCHEMA_VERSION
     return True
+
+
+def _upgrade_columns(connection) -> None:
+    """Columns added to a table that already exists (create_all only makes new tables): each is
+    nullable, so ADD COLUMN is instant on both engines and the old rows read as NULL (none)."""
+    for table, column in _missing_columns(inspect(connection)):
+        declared = SQLModel.metadata.tables[table].c[column]
+        kind = declared.type.compile(connection.dialect)
+        connection.exec_driver_sql(f"ALTER TABLE {table} ADD COLUMN {column} {kind}")
 
 
 def _upgrade_indexes(connection) -> None:

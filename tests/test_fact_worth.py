@@ -140,10 +140,10 @@ def test_a_clause_cut_at_cause_is_two_clauses():
     assert texts and texts[0] == "Caroline chose the Lisbon agency (2023-05-07)."
 
 
-def test_a_bracketed_aside_never_joins_a_fact():
-    """'[shares a photo: ...]' is an annotation: none of its words reach a fact."""
-    texts = said_by_caroline("This island is where I grew up in Sweden. [shares a photo: a boat on a lake]")
-    assert texts and not any("boat" in t or "]" in t for t in texts)
+def test_a_photo_caption_never_joins_a_fact():
+    """A photo's caption is an annotation: none of its words reach a fact."""
+    texts = said_by_caroline("This island is where I grew up in Sweden.", "a boat on a lake")
+    assert texts and not any("boat" in t or "photo" in t for t in texts)
 
 
 def test_a_repeat_of_a_known_fact_is_not_kept_but_a_new_detail_is():

@@ -65,39 +65,39 @@ def test_the_s_of_a_perfect_is_has():
     assert "It has been a dream" in fact and "is been" not in fact
 
 
-@pytest.mark.parametrize("said", ["Got any other objects that you treasure, like that necklace? [shares a photo: a bowl]",
-                                  "Been to the new museum in Boston yet? [shares a photo: a museum hall]"])
-def test_a_question_before_a_photo_is_still_a_question(said):
-    """A question that drops its "you" gives no fact, even with an aside after its question mark."""
-    assert said_by_caroline(said) == []
+@pytest.mark.parametrize(("said", "shown"), [("Got any other objects that you treasure, like that necklace?", "a bowl"),
+                                             ("Been to the new museum in Boston yet?", "a museum hall")])
+def test_a_question_before_a_photo_is_still_a_question(said, shown):
+    """A question that drops its "you" gives no fact, even with a photo after its question mark."""
+    assert said_by_caroline(said, shown) == []
 
 
 @pytest.mark.parametrize(
-    ("said", "fact"),
+    ("said", "shown", "fact"),
     [
-        ("Last night I made this grilled dish! [shares a photo: a photo of a plate of salmon and rice]",
+        ("Last night I made this grilled dish!", "a photo of a plate of salmon and rice",
          "Caroline made this grilled dish (photo: a plate of salmon and rice) (2023-05-06)."),
-        ("I painted it after I visited the coast. [shares a photo: a photo of a painting of a lighthouse]",
+        ("I painted it after I visited the coast.", "a photo of a painting of a lighthouse",
          "Caroline painted it (photo: a painting of a lighthouse) after Caroline visited the coast (2023-05-07)."),
     ],
 )
-def test_this_names_the_photo_its_sentence_shares(said, fact):
-    """'this' and 'it' in a sentence that shares a photo point at what the photo shows."""
-    assert fact in said_by_caroline(said)
+def test_this_names_the_photo_its_sentence_shares(said, shown, fact):
+    """'this' and 'it' in a sentence that shares a photo (an image attachment, which follows
+    the text's last sentence) point at what the photo shows."""
+    assert fact in said_by_caroline(said, shown)
 
 
 @pytest.mark.parametrize(
     "said",
     [
         # the photo follows another sentence: 'it' may be anything
-        "I painted it after I visited the coast. We drove back at night. [shares a photo: a photo of a lighthouse]",
+        ("I painted it after I visited the coast. We drove back at night.", ("a photo of a lighthouse",)),
         # two photos: which one is meant would be a guess
-        "I painted it after I visited the coast. [shares a photo: a photo of a lighthouse] "
-        "[shares a photo: a photo of a harbour]",
+        ("I painted it after I visited the coast.", ("a photo of a lighthouse", "a photo of a harbour")),
     ],
 )
 def test_a_pointer_stays_a_pointer_when_the_photo_it_means_is_unclear(said):
-    facts = said_by_caroline(said)
+    facts = said_by_caroline(said[0], *said[1])
     assert any(f.startswith("Caroline painted it after") for f in facts), facts
     assert not any("(photo:" in f for f in facts), facts
 

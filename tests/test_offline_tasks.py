@@ -32,7 +32,7 @@ def test_commitments_and_requests_with_an_action_open_tasks(said, title):
 
 @pytest.mark.parametrize(
     "said",
-    ["That day. [shares a photo: a row of white chairs]", "These figurines remind me of family love.",
+    ["That day. (photo: a row of white chairs)", "These figurines remind me of family love.",
      "I'll keep that in mind.", "I got to feed a horse a carrot once.", "I know what I have to do.",
      "I will be there.", "I have to say, that was great."],
 )

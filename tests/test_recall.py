@@ -187,7 +187,7 @@ KILLED_MID_UPDATE = """
 import os, signal, sys
 from datetime import datetime
 from pathlib import Path
-import stores.recall_index as index
+import stores.files.recall_index as index
 from consolidator.retrieval.build import RecallStage
 from consolidator.core.app import open_app
 from consolidator.core.config import Settings

@@ -201,14 +201,14 @@ def test_leading_and_trailing_filler_clauses_are_trimmed(sentence, trimmed):
 def test_an_aside_is_chosen_apart_from_the_chatter_around_it():
     """A bracketed aside is its own sentence: the photo's subject survives without the reaction."""
     out = extractive_summary(lines(
-        ("Ana", "Look at this, so much fun! [shares a photo: a stained glass window with a lighthouse]"),
+        ("Ana", "Look at this, so much fun! (photo: a stained glass window with a lighthouse)"),
         ("Ben", "Thanks, that's great!")), 400)
-    assert said(out) == ["[photo: a stained glass window with a lighthouse]"]
+    assert said(out) == ["(photo: a stained glass window with a lighthouse)"]
 
 
 def test_an_aside_is_never_cut_inside():
     """Too long for the room: an aside is dropped whole, never left as a broken bracket."""
-    assert shorten("[shares a photo: a stained glass window, with a lighthouse]", 30, Lexicon(set())) == ""
+    assert shorten("(photo: a stained glass window, with a lighthouse)", 30, Lexicon(set())) == ""
 
 
 @pytest.mark.parametrize("room", [30, 45, 60])

@@ -12,7 +12,7 @@ from consolidator.model.offline.summaryform import parse_turns
 from consolidator.model.offline.tuning import DEFAULTS
 from consolidator.model.offline.lexicon import Lexicon
 
-PAINTING = "[photo: a painting of a sunset with a palm tree]"
+PAINTING = "(photo: a painting of a sunset with a palm tree)"
 
 
 def lines(*turns: tuple[str, str]) -> list[str]:
@@ -26,7 +26,7 @@ def day(shown: str) -> list[str]:
     return lines(
         ("Ana", "How was the weekend, Ben?"),
         ("Ben", f"Busy but good. We finished the new painting yesterday, {shown} "
-                "[shares a photo: a painting of a sunset with a palm tree]"),
+                "(photo: a painting of a sunset with a palm tree)"),
         ("Ana", "Wow, I love the colors."),
         ("Ben", "Thanks! My sister Lena helped with the frame and we varnished it twice."),
         ("Ana", "I started pottery classes at the community center on Tuesdays."),
@@ -51,11 +51,11 @@ def test_the_photo_a_turn_points_at_is_kept_over_the_pointing_words():
 def test_pointing_words_in_any_form_mark_the_photo():
     """"this", "take a look", "check it out" point as "here's" does; a photo nobody points at,
     or one of two photos in a turn, is not marked; the mark is the photo's position."""
-    photo = "[shares a photo: a painting of a sunset with a palm tree]"
+    photo = "(photo: a painting of a sunset with a palm tree)"
     for pointing in ("Take a look.", "Check it out!", "We made this.", "Here is the result."):
         assert shown(("Ben", f"{pointing} {photo}")) == {1}
     assert shown(("Ben", f"We finished it yesterday. {photo}")) == set()
-    assert shown(("Ben", f"Here's the result. {photo} [shares a photo: a beach]")) == set()
+    assert shown(("Ben", f"Here's the result. {photo} (photo: a beach)")) == set()
     assert shown(("Ana", "Look at this!"), ("Ben", photo)) == set()
 
 
@@ -63,14 +63,14 @@ def test_a_pointing_clause_trimmed_from_its_sentence_still_points():
     """"..., they made this!" is trimmed from its sentence as filler, yet it said the photo is
     what was made: the photo's prior is doubled all the same."""
     turns = parse_turns(lines(("Ben", "It was special to watch them come to life, they made this! "
-                                      "[shares a photo: a cup with a dog face]")))
+                                      "(photo: a cup with a dog face)")))
 
     def priors(settings=DEFAULTS) -> dict[str, float]:
         return {c.text: c.prior for c in summarise._candidates(turns, Lexicon(summarise.speakers_of(turns)), settings)}
 
     boosted = priors()
     assert not any("made this" in text for text in boosted)  # the pointing clause is trimmed
-    assert boosted["[photo: a cup with a dog face]"] == 2.0 * priors(UNSHOWN)["[photo: a cup with a dog face]"]
+    assert boosted["(photo: a cup with a dog face)"] == 2.0 * priors(UNSHOWN)["(photo: a cup with a dog face)"]
 
 
 def test_an_unpointed_photo_keeps_its_plain_weight():

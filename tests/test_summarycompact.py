@@ -114,19 +114,19 @@ def test_negations_numbers_titles_and_content_words_are_kept(sentence):
 
 
 @pytest.mark.parametrize("aside, compacted", [
-    ("[shares a photo: a photo of a painting of a sunset over the ocean]", "[photo: a painting of a sunset over the ocean]"),
-    ("[shares a photo: a photography of a couple dancing]", "[photo: a couple dancing]"),
-    ("[sends a picture: an image of a red kayak]", "[picture: a red kayak]"),
-    ("[shared a video: a clip of the 10k finish, really fast]", "[video: the 10k finish, really fast]"),
-    ("[shares a photo: a really tall lighthouse, you know]", "[photo: a really tall lighthouse, you know]"),
+    ("(photo: a photo of a painting of a sunset over the ocean)", "(photo: a painting of a sunset over the ocean)"),
+    ("(photo: a photography of a couple dancing)", "(photo: a couple dancing)"),
+    ("(photo: an image of a red kayak)", "(photo: a red kayak)"),
+    ("(photo: a clip of the 10k finish, really fast)", "(photo: the 10k finish, really fast)"),
+    ("(photo: a really tall lighthouse, you know)", "(photo: a really tall lighthouse, you know)"),
 ])
 def test_an_aside_names_its_medium_once_and_keeps_what_it_shows(aside, compacted):
-    """The verb before the colon and a description naming the medium again go; the description
-    itself is a quotation and keeps every word (filler included)."""
+    """A photo as model/attachments.py renders it: a caption naming the medium again loses
+    those words; the caption itself is a quotation and keeps every word (filler included)."""
     assert compact(aside) == compacted
 
 
-@pytest.mark.parametrize("aside", ["[shares a photo: a photo of ]", "[photo of the lake]", "[a photo: ]"])
+@pytest.mark.parametrize("aside", ["(photo: a photo of )", "[photo of the lake]", "(file: a photo of a lake)"])
 def test_an_aside_with_nothing_left_to_show_is_left_as_it_is(aside):
     assert compact(aside) == aside
 

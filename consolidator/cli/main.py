@@ -52,15 +52,21 @@ def cli(ctx: click.Context, config: Path | None, log_level: str | None) -> None:
 @click.option("--session", default=None, help="Interaction key: messages with the same session form one interaction.")
 @click.option("--speaker", default=None, help="Who said it.")
 @click.option("--id", "message_id", default=None, help="Idempotency key (default: a hash of the message).")
+@click.option("--attach", "attach", multiple=True, metavar="KIND:CAPTION|JSON",
+              help="An attachment (repeatable, in order): image|file|link, a colon and its caption "
+                   "('image:a cake shaped like a castle'), or a JSON object with kind, caption and uri.")
 @click.argument("text")
 @click.pass_context
-def log_command(ctx, scope, role, at, session, speaker, message_id, text) -> None:
+def log_command(ctx, scope, role, at, session, speaker, message_id, attach, text) -> None:
     """Append one message to the log and print its id."""
     record = {"scope": scope, "role": role, "text": text, "at": at, "session": session, "speaker": speaker, "id": message_id}
+    if attach:
+        record["attachments"] = [_attachment_option(n, value) for n, value in enumerate(attach)]
     try:
         message = validate(record, now=utcnow)
     except InvalidMessage as exc:
-        raise UserError(f"--{exc.field}: {exc.problem}") from None
+        field = exc.field.replace("attachments", "attach", 1) if exc.field.startswith("attachments") else exc.field
+        raise UserError(f"--{field}: {exc.problem}") from None
     try:
         app = app_of(ctx)
         engine = app.engine
@@ -69,12 +75,25 @@ def log_command(ctx, scope, role, at, session, speaker, message_id, text) -> Non
         raise RuntimeFault(f"{exc}; the message was not logged") from None
     if result.duplicates and message_id is not None:
         stored = stored_message(engine, result.ids[0])
-        fields = ("text", "role", "speaker", "session") + (("at",) if at is not None else ())
+        fields = ("text", "role", "speaker", "session", "attachments") + (("at",) if at is not None else ())
         changed = [] if stored is None else [f for f in fields if getattr(stored, f) != getattr(message, f)]
         if changed:
             raise UserError(f"--id: {message_id!r} is already logged in scope {scope!r} with a different "
                             f"{', '.join(changed)}; nothing was changed (use a new --id)")
     click.echo(result.ids[0])
+
+
+def _attachment_option(n: int, value: str) -> dict:
+    """One --attach value: a JSON object, or KIND:CAPTION."""
+    if value.lstrip().startswith("{"):
+        try:
+            return json.loads(value)
+        except json.JSONDecodeError as exc:
+            raise UserError(f"--attach[{n}]: invalid JSON: {exc.msg} at column {exc.colno}") from None
+    kind, colon, caption = value.partition(":")
+    if not colon:
+        raise UserError(f"--attach[{n}]: expected KIND:CAPTION (image, file or link) or a JSON object, got {value!r}")
+    return {"kind": kind.strip(), "caption": caption.strip()}
 
 
 @cli.command("import")

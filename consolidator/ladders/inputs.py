@@ -10,6 +10,7 @@ import hashlib
 import json
 from zoneinfo import ZoneInfo
 
+from consolidator.model.attachments import decode, with_attachments
 from consolidator.model.schemas import SummaryInput
 from stores.schema.log import Message
 
@@ -20,12 +21,14 @@ def render(message: Message, tz: ZoneInfo) -> str:
     """One raw line as summary input: local date and time, who, what (the same for both ladders).
 
     The date is the scope's local date, not UTC's: a count rung spans days, and "yesterday"
-    in a line is resolved against the date of that line.
+    in a line is resolved against the date of that line. Attachments follow the text as every
+    rendering shows them ("(photo: a cake shaped like a castle)", consolidator/model/attachments.py).
     """
     who = message.speaker or message.role
     if message.role in ("action", "tool") and message.speaker is None:
         who = f"[{message.role}]"
-    return f"{message.at.astimezone(tz):%Y-%m-%d %H:%M} {who}: {message.text}"
+    text = with_attachments(message.text, decode(getattr(message, "attachments", None)))
+    return f"{message.at.astimezone(tz):%Y-%m-%d %H:%M} {who}: {text}"
 
 
 def content_hash(model: str, budget: int, inputs: list[SummaryInput]) -> str:

@@ -3,7 +3,8 @@
 Each record is what `consolidator import` reads (consolidator/messages/ingest.py): the caller's
 id comes back without the scope prefix the store adds, and a content-hashed id is left out
 (the import hashes the same fields to the same id), so exporting and importing into a fresh
-state gives the same ids, in the same arrival order, with the same times and fields.
+state gives the same ids, in the same arrival order, with the same times and fields (attachments
+included, as the list of objects the import reads).
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ from pathlib import Path
 from typing import IO, Iterator
 
 from consolidator.core.app import App
+from consolidator.model.attachments import as_records
 from stores.files import archive_files
 from stores.engine import reading
 from stores.history import History
@@ -29,6 +31,8 @@ def record(row: tuple) -> dict:
     for name in ("session", "speaker"):
         if values[name] is not None:
             out[name] = values[name]
+    if values["attachments"]:
+        out["attachments"] = as_records(values["attachments"])
     return out
 
 

@@ -2,7 +2,10 @@
 
 The import format is one JSON object per line:
     {"id": "optional", "scope": "maya", "at": "2025-03-02T09:14:00+01:00", "role": "user",
-     "text": "...", "session": "optional", "speaker": "optional"}
+     "text": "...", "session": "optional", "speaker": "optional",
+     "attachments": [{"kind": "image", "caption": "a cake shaped like a castle", "uri": "optional"}]}
+`attachments` is optional: at most 16, each of kind image, file or link, with a non-empty caption
+(up to 2,000 characters) and an optional uri (up to 2,048); see docs/attachments.md.
 Validation is hand-written rather than pydantic because it runs on every line of large
 imports; every error names the field (and, for files, the file and line).
 
@@ -19,13 +22,14 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any, Callable, Iterable, Iterator, Mapping
 
+from consolidator.model import attachments as attached
 from stores.engine import Engine, transaction
 
 from stores.schema.log import MAX_ID_CHARS, MAX_SESSION_CHARS, MAX_SPEAKER_CHARS
 from stores.messages import ROLES, AppendResult, NewMessage, insert_new
 from stores.scopes import InvalidScope, validate_scope
 
-FIELDS = ("id", "scope", "at", "role", "text", "session", "speaker")
+FIELDS = ("id", "scope", "at", "role", "text", "session", "speaker", "attachments")
 _FIELD_SET = frozenset(FIELDS)
 _ROLE_SET = frozenset(ROLES)
 EARLIEST = datetime(1990, 1, 1, tzinfo=timezone.utc)
@@ -92,15 +96,16 @@ def parse_time(value: Any, field_name: str = "at") -> datetime:
     return parsed
 
 
-def _optional_text(record: Mapping[str, Any], name: str, limit: int) -> str | None:
+def _optional_text(record: Mapping[str, Any], name: str, limit: int, label: str | None = None) -> str | None:
     value = record.get(name)
     if value is None:
         return None
+    label = label or name
     if not isinstance(value, str) or not value:
-        raise InvalidMessage(name, "must be a non-empty string or null")
+        raise InvalidMessage(label, "must be a non-empty string or null")
     if len(value) > limit:
-        raise InvalidMessage(name, f"longer than {limit} characters")
-    _encodable(name, value)
+        raise InvalidMessage(label, f"longer than {limit} characters")
+    _encodable(label, value)
     return value
 
 
@@ -110,6 +115,42 @@ def _encodable(name: str, value: str) -> None:
         value.encode("utf-8")
     except UnicodeEncodeError as exc:
         raise InvalidMessage(name, f"invalid Unicode at position {exc.start}") from None
+
+
+_ATTACHMENT_FIELDS = frozenset(attached.FIELDS)
+_KINDS = frozenset(attached.KINDS)
+
+
+def _attachments(value: Any) -> str | None:
+    """The `attachments` field as stored JSON text (None for none); errors name the item and key."""
+    if value is None:
+        return None
+    if not isinstance(value, (list, tuple)):
+        raise InvalidMessage("attachments", "must be a list of objects")
+    if len(value) > attached.MAX_ATTACHMENTS:
+        raise InvalidMessage("attachments", f"more than {attached.MAX_ATTACHMENTS} attachments")
+    items = []
+    for n, item in enumerate(value):
+        name = f"attachments[{n}]"
+        if hasattr(item, "model_dump"):  # an Attachment built in Python
+            item = item.model_dump(exclude_none=True)
+        if not isinstance(item, Mapping):
+            raise InvalidMessage(name, "must be an object with kind, caption and optionally uri")
+        if not _ATTACHMENT_FIELDS.issuperset(item):
+            unknown = next(key for key in item if key not in _ATTACHMENT_FIELDS)
+            raise InvalidMessage(f"{name}.{unknown}", f"unknown field (allowed: {', '.join(attached.FIELDS)})")
+        kind = item.get("kind")
+        if type(kind) is not str or kind not in _KINDS:
+            raise InvalidMessage(f"{name}.kind", f"must be one of {', '.join(attached.KINDS)}, got {kind!r}")
+        caption = item.get("caption")
+        if not isinstance(caption, str) or not caption.strip():
+            raise InvalidMessage(f"{name}.caption", "must be a non-empty string")
+        if len(caption) > attached.MAX_CAPTION_CHARS:
+            raise InvalidMessage(f"{name}.caption", f"longer than {attached.MAX_CAPTION_CHARS} characters")
+        _encodable(f"{name}.caption", caption)
+        uri = _optional_text(item, "uri", attached.MAX_URI_CHARS, f"{name}.uri")
+        items.append({"kind": kind, "caption": caption, "uri": uri})
+    return attached.encode(items)
 
 
 def validate(record: Mapping[str, Any], now: Callable[[], datetime] | None = None) -> NewMessage:
@@ -147,6 +188,7 @@ def validate(record: Mapping[str, Any], now: Callable[[], datetime] | None = Non
         speaker=_optional_text(record, "speaker", MAX_SPEAKER_CHARS),  # the limits are the columns' sizes
         session=_optional_text(record, "session", MAX_SESSION_CHARS),
         id=_optional_text(record, "id", MAX_ID_CHARS),
+        attachments=_attachments(record.get("attachments")),
     )
 
 

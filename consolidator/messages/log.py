@@ -8,11 +8,12 @@ from __future__ import annotations
 
 from datetime import datetime
 from pathlib import Path
-from typing import Any, Iterable, Mapping
+from typing import Any, Iterable, Mapping, Sequence
 
 from consolidator.core.clock import utcnow as _now
 from consolidator.core.app import App, open_app
 from consolidator.core.config import Settings
+from consolidator.model.attachments import Attachment
 from consolidator.messages.ingest import InvalidMessage, validate
 from stores.messages import AppendResult, NewMessage, append_messages
 
@@ -42,14 +43,22 @@ class MessageLog:
         session: str | None = None,
         speaker: str | None = None,
         id: str | None = None,
+        attachments: Sequence[Mapping[str, Any] | Attachment] | None = None,
     ) -> str:
-        """Log one message and return its id (the same id if it was already logged)."""
-        record = {"scope": scope, "role": role, "text": text, "at": at, "session": session, "speaker": speaker, "id": id}
+        """Log one message and return its id (the same id if it was already logged).
+
+        `attachments`: what the message carries, in order, each `{"kind": "image" | "file" |
+        "link", "caption": ..., "uri": optional}` or an `Attachment` (docs/attachments.md), e.g.
+        `attachments=[{"kind": "image", "caption": "a cake shaped like a castle"}]`.
+        """
+        record = {"scope": scope, "role": role, "text": text, "at": at, "session": session, "speaker": speaker, "id": id,
+                  "attachments": attachments}
         message = validate(record, now=_now)
         return append_messages(self._app.engine, [message], _now(), archive_root=self._archive).ids[0]
 
     def extend(self, records: Iterable[Mapping[str, Any]]) -> AppendResult:
-        """Log many messages in one transaction; all or nothing.
+        """Log many messages in one transaction; all or nothing. Each record has the import
+        format's fields (consolidator/messages/ingest.py), `attachments` included.
 
         A bad record raises InvalidMessage whose message starts with its index.
         """

@@ -102,7 +102,7 @@ _NO_PHATIC = "Leave out greetings, thanks, acknowledgements and small talk. "
 _FACT_STYLE = (
     "A fact is one short, self-contained third-person sentence about a person or a named thing "
     "(pet, place, work, project), naming it; events and experiences are facts too, dated with when "
-    "they happened: \"Caroline went to an LGBTQ support group (2023-05-07).\" "
+    "they happened: \"Ana went to a choir rehearsal (2023-05-07).\" "
 )
 _FACT_OPS = (
     "Check each candidate against the known facts shown: ADD a new fact; UPDATE (target_id) when it "

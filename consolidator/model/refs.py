@@ -28,6 +28,7 @@ from zoneinfo import ZoneInfo
 
 from pydantic import BaseModel
 
+from consolidator.model.attachments import render as render_attachments
 from consolidator.model.schemas import (
     BatchReply,
     BatchRequest,
@@ -64,8 +65,8 @@ def localise(at: datetime, zone: ZoneInfo) -> tuple[str, str]:
 
 
 def render_lines(lines: Sequence[Line], timezone: str) -> str:
-    """`2023-07-12 (Wed) +00:00` headings, then `[n] 16:33 Caroline: text` lines; a line said in
-    the same minute as the line before it leaves its time out (`[n+1] Melanie: text`), as a line
+    """`2023-07-12 (Wed) +00:00` headings, then `[n] 16:33 Ana: text` lines; a line said in
+    the same minute as the line before it leaves its time out (`[n+1] Marina: text`), as a line
     leaves out the date its heading gives (a quarter of the LoCoMo bench's lines, 30-60 s apart)."""
     zone = ZoneInfo(timezone)
     out: list[str] = []
@@ -77,7 +78,7 @@ def render_lines(lines: Sequence[Line], timezone: str) -> str:
             heading, shown = day, None
         stamp = "" if time == shown else f"{time} "
         shown = time
-        out.append(f"[{n}] {stamp}{line_who(line)}: {line_text(line.text)}")
+        out.append(f"[{n}] {stamp}{line_who(line)}: {line_text(line.text)}{render_attachments(line.attachments)}")
     return "\n".join(out) or "(none)"
 
 
@@ -85,7 +86,7 @@ ROLES: tuple[str, ...] = get_args(Line.model_fields["role"].annotation)  # user,
 
 
 def line_who(line: Line) -> str:
-    """Who speaks: a user line with a speaker shows the name alone (`Caroline`); any other line
+    """Who speaks: a user line with a speaker shows the name alone (`Ana`); any other line
     its role, and its speaker after a slash (`assistant/Max`, `user` with no speaker). A name that
     could read as a role or holds a slash keeps the `user/` prefix. Most lines are a named
     person's, and `user/` on each cost five bytes a line."""
@@ -149,7 +150,7 @@ def render_tasks(tasks: Sequence[KnownTask]) -> str:
 
 def render_contacts(contacts: Sequence[KnownContact]) -> str:
     """Known contacts one a line, fields after ` | `:
-    `Melanie | aliases: Mel, Mell | likes: hiking; painting | biography: Melanie paints.`
+    `Marina | aliases: Mari, Marri | likes: hiking; painting | biography: Marina paints.`
     (empty fields left out). Plain text, not a JSON object: its keys and quotes were a quarter of
     the section."""
     rows = []

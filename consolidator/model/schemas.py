@@ -20,6 +20,8 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from consolidator.model.attachments import Attachment
+
 
 class _Strict(BaseModel):
     # A field with a wire alias (`lines` for `source_ids`) is read under either name, and Python
@@ -45,6 +47,7 @@ class Line(_Strict):
     role: Literal["user", "assistant", "action", "tool", "system"]
     speaker: str | None = None
     text: str
+    attachments: list[Attachment] = Field(default_factory=list)  # shown after the text (model/attachments.py)
 
 
 # --- summaries (ladders) -----------------------------------------------------------------

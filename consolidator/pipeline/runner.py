@@ -64,7 +64,8 @@ def load_work(engine: Engine, batch: Batch, now: datetime) -> BatchWork:
     with reading(engine) as session:
         rows = messages_between(session, batch.scope, batch.first_seq, batch.last_seq)
         views = tuple(
-            MessageView(m.id, m.seq, m.at, m.role, m.speaker, m.text, m.session, m.interaction) for m in rows
+            MessageView(m.id, m.seq, m.at, m.role, m.speaker, m.text, m.session, m.interaction, m.attachments)
+            for m in rows
         )
     return BatchWork(batch.id, batch.scope, batch.number, batch.first_seq, batch.last_seq, views, now)
 

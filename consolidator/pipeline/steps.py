@@ -19,6 +19,7 @@ from typing import Any, Callable, Iterable, Protocol, runtime_checkable
 
 from stores.engine import Session
 
+from consolidator.model.attachments import decode
 from consolidator.model.schemas import Line
 
 
@@ -32,10 +33,12 @@ class MessageView:
     text: str
     session: str | None
     interaction: int | None
+    attachments: str | None = None  # the stored JSON text (consolidator/model/attachments.py)
 
     def line(self) -> Line:
         """The message as the model sees it (one rendering for every step)."""
-        return Line(id=self.id, at=self.at, role=self.role, speaker=self.speaker, text=self.text)
+        return Line(id=self.id, at=self.at, role=self.role, speaker=self.speaker, text=self.text,
+                    attachments=decode(self.attachments))
 
 
 @dataclass(frozen=True)

@@ -11,6 +11,7 @@ from __future__ import annotations
 from datetime import datetime, timezone
 from typing import Any
 
+from consolidator.model.attachments import decode, with_attachments
 from stores.files.archive_files import COLUMNS
 from stores.files.recall_index import IndexItem
 
@@ -32,11 +33,12 @@ def message_item(message: Any, before: list[Any] | None = None, gap_s: float = 1
     `before` are the messages logged just before it (oldest first): those of the same
     conversation (the same session, or each within `gap_s` seconds of the next without one) are
     the item's context, searched at a lower weight and never shown, so a reply is found by the
-    words of what it answers ("Who played at the party?" / "A band called the Larks, so good!")."""
+    words of what it answers ("Who played at the party?" / "A band called the Larks, so good!").
+    Its attachments' captions are searched and shown with its text ("(photo: ...)")."""
     if message.role in SKIPPED_ROLES or not str(message.text).strip():
         return None
     who = message.speaker or message.role
-    text = f"{who}: {message.text}"
+    text = f"{who}: {with_attachments(message.text, decode(getattr(message, 'attachments', None)))}"
     said: list[str] = []
     later = message
     for turn in reversed((before or [])[-CONTEXT_TURNS:]):

@@ -36,6 +36,7 @@ from consolidator.domain import estimate_tokens
 from stores.contacts import contacts_of, current_details
 from stores.interactions import max_number
 from stores.engine import reading
+from consolidator.model.attachments import decode, with_attachments
 from stores.schema.log import Message
 from stores.messages import newest_after, newest_at, newest_seq, span_after
 from stores.ledger import consolidated_seq
@@ -169,7 +170,8 @@ class PendingMessages:
 def pending_line(message: Message, tz: tzinfo) -> tuple[str, str, str]:
     """(head, text, tail) of one message: `- 2025-05-07 14:03 Maya: ` + text + ` [id]`."""
     who = " ".join((message.speaker or message.role).split())[:SPEAKER_CHARS]
-    return (f"- {message.at.astimezone(tz):%Y-%m-%d %H:%M} {who}: ", " ".join(message.text.split()),
+    text = with_attachments(" ".join(message.text.split()), decode(message.attachments))
+    return (f"- {message.at.astimezone(tz):%Y-%m-%d %H:%M} {who}: ", text,
             f" [{message.id}]")
 
 

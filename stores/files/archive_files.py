@@ -2,7 +2,8 @@
 
 Layout: `<archive dir>/<scope folder>/<YYYY-MM>/<first seq>-<last seq>.parquet`, one file per
 scope, month and archive run, holding the message table's columns unchanged (times as naive
-UTC timestamps). DuckDB runs in memory in the calling process: it opens no database file, so
+UTC timestamps; `attachments` the stored JSON text; files written before that column existed
+read it as NULL). DuckDB runs in memory in the calling process: it opens no database file, so
 the CLI and the daemon never lock each other out (a DuckDB file admits one process only).
 
 A file is written under a temporary name, fsynced, renamed into place and its folder fsynced;
@@ -12,6 +13,7 @@ A file is written under a temporary name, fsynced, renamed into place and its fo
 from __future__ import annotations
 
 import hashlib
+import json
 import os
 import re
 import shutil
@@ -24,7 +26,8 @@ import duckdb
 import numpy as np
 
 
-COLUMNS = ("id", "scope", "seq", "at", "role", "speaker", "text", "session", "received_at", "interaction")
+COLUMNS = ("id", "scope", "seq", "at", "role", "speaker", "text", "session", "received_at", "interaction",
+           "attachments")
 _UNSAFE = re.compile(r"[^A-Za-z0-9._-]")
 TEMP_SUFFIX = ".parquet.tmp"
 
@@ -60,6 +63,7 @@ def _naive_utc(values: Sequence[datetime]) -> np.ndarray:
 def _frame(rows: Sequence[tuple]) -> dict[str, np.ndarray]:
     """The rows (tuples in COLUMNS order) as named numpy columns DuckDB scans directly (no pyarrow)."""
     columns = list(zip(*rows))
+    columns += [(None,) * len(rows)] * (len(COLUMNS) - len(columns))  # rows of the columns before attachments
     frame = {}
     for name, values in zip(COLUMNS, columns):
         if name in ("at", "received_at"):
@@ -72,7 +76,7 @@ def _frame(rows: Sequence[tuple]) -> dict[str, np.ndarray]:
 
 
 _SCHEMA = ('"id" VARCHAR, "scope" VARCHAR, "seq" BIGINT, "at" TIMESTAMP, "role" VARCHAR, "speaker" VARCHAR, '
-           '"text" VARCHAR, "session" VARCHAR, "received_at" TIMESTAMP, "interaction" BIGINT')
+           '"text" VARCHAR, "session" VARCHAR, "received_at" TIMESTAMP, "interaction" BIGINT, "attachments" VARCHAR')
 QUOTED = ", ".join(f'"{name}"' for name in COLUMNS)  # `at` is a keyword in DuckDB
 
 
@@ -95,23 +99,29 @@ def write_file(root: Path, relative: Path, rows: Sequence[tuple]) -> Written:
     return Written(relative, len(rows), ids_checksum(r[0] for r in rows), final.stat().st_size)
 
 
-EXPORT_FIELDS = ("id", "scope", "at", "role", "text", "session", "speaker")  # the import format's fields
+EXPORT_FIELDS = ("id", "scope", "at", "role", "text", "session", "speaker", "attachments")  # the import format's fields
+
+
+def _export_value(name: str, value):
+    if name == "attachments" and value is not None:  # a list of objects: its JSON text
+        return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
+    return value
 
 
 def write_records(path: Path, records: Sequence[dict]) -> int:
-    """Import-format records (`at` an ISO 8601 string) as one Parquet file, `at` a UTC timestamp;
-    written to a temporary name and renamed. Returns the rows written."""
-    frame = {name: np.array([r.get(name) for r in records], dtype=object) for name in EXPORT_FIELDS}
+    """Import-format records (`at` an ISO 8601 string) as one Parquet file, `at` a UTC timestamp,
+    `attachments` JSON text; written to a temporary name and renamed. Returns the rows written."""
+    frame = {name: np.array([_export_value(name, r.get(name)) for r in records], dtype=object) for name in EXPORT_FIELDS}
     temp = path.with_name(path.name + ".tmp")
     connection = duckdb.connect()
     try:
         connection.execute("SET TimeZone = 'UTC'")
         connection.register("records", frame)
         connection.execute("CREATE TABLE t (\"id\" VARCHAR, \"scope\" VARCHAR, \"at\" TIMESTAMPTZ, \"role\" VARCHAR, "
-                           "\"text\" VARCHAR, \"session\" VARCHAR, \"speaker\" VARCHAR)")
+                           "\"text\" VARCHAR, \"session\" VARCHAR, \"speaker\" VARCHAR, \"attachments\" VARCHAR)")
         if records:
             connection.execute('INSERT INTO t SELECT "id", "scope", CAST("at" AS TIMESTAMPTZ), "role", "text", "session", '
-                               '"speaker" FROM records')
+                               '"speaker", "attachments" FROM records')
         connection.execute(f"COPY t TO '{_quoted(temp)}' (FORMAT parquet, COMPRESSION zstd)")
     finally:
         connection.close()
@@ -161,8 +171,17 @@ def read_rows(root: Path, files: Sequence[Path], where: str = "TRUE", parameters
     paths = [str(root / f) for f in files if (root / f).is_file()]
     if not paths:
         return []
-    rows = _query(f"SELECT {QUOTED} FROM read_parquet(?) WHERE {where}", [paths, *parameters])
-    return [(*r[:3], r[3].replace(tzinfo=timezone.utc), *r[4:8], r[8].replace(tzinfo=timezone.utc), r[9]) for r in rows]
+    connection = duckdb.connect()
+    try:
+        # Files written before a column was added lack it: union_by_name reads it as NULL where
+        # some file has it, and a column no file has is selected as NULL.
+        source = "read_parquet(?, union_by_name = true)"
+        present = {r[0] for r in connection.execute(f"DESCRIBE SELECT * FROM {source}", [paths]).fetchall()}
+        selected = ", ".join(f'"{name}"' if name in present else f'NULL AS "{name}"' for name in COLUMNS)
+        rows = connection.execute(f"SELECT {selected} FROM {source} WHERE {where}", [paths, *parameters]).fetchall()
+    finally:
+        connection.close()
+    return [(*r[:3], r[3].replace(tzinfo=timezone.utc), *r[4:8], r[8].replace(tzinfo=timezone.utc), *r[9:]) for r in rows]
 
 
 def remove_temps(folder: Path) -> int:

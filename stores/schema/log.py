@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from datetime import datetime
 
-from sqlalchemy import Column, Index, Integer, String
+from sqlalchemy import Column, Index, Integer, String, Text
 from sqlmodel import Field, SQLModel
 
 from stores.scopes import MAX_SCOPE_CHARS
@@ -39,6 +39,9 @@ class Message(SQLModel, table=True):
     session: str | None = Field(default=None, sa_column=Column(String(MAX_SESSION_CHARS)))
     received_at: datetime = Field(sa_column=Column(UTCDateTime(), nullable=False))
     interaction: int | None = None  # assigned by the daemon, in arrival order
+    # JSON text of the message's attachments ([{"kind", "caption", "uri"?}, ...]), NULL for none;
+    # validated at import (consolidator/messages/ingest.py), read by consolidator/model/attachments.py.
+    attachments: str | None = Field(default=None, sa_column=Column(Text, nullable=True))
 
 
 class ScopeHead(SQLModel, table=True):

@@ -6,6 +6,7 @@ from __future__ import annotations
 from datetime import datetime, timedelta, timezone
 
 from consolidator.model.offline import OfflineModel
+from consolidator.model.attachments import Attachment, render_one
 from consolidator.model.schemas import FactExtractionRequest, KnownFact, Line
 
 UTC = timezone.utc
@@ -26,6 +27,18 @@ def fact_texts(lines: list[Line], zone: str = "UTC", neighbours: list[KnownFact]
     return [f.text for f in MODEL.extract_facts(request).facts]
 
 
-def said_by_caroline(text: str) -> list[str]:
-    """Caroline says `text` to Melanie (who answers with nothing of substance)."""
-    return fact_texts(chat(("Caroline", text), ("Melanie", "Wow, that's great!")))
+def said_by_caroline(text: str, *photos: str) -> list[str]:
+    """Caroline says `text`, sharing photos with these captions, to Melanie (who answers with
+    nothing of substance)."""
+    lines = chat(("Caroline", text), ("Melanie", "Wow, that's great!"))
+    lines[0] = lines[0].model_copy(update={"attachments": [image(c) for c in photos]})
+    return fact_texts(lines)
+
+
+def image(caption: str) -> Attachment:
+    return Attachment(kind="image", caption=caption)
+
+
+def photo(caption: str) -> str:
+    """An image attachment as every rendering shows it: "(photo: caption)"."""
+    return render_one(image(caption))

@@ -1,18 +1,18 @@
 """Events, experiences and other statements that no attribute rule covers, as dated facts.
 
-"I went to an LGBTQ support group last Friday" matches no attribute rule (home, job, diet...),
+"I went to a choir rehearsal last Friday" matches no attribute rule (home, job, diet...),
 yet it is what a later question asks about. Such a clause becomes one fact: its subject (the
 speaker for I/we, the addressee for you, a vetted name, "<Speaker>'s X" for "my X"), then
 the whole rest of the clause rewritten in the third person, then the local day it was said:
-"Caroline went to an LGBTQ support group (2023-05-05)." (see Dating). Nothing is summarised away:
+"Ana went to a choir rehearsal (2023-05-05)." (see Dating). Nothing is summarised away:
 titles, numbers, places and objects stay as they were said.
 
 Dating (`event_date`): a clause that says when it happened by one relative date ("yesterday",
 "last Friday", "two weekends ago", "next month") is dated by that date, resolved against the
 local day the line was said on (reldates.py), and the words go: the note says it, and "yesterday"
-would be wrong the day after. "I went to an LGBTQ support group yesterday", said on 2023-05-08,
-is "Caroline went to an LGBTQ support group (2023-05-07)."; "I'm having an art show next month"
-is "Caroline is having an art show (June 2023)." A clause with no relative date, or with two
+would be wrong the day after. "I went to a choir rehearsal yesterday", said on 2023-05-08,
+is "Ana went to a choir rehearsal (2023-05-07)."; "I'm having an art show next month"
+is "Ana is having an art show (June 2023)." A clause with no relative date, or with two
 that disagree, is dated by the day it was said, and any relative date in it is resolved beside
 its words as a summary writes it.
 
@@ -30,7 +30,7 @@ twice): MIN_SUBSTANCE for a clause about a person, MIN_SAID for one kept in the 
 because no person is its subject ("It stands for freedom" -> "Ana said: It stands for
 freedom"). So "I'm so happy for you", "I know, right" and "I love that" give nothing.
 Questions give nothing, nor does advice said to the other person ("Let's ...", "Keep it up":
-`is_advice`). Square-bracketed asides ("[shares a photo: ...]") are annotations, not speech,
+`is_advice`). Asides ("[laughs]", an attachment "(photo: ...)") are annotations, not speech,
 and are left out. A
 sentence that drops its "I" ("Took a trip to Rome", "Been painting a lot") is read as the
 speaker's (`dropped_i`) when it opens with a past form. How rare and how new a clause's
@@ -45,6 +45,7 @@ from datetime import date, datetime, timezone
 from functools import lru_cache
 from zoneinfo import ZoneInfo
 
+from consolidator.model.attachments import ATTACHMENT_FORM
 from consolidator.model.offline.text_cut import TITLE
 from consolidator.model.offline.reldates import DATE_NOTE, relative_dates, resolve_relative_dates
 from consolidator.model.offline.text import stem, third_person
@@ -81,7 +82,7 @@ _THIRD = {"am": "is", "are": "is", "were": "was", "have": "has", "do": "does", "
           "wanna": "wants to", "gotta": "has to", "gonna": "is gonna"}
 # Never a verb to inflect ("my new car broke down" said after "I": not "mys new car").
 _NOT_VERBS = frozenset("my our your his her their its the a an this that these those it they he she we you i".split())
-_BRACKETS = re.compile(r"\s*\[[^\]]*\]?")
+_BRACKETS = re.compile(rf"\s*(?:\[[^\]]*\]?|{ATTACHMENT_FORM})")  # "[laughs]", "(photo: ...)" (model/attachments.py)
 _WORD = re.compile(r"[A-Za-z0-9]+(?:['-][A-Za-z0-9]+)*")
 _PUNCT = re.compile(r"^(\W*)(.*?)(\W*)$")
 _SUBORDINATORS = frozenset(
@@ -140,7 +141,7 @@ def local_day(at: datetime, zone: str = "UTC") -> str:
 
 
 def strip_asides(text: str) -> str:
-    """Drop square-bracketed annotations and date notes ('(YYYY-MM-DD)', '(June 2023)', ...)."""
+    """Drop square-bracketed annotations, rendered attachments and date notes ('(YYYY-MM-DD)', '(June 2023)', ...)."""
     return DATE_NOTE.sub("", _BRACKETS.sub("", text)).strip()
 
 

@@ -5,7 +5,7 @@ works at Google", "my sister Ana"; a name is a subject only on the batch's evide
 and a plain clause's subject only when the name is known as a person or does a people verb),
 "@name" mentions, names right after people verbs (met, called, emailed, texted, told, asked,
 "lunch with"), and names addressed after a greeting ("Hey Ana", "Thanks, Ana!"). A name
-addressed that starts another speaker's name ("Mel" to Melanie) is that speaker's alias.
+addressed that starts another speaker's name ("Mari" to Marina) is that speaker's alias.
 Capitalised words elsewhere are never taken for people, so sentence starts ("Sounds like...",
 "Unconditional love..."), days, months and places ("in Paris") do not become contacts.
 
@@ -114,7 +114,7 @@ def _mentions(sentence: str) -> list[str]:
 
 
 def _addressed(reg: "_Registry", sentence: str, line: Line, speakers: list[str]) -> None:
-    """'Hey Mel!' said to Melanie: Mel is Melanie's alias; 'Hi Ana,' to no speaker: Ana, a person."""
+    """'Hey Mari!' said to Marina: Mari is Marina's alias; 'Hi Ana,' to no speaker: Ana, a person."""
     m = _ADDRESSED.match(sentence)
     if not m or m.group("n").lower() in NAME_STOPWORDS:
         return
@@ -123,7 +123,7 @@ def _addressed(reg: "_Registry", sentence: str, line: Line, speakers: list[str])
     for speaker in speakers:
         first = speaker.split()[0].lower()
         if speaker.lower() != me and len(low) >= 2 and (first.startswith(low) or first[:3] == low[:3]):
-            reg.see(speaker, line.id).see(name, line.id, None)  # a nickname: "Mel", "Mell", "Ev"
+            reg.see(speaker, line.id).see(name, line.id, None)  # a nickname: "Mari", "Marri", "Os"
             return
     if m.group("greet") and zipf(low, FULL_LIST) < COMMON_ZIPF and not common_plural(low) and low not in line.text.lower().split():
         reg.see(name, line.id, sentence)

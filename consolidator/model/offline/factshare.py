@@ -21,6 +21,7 @@ bounds the batch.
 
 from __future__ import annotations
 
+from consolidator.model.attachments import with_attachments
 from consolidator.model.offline.tuning import DEFAULTS, OfflineSettings
 from consolidator.model.offline.worth import worth
 from consolidator.model.schemas import FactCandidate, Line
@@ -30,7 +31,7 @@ _WRITES = ("ADD", "UPDATE")
 
 def fact_room(lines: list[Line], settings: OfflineSettings = DEFAULTS) -> int:
     """Characters the facts of a batch of `lines` may write."""
-    read = sum(len(line.speaker or "") + 2 + len(line.text) for line in lines)
+    read = sum(len(line.speaker or "") + 2 + len(with_attachments(line.text, line.attachments)) for line in lines)
     return max(settings.min_fact_room, int(read * settings.fact_share))
 
 

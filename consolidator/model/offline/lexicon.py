@@ -5,7 +5,7 @@
   lookup is words.zipf).
 - Never scored: function words (text.STOPWORDS), the closed class of interjections and
   reactions (words.PHATIC) (greetings, thanks, agreement, generic praise and feeling), negation
-  clitics, and the speakers' own names with their short forms ("Mel" for "Melanie").
+  clitics, and the speakers' own names with their short forms ("Mari" for "Marina").
 - Names: a capitalised word past the first of a sentence that is not a speaker, "I" or a
   calendar word (text.NAME_STOPWORDS), read without its clitic: "I'm", "I've" and "Monday's"
   are no names (they were, and gave every sentence with a second "I'm" a name's boost).
@@ -19,7 +19,7 @@ from consolidator.model.offline.words import MAX_ZIPF, NAME_STOPWORDS, PHATIC, S
 
 @lru_cache(maxsize=1 << 16)
 def base_form(token: str) -> str:
-    """Lower-cased token without its clitic: "Melanie's" -> "melanie", "that's" -> "that"."""
+    """Lower-cased token without its clitic: "Marina's" -> "marina", "that's" -> "that"."""
     low = token.lower().replace("’", "'")
     if low.endswith("n't"):
         return "not"

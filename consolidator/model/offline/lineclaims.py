@@ -44,6 +44,7 @@ class _Line:
     role: str
     speaker: str | None
     text: str
+    shown: str | None = None  # the line's one photo, "photo: what it shows" (shown.caption_of)
 
 
 def claims_of_lines(lines: list, zone: str = "UTC", known: Iterable[str] = ()) -> list[Claim]:
@@ -52,7 +53,8 @@ def claims_of_lines(lines: list, zone: str = "UTC", known: Iterable[str] = ()) -
     `zone` dates plain clauses on the local day; `known` names (contacts, subjects of stored
     facts) join the speakers as vetted names. The last few batches' claims are memoised, so
     the facts and contacts parts of one batch call parse its lines once."""
-    people = tuple(_Line(line.id, line.at, line.role, line.speaker, line.text) for line in lines if is_person_line(line))
+    people = tuple(_Line(line.id, line.at, line.role, line.speaker, line.text, caption_of(line.attachments))
+                   for line in lines if is_person_line(line))
     names = frozenset(n.lower() for n in [*known, *((line.speaker or "") for line in people)] if n.strip())
     return list(_claims(people, zone, names))
 
@@ -70,10 +72,12 @@ def _claims(people: tuple[_Line, ...], zone: str, known: frozenset[str]) -> tupl
         ctx = Context(me=(line.speaker or "").strip() or "The user", you=addressee(list(people), i), names=names,
                       day=local_day(line.at, zone))
         today = date.fromisoformat(ctx.day)
-        for sentence in sentences(line.text):  # a rule's text keeps its words: its relative dates are written out
+        said = sentences(line.text)
+        last = len(said) - 1
+        for k, sentence in enumerate(said):  # a rule's text keeps its words: its relative dates are written out
             sentence = compact(sentence, hedges=False)  # no "Whoa," or "you know" in a fact (text_compact)
-            # "this" points at the photo the sentence carries (shown.py); an aside alone points at nothing
-            caption = None if sentence.startswith("[") else caption_of(sentence)
+            # "this" points at the photo the sentence carries (shown.py): a line's photo follows its last sentence
+            caption = line.shown if k == last else None
             for c in parse_sentence(sentence, ctx):  # (a plain clause was dated by clauses.event_date)
                 if _ORPHAN_CLITIC.search(c.text):
                     continue  # "tomorrow's gonna be a blast" less its date word: "'s gonna be ...", no statement

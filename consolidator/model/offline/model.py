@@ -16,7 +16,7 @@ dislikes, favourites, age, and changes ("no longer", "quit", "split up", "got la
 single-valued ones (home, job, employer, partner, diet...) supersede the old value whatever
 verb said it (verb classes, not set phrases). Every other clause of substance about a person
 is kept as an event or experience, third person, dated with the local day it was said in the
-scope's time zone ("Caroline went to an LGBTQ support group (2023-05-07)."); a clause with no
+scope's time zone ("Ana went to a choir rehearsal (2023-05-07)."); a clause with no
 person for subject is kept as what the speaker said (parse.py, clauses.py). Such plain
 clauses lose their intensifiers and trailing evaluations, and are kept only when they add
 enough rare content to the neighbours shown and the batch's earlier claims: little for what

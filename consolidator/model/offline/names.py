@@ -2,11 +2,11 @@
 
 A capital letter alone proves little: every sentence starts with one ("Sounds like fun",
 "Unconditional love is so important", "Wow"). And word frequency alone cannot tell names
-from words either ("caroline" and "unconditional" are about as rare in English; "mark" and
+from words either ("marina" and "unconditional" are about as rare in English; "mark" and
 "will" are common words). So a capitalised word is taken for a name only on evidence:
 
 - it is a known name: a speaker of the batch, a known contact, the subject of a known fact;
-- it is capitalised somewhere not at the start of a sentence ("I met Ana", "Thanks, Mel!")
+- it is capitalised somewhere not at the start of a sentence ("I met Ana", "Thanks, Mari!")
   and never seen in lower case in the batch (a proper noun, not a capitalised common word);
 - it is introduced as a person: after a relation word ("my friend Ana"), before one ("Ana is
   my cousin"), addressed at a sentence start ("Hey Ana", "Thanks, Ana!"), or after a people

@@ -175,7 +175,7 @@ def _subject(seg: str, ctx: Context, initial: bool = False) -> tuple[Subject, st
     if m := _THE_USER.match(seg):
         return Subject("The user"), seg[m.end():], []
     if (named := take_name(seg, ctx.names, initial)) and not named[1].startswith(","):
-        return Subject(named[0]), named[1], []  # "Caroline, it's tough": a name addressed, not a subject
+        return Subject(named[0]), named[1], []  # "Ana, it's tough": a name addressed, not a subject
     if (m := _PRONOUN.match(seg)) and ctx.last:
         return Subject(ctx.last), seg[m.end():], []
     return None
@@ -211,9 +211,9 @@ def _segments(sentence: str, ctx: Context) -> list[str]:
         starts = starts and not (segs and _EXAMPLE.match(seg))
         alone = bool(ctx.names and _BARE_NAME.fullmatch(seg.strip()) and (ctx.names.is_person(seg) or _calls(seg, ctx.you)))
         if segs and i == len(pieces) - 1 and alone and pieces[i - 1].strip() == ",":
-            break  # "I'm here for you, Mel": a name addressed at the end ("with Jon and Mel" is company)
+            break  # "I'm here for you, Mari": a name addressed at the end ("with Tomas and Mari" is company)
         if not segs and i < len(pieces) - 1 and alone and pieces[i + 1].strip() == ",":
-            continue  # "Mel, that sign looks serious": a name addressed at the start is no subject
+            continue  # "Mari, that sign looks serious": a name addressed at the start is no subject
         if segs and not starts:
             glued += [pieces[i - 1], pieces[i]]
             continue
@@ -225,7 +225,7 @@ def _segments(sentence: str, ctx: Context) -> list[str]:
 
 
 def _short_for(word: str, name: str) -> bool:
-    """`word` is `name` or its short form ("Mel" for "Melanie")."""
+    """`word` is `name` or its short form ("Mari" for "Marina")."""
     word = word.strip().lower()
     return len(word) >= 2 and name.lower().startswith(word)
 
@@ -287,7 +287,7 @@ def _said(seg: str, ctx: Context, when: str) -> Claim | None:
     dated = event_date("", clip(said), ctx.day)
     said, happened = dated.said, dated.day if dated.resolved else ""
     day = f" ({dated.day})" if dated.day else ""
-    if said.startswith(f"{ctx.me}'s "):  # "my studio is ..." -> "Jon's studio is ...": already about the speaker
+    if said.startswith(f"{ctx.me}'s "):  # "my studio is ..." -> "Tomas's studio is ...": already about the speaker
         return Claim(ctx.me, "event", said, f"{said}{day}.", kind="said", happened=happened)
     kind = "attitude" if (judged := judges_it(said)) and is_stance(judged) else "said"  # "It was so great"
     return Claim(ctx.me, "event", said, f"{ctx.me} said: {said[:1].upper()}{said[1:]}{day}.", kind=kind,
@@ -311,7 +311,7 @@ def _naming(said: str, speakers: tuple[str, ...], book: NameBook | None) -> bool
             return True
         if re.fullmatch(r"[A-Z][a-z]+", w) and w.lower() not in NAME_STOPWORDS and not any(
                 _short_for(w, n) for name in speakers for n in name.split()):
-            return True  # a name, not a speaker's, nor its short form ("Mel")
+            return True  # a name, not a speaker's, nor its short form ("Mari")
     return False
 
 

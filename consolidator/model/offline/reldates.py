@@ -68,7 +68,7 @@ def resolve_relative_dates(text: str, today: date | None, this_too: bool = False
     """`text` with each relative date it contains followed by the absolute date in brackets.
 
     "this week/month/year" is left as it is unless `this_too`: a summary's header dates it, but
-    a fact read months later ("Gina lost her job this month") needs it written out."""
+    a fact read months later ("Lena lost her job this month") needs it written out."""
     if today is None:
         return text
 

@@ -1,18 +1,19 @@
 """What "this" and "it" point at when a line shares a photo: the fact names the thing shown.
 
-"Last night I made this yummy grilled dish! [shares a photo: a photo of a plate of food with a
-piece of salmon and some vegetables]" gave the fact "Sam made this yummy grilled dish": the
-memory keeps a pointer to a photo its reader never sees. When the sentence a fact comes from
-carries exactly one photo (or picture, image, drawing, ...), that is, the photo follows it in
-the line, the fact's pointer is followed by what the photo shows, in the summariser's short
-form of an aside (text_compact.compact_aside):
+"Last night I made this yummy grilled dish!" with an image attachment captioned "a photo of a
+plate of food with a piece of salmon and some vegetables" gave the fact "Tomas made this yummy
+grilled dish": the memory keeps a pointer to a photo its reader never sees. When the sentence a
+fact comes from carries exactly one photo, that is, the line has exactly one image attachment
+and the sentence is the line's last (attachments follow the text, model/attachments.py), the
+fact's pointer is followed by what the photo shows, in the summariser's short form of a photo
+(text_compact.compact_aside):
 
-    Sam made this yummy grilled dish (photo: a plate of food with a piece of salmon ...) (2023-08-14).
-    Caroline painted it (photo: a painting of a sunset over the ocean) after Caroline visited the beach.
+    Tomas made this yummy grilled dish (photo: a plate of food with a piece of salmon ...) (2023-08-14).
+    Ana painted it (photo: a painting of a sunset over the ocean) after Ana visited the beach.
 
 A pointer is the first "this"/"these" of the fact (with the words of its noun phrase: "this
 pic", "this yummy grilled dish") or an "it", "this" or "these" that is the object of the fact's
-first verb ("Evan got it as a gift"). A fact that quotes the speaker ("X said: ...") keeps the
+first verb ("Maya got it as a gift"). A fact that quotes the speaker ("X said: ...") keeps the
 words as said; a pointer in a sentence that carries no photo, or two, is left alone (what it
 means would be a guess). bench/recall.py, development subset: facts 435 -> 433, stores 39,517 ->
 39,858 characters, single-hop answers in the stores 118 -> 119.
@@ -22,7 +23,8 @@ from __future__ import annotations
 
 import re
 
-from consolidator.model.offline.text_compact import ASIDE_HEAD, compact_aside, split_asides
+from consolidator.model.attachments import Attachment, render_one
+from consolidator.model.offline.text_compact import compact_aside
 
 # The noun phrase after "this" ends at a preposition, conjunction, verb marker or punctuation.
 _NP_END = frozenset(
@@ -34,9 +36,9 @@ MAX_NP_WORDS = 4
 _NEXT_WORD = re.compile(r"[ \t]+([A-Za-z][\w']*)\b(?![-/])")
 
 
-def caption_of(line: str) -> str | None:
-    """The one photo-like aside of `line` as "photo: what it shows", else None."""
-    shown = [compact_aside(a) for a in split_asides(line) if ASIDE_HEAD.match(a)]
+def caption_of(attachments: list[Attachment]) -> str | None:
+    """The one image of a line's `attachments` as "photo: what it shows", else None."""
+    shown = [compact_aside(render_one(a)) for a in attachments if a.kind == "image"]
     return shown[0][1:-1].strip() if len(shown) == 1 else None
 
 

@@ -6,11 +6,11 @@ policy: a week re-selects from its days exactly as a day selects from its lines.
 
 1. Turns (summaryform.parse_turns): who said it, the LOCAL date it was said on (relative dates
    are resolved against it, reldates.py), the time and the session. Who and when are never
-   scored. A bracketed aside ("[shares a photo: ...]") is a sentence of its own. Each sentence
+   scored. An aside ("[laughs]", an attachment "(photo: ...)") is a sentence of its own. Each sentence
    is compacted (text_compact.compact: interjections, discourse markers, hedges,
    intensifiers, tag questions, trailing "too"/"though" and emoji go; the rest is the
    speaker's words in order), then its leading and trailing filler clauses are trimmed
-   ("Hey Mel, ", ", Mel!"; text_cut.trim_edges). Exact repeats (the same words) are kept once.
+   ("Hey Mari, ", ", Mari!"; text_cut.trim_edges). Exact repeats (the same words) are kept once.
 2. Length (target_chars): a summary is at most a third of what it reads, measured in the
    summary form (so the dates a raw line repeats do not count as content read), and never
    more than the budget: min(budget characters, max(min_target, ceil(input / compression))).
@@ -21,7 +21,7 @@ policy: a week re-selects from its days exactly as a day selects from its lines.
    or speakers' names; lexicon.py), each worth its rarity in English, max(0, 7 - zipf) from
    wordfreq, x (1 + df_boost ln(sentences of the window using it)): what the window keeps
    returning to weighs more, once.
-4. Phatic sentences are dropped: no number and no word rarer than zipf 5.5 ("Hey Mel!",
+4. Phatic sentences are dropped: no number and no word rarer than zipf 5.5 ("Hey Mari!",
    "Wow, that's so cool!"), nor are closing formulas ("Let me know how it goes!", "Talk soon!");
    catching up ("since we last talked", "long time no see") is judged without its phrase.
    When every sentence is phatic they all compete.
@@ -63,8 +63,9 @@ import re
 from dataclasses import dataclass, field
 from datetime import date
 
+from consolidator.model.attachments import is_rendered
 from consolidator.domain import chars_within, estimate_tokens
-from consolidator.model.offline.text_compact import MEDIA, compact
+from consolidator.model.offline.text_compact import compact
 from consolidator.model.offline.text_cut import ELLIPSIS, TITLE, TOKEN, clause_value, shorten, trim_edges
 from consolidator.model.offline.lexicon import Lexicon, base_form, has_name, names_in
 from consolidator.model.offline.reldates import resolve_relative_dates
@@ -80,7 +81,7 @@ COMMON_ZIPF = 5.5  # words at least this frequent in English are never content o
 FIRST_PERSON = frozenset("i me my mine myself we us our ours ourselves".split())
 SECOND_PERSON = frozenset("you your yours yourself yourselves".split())
 _ISO_DATE = re.compile(r"^(\d{4}-\d{2}-\d{2})")
-_PHOTO = re.compile(rf"^\[(?:{MEDIA}):", re.I)  # an aside as compact_aside writes a shared photo
+_PHOTO = re.compile(r"^\(photo:")  # a photo as model/attachments.render writes it (and compact_aside keeps it)
 _POINTING = re.compile(r"\b(?:here['’]?s|here is|this|these|take a look|check (?:it|this) out|look at)\b", re.I)
 
 
@@ -123,7 +124,7 @@ def replies(turns: list[Turn]) -> list[bool]:
     """Turns that reply to a question: the turn before, in the same session, is another
     speaker's and asks something (asides aside)."""
     def asks(turn: Turn) -> bool:
-        return any(s.rstrip().endswith("?") for s in turn.sentences if not s.startswith("["))
+        return any(s.rstrip().endswith("?") for s in turn.sentences if not s.startswith("[") and not is_rendered(s))
 
     return [n > 0 and t.speaker is not None and turns[n - 1].speaker not in (None, t.speaker)
             and turns[n - 1].session == t.session and asks(turns[n - 1])
@@ -251,7 +252,8 @@ def shown_photos(turns: list[Turn], items: list[tuple]) -> set[int]:
         if _PHOTO.match(s):
             photos.setdefault(n, []).append(pos)
     return {found[0] for n, found in photos.items() if len(found) == 1
-            and any(_POINTING.search(s) for s in turns[n].sentences if not s.lstrip().startswith("["))}
+            and any(_POINTING.search(s) for s in turns[n].sentences
+                    if not s.lstrip().startswith("[") and not is_rendered(s.lstrip()))}
 
 
 def _pool(candidates: list[Candidate], target: int, settings: OfflineSettings) -> list[Candidate]:

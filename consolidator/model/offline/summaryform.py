@@ -1,12 +1,12 @@
 """The written form of an offline summary, and how the summariser reads its inputs back.
 
 A summary is read by people and by the rung above, so it says who and when once, not on
-every line. Raw input lines repeat "2023-05-08 13:56 Caroline: " on every line (about 17
+every line. Raw input lines repeat "2023-05-08 13:56 Ana: " on every line (about 17
 characters of date and time each); a summary writes instead
 
     2023-05-08 13:56
-    Caroline: I went to a support group yesterday (2023-05-07). It was powerful.
-    Melanie: I painted that lake sunrise last year (2022).
+    Ana: I went to a support group yesterday (2023-05-07). It was powerful.
+    Marina: I painted that lake sunrise last year (2022).
 
 - a header line "YYYY-MM-DD HH:MM" where a session starts: a new date, a gap of SESSION_GAP
   or more between consecutive input turns, or a header in the input (a session of a lower
@@ -16,7 +16,7 @@ characters of date and time each); a summary writes instead
   (consecutive turns of one speaker merge);
 - undated text without a speaker (plain inputs) is joined with spaces, as it came.
 
-A bracketed aside ("[shares a photo: a cup with a dog face]") is a sentence of its own
+An aside ("[laughs]", an attachment "(photo: a cup with a dog face)") is a sentence of its own
 (text_compact.split_asides): it is chosen or left apart from the words around it.
 
 Read back (parse_turns), an input may hold any of: raw lines ("date time who: text", one

@@ -31,6 +31,7 @@ from __future__ import annotations
 import re
 from datetime import date, datetime, timedelta
 
+from consolidator.model.attachments import ATTACHMENT_FORM
 from consolidator.model.offline.clauses import local_time, substance
 from consolidator.model.offline.lineclaims import addressee
 from consolidator.model.offline.text import MONTHS, STOPWORDS, WEEKDAYS, content_stems, normalise, sentences, stem
@@ -121,7 +122,7 @@ _TASK_VERBS = frozenset(stem(w) for w in (
     "schedule write draft visit prepare check print sign file post mail update review reply contact plan "
     "organise organize feed walk water meet bring take make finish get do read"
 ).split())
-_ASIDE = re.compile(r"\s*\[[^\]]*\]?")  # "[shares a photo: ...]": an annotation, not speech
+_ASIDE = re.compile(rf"\s*(?:\[[^\]]*\]?|{ATTACHMENT_FORM})")  # "[laughs]", "(photo: ...)": not speech
 # Verbs of a plain errand: a promise without a date must use one ("I'll call Ana", not "I'll make it").
 _ERRANDS = _TASK_VERBS - frozenset(stem(w) for w in "do get make take read bring plan check meet".split())
 _CUT = re.compile(r"\s*(?:[,;(].*|\b(?:because|so that|since|if|when|as soon as|once|after I|before I)\b.*)$", re.I)

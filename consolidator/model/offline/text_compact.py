@@ -18,10 +18,10 @@ first word went starts with a capital.
 
 Every list is a closed class of English grammar (interjections, discourse markers, degree
 adverbs, hedging verbs of the first person), not words picked from any one conversation.
-An aside ("[shares a photo: a photo of a cup]") keeps its description whole, as a quoted title
-is kept: both are quotations. Only its head is shortened to the medium it names
-("[photo: a cup]"): "shares a" and a description that opens by naming the medium again
-("a photo of", "an image of") are said by the word "photo" already. Captions carry the things
+A photo as the product renders it ("(photo: a photo of a cup)", model/attachments.py) keeps its
+caption whole, as a quoted title is kept: both are quotations. Only a caption that opens by
+naming the medium again ("a photo of", "an image of") loses those words ("(photo: a cup)"):
+the word "photo" says them already. Captions carry the things
 a question asks about (what was painted, what is on the plate), and the shorter head lets
 more of them into a third of the day (bench/recall.py: 3 more single-hop answers in the day
 summary on the development subset, 121 to 124 of 187).
@@ -31,6 +31,7 @@ from __future__ import annotations
 
 import re
 
+from consolidator.model.attachments import ATTACHMENT_FORM, is_rendered
 from consolidator.model.offline.text_cut import TITLE
 from consolidator.model.offline.text import EMOJI_CHARS, untagged
 from consolidator.model.offline.words import GREETINGS, PHATIC
@@ -118,18 +119,18 @@ def _hedge_marker(m: re.Match[str]) -> bool:
     return bool(_HEDGE_MARKER.search(m.group(0)))
 
 
-# Words that open a clause of their own: after "Mel, you know," the name was addressed ("Mel,
-# that sign ..."); before a verb it was the subject ("Caroline, I think, is right").
+# Words that open a clause of their own: after "Mari, you know," the name was addressed ("Mari,
+# that sign ..."); before a verb it was the subject ("Ana, I think, is right").
 _CLAUSE_OPENERS = frozenset("i i'm i've i'd i'll you you're we we're it it's this that that's these those the a an my "
                             "our your he he's she she's they they're there there's here here's what what's how let's"
                             .split())
-_GREETINGS = frozenset(GREETINGS)  # "Hi Mel, you know, ...": still the name addressed
+_GREETINGS = frozenset(GREETINGS)  # "Hi Mari, you know, ...": still the name addressed
 
 
 def _joined(m: re.Match[str]) -> str:
     """What an inner interjection or marker set off by commas leaves: a space ("and, yikes, the"
-    -> "and the"), or the comma when a lone word is before it, a name addressed ("Mel, you know,
-    that sign" -> "Mel, that sign", never "Mel that sign")."""
+    -> "and the"), or the comma when a lone word is before it, a name addressed ("Mari, you know,
+    that sign" -> "Mari, that sign", never "Mari that sign")."""
     before = re.split(r"[,;:.!?]", m.string[:m.start()])[-1].split()
     after = (m.string[m.end():].split() or [""])[0].lower().replace("\u2019", "'")
     named = bool(before) and before[-1][:1].isupper() and (len(before) == 1 or (
@@ -156,30 +157,30 @@ def _grading(m: re.Match[str]) -> str:
     return "" if word in PHATIC or word.endswith("ly") and word not in ("only", "early") else m.group(0)
 
 
-# A bracketed aside of the text ("[shares a photo: ...]", "[laughs]").
-_ASIDE = re.compile(r"(\[[^\[\]\n]{1,300}\])")
+# An aside of the text: "[laughs]", and an attachment as the product renders it ("(photo: a cup)", model/attachments.py)
+_ASIDE = re.compile(rf"(\[[^\[\]\n]{{1,300}}\]|{ATTACHMENT_FORM})")
 
 
 def split_asides(sentence: str) -> list[str]:
-    """A bracketed aside ("[shares a photo: ...]", "[laughs]") is a unit of its own: it is
-    chosen or left apart from the words around it, and never cut inside."""
+    """An aside ("(photo: ...)" as model/attachments.py renders it, "[laughs]") is a unit of its
+    own: it is chosen or left apart from the words around it, and never cut inside."""
     return [p.strip() for p in _ASIDE.split(sentence) if p.strip()]
 
 
 MEDIA = r"photo|photograph|photography|picture|pic|image|screenshot|video|clip|drawing|sketch"
-# "[shares a photo: a photo of a cup]" -> "[photo: a cup]": the verb before the colon and a
-# description that names its medium again say nothing the medium's name does not.
-ASIDE_HEAD = re.compile(rf"^\[\s*(?:\w+\s+)?(?:a|an|the|this|my)\s+({MEDIA})\s*:\s*", re.I)
+# "(photo: a photo of a cup)" -> "(photo: a cup)": a caption that names its medium again says
+# nothing the word "photo" does not. The head is what model/attachments.render writes for an image.
+ASIDE_HEAD = re.compile(r"^\((photo):\s*")
 _ASIDE_MEDIUM = re.compile(rf"^(?:a|an|the)\s+(?:{MEDIA})\s+of\s+", re.I)
 
 
 def compact_aside(aside: str) -> str:
-    """`aside` as "[medium: what it shows]" (the ASIDE_HEAD comment); any other aside as it is."""
+    """`aside` as "(photo: what it shows)" (the ASIDE_HEAD comment); any other aside as it is."""
     head = ASIDE_HEAD.match(aside)
     if not head:
         return aside
     body = _ASIDE_MEDIUM.sub("", aside[head.end():])
-    return f"[{head.group(1).lower()}: {body}" if body.strip(" ]") else aside
+    return f"({head.group(1)}: {body}" if body.strip(" )") else aside
 
 
 def compact(sentence: str, hedges: bool = True) -> str:
@@ -190,7 +191,7 @@ def compact(sentence: str, hedges: bool = True) -> str:
     `hedges=False` keeps the hedges ("I think", "I guess", "I bet", "kind of", "kinda", "pretty
     sure"): the fact parser reads compacted sentences too, and a fact must not turn a guess into
     a statement."""
-    if sentence.startswith("["):
+    if sentence.startswith("[") or is_rendered(sentence):
         return compact_aside(sentence)
     if not sentence.strip():
         return sentence

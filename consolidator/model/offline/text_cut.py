@@ -8,7 +8,7 @@ a part's value is its words' rarity weights, doubled for each of a number, a nam
 A cut inside a clause is marked with "…" where words were left out, and never ends on a word
 that needs what follows ("a", "to", "my"): "it has made a" would read as all that was said.
 Before any choice, a sentence loses the filler clauses at its edges (trim_edges): "Yeah, ",
-"Wow, by the way, ", ", Mel!" carry nothing and cost characters in a summary a third the size
+"Wow, by the way, ", ", Mari!" carry nothing and cost characters in a summary a third the size
 of what it reads. An aside ("[...]") is never cut inside.
 """
 
@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import re
 
+from consolidator.model.attachments import is_rendered
 from consolidator.model.offline.lexicon import Lexicon, names_in
 from consolidator.model.offline.text import truncate_words
 
@@ -57,8 +58,8 @@ def shorten(sentence: str, max_chars: int, lexicon: Lexicon) -> str:
     from any number or name in it."""
     if len(sentence) <= max_chars:
         return sentence
-    if sentence.startswith("["):
-        return ""  # an aside is kept whole or not at all
+    if sentence.startswith("[") or is_rendered(sentence):
+        return ""  # an aside (or an attachment) is kept whole or not at all
     clauses = clause_spans(sentence)
     names = names_in(TOKEN.findall(sentence), lexicon)
     ranked = sorted(range(len(clauses)), key=lambda i: (-clause_value(sentence[slice(*clauses[i])], lexicon, names), i))
@@ -113,7 +114,7 @@ def join_clauses(sentence: str, spans: list[tuple[int, int]]) -> str:
 
 def trim_edges(sentence: str, is_filler) -> str:
     """The sentence without its leading and trailing filler clauses ("Yeah, ", "Wow, ",
-    ", Mel!", " but I'm doing my best"): `is_filler(clause)` says which carry nothing. The
+    ", Mari!", " but I'm doing my best"): `is_filler(clause)` says which carry nothing. The
     sentence keeps its final punctuation and starts with a capital, without a linking word
     ("but I'm ..." -> "I'm ..."); a leading clause is kept when what follows it is its
     complement ("Thanks, for the lift to Leeds"), and a sentence that is all filler is left whole."""

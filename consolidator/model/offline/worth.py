@@ -1,7 +1,7 @@
 """What a candidate fact is worth keeping: rare content, without filler, that the store lacks.
 
 A store that keeps every clause about a person grows as fast as the chat and mostly repeats
-it: "Caroline is so grateful for all the support", "Melanie is up for the challenge", the
+it: "Ana is so grateful for all the support", "Marina is up for the challenge", the
 same trip told twice. What a later question asks about is the specific part: names, numbers,
 titles, places, objects, activities. Four pure functions of the text follow from that:
 
