@@ -23,14 +23,13 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Iterable
+from typing import Any, Iterable
 
 from sqlalchemy import func, select, update
 from sqlmodel import Session
 
 from stores.engine import Engine, reading, transaction
-from stores.model_calls import CallLike
-from stores.schema.model import ModelCall
+from stores.model_calls import call_row
 from stores.schema.model import BatchRequest, MessageBatch
 
 QUEUED, SUBMITTING, SUBMITTED, ANSWERED, DIRECT = "queued", "submitting", "submitted", "answered", "direct"
@@ -111,7 +110,7 @@ def known_batch_ids(session: Session) -> set[str]:
     return set(session.execute(select(MessageBatch.batch_id).where(MessageBatch.batch_id.is_not(None))).scalars())
 
 
-def store_results(engine: Engine, key: int, answers: dict[str, str | None], calls: Iterable[CallLike],
+def store_results(engine: Engine, key: int, answers: dict[str, str | None], calls: Iterable[Any],
                   now: datetime) -> None:
     """An ended batch's results in one transaction: answers (custom_id -> Message JSON, or None for a
     request that got none: queued again, alone), the ledger rows of what was billed, the batch ended."""
@@ -127,12 +126,7 @@ def store_results(engine: Engine, key: int, answers: dict[str, str | None], call
             elif row.state != DIRECT:
                 row.state, row.alone, row.batch_key = QUEUED, True, None
         for rec in calls:
-            session.add(ModelCall(
-                at=rec.at, operation=rec.operation, scope=rec.scope[:128], ref=rec.ref[:256],
-                model=rec.model[:128], input_tokens=rec.input_tokens, output_tokens=rec.output_tokens,
-                cache_read_tokens=rec.cache_read_tokens, cache_write_tokens=rec.cache_write_tokens,
-                latency_ms=int(round(rec.latency_s * 1000)), outcome=rec.outcome, cost_usd=rec.cost_usd,
-            ))
+            session.add(call_row(rec))
         session.execute(update(MessageBatch).where(MessageBatch.key == key).values(state="ended", ended_at=now))
 
 

@@ -21,7 +21,7 @@ from stores.schema.daemon import Fault
 CAUSE_CHARS = 500
 
 
-@dataclass(frozen=True)
+@dataclass
 class ActiveFault:
     where: str
     scope: str

@@ -12,7 +12,7 @@ from datetime import datetime
 from typing import Callable, Iterator, Sequence, TypeVar
 
 from contextlib import contextmanager
-from sqlalchemy import func, select, update
+from sqlalchemy import Select, func, select, update
 from sqlalchemy.engine import Engine
 from sqlalchemy.exc import IntegrityError
 from sqlmodel import Session
@@ -117,15 +117,12 @@ def _reconcile(engine: Engine, step_names: Sequence[str]) -> int:
     return added
 
 
-def head_runs(engine: Engine) -> list[tuple[StepRun, Batch]]:
-    """The first open run of each (scope, step) with its batch, in batch order.
-
-    The heads are picked in SQL (one grouped scan of the open runs), so a long backlog costs
-    one small query per round, not a load of every open run.
-    """
+def _heads(candidates, open_only: bool) -> Select:
+    """Per (scope, step), the run of the first batch among `candidates`, with its batch, in batch
+    order; `open_only`: only those heads that are open (pending or retrying)."""
     heads = (
         select(StepRun.scope, StepRun.step, func.min(StepRun.batch_id).label("head"))
-        .where(StepRun.status.in_(OPEN))
+        .where(candidates)
         .group_by(StepRun.scope, StepRun.step)
         .subquery()
     )
@@ -133,10 +130,18 @@ def head_runs(engine: Engine) -> list[tuple[StepRun, Batch]]:
         select(StepRun, Batch)
         .join(heads, (StepRun.scope == heads.c.scope) & (StepRun.step == heads.c.step) & (StepRun.batch_id == heads.c.head))
         .join(Batch, Batch.id == StepRun.batch_id)
-        .order_by(Batch.id, StepRun.step)
     )
+    return (stmt.where(StepRun.status.in_(OPEN)) if open_only else stmt).order_by(Batch.id, StepRun.step)
+
+
+def head_runs(engine: Engine) -> list[tuple[StepRun, Batch]]:
+    """The first open run of each (scope, step) with its batch, in batch order.
+
+    The heads are picked in SQL (one grouped scan of the open runs), so a long backlog costs
+    one small query per round, not a load of every open run.
+    """
     with reading(engine) as session:
-        return [(run, batch) for run, batch in session.execute(stmt).all()]
+        return [(run, batch) for run, batch in session.execute(_heads(StepRun.status.in_(OPEN), False)).all()]
 
 
 def step_heads(session: Session, scopes: Sequence[str] | None = None) -> list[tuple[StepRun, Batch]]:
@@ -147,20 +152,7 @@ def step_heads(session: Session, scopes: Sequence[str] | None = None) -> list[tu
     `retry` re-arms it; other steps and other scopes are not held. In batch order; None: every scope."""
     unfinished = StepRun.status.not_in(FINISHED)
     where = unfinished if scopes is None else unfinished & StepRun.scope.in_(list(scopes))
-    heads = (
-        select(StepRun.scope, StepRun.step, func.min(StepRun.batch_id).label("head"))
-        .where(where)
-        .group_by(StepRun.scope, StepRun.step)
-        .subquery()
-    )
-    stmt = (
-        select(StepRun, Batch)
-        .join(heads, (StepRun.scope == heads.c.scope) & (StepRun.step == heads.c.step) & (StepRun.batch_id == heads.c.head))
-        .join(Batch, Batch.id == StepRun.batch_id)
-        .where(StepRun.status.in_(OPEN))
-        .order_by(Batch.id, StepRun.step)
-    )
-    return [(run, batch) for run, batch in session.execute(stmt).all()]
+    return [(run, batch) for run, batch in session.execute(_heads(where, True)).all()]
 
 
 @contextmanager

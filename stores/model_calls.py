@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, fields
 from datetime import datetime, timedelta
-from typing import Protocol
+from typing import Any
 
 from sqlalchemy import case, func, select
 from sqlalchemy.engine import Engine
@@ -26,21 +26,15 @@ from stores.types import utc
 from stores.schema.model import ModelCall
 
 
-class CallLike(Protocol):
-    """What is recorded of one call (consolidator.model.recording.CallRecord has these fields)."""
-
-    operation: str
-    scope: str
-    ref: str
-    model: str
-    input_tokens: int
-    output_tokens: int
-    cache_read_tokens: int
-    cache_write_tokens: int
-    latency_s: float
-    outcome: str
-    cost_usd: float
-    at: datetime
+def call_row(rec: Any) -> ModelCall:
+    """The ledger row of one call: `rec` has the fields of consolidator.model.recording.CallRecord
+    (the model layer's record; stores/ cannot import it), cut to the columns' bounds."""
+    return ModelCall(
+        at=rec.at, operation=rec.operation, scope=rec.scope[:128], ref=rec.ref[:256], model=rec.model[:128],
+        input_tokens=rec.input_tokens, output_tokens=rec.output_tokens,
+        cache_read_tokens=rec.cache_read_tokens, cache_write_tokens=rec.cache_write_tokens,
+        latency_ms=int(round(rec.latency_s * 1000)), outcome=rec.outcome, cost_usd=rec.cost_usd,
+    )
 
 
 class DbRecorder:
@@ -49,14 +43,9 @@ class DbRecorder:
     def __init__(self, engine: Engine) -> None:
         self._engine = engine
 
-    def record(self, rec: CallLike) -> None:
+    def record(self, rec: Any) -> None:
         with transaction(self._engine) as session:
-            session.add(ModelCall(
-                at=rec.at, operation=rec.operation, scope=rec.scope[:128], ref=rec.ref, model=rec.model,
-                input_tokens=rec.input_tokens, output_tokens=rec.output_tokens,
-                cache_read_tokens=rec.cache_read_tokens, cache_write_tokens=rec.cache_write_tokens,
-                latency_ms=int(round(rec.latency_s * 1000)), outcome=rec.outcome, cost_usd=rec.cost_usd,
-            ))
+            session.add(call_row(rec))
 
 
 @dataclass(frozen=True)

@@ -24,8 +24,7 @@ from stores.messages import append_messages
 from stores.schema.model import ModelCall
 from stores.model_calls import per_operation
 from tests.support.fake_anthropic import FakeAnthropic, Fault
-from tests.support.model_responder import OfflineResponder
-from tests.support.drain_kit import END, KEY, START, assert_ledger_matches_server, outcome, records, settings_for
+from tests.support.drain_kit import END, START, app_on_fake_anthropic, assert_ledger_matches_server, outcome, records, settings_for
 
 # The operations a drain uses: one call per batch for facts, contacts and tasks (the default),
 # or one call per step (model.combine_batch_steps = false).
@@ -63,13 +62,9 @@ def offline_outcome(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
 def anthropic_app(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, request: pytest.FixtureRequest
 ) -> Iterator[tuple[App, FakeAnthropic]]:
-    monkeypatch.setenv("ANTHROPIC_API_KEY", KEY)
-    with FakeAnthropic(api_key=KEY, responder=OfflineResponder()) as fake:
-        app = open_app(settings_for(tmp_path / "state", fake.url, combine=getattr(request, "param", True)))
-        try:
-            yield app, fake
-        finally:
-            app.close()
+    combine = getattr(request, "param", True)
+    with app_on_fake_anthropic(tmp_path / "state", monkeypatch, lambda d, url: settings_for(d, url, combine=combine)) as made:
+        yield made
 
 
 def run_drain(app: App) -> dict[str, Any]:

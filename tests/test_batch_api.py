@@ -22,7 +22,7 @@ from stores.messages import append_messages
 from stores.model_calls import totals
 from tests.support.fake_anthropic import FakeAnthropic
 from tests.support.model_responder import OfflineResponder
-from tests.support.drain_kit import END, KEY, START, assert_ledger_matches_server, outcome, records, settings_for
+from tests.support.drain_kit import END, KEY, START, app_on_fake_anthropic, assert_ledger_matches_server, outcome, records, settings_for
 
 # Ticks two minutes apart (the poll interval is one): each round trip through a batch takes a tick or two.
 SCHEDULE = [END + timedelta(days=1, minutes=2 * k) for k in range(40)] + [
@@ -52,13 +52,8 @@ def direct_outcome(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
 
 @pytest.fixture
 def batch_app(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[tuple[App, FakeAnthropic]]:
-    monkeypatch.setenv("ANTHROPIC_API_KEY", KEY)
-    with FakeAnthropic(api_key=KEY, responder=OfflineResponder()) as fake:
-        app = open_app(batch_settings(tmp_path / "state", fake.url))
-        try:
-            yield app, fake
-        finally:
-            app.close()
+    with app_on_fake_anthropic(tmp_path / "state", monkeypatch, batch_settings) as made:
+        yield made
 
 
 def batch_drain(app: App) -> dict[str, Any]:

@@ -21,6 +21,7 @@ from datetime import datetime, timedelta
 import structlog
 
 from stores import faults as fault_rows
+from stores.faults import ActiveFault
 from stores.engine import Engine
 from stores.errors import StorageError
 
@@ -46,13 +47,9 @@ def environmental(exc: BaseException) -> bool:
 
 
 @dataclass
-class OpenFault:
-    where: str
-    scope: str
-    cause: str
-    since: datetime
-    last_at: datetime
-    count: int
+class OpenFault(ActiveFault):
+    """A fault as this process knows it: the stored record, and whether it was logged or met here."""
+
     logged_at: datetime | None = None  # None: not logged by this process yet
     met_here: bool = False  # failed in this process (not only loaded from the table)
 

@@ -6,7 +6,8 @@ from __future__ import annotations
 import json
 from datetime import datetime, timedelta, timezone
 
-from stores.engine import create_schema, reading
+from stores.engine import reading
+from stores.migrations import create_schema
 from stores.messages import NewMessage, append_messages, messages_after
 
 RECEIVED = datetime(2025, 1, 2, tzinfo=timezone.utc)

@@ -4,16 +4,20 @@ what a drain left in the stores."""
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
+import pytest
 from sqlalchemy import select
 
 from consolidator.messages.sample import generate
-from consolidator.core.app import App
+from consolidator.core.app import App, open_app
 from consolidator.core.config import Settings
 from tests.support.fake_anthropic import FakeAnthropic
+from tests.support.model_responder import OfflineResponder
 from stores.schema.memory import Contact
 from stores.engine import reading
 from stores.model_calls import totals
@@ -78,3 +82,16 @@ def assert_ledger_matches_server(app: App, fake: FakeAnthropic) -> None:
     c = fake.counters
     assert (t.calls, t.input_tokens, t.output_tokens) == (c.answered, c.input_tokens, c.output_tokens)
     assert (t.cache_read_tokens, t.cache_write_tokens) == (c.cache_read_tokens, c.cache_write_tokens)
+
+
+@contextmanager
+def app_on_fake_anthropic(state_dir: Path, monkeypatch: pytest.MonkeyPatch,
+                          settings: Callable[[Path, str], Settings]) -> Iterator[tuple[App, FakeAnthropic]]:
+    """An app whose model is the real SDK against a fake Messages API answering as the offline model."""
+    monkeypatch.setenv("ANTHROPIC_API_KEY", KEY)
+    with FakeAnthropic(api_key=KEY, responder=OfflineResponder()) as fake:
+        app = open_app(settings(state_dir, fake.url))
+        try:
+            yield app, fake
+        finally:
+            app.close()
