@@ -210,13 +210,19 @@ def chromium(*args: str) -> subprocess.CompletedProcess:
                           capture_output=True, text=True, timeout=120)
 
 
+def written_page(ladders, tmp_path: Path) -> tuple[Path, str]:
+    """The timeline page of `ladders`, written to a file for the browser: its path and its HTML."""
+    target = tmp_path / "timeline.html"
+    html = page(ladders)
+    target.write_text(html, encoding="utf-8")
+    return target, html
+
+
 @pytest.mark.browser
 @needs_chromium
 def test_page_renders_in_headless_chromium(ladders, tmp_path: Path) -> None:
     """Chromium draws the page, a block selected: many colours, far from a blank picture."""
-    target = tmp_path / "timeline.html"
-    html = page(ladders)
-    target.write_text(html, encoding="utf-8")
+    target, html = written_page(ladders, tmp_path)
     shot = tmp_path / "shot.png"
     chromium(f"--screenshot={shot}", "--window-size=1400,900", "--force-device-scale-factor=0.5",
              f"{target.as_uri()}#b={written_week(html)}")
@@ -229,9 +235,7 @@ def test_page_renders_in_headless_chromium(ladders, tmp_path: Path) -> None:
 @needs_chromium
 def test_selecting_a_block_fills_the_panel_and_outlines_its_sources(ladders, tmp_path: Path) -> None:
     """With #b=<ref>, the script shows the block's summary and marks its sources and readers (DOM after load)."""
-    target = tmp_path / "timeline.html"
-    html = page(ladders)
-    target.write_text(html, encoding="utf-8")
+    target, html = written_page(ladders, tmp_path)
     week = written_week(html)
     dom = chromium("--dump-dom", f"{target.as_uri()}#b={week}").stdout
     after = parse(dom).blocks

@@ -89,24 +89,17 @@ def _history(ctx, scope: str, fact_id: str, as_json: bool) -> None:
         click.echo(f"{item['valid_from']} .. {until}  {item['id']}  {item['text']}" + (end if item["end_reason"] else ""))
 
 
-@facts_command.command("history")
-@click.option("--scope", required=True)
-@click.option("--json", "as_json", is_flag=True, help="Print a JSON list.")
-@click.argument("fact_id")
-@click.pass_context
-def facts_history_command(ctx, scope, as_json, fact_id) -> None:
-    """The chain of facts through FACT_ID, oldest first (what it replaced and what replaced it)."""
-    _history(ctx, scope, fact_id, as_json)
-
-
 @click.command("history")
 @click.option("--scope", required=True)
 @click.option("--json", "as_json", is_flag=True, help="Print a JSON list.")
 @click.argument("fact_id")
 @click.pass_context
 def history_command(ctx, scope, as_json, fact_id) -> None:
-    """The chain of facts through FACT_ID, oldest first (same as `facts history`)."""
+    """The chain of facts through FACT_ID, oldest first (what it replaced and what replaced it)."""
     _history(ctx, scope, fact_id, as_json)
+
+
+facts_command.add_command(history_command)  # `facts history` and `history`: one command, two places
 
 
 @click.command("pin")

@@ -50,6 +50,16 @@ class Line(_Strict):
     attachments: list[Attachment] = Field(default_factory=list)  # shown after the text (model/attachments.py)
 
 
+class _LinesRequest(_Strict):
+    """A request about some logged lines: the scope, the lines, the work unit asking (`ref`) and
+    the scope's time zone, in which the lines' local dates are read."""
+
+    scope: str
+    messages: list[Line]
+    ref: str = ""
+    timezone: str = Field(default="UTC", description="The scope's IANA time zone: local dates of `at`.")
+
+
 # --- summaries (ladders) -----------------------------------------------------------------
 
 
@@ -105,12 +115,8 @@ class FactCandidate(_Strict):
     critical: bool = Field(default=False, description="True for facts that must never be forgotten (allergies).")
 
 
-class FactExtractionRequest(_Strict):
-    scope: str
-    messages: list[Line]
+class FactExtractionRequest(_LinesRequest):
     neighbours: list[KnownFact]
-    ref: str = ""
-    timezone: str = Field(default="UTC", description="The scope's IANA time zone: local dates of `at`.")
 
 
 class FactExtractionReply(_Strict):
@@ -152,12 +158,8 @@ class ContactUpdate(_Strict):
     source_ids: list[str] = _cited_lines("The lines it rests on.")
 
 
-class ContactsRequest(_Strict):
-    scope: str
-    messages: list[Line]
+class ContactsRequest(_LinesRequest):
     known: list[KnownContact]
-    ref: str = ""
-    timezone: str = Field(default="UTC", description="The scope's IANA time zone: local dates of `at`.")
 
 
 class ContactsReply(_Strict):
@@ -181,12 +183,8 @@ class TaskChange(_Strict):
     source_ids: list[str] = _cited_lines("The lines it comes from.")
 
 
-class TasksRequest(_Strict):
-    scope: str
-    messages: list[Line]
+class TasksRequest(_LinesRequest):
     open_tasks: list[KnownTask]
-    ref: str = ""
-    timezone: str = Field(default="UTC", description="The scope's IANA time zone: local dates of `at`.")
 
 
 class TasksReply(_Strict):
@@ -196,7 +194,7 @@ class TasksReply(_Strict):
 # --- one call per batch: facts, contacts and tasks together ------------------------------
 
 
-class BatchRequest(_Strict):
+class BatchRequest(_LinesRequest):
     """The three batch operations' contexts and the batch's lines, sent once.
 
     `summaries`: the base-window summaries (an interaction's count-ladder summary) whose inputs
@@ -205,13 +203,9 @@ class BatchRequest(_Strict):
     request the ladder would send; the reply's `summaries` answer them by `ref`.
     """
 
-    scope: str
-    messages: list[Line]
     neighbours: list[KnownFact]
     known_contacts: list[KnownContact]
     open_tasks: list[KnownTask]
-    ref: str = ""
-    timezone: str = Field(default="UTC", description="The scope's IANA time zone: local dates of `at`.")
     summaries: list[SummarizeRequest] = Field(default_factory=list)
 
     def facts_request(self) -> FactExtractionRequest:

@@ -4,7 +4,6 @@ longer than a VARCHAR(n); SQLite keeps it)."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from datetime import datetime, timezone
 
 from sqlalchemy import select
@@ -19,6 +18,7 @@ from stores.schema.log import MAX_ID_CHARS, MAX_SESSION_CHARS, MAX_SPEAKER_CHARS
 from stores.messages import NewMessage, append_messages
 from stores.model_calls import DbRecorder
 from stores.schema.model import ModelCall
+from tests.support.calls import call
 from stores.schema.log import ScopeHead
 from stores.scopes import MAX_SCOPE_CHARS, validate_scope
 
@@ -75,25 +75,9 @@ def test_a_contact_name_and_detail_key_longer_than_their_columns_are_cut(engine)
         assert len(session.execute(select(ContactDetail)).scalars().all()) == 1
 
 
-@dataclass
-class Call:
-    operation: str = "summarise"
-    scope: str = "s"
-    ref: str = "r" * 400
-    model: str = "m" * 200
-    input_tokens: int = 1
-    output_tokens: int = 1
-    cache_read_tokens: int = 0
-    cache_write_tokens: int = 0
-    latency_s: float = 0.1
-    outcome: str = "ok"
-    cost_usd: float = 0.0
-    at: datetime = T0
-
-
 def test_a_model_call_with_a_long_model_name_and_ref_is_recorded_cut(engine) -> None:
     """The call ledger keeps a call whose model name and reference are longer than their columns."""
-    DbRecorder(engine).record(Call())
+    DbRecorder(engine).record(call("summarize", T0, ref="r" * 400, model="m" * 200))
     with reading(engine) as session:
         row = session.execute(select(ModelCall)).scalar_one()
     assert (len(row.model), len(row.ref)) == (128, 256)

@@ -10,18 +10,7 @@ from consolidator.pipeline.assign import assign_interactions
 from stores.engine import reading, transaction
 from stores.holds import count_holds, hold_after_failure, hold_until, holds, release
 from stores.interactions import interaction_count, last_times
-from stores.ladder_state import (
-    Progress,
-    advance_seen_announcement,
-    advance_seen_seq,
-    clear_dirty,
-    dirty_windows,
-    mark_dirty,
-    progress,
-    rewind_announcements,
-    set_announced_days,
-    start_progress,
-)
+from stores import ladder_state
 from stores.message_windows import (
     arrivals_after,
     arrivals_through,
@@ -54,40 +43,40 @@ def at(minutes: float) -> datetime:
 def test_a_ladder_has_no_progress_until_started_and_starts_at_zero(engine) -> None:
     """progress() is None for a ladder never looked at; start_progress records it with every cursor at zero."""
     with reading(engine) as session:
-        assert progress(session, "s", "time") is None
+        assert ladder_state.progress(session, "s", "time") is None
     with transaction(engine) as session:
-        assert start_progress(session, "s", "time") == Progress(0, 0, None, None)
+        assert ladder_state.start_progress(session, "s", "time") == ladder_state.Progress(0, 0, None, None)
     with reading(engine) as session:
-        assert progress(session, "s", "time") == Progress(0, 0, None, None)
-        assert progress(session, "s", "count") is None
+        assert ladder_state.progress(session, "s", "time") == ladder_state.Progress(0, 0, None, None)
+        assert ladder_state.progress(session, "s", "count") is None
 
 
 def test_cursors_advance_per_scope_and_ladder(engine) -> None:
     """Each cursor moves for its own (scope, ladder); starting again keeps what was recorded."""
     with transaction(engine) as session:
-        advance_seen_seq(session, "s", "time", 12)  # no row yet: it is created
-        advance_seen_announcement(session, "s", "time", 7)
-        set_announced_days(session, "s", "time", 20100, 20107)
-        advance_seen_seq(session, "s", "count", 3)
+        ladder_state.advance_seen_seq(session, "s", "time", 12)  # no row yet: it is created
+        ladder_state.advance_seen_announcement(session, "s", "time", 7)
+        ladder_state.set_announced_days(session, "s", "time", 20100, 20107)
+        ladder_state.advance_seen_seq(session, "s", "count", 3)
     with transaction(engine) as session:
-        assert start_progress(session, "s", "time") == Progress(12, 7, 20100, 20107)
+        assert ladder_state.start_progress(session, "s", "time") == ladder_state.Progress(12, 7, 20100, 20107)
     with reading(engine) as session:
-        assert progress(session, "s", "count") == Progress(3, 0, None, None)
-        assert progress(session, "t", "time") is None
+        assert ladder_state.progress(session, "s", "count") == ladder_state.Progress(3, 0, None, None)
+        assert ladder_state.progress(session, "t", "time") is None
 
 
 def test_the_announcement_cursor_never_goes_back_except_by_rewind(engine) -> None:
     """advance_seen_announcement keeps the larger id; rewind_announcements sets it to zero."""
     with transaction(engine) as session:
-        advance_seen_announcement(session, "s", "count", 9)
+        ladder_state.advance_seen_announcement(session, "s", "count", 9)
     with transaction(engine) as session:
-        advance_seen_announcement(session, "s", "count", 4)
+        ladder_state.advance_seen_announcement(session, "s", "count", 4)
     with reading(engine) as session:
-        assert progress(session, "s", "count").seen_announcement == 9
+        assert ladder_state.progress(session, "s", "count").seen_announcement == 9
     with transaction(engine) as session:
-        rewind_announcements(session, "s", "count")
+        ladder_state.rewind_announcements(session, "s", "count")
     with reading(engine) as session:
-        assert progress(session, "s", "count").seen_announcement == 0
+        assert ladder_state.progress(session, "s", "count").seen_announcement == 0
 
 
 # --- dirty windows -------------------------------------------------------------------------
@@ -96,19 +85,19 @@ def test_the_announcement_cursor_never_goes_back_except_by_rewind(engine) -> Non
 def test_dirty_windows_keep_their_newest_time_and_clear_one_at_a_time(engine) -> None:
     """Marking again keeps the later of two times; clear_dirty removes one window of one ladder only."""
     with transaction(engine) as session:
-        mark_dirty(session, "s", "time", {1: at(10), 2: at(20)})
-        mark_dirty(session, "s", "count", {1: at(5)})
+        ladder_state.mark_dirty(session, "s", "time", {1: at(10), 2: at(20)})
+        ladder_state.mark_dirty(session, "s", "count", {1: at(5)})
     with transaction(engine) as session:
-        mark_dirty(session, "s", "time", {1: at(1), 2: at(30), 3: at(40)})
+        ladder_state.mark_dirty(session, "s", "time", {1: at(1), 2: at(30), 3: at(40)})
     with reading(engine) as session:
-        assert dirty_windows(session, "s", "time") == {1: at(10), 2: at(30), 3: at(40)}
+        assert ladder_state.dirty_windows(session, "s", "time") == {1: at(10), 2: at(30), 3: at(40)}
     with transaction(engine) as session:
-        clear_dirty(session, "s", "time", 2)
-        clear_dirty(session, "s", "time", 99)  # not dirty: nothing happens
+        ladder_state.clear_dirty(session, "s", "time", 2)
+        ladder_state.clear_dirty(session, "s", "time", 99)  # not dirty: nothing happens
     with reading(engine) as session:
-        assert dirty_windows(session, "s", "time") == {1: at(10), 3: at(40)}
-        assert dirty_windows(session, "s", "count") == {1: at(5)}
-        assert dirty_windows(session, "t", "time") == {}
+        assert ladder_state.dirty_windows(session, "s", "time") == {1: at(10), 3: at(40)}
+        assert ladder_state.dirty_windows(session, "s", "count") == {1: at(5)}
+        assert ladder_state.dirty_windows(session, "t", "time") == {}
 
 
 @pytest.mark.slow
@@ -116,11 +105,11 @@ def test_marking_thousands_of_windows_again_updates_each_once(engine) -> None:
     """A rebuild marks every window of a long history: windows already dirty are updated, never inserted twice."""
     units = range(-3_000, 3_500)  # more windows than one IN list holds; day units may be negative
     with transaction(engine) as session:
-        mark_dirty(session, "s", "time", {u: at(0) for u in units if u % 2 == 0})
+        ladder_state.mark_dirty(session, "s", "time", {u: at(0) for u in units if u % 2 == 0})
     with transaction(engine) as session:
-        mark_dirty(session, "s", "time", {u: at(1) for u in units})
+        ladder_state.mark_dirty(session, "s", "time", {u: at(1) for u in units})
     with reading(engine) as session:
-        found = dirty_windows(session, "s", "time")
+        found = ladder_state.dirty_windows(session, "s", "time")
     assert len(found) == len(units) and set(found.values()) == {at(1)}
 
 

@@ -12,6 +12,7 @@ from datetime import datetime, timedelta, timezone
 from sqlalchemy import func, select
 
 from stores import faults
+from tests.support.calls import call
 from stores.schema.memory import Contact
 from stores.contacts import current_details, set_detail
 from stores.engine import reading, transaction
@@ -133,33 +134,17 @@ def test_leases_are_per_name(engine) -> None:
 # --- model calls ---------------------------------------------------------------------------
 
 
-@dataclass(frozen=True)
-class Call:
-    operation: str
-    at: datetime
-    outcome: str = "ok"
-    input_tokens: int = 100
-    output_tokens: int = 10
-    cache_read_tokens: int = 0
-    cache_write_tokens: int = 0
-    cost_usd: float = 0.5
-    latency_s: float = 1.2
-    scope: str = "s"
-    ref: str = "batch 1"
-    model: str = "m"
-
-
 def test_totals_and_per_operation_over_a_half_open_range(engine) -> None:
     """totals/per_operation sum [start, end); calls count ok and invalid answers, errors count the rest."""
     recorder = DbRecorder(engine)
     day_start, day_end = utc_day(T0)
-    for call in (
-        Call("summarize", day_start), Call("summarize", at(10), outcome="invalid", cache_read_tokens=7),
-        Call("facts", at(20), outcome="error", input_tokens=0, output_tokens=0, cost_usd=0.0),
-        Call("facts", day_end, cost_usd=3.0),  # the next day
-        Call("facts", day_start - timedelta(microseconds=1)),  # the day before
+    for rec in (
+        call("summarize", day_start), call("summarize", at(10), outcome="invalid", cache_read_tokens=7),
+        call("facts", at(20), outcome="error", input_tokens=0, output_tokens=0, cost_usd=0.0),
+        call("facts", day_end, cost_usd=3.0),  # the next day
+        call("facts", day_start - timedelta(microseconds=1)),  # the day before
     ):
-        recorder.record(call)
+        recorder.record(rec)
     with reading(engine) as session:
         today = totals(session, day_start, day_end)
         ops = per_operation(session, day_start, day_end)
