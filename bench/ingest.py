@@ -101,7 +101,8 @@ def raw_loader(conn: sqlite3.Connection, source: Path, insert: str, columns: lis
                       "scope": scope, "seq": seq[scope],
                       "at": when.astimezone(timezone.utc).strftime("%Y-%m-%d %H:%M:%S.%f"), "role": r["role"],
                       "speaker": r.get("speaker"), "text": r["text"], "session": r.get("session"),
-                      "received_at": stamp, "interaction": None}
+                      "received_at": stamp, "interaction": None,
+                      "attachments": json.dumps(r["attachments"]) if r.get("attachments") else None}
             rows.append(tuple(values[c] for c in columns))
     conn.execute("BEGIN")
     conn.executemany(insert, rows)
@@ -184,7 +185,7 @@ def main() -> None:
             # The very id, seq and values the append above stored, so both B-trees see the same keys.
             values = {"id": message_hash(scope, when, "user", None, text), "scope": scope, "seq": seq_of[scope],
                       "at": stamp, "role": "user", "speaker": None, "text": text, "session": None,
-                      "received_at": stamp, "interaction": None}
+                      "received_at": stamp, "interaction": None, "attachments": None}
             single_rows.append(tuple(values[c] for c in columns))
         raw_ms = []
         for row in single_rows:
