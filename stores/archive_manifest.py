@@ -28,9 +28,9 @@ from stores.files.archive_files import file_ids, verify
 from stores.schema.archive import ArchivedId
 from stores.archived_ids import id_hash
 from stores.schema.log import Message
-from stores.schema.archive import ArchiveFile
+from stores.schema.archive import DONE, WRITTEN, ArchiveFile
+from stores.scope_head import raise_archived_through
 
-WRITTEN, DONE = "written", "done"
 _CHUNK = 5_000
 
 
@@ -58,6 +58,7 @@ def finish(session: Session, file_id: int, ids: Sequence[str]) -> int:
     """Step 3, one transaction: delete the file's hot rows, keep their ids' hashes, mark it done.
     Returns the hot rows deleted (fewer than the file's rows after an earlier partial finish: none)."""
     row = session.get(ArchiveFile, file_id)
+    raise_archived_through(session, row.scope, row.last_at)  # first: the counter row before any message row
     deleted = 0
     for start in range(0, len(ids), _CHUNK):
         chunk = list(ids[start : start + _CHUNK])

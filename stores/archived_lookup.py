@@ -8,9 +8,9 @@ time is at or before the newest archived message time of their scope (`archived_
 live append (a recent time) never opens DuckDB; an import of old history reads the id column
 of the scope's files once per append call.
 
-The corner left: an id archived more than `archive.after` ago, sent again with a time newer than
-everything archived in its scope, is taken as new (its content-hash twin would differ anyway:
-the default id hashes the time). DESIGN.md says so.
+Only a message no newer than its scope's newest archived message (`scope_head.archived_through`)
+is looked up at all (stores/messages.py): an archived id re-sent with a newer time is taken as
+new. A retry carries its message's time, and a content-hash id includes it. DESIGN.md says so.
 """
 
 from __future__ import annotations

@@ -23,7 +23,7 @@ from sqlmodel import Session
 
 from stores.archived_lookup import archived_in_files
 from stores.engine import insert_or_skip
-from stores.scope_head import reserve, set_last
+from stores.scope_head import Reserved, reserve, set_last
 from stores.archived_ids import archived_among
 from stores.types import bind_utc, utc
 from stores.work_queue import mark_due
@@ -94,28 +94,37 @@ def insert_new(connection: Connection, messages: Sequence[NewMessage], received_
                progress: Callable[[int], None] | None = None, *, archive_root: Path | None = None) -> AppendResult:
     """Insert the messages whose ids are new, inside the caller's write transaction.
 
-    Exact under concurrency on every engine. Known ids are filtered out first; the new ones'
-    seqs are then reserved on each scope's counter (stores/scope_head.py), which holds off
-    other appends to the scope until this one commits, and the rows go in with ON CONFLICT
-    DO NOTHING: a duplicate that another writer committed between the check and the
-    reservation is skipped, not an error, and the seqs are closed up behind it. Rows go in
-    statements of ROWS_PER_INSERT rows (one round trip per chunk, not per row), values
-    converted once per column type. `progress` is told how many messages each chunk settled.
-    `archive_root`, the archive directory (settings' archive.dir), is where an id archived long
-    ago is looked for (stores/archived_lookup.py); None reads no archive file.
+    Exact under concurrency on every engine. The new messages' seqs are reserved on each
+    scope's counter (stores/scope_head.py), which holds off other appends to the scope until
+    this one commits and says how far the scope's archive reaches; the rows go in with ON
+    CONFLICT DO NOTHING, so an id already logged is skipped, not an error, and the seqs are
+    closed up behind it (`_close_gaps`). One message (the agent's append) therefore costs three
+    statements: the reservation, the insert, the due mark. Several (an import) are first looked
+    up among the hot ids, so a re-imported file reserves nothing. Only a message no newer than
+    its scope's newest archived message can repeat an archived id: only those are looked up in
+    the archived ids' hashes and, under `archive_root` (settings' archive.dir; None: no file is
+    read), in the scope's archive files (stores/archived_lookup.py). Rows go in statements of
+    ROWS_PER_INSERT rows, values converted once per column type. `progress` is told how many
+    messages each chunk settled.
     """
     keys = [m.key() for m in messages]
-    existing = _existing_ids(connection, set(keys))
-    if len(existing) < len(set(keys)):  # an id archived long ago: in its scope's files (old times only)
-        unknown = {(k, m.scope, utc(m.at)) for m, k in zip(messages, keys) if k not in existing}
-        existing |= archived_in_files(connection, archive_root, unknown)
+    existing = _existing_ids(connection, set(keys)) if len(messages) > 1 else set()
     fresh: list[tuple[NewMessage, str]] = []
     for message, key in zip(messages, keys):
         if key not in existing:
             existing.add(key)  # a key repeated in the input is a duplicate too
             fresh.append((message, key))
     counts = Counter(message.scope for message, _ in fresh)
-    firsts = reserve(connection, counts)
+    reserved = reserve(connection, counts)
+    archived = _archived(connection, fresh, reserved, archive_root)
+    if archived:  # give back the seqs reserved for them: the counter rows are still ours
+        fresh = [(m, k) for m, k in fresh if k not in archived]
+        kept = Counter(message.scope for message, _ in fresh)
+        for scope, count in counts.items():
+            if kept[scope] < count:
+                set_last(connection, scope, reserved[scope].first + kept[scope] - 1)
+        counts = kept
+    firsts = {scope: reserved[scope].first for scope in counts}
     next_seq = dict(firsts)
     convert = _converter(connection.dialect)
     received = convert(utc(received_at))
@@ -136,9 +145,22 @@ def insert_new(connection: Connection, messages: Sequence[NewMessage], received_
     _tell(progress, len(messages) - len(fresh))
     if inserted < len(fresh):
         inserted = _close_gaps(connection, firsts, counts)
-    if fresh:  # work_queue: the scopes have new work
+    if inserted:  # work_queue: the scopes have new work
         mark_due(connection, counts, min([utc(received_at), *(utc(m.at) for m, _ in fresh)]))
     return AppendResult(added=inserted, duplicates=len(messages) - inserted, ids=keys)
+
+
+def _archived(connection: Connection, fresh: list[tuple[NewMessage, str]], reserved: dict[str, Reserved],
+              root: Path | None) -> set[str]:
+    """Which of the fresh keys repeat an archived id: only a message no newer than its scope's
+    newest archived message is looked up (in the hashes of recently archived ids, then in the
+    scope's files): a live append, newer than anything archived, costs no statement here."""
+    old = [(key, message.scope, utc(message.at)) for message, key in fresh
+           if (reach := reserved[message.scope].archived_through) is not None and utc(message.at) <= reach]
+    if not old:
+        return set()
+    found = archived_among(connection, {key for key, _, _ in old})
+    return found | archived_in_files(connection, root, [c for c in old if c[0] not in found])
 
 
 def _tell(progress: Callable[[int], None] | None, count: int) -> None:
@@ -218,7 +240,7 @@ def _existing_ids(connection: Connection, keys: set[str]) -> set[str]:
             found.update(connection.exec_driver_sql(_ANY_ID_SQL, {"ids": chunk}).scalars())
         else:
             found.update(connection.execute(select(Message.id).where(Message.id.in_(chunk))).scalars())
-    return found | archived_among(connection, keys - found)  # an archived id is still a duplicate
+    return found
 
 
 _ANY_ID_SQL = "SELECT id FROM message WHERE id = ANY(CAST(%(ids)b AS VARCHAR[]))"

@@ -13,6 +13,7 @@ from sqlalchemy.engine import Engine
 from sqlmodel import SQLModel
 
 import stores.schema  # noqa: F401  (every table on SQLModel.metadata)
+from stores.schema.archive import DONE
 from stores.schema.log import Message
 
 SCHEMA_VERSION = 1  # PRAGMA user_version on SQLite: 1 = every stored time has one fixed-width form
@@ -43,16 +44,22 @@ def create_schema(engine: Engine) -> None:
 
 
 RETIRED_INDEXES = ("ix_message_scope_interaction",)  # replaced by ix_message_scope_interaction_seq
-# Nullable columns added to tables that older databases already have: (table, column).
-ADDED_COLUMNS = (("message", "attachments"),)
+# Nullable columns added to tables that older databases already have: (table, column), and the
+# statement that fills the new column from what the database holds (None: it starts NULL).
+ADDED_COLUMNS: tuple[tuple[str, str, str | None], ...] = (
+    ("message", "attachments", None),
+    ("scope_head", "archived_through",
+     "UPDATE scope_head SET archived_through = (SELECT max(last_at) FROM archive_file"
+     f" WHERE archive_file.scope = scope_head.scope AND archive_file.state = '{DONE}')"),
+)
 
 
 def _missing_columns(inspector) -> list[tuple[str, str]]:
     found: dict[str, set[str]] = {}
-    for table, column in ADDED_COLUMNS:
+    for table, column, _ in ADDED_COLUMNS:
         if table not in found:
             found[table] = {c["name"] for c in inspector.get_columns(table)}
-    return [(table, column) for table, column in ADDED_COLUMNS if column not in found[table]]
+    return [(table, column) for table, column, _ in ADDED_COLUMNS if column not in found[table]]
 
 
 def _schema_complete(engine: Engine) -> bool:
@@ -74,10 +81,13 @@ def _schema_complete(engine: Engine) -> bool:
 def _upgrade_columns(connection) -> None:
     """Columns added to a table that already exists (create_all only makes new tables): each is
     nullable, so ADD COLUMN is instant on both engines and the old rows read as NULL (none)."""
+    fills = {(table, column): fill for table, column, fill in ADDED_COLUMNS}
     for table, column in _missing_columns(inspect(connection)):
         declared = SQLModel.metadata.tables[table].c[column]
         kind = declared.type.compile(connection.dialect)
         connection.exec_driver_sql(f"ALTER TABLE {table} ADD COLUMN {column} {kind}")
+        if fills[(table, column)]:
+            connection.exec_driver_sql(fills[(table, column)])
 
 
 def _upgrade_indexes(connection) -> None:

@@ -14,24 +14,39 @@ A scope's row is created on its first append, from the scope's current maximum (
 database written before this table existed keeps its numbering), with INSERT ... ON
 CONFLICT DO NOTHING: two first appends racing to create it both end up advancing one row.
 Counters are advanced in scope order, so two appends to overlapping scopes cannot deadlock.
+
+The row also says how far the scope's archive reaches (`archived_through`, raised by the
+archiver in the transaction that finishes a file): the reservation returns it, so an append
+knows without another statement whether any of its messages could repeat an archived id.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
+from datetime import datetime
+from typing import NamedTuple
 
 from sqlalchemy import func, select, update
 from sqlalchemy.engine import Connection
+from sqlmodel import Session
 
 from stores.engine import insert_or_skip
+from stores.schema.archive import DONE, ArchiveFile
 from stores.schema.log import Message, ScopeHead  # the counter and the log it numbers
+from stores.types import utc
 
 CHUNK = 1_000  # scopes per statement: bound parameters stay far under every database's limit
 
 
-def reserve(connection: Connection, counts: Mapping[str, int]) -> dict[str, int]:
+class Reserved(NamedTuple):
+    first: int  # the first of the seqs reserved
+    archived_through: datetime | None  # the newest archived message time of the scope, None: none
+
+
+def reserve(connection: Connection, counts: Mapping[str, int]) -> dict[str, Reserved]:
     """scope -> the first of `counts[scope]` new seqs, reserved by advancing the scope's
-    counter; each counter row stays locked (UPDATE) until the transaction ends."""
+    counter, and how far its archive reaches; each counter row stays locked (UPDATE) until the
+    transaction ends."""
     table = ScopeHead.__table__
     if len(counts) > 1:  # an import: create the missing counters in a few statements, not one per scope
         wanted = sorted(counts)
@@ -39,16 +54,27 @@ def reserve(connection: Connection, counts: Mapping[str, int]) -> dict[str, int]
         for chunk in _chunks(wanted):
             known.update(connection.execute(select(table.c.scope).where(table.c.scope.in_(chunk))).scalars())
         _create(connection, [scope for scope in wanted if scope not in known])
-    firsts: dict[str, int] = {}
+    reserved: dict[str, Reserved] = {}
     for scope in sorted(counts):  # always in scope order: two imports never wait on each other in a cycle
         advance = (update(table).where(table.c.scope == scope)
-                   .values(last_seq=table.c.last_seq + counts[scope]).returning(table.c.last_seq))
-        last = connection.execute(advance).scalar_one_or_none()
-        if last is None:
+                   .values(last_seq=table.c.last_seq + counts[scope]).returning(table.c.last_seq, table.c.archived_through))
+        row = connection.execute(advance).first()
+        if row is None:
             _create(connection, [scope])
-            last = connection.execute(advance).scalar_one()
-        firsts[scope] = last - counts[scope] + 1
-    return firsts
+            row = connection.execute(advance).one()
+        reserved[scope] = Reserved(row[0] - counts[scope] + 1, row[1])
+    return reserved
+
+
+def raise_archived_through(connection: Connection | Session, scope: str, at: datetime) -> None:
+    """The scope's archive now reaches `at` (if that is newer): called in the transaction that
+    finishes an archive file, before its rows go, so the counter row is locked first, as appends
+    lock it (no cycle of waits with an append)."""
+    table = ScopeHead.__table__
+    column = table.c.archived_through
+    at = utc(at)
+    connection.execute(update(table).where(table.c.scope == scope, (column.is_(None)) | (column < at))
+                       .values(archived_through=at))
 
 
 def set_last(connection: Connection, scope: str, last_seq: int) -> None:
@@ -68,7 +94,12 @@ def _create(connection: Connection, scopes: list[str]) -> None:
         newest = dict(connection.execute(
             select(Message.scope, func.max(Message.seq)).where(Message.scope.in_(chunk)).group_by(Message.scope)
         ).all())
-        rows = [{"scope": scope, "last_seq": newest.get(scope) or 0} for scope in chunk]
+        reach = dict(connection.execute(
+            select(ArchiveFile.scope, func.max(ArchiveFile.last_at))
+            .where(ArchiveFile.scope.in_(chunk), ArchiveFile.state == DONE).group_by(ArchiveFile.scope)
+        ).all())
+        rows = [{"scope": scope, "last_seq": newest.get(scope) or 0, "archived_through": reach.get(scope)}
+                for scope in chunk]
         connection.execute(insert_or_skip(table, connection.dialect).values(rows))
 
 

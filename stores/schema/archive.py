@@ -12,6 +12,10 @@ from stores.engine import ROWID_BIGINT
 from stores.types import UTCDateTime
 
 
+# archive_file.state: the file is written and verified; its rows are gone from the hot store.
+WRITTEN, DONE = "written", "done"
+
+
 class ArchiveFile(SQLModel, table=True):
     __tablename__ = "archive_file"
     __table_args__ = (Index("ix_archive_file_scope", "scope", "last_at"),)

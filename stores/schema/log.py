@@ -49,6 +49,9 @@ class ScopeHead(SQLModel, table=True):
 
     scope: str = Field(sa_column=Column(String(MAX_SCOPE_CHARS), primary_key=True))
     last_seq: int = Field(sa_column=Column(Integer, nullable=False))
+    # The newest `at` of the scope's archived messages (None: nothing archived): an appended
+    # message no newer than this may repeat an archived id; a newer one cannot (stores/messages.py).
+    archived_through: datetime | None = Field(default=None, sa_column=Column(UTCDateTime(), nullable=True))
 
 
 class Interaction(SQLModel, table=True):

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import uuid
 from datetime import datetime, timedelta, timezone
 
 from consolidator.ladders.stage import LadderStage
@@ -9,7 +10,9 @@ from consolidator.model.offline import OfflineModel
 from consolidator.runtime.tick import Consolidator
 from consolidator.core.app import App
 from stores.files.archive_files import COLUMNS
-from stores.engine import reading
+from stores import archive_manifest
+from stores.archive_manifest import FileRanges
+from stores.engine import reading, transaction
 from stores.history import History
 from stores.messages import NewMessage, append_messages
 from stores.schema.ladders import Summary
@@ -73,3 +76,14 @@ def summaries(app: App) -> set[tuple]:
     assert len(found) == len(set(found)), "a summary both hot and archived, or archived twice"
     return set(found)
 
+
+
+def archive_by_hand(engine, scope: str, ids: list[str], last_at: datetime) -> None:
+    """Mark `ids` archived as the archiver's last step does (manifest row written then finished),
+    without a file: their hot rows go, their hashes stay, the scope's reach moves."""
+    ranges = FileRanges(first_seq=0, last_seq=0, first_at=last_at, last_at=last_at, first_interaction=0,
+                        last_interaction=0)
+    with transaction(engine) as session:
+        made = archive_manifest.record_written(session, scope, f"{last_at:%Y-%m}", f"{scope}/{uuid.uuid4().hex}.parquet",
+                                               rows=len(ids), checksum="-", size=0, ranges=ranges, now=last_at)
+        archive_manifest.finish(session, made, ids)
