@@ -26,7 +26,7 @@ from collections.abc import Iterable, Mapping
 from datetime import datetime
 from typing import NamedTuple
 
-from sqlalchemy import func, select, update
+from sqlalchemy import Integer, bindparam, func, select, update
 from sqlalchemy.engine import Connection
 from sqlmodel import Session
 
@@ -56,14 +56,20 @@ def reserve(connection: Connection, counts: Mapping[str, int]) -> dict[str, Rese
         _create(connection, [scope for scope in wanted if scope not in known])
     reserved: dict[str, Reserved] = {}
     for scope in sorted(counts):  # always in scope order: two imports never wait on each other in a cycle
-        advance = (update(table).where(table.c.scope == scope)
-                   .values(last_seq=table.c.last_seq + counts[scope]).returning(table.c.last_seq, table.c.archived_through))
-        row = connection.execute(advance).first()
+        values = {"head_scope": scope, "count": counts[scope]}
+        row = connection.execute(_ADVANCE, values).first()
         if row is None:
             _create(connection, [scope])
-            row = connection.execute(advance).one()
+            row = connection.execute(_ADVANCE, values).one()
         reserved[scope] = Reserved(row[0] - counts[scope] + 1, row[1])
     return reserved
+
+
+# Built once: the statement every append sends (SQLAlchemy compiles it once per dialect).
+_HEAD = ScopeHead.__table__
+_ADVANCE = (update(_HEAD).where(_HEAD.c.scope == bindparam("head_scope"))
+            .values(last_seq=_HEAD.c.last_seq + bindparam("count", type_=Integer))
+            .returning(_HEAD.c.last_seq, _HEAD.c.archived_through))
 
 
 def raise_archived_through(connection: Connection | Session, scope: str, at: datetime) -> None:

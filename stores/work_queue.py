@@ -53,6 +53,10 @@ _MARK = (
     " ON CONFLICT (scope) DO UPDATE SET"
     " due_at = CASE WHEN excluded.due_at < due_scope.due_at THEN excluded.due_at ELSE due_scope.due_at END,"
     " marks = due_scope.marks + 1"
+    # An unclaimed row already due at or before this mark stays as it is: the next claim sees the
+    # new work anyway (the conflicting row is locked all the same, so no claim slips in before
+    # this transaction commits), and the append writes no page of the queue.
+    " WHERE due_scope.holder IS NOT NULL OR excluded.due_at < due_scope.due_at"
 )
 _MARK_STMT = text(_MARK).bindparams(bindparam("at", type_=UTCDateTime()))
 
@@ -62,7 +66,8 @@ def mark_due(session_or_conn: Session | Connection, scope: str | Iterable[str], 
     scopes = [scope] if isinstance(scope, str) else sorted(set(scope))  # sorted: rows locked in one order
     if scopes:
         at = utc(at)
-        session_or_conn.execute(_MARK_STMT, [{"scope": name, "at": at} for name in scopes])
+        params = [{"scope": name, "at": at} for name in scopes]
+        session_or_conn.execute(_MARK_STMT, params[0] if len(params) == 1 else params)  # one: no executemany
 
 
 def mark_scopes_due(engine: Engine, scopes: Iterable[str], at: datetime) -> None:

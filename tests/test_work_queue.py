@@ -138,14 +138,33 @@ def test_an_append_during_the_claim_keeps_the_scope_due(tmp_path):
 
 
 def test_mark_due_keeps_the_earliest_time(tmp_path):
-    """Marking a scope due later than it already is changes nothing but the mark count."""
+    """Marking an unclaimed scope due later than it already is changes nothing (not even its mark
+    count: no page of the queue is written); an earlier time moves it and counts a mark."""
+    app = open_app(Settings(state_dir=tmp_path / "s"))
+    with transaction(app.engine) as session:
+        mark_due(session, "maya", T0 + timedelta(minutes=5))
+        mark_due(session, ["maya", "ana"], T0 + timedelta(hours=1))
+    got = rows(app.engine)
+    assert (got["maya"].due_at, got["maya"].marks) == (T0 + timedelta(minutes=5), 1)
+    assert got["ana"].due_at == T0 + timedelta(hours=1)
+    with transaction(app.engine) as session:
+        mark_due(session, "maya", T0)
+    assert (rows(app.engine)["maya"].due_at, rows(app.engine)["maya"].marks) == (T0, 2)
+    app.close()
+
+
+def test_a_mark_on_a_claimed_scope_is_counted_so_its_settle_keeps_it_due(tmp_path):
+    """While a daemon holds the scope, every mark counts, even a later one: the holder's settle
+    sees the count moved and leaves the row due instead of deleting it."""
     app = open_app(Settings(state_dir=tmp_path / "s"))
     with transaction(app.engine) as session:
         mark_due(session, "maya", T0)
-        mark_due(session, ["maya", "ana"], T0 + timedelta(hours=1))
-    got = rows(app.engine)
-    assert (got["maya"].due_at, got["maya"].marks) == (T0, 2)
-    assert got["ana"].due_at == T0 + timedelta(hours=1)
+    [claim] = claim_due(app.engine, "host:1", T0, timedelta(minutes=5))
+    with transaction(app.engine) as session:
+        mark_due(session, "maya", T0 + timedelta(hours=1))  # later than it is due: counted all the same
+    assert rows(app.engine)["maya"].marks == claim.marks + 1
+    settle(app.engine, claim, "host:1", None)
+    assert "maya" in rows(app.engine)
     app.close()
 
 

@@ -51,10 +51,12 @@ def test_an_id_already_logged_adds_nothing_leaves_no_gap_and_marks_nothing(engin
         marks = session.get(DueScope, "s").marks
     result = append_messages(engine, [said(1, id="a")], T0)
     assert (result.added, result.duplicates) == (0, 1)
-    append_messages(engine, [said(2, id="b")], T0)
+    with reading(engine) as session:
+        assert session.get(DueScope, "s").marks == marks  # the duplicate marked nothing
+    append_messages(engine, [said(-5, id="b")], T0)  # earlier than the scope is due: a mark
     with reading(engine) as session:
         assert [m.seq for m in messages_after(session, "s", 0, 10)] == [1, 2]
-        assert session.get(DueScope, "s").marks == marks + 1  # the duplicate marked nothing
+        assert session.get(DueScope, "s").marks == marks + 1
 
 
 def test_an_archived_id_sent_again_with_its_time_is_a_duplicate(engine) -> None:
