@@ -12,7 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import datetime
 
-from sqlalchemy import func, select, union_all
+from sqlalchemy import func, insert, select, union_all
 from sqlmodel import Session
 
 from stores.schema.ladders import Summary, Announcement
@@ -22,19 +22,24 @@ def summary_id(scope: str, ladder: str, rung: str, key: str, version: int) -> st
     return f"{scope}/{ladder}/{rung}/{key}@{version}"
 
 
+# The ladder stage reads summaries as plain rows (attribute access by column name, as a Summary
+# has): it reads many per tick and changes none, and ORM objects cost more to build than the read.
+_ROW = select(Summary.__table__)
+
+
 def latest_rows(session: Session, scope: str, ladder: str, windows: list[tuple[str, str]]) -> dict[tuple[str, str], Summary]:
-    """The newest version of each (rung, key) window that exists, in one query."""
+    """The newest version of each (rung, key) window that exists, in one query (as rows)."""
     wanted = set(windows)
     if not wanted:
         return {}
-    stmt = select(Summary).where(
+    stmt = _ROW.where(
         Summary.scope == scope,
         Summary.ladder == ladder,
         Summary.rung.in_(sorted({r for r, _ in wanted})),
         Summary.key.in_(sorted({k for _, k in wanted})),
     )
     best: dict[tuple[str, str], Summary] = {}
-    for row in session.execute(stmt).scalars():
+    for row in session.execute(stmt).all():
         window = (row.rung, row.key)
         if window in wanted and (window not in best or row.version > best[window].version):
             best[window] = row
@@ -81,7 +86,7 @@ def newest_summaries(session: Session, scope: str, ladder: str, rungs: list[str]
         return {}
     probes = [select(_newest_of_rung(scope, ladder, rung).subquery().c.id) for rung in sorted(set(rungs))]
     ids = probes[0] if len(probes) == 1 else union_all(*probes)
-    rows = session.execute(select(Summary).where(Summary.id.in_(ids))).scalars()
+    rows = session.execute(_ROW.where(Summary.id.in_(ids))).all()
     return {row.rung: row for row in rows}
 
 
@@ -161,6 +166,25 @@ def write_summary(session: Session, summary: Summary, flush: bool = True) -> Ann
     if flush:
         session.flush()  # assigns the announcement's id: the stage's cursor moves up to it
     return announcement
+
+
+def _announcement(row: dict) -> dict:
+    return {"scope": row["scope"], "ladder": row["ladder"], "rung": row["rung"], "key": row["key"],
+            "summary_id": row["id"], "version": row["version"], "announced_at": row["created_at"]}
+
+
+def insert_summaries(session: Session, rows: list[dict]) -> int | None:
+    """`write_summary` for summaries given as column values: each row and its announcement, in the
+    caller's transaction, as one INSERT per table (announcements in the order given); returns the
+    announcement's id when one row was given (the stage's cursor moves up to it), else None."""
+    if not rows:
+        return None
+    session.execute(insert(Summary.__table__), rows)
+    announcements = [_announcement(row) for row in rows]
+    if len(rows) > 1:
+        session.execute(insert(Announcement.__table__), announcements)
+        return None
+    return session.execute(insert(Announcement.__table__).values(announcements[0])).inserted_primary_key[0]
 
 
 def announcements_after(session: Session, scope: str, ladder: str, after_id: int) -> list[tuple[int, str, str]]:

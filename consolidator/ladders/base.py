@@ -16,7 +16,7 @@ from datetime import datetime
 from typing import Callable
 from zoneinfo import ZoneInfo
 
-from consolidator.ladders.blocks import BlockWrite, Draft, Stop, Target, Watermark, stopped, write_block
+from consolidator.ladders.blocks import BlockWrite, Draft, Stop, Target, Watermark, stopped, write_blocks
 from consolidator.ladders.drafting import Drafter, message_inputs
 from consolidator.ladders.holds import Guard, Held
 from consolidator.core.app import App
@@ -170,9 +170,9 @@ class BaseWindows:
         if not drafted:
             return 0
         scope, ladder = drafted[0].target.scope, drafted[0].target.ladder
-        written = 0
         with transaction(self.app.engine) as session:
             current = self.history.latest_summaries(session, scope, ladder, [d.target.window for d in drafted])
+            writes = []
             for d in drafted:
                 now_there = current.get(d.target.window)
                 if not d.sources:
@@ -182,10 +182,10 @@ class BaseWindows:
                             and now_there.text == d.draft.text)
                 if not same:
                     version = now_there.version + 1 if now_there is not None else 1
-                    write_block(session, BlockWrite(d.target, d.draft, d.sources, d.watermark, version), now, flush=False)
-                    written += 1
+                    writes.append(BlockWrite(d.target, d.draft, d.sources, d.watermark, version))
+            write_blocks(session, writes, now)
             clear_dirty(session, scope, ladder, [d.target.unit for d in drafted])
-        return written
+        return len(writes)
 
 
 RUN_SPAN = 32  # base windows read (one query) and stored (one transaction) together, at most
