@@ -12,14 +12,22 @@ from typing import Iterable
 
 from typing import Callable, Sequence
 
-from sqlalchemy import and_, func, or_, select, update
+from sqlalchemy import and_, bindparam, func, or_, select, update
 from sqlmodel import Session
 
 from stores.engine import transaction
 from stores.schema.ledger import ScopeCursor
 from stores.schema.log import Message
-from stores.messages import messages_after
 from stores.schema.log import Interaction
+
+
+# Placing reads (id, seq, at, session) of the unplaced messages and sets their interaction: plain
+# rows and one executemany, built once (a day's messages as ORM objects cost more than the SQL).
+_UNPLACED = (select(Message.id, Message.seq, Message.at, Message.session)
+             .where(Message.scope == bindparam("scope"), Message.seq > bindparam("after"))
+             .order_by(Message.seq).limit(bindparam("limit")))
+_PLACE = (update(Message.__table__).where(Message.__table__.c.id == bindparam("mid"))
+          .values(interaction=bindparam("number")))
 
 
 def max_number(session: Session, scope: str) -> int:
@@ -67,13 +75,13 @@ def assign_next(engine, scope: str, limit: int, gap: timedelta,
     with transaction(engine) as session:
         cursor = session.get(ScopeCursor, scope) or ScopeCursor(scope=scope)
         session.add(cursor)
-        new = messages_after(session, scope, cursor.assigned_seq, limit)
+        new = session.execute(_UNPLACED, {"scope": scope, "after": cursor.assigned_seq, "limit": limit}).all()
         if not new:
             return None
         sessions = {m.session for m in new if m.session is not None}
         rows = {row.number: row for row in nearby(session, scope, sessions, min(m.at for m in new), max(m.at for m in new), gap)}
         placed, touched = place(new, list(rows.values()), max_number(session, scope))
-        session.execute(update(Message), [{"id": mid, "interaction": number} for mid, number in placed.items()])
+        session.execute(_PLACE, [{"mid": mid, "number": number} for mid, number in placed.items()])
         for number, span in touched.items():
             row = rows.get(number)
             if row is None:
