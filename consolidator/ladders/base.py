@@ -23,7 +23,7 @@ from consolidator.core.app import App
 from hierarchy.calendar import local_day, time_window
 from hierarchy.planning import closed_through, complete_interactions, days_to_write
 from hierarchy.tiling import Block, LadderSpec
-from stores.engine import reading, transaction
+from stores.engine import Session, reading, transaction
 from stores.interactions import last_times
 from stores.interactions import max_number as newest_interaction
 from stores.ladder_state import (
@@ -102,28 +102,30 @@ class BaseWindows:
             rewind_announcements(session, scope, ladder)
         return len(units)
 
-    def _dirty(self, scope: str, ladder: str) -> dict[int, datetime]:
-        with reading(self.app.engine) as session:
-            return dirty_windows(session, scope, ladder)
-
     # --- writing closed windows ------------------------------------------------------------
 
     def write_days(self, scope: str, spec: LadderSpec, tz: ZoneInfo, now: datetime, stop: Stop, tick: Tick) -> int:
-        """The time ladder: write the closed dirty days; returns summaries written (silent days write nothing)."""
-        due = days_to_write(self._dirty(scope, "time"), closed_through(tz, self.app.settings.ladders.day_grace, now))
-        if not due:
-            return 0
+        """The time ladder: write the closed dirty days; returns summaries written (silent days write nothing).
+
+        The dirty days, the cursor, the holds and the first run's messages are read in one
+        read transaction (a tick's usual work is one run)."""
+        closed = closed_through(tz, self.app.settings.ladders.day_grace, now)
         with reading(self.app.engine) as session:
+            due = days_to_write(dirty_windows(session, scope, "time"), closed)
+            if not due:
+                return 0
             state = progress(session, scope, "time")
-        seen_seq = state.seen_seq if state else 0
-        held = self.guard.held(scope, "time", now)
+            seen_seq = state.seen_seq if state else 0
+            held = self.guard.held(scope, "time", now, session)
+            runs = _runs(due)
+            first = self._days(session, scope, spec, tz, seen_seq, runs[0])
         pending = _Pending(self)
-        for run in _runs(due):
-            start, end = time_window(spec, Block(0, run[0]), tz)[0], time_window(spec, Block(0, run[-1]), tz)[1]
-            with reading(self.app.engine) as session:
-                by_day: dict[int, list[Message]] = {}
-                for m in self.history.window(session, scope, seen_seq, start, end):
-                    by_day.setdefault(local_day(m.at, tz), []).append(m)
+        for n, run in enumerate(runs):
+            if n:
+                with reading(self.app.engine) as session:
+                    by_day = self._days(session, scope, spec, tz, seen_seq, run)
+            else:
+                by_day = first
             for unit in run:
                 if stopped(stop):
                     return pending.flush(now)
@@ -136,19 +138,26 @@ class BaseWindows:
 
     def write_interactions(self, scope: str, spec: LadderSpec, tz: ZoneInfo, now: datetime, stop: Stop, tick: Tick) -> int:
         """The count ladder: write every complete dirty interaction; returns summaries written."""
-        dirty = self._dirty(scope, "count")
-        if not dirty:
-            return 0
-        with reading(self.app.engine) as session:
+        with reading(self.app.engine) as session:  # one read transaction, the first run's messages included
+            dirty = dirty_windows(session, scope, "count")
+            if not dirty:
+                return 0
             state = progress(session, scope, "count")
-            newest = newest_interaction(session, scope)
+            seen_seq = state.seen_seq if state else 0
             last_at = last_times(session, scope, dirty)
-        seen_seq = state.seen_seq if state else 0
-        held = self.guard.held(scope, "count", now)
+            runs = _runs(complete_interactions(last_at, newest_interaction(session, scope),
+                                               self.app.settings.interaction_gap, now))
+            if not runs:
+                return 0
+            held = self.guard.held(scope, "count", now, session)
+            first = self.history.interactions(session, scope, seen_seq, runs[0][0], runs[0][-1])
         pending = _Pending(self)
-        for run in _runs(complete_interactions(last_at, newest, self.app.settings.interaction_gap, now)):
-            with reading(self.app.engine) as session:
-                by_number = self.history.interactions(session, scope, seen_seq, run[0], run[-1])
+        for n, run in enumerate(runs):
+            if n:
+                with reading(self.app.engine) as session:
+                    by_number = self.history.interactions(session, scope, seen_seq, run[0], run[-1])
+            else:
+                by_number = first
             for number in run:
                 if stopped(stop):
                     return pending.flush(now)
@@ -158,6 +167,15 @@ class BaseWindows:
                 if tick:
                     tick(1)
         return pending.flush(now)
+
+    def _days(self, session: Session, scope: str, spec: LadderSpec, tz: ZoneInfo, seen_seq: int,
+              run: list[int]) -> dict[int, list[Message]]:
+        """The messages of a run of days (one range read), by local day."""
+        start, end = time_window(spec, Block(0, run[0]), tz)[0], time_window(spec, Block(0, run[-1]), tz)[1]
+        by_day: dict[int, list[Message]] = {}
+        for m in self.history.window(session, scope, seen_seq, start, end):
+            by_day.setdefault(local_day(m.at, tz), []).append(m)
+        return by_day
 
     def store(self, drafted: list[Drafted], now: datetime) -> int:
         """Store drafted windows of one scope and ladder in one transaction and clear them; returns
