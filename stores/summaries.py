@@ -140,12 +140,8 @@ def interactions_after(session: Session, scope: str, after: int, limit: int) -> 
 
 def reusable(session: Session, scope: str, input_hash: str) -> Summary | None:
     """An earlier summary of this scope written by a model call from identical inputs."""
-    stmt = (
-        select(Summary)
-        .where(Summary.scope == scope, Summary.input_hash == input_hash, Summary.kind == "summarized")
-        .limit(1)
-    )
-    return session.execute(stmt).scalars().first()
+    stmt = _ROW.where(Summary.scope == scope, Summary.input_hash == input_hash, Summary.kind == "summarized").limit(1)
+    return session.execute(stmt).first()
 
 
 def write_summary(session: Session, summary: Summary, flush: bool = True) -> Announcement:
@@ -197,10 +193,17 @@ def announcements_after(session: Session, scope: str, ladder: str, after_id: int
     return [tuple(row) for row in session.execute(stmt).all()]
 
 
+LADDERS = ("time", "count")
+
+
 def newest_announcements(session: Session, scope: str) -> dict[str, int]:
-    """ladder -> the id of its newest announcement, for every ladder of `scope` (one query)."""
-    stmt = select(Announcement.ladder, func.max(Announcement.id)).where(Announcement.scope == scope).group_by(Announcement.ladder)
-    return {ladder: int(top) for ladder, top in session.execute(stmt).all()}
+    """ladder -> the id of its newest announcement, for every ladder of `scope` that has one: one
+    statement of one max() probe of the (scope, ladder, id) index per ladder (a GROUP BY read every
+    announcement of the scope, so its cost grew with the scope's history)."""
+    probes = [select(func.max(Announcement.id)).where(Announcement.scope == scope, Announcement.ladder == ladder)
+              .scalar_subquery() for ladder in LADDERS]
+    row = session.execute(select(*probes)).one()
+    return {ladder: int(top) for ladder, top in zip(LADDERS, row) if top is not None}
 
 
 @dataclass(frozen=True)
