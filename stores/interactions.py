@@ -15,7 +15,7 @@ from typing import Callable, Sequence
 from sqlalchemy import and_, bindparam, func, or_, select, update
 from sqlmodel import Session
 
-from stores.engine import transaction
+from stores.engine import core, transaction
 from stores.schema.ledger import ScopeCursor
 from stores.schema.log import Message
 from stores.schema.log import Interaction
@@ -30,18 +30,19 @@ _PLACE = (update(Message.__table__).where(Message.__table__.c.id == bindparam("m
           .values(interaction=bindparam("number")))
 
 
+_MAX_NUMBER = select(func.coalesce(func.max(Interaction.number), 0)).where(Interaction.scope == bindparam("scope"))
+_LAST_TIMES = select(Interaction.number, Interaction.last_at).where(
+    Interaction.scope == bindparam("scope"), Interaction.number.in_(bindparam("numbers", expanding=True)))
+
+
 def max_number(session: Session, scope: str) -> int:
-    return session.execute(
-        select(func.coalesce(func.max(Interaction.number), 0)).where(Interaction.scope == scope)
-    ).scalar_one()
+    return core(session, _MAX_NUMBER, {"scope": scope}).scalar_one()
 
 
 def last_times(session: Session, scope: str, numbers: Iterable[int]) -> dict[int, datetime]:
     """number -> time of its newest message, for those of `numbers` that exist."""
-    stmt = select(Interaction.number, Interaction.last_at).where(
-        Interaction.scope == scope, Interaction.number.in_(list(numbers))
-    )
-    return dict(session.execute(stmt).all())
+    numbers = list(numbers)
+    return dict(core(session, _LAST_TIMES, {"scope": scope, "numbers": numbers}).all()) if numbers else {}
 
 
 def interaction_count(session: Session, scope: str | None = None) -> int:

@@ -16,10 +16,10 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Mapping
 
-from sqlalchemy import case, delete, or_, select, update
+from sqlalchemy import bindparam, case, delete, or_, select, update
 from sqlmodel import Session
 
-from stores.engine import dialect_insert, insert_or_skip
+from stores.engine import core, dialect_insert, insert_or_skip
 from stores.schema.ladders import LadderState, DirtyWindow
 
 
@@ -36,11 +36,15 @@ class Progress:
 _STATE = LadderState.__table__
 _DIRTY = DirtyWindow.__table__
 _READ = select(_STATE.c.seen_seq, _STATE.c.seen_announcement, _STATE.c.first_unit, _STATE.c.through_unit)
+# The per-tick reads, built once with their values as parameters (building a statement costs more than running it).
+_PROGRESS = _READ.where(_STATE.c.scope == bindparam("scope"), _STATE.c.ladder == bindparam("ladder"))
+_DIRTY_OF = select(_DIRTY.c.unit, _DIRTY.c.last_at).where(_DIRTY.c.scope == bindparam("scope"),
+                                                          _DIRTY.c.ladder == bindparam("ladder"))
 
 
 def progress(session: Session, scope: str, ladder: str) -> Progress | None:
     """The ladder's state, or None when the stage has never looked at this scope's ladder."""
-    row = session.execute(_READ.where(_STATE.c.scope == scope, _STATE.c.ladder == ladder)).first()
+    row = core(session, _PROGRESS, {"scope": scope, "ladder": ladder}).first()
     return Progress(*row) if row is not None else None
 
 
@@ -111,8 +115,7 @@ def mark_dirty(session: Session, scope: str, ladder: str, units: Mapping[int, da
 
 def dirty_windows(session: Session, scope: str, ladder: str) -> dict[int, datetime]:
     """Every dirty base window of the ladder: unit -> its newest message time."""
-    stmt = select(DirtyWindow.unit, DirtyWindow.last_at).where(DirtyWindow.scope == scope, DirtyWindow.ladder == ladder)
-    return dict(session.execute(stmt).all())
+    return dict(core(session, _DIRTY_OF, {"scope": scope, "ladder": ladder}).all())
 
 
 def scope_dirty_windows(session: Session, scope: str) -> dict[str, dict[int, datetime]]:

@@ -12,8 +12,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import datetime
 
-from sqlalchemy import func, insert, select, union_all
+from sqlalchemy import bindparam, func, insert, select, union_all
 from sqlmodel import Session
+
+from stores.engine import core
 
 from stores.schema.ladders import Summary, Announcement
 
@@ -25,6 +27,14 @@ def summary_id(scope: str, ladder: str, rung: str, key: str, version: int) -> st
 # The ladder stage reads summaries as plain rows (attribute access by column name, as a Summary
 # has): it reads many per tick and changes none, and ORM objects cost more to build than the read.
 _ROW = select(Summary.__table__)
+# The per-tick reads, built once with their values as parameters (building a statement costs more than running it).
+_OF_LADDER = (Summary.scope == bindparam("scope"), Summary.ladder == bindparam("ladder"))
+_LATEST = _ROW.where(*_OF_LADDER, Summary.rung.in_(bindparam("rungs", expanding=True)),
+                     Summary.key.in_(bindparam("keys", expanding=True)))
+_REUSABLE = _ROW.where(Summary.scope == bindparam("scope"), Summary.input_hash == bindparam("hash"),
+                       Summary.kind == "summarized").limit(1)
+_CONTENT_START = (select(Summary.window_start).where(*_OF_LADDER, Summary.rung == bindparam("rung"), Summary.kind != "empty")
+                  .order_by(Summary.window_start.desc()).limit(1))
 
 
 def latest_rows(session: Session, scope: str, ladder: str, windows: list[tuple[str, str]]) -> dict[tuple[str, str], Summary]:
@@ -32,14 +42,10 @@ def latest_rows(session: Session, scope: str, ladder: str, windows: list[tuple[s
     wanted = set(windows)
     if not wanted:
         return {}
-    stmt = _ROW.where(
-        Summary.scope == scope,
-        Summary.ladder == ladder,
-        Summary.rung.in_(sorted({r for r, _ in wanted})),
-        Summary.key.in_(sorted({k for _, k in wanted})),
-    )
+    parameters = {"scope": scope, "ladder": ladder, "rungs": sorted({r for r, _ in wanted}),
+                  "keys": sorted({k for _, k in wanted})}
     best: dict[tuple[str, str], Summary] = {}
-    for row in session.execute(stmt).all():
+    for row in core(session, _LATEST, parameters).all():
         window = (row.rung, row.key)
         if window in wanted and (window not in best or row.version > best[window].version):
             best[window] = row
@@ -92,13 +98,7 @@ def newest_summaries(session: Session, scope: str, ladder: str, rungs: list[str]
 
 def newest_content_start(session: Session, scope: str, ladder: str, rung: str) -> datetime | None:
     """The window start of the rung's newest window that has something in it (any version)."""
-    stmt = (
-        select(Summary.window_start)
-        .where(Summary.scope == scope, Summary.ladder == ladder, Summary.rung == rung, Summary.kind != "empty")
-        .order_by(Summary.window_start.desc())
-        .limit(1)
-    )
-    return session.execute(stmt).scalars().first()
+    return core(session, _CONTENT_START, {"scope": scope, "ladder": ladder, "rung": rung}).scalar()
 
 
 def newest_kinds(session: Session, scope: str, ladder: str, rung: str, start: datetime, end: datetime) -> dict[str, tuple[int, str]]:
@@ -140,8 +140,7 @@ def interactions_after(session: Session, scope: str, after: int, limit: int) -> 
 
 def reusable(session: Session, scope: str, input_hash: str) -> Summary | None:
     """An earlier summary of this scope written by a model call from identical inputs."""
-    stmt = _ROW.where(Summary.scope == scope, Summary.input_hash == input_hash, Summary.kind == "summarized").limit(1)
-    return session.execute(stmt).first()
+    return core(session, _REUSABLE, {"scope": scope, "hash": input_hash}).first()
 
 
 def write_summary(session: Session, summary: Summary, flush: bool = True) -> Announcement:
@@ -183,14 +182,15 @@ def insert_summaries(session: Session, rows: list[dict]) -> int | None:
     return session.execute(insert(Announcement.__table__).values(announcements[0])).inserted_primary_key[0]
 
 
+_ANNOUNCED_AFTER = (select(Announcement.id, Announcement.rung, Announcement.key)
+                    .where(Announcement.scope == bindparam("scope"), Announcement.ladder == bindparam("ladder"),
+                           Announcement.id > bindparam("after")).order_by(Announcement.id))
+
+
 def announcements_after(session: Session, scope: str, ladder: str, after_id: int) -> list[tuple[int, str, str]]:
     """(id, rung, key) of the ladder's announcements newer than `after_id`, oldest first."""
-    stmt = (
-        select(Announcement.id, Announcement.rung, Announcement.key)
-        .where(Announcement.scope == scope, Announcement.ladder == ladder, Announcement.id > after_id)
-        .order_by(Announcement.id)
-    )
-    return [tuple(row) for row in session.execute(stmt).all()]
+    parameters = {"scope": scope, "ladder": ladder, "after": after_id}
+    return [tuple(row) for row in core(session, _ANNOUNCED_AFTER, parameters).all()]
 
 
 LADDERS = ("time", "count")
