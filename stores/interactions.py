@@ -12,7 +12,7 @@ from typing import Iterable
 
 from typing import Callable, Sequence
 
-from sqlalchemy import and_, bindparam, func, or_, select, update
+from sqlalchemy import and_, bindparam, func, insert, or_, select, update
 from sqlmodel import Session
 
 from stores.engine import core, transaction
@@ -33,6 +33,11 @@ _PLACE = (update(Message.__table__).where(Message.__table__.c.id == bindparam("m
 _MAX_NUMBER = select(func.coalesce(func.max(Interaction.number), 0)).where(Interaction.scope == bindparam("scope"))
 _LAST_TIMES = select(Interaction.number, Interaction.last_at).where(
     Interaction.scope == bindparam("scope"), Interaction.number.in_(bindparam("numbers", expanding=True)))
+
+
+_TABLE = Interaction.__table__
+_RESPAN = (update(_TABLE).where(_TABLE.c.scope == bindparam("s"), _TABLE.c.number == bindparam("n"))
+           .values(first_at=bindparam("f"), last_at=bindparam("l"), message_count=bindparam("c"), max_seq=bindparam("m")))
 
 
 def max_number(session: Session, scope: str) -> int:
@@ -61,8 +66,8 @@ def nearby(session: Session, scope: str, sessions: set[str], lo: datetime, hi: d
     ]
     if sessions:
         conditions.append(Interaction.session.in_(sorted(sessions)))
-    stmt = select(Interaction).where(Interaction.scope == scope, or_(*conditions))
-    return list(session.execute(stmt).scalars())
+    stmt = select(Interaction.__table__).where(Interaction.scope == scope, or_(*conditions))
+    return list(core(session, stmt).all())  # rows (attribute access by column name), not ORM objects
 
 
 def assign_next(engine, scope: str, limit: int, gap: timedelta,
@@ -83,12 +88,15 @@ def assign_next(engine, scope: str, limit: int, gap: timedelta,
         rows = {row.number: row for row in nearby(session, scope, sessions, min(m.at for m in new), max(m.at for m in new), gap)}
         placed, touched = place(new, list(rows.values()), max_number(session, scope))
         session.execute(_PLACE, [{"mid": mid, "number": number} for mid, number in placed.items()])
-        for number, span in touched.items():
-            row = rows.get(number)
-            if row is None:
-                row = Interaction(scope=scope, number=number, session=span.session, first_at=span.first_at, last_at=span.last_at)
-                session.add(row)
-            row.first_at, row.last_at = span.first_at, span.last_at
-            row.message_count, row.max_seq = span.message_count, span.max_seq
+        spans = [{"scope": scope, "number": number, "session": span.session, "first_at": span.first_at,
+                  "last_at": span.last_at, "message_count": span.message_count, "max_seq": span.max_seq}
+                 for number, span in touched.items()]
+        added = [span for span in spans if span["number"] not in rows]
+        if added:
+            core(session, insert(Interaction.__table__), added)
+        changed = [{"s": scope, "n": span["number"], "f": span["first_at"], "l": span["last_at"],
+                    "c": span["message_count"], "m": span["max_seq"]} for span in spans if span["number"] in rows]
+        if changed:
+            core(session, _RESPAN, changed)
         cursor.assigned_seq = new[-1].seq
         return sorted(touched)
