@@ -37,7 +37,7 @@ from stores.ladder_state import (
     wake_through,
 )
 from stores.history import History
-from stores.message_windows import Arrival, arrivals_after, has_messages_after
+from stores.message_windows import Arrival, arrivals_after
 from stores.schema.log import Message
 
 Tick = Callable[[int], None] | None  # a progress bar's advance: one per base window tried
@@ -67,14 +67,11 @@ class BaseWindows:
         """Mark the windows of the messages logged since the ladder's cursor dirty, and move it on.
 
         The cursor stops before the first message not yet placed in an interaction: it is
-        picked up next tick. An idle scope takes no write lock. The first time the time
-        ladder is looked at, every block closed by `now` counts as woken: none holds a
+        picked up next tick. The stage calls this only when its run's first read found messages
+        its ladders have not all seen, so an idle scope takes no write lock. The first time the
+        time ladder is looked at, every block closed by `now` counts as woken: none holds a
         summary yet, and the days written from now on wake their blocks themselves.
         """
-        with reading(self.app.engine) as session:
-            state = progress(session, scope, ladder)
-            if state is not None and not has_messages_after(session, scope, state.seen_seq):
-                return
         with transaction(self.app.engine) as session:
             state = start_progress(session, scope, ladder)
             if ladder == "time" and state.through_unit is None:

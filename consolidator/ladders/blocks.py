@@ -126,8 +126,11 @@ def summary_values(write: BlockWrite, now: datetime) -> dict:
 
 def write_blocks(session: Session, writes: list[BlockWrite], now: datetime) -> int | None:
     """Store the summaries with their announcements in the caller's transaction (one INSERT per
-    table), each rung's view bumped once; returns the announcement's id when one write was given."""
+    table), each rung's view and the scope's `ladders` view (context.md) bumped once; returns the
+    announcement's id when one write was given."""
     views = dict.fromkeys((w.target.scope, ladder_view(w.target.ladder, w.target.rung)) for w in writes)
+    for scope in dict.fromkeys(w.target.scope for w in writes):
+        bump(session, scope, "ladders")  # context.md shows the newest summaries
     for scope, view in views:
         bump(session, scope, view)  # the rung's snapshot is stale until published
     for w in writes:
