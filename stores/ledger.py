@@ -17,7 +17,7 @@ from sqlalchemy.engine import Engine
 from sqlalchemy.exc import IntegrityError
 from sqlmodel import Session
 
-from stores.engine import reading, transaction
+from stores.engine import core, reading, transaction
 from stores.schema.ledger import Batch, RunStatus, ScopeCursor, StepRun
 from stores.schema.log import Message
 from stores.work_queue import AT_ONCE, mark_due
@@ -56,13 +56,13 @@ def record_batches(engine: Engine, scope: str, step_names: Sequence[str], now: d
             cursor.batches += 1
             batch = {"scope": scope, "number": cursor.batches, "first_seq": cut.first_seq, "last_seq": cut.last_seq,
                      "size": cut.size, "reason": cut.reason, "created_at": now}
-            batch_id = session.execute(insert(Batch.__table__).values(batch)).inserted_primary_key[0]
+            batch_id = core(session, insert(Batch.__table__).values(batch)).inserted_primary_key[0]  # no autoflush
             runs += [{"batch_id": batch_id, "scope": scope, "step": name, "status": RunStatus.PENDING.value}
                      for name in step_names]
             cursor.batched_seq = cut.last_seq
             ids.append(batch_id)
         if runs:
-            session.execute(insert(StepRun.__table__), runs)
+            core(session, insert(StepRun.__table__), runs)
     return ids
 
 

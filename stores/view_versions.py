@@ -20,6 +20,13 @@ _BUMPS: dict[str, object] = {}  # dialect name -> the upsert, built once
 
 def bump(session: Session, scope: str, view: str) -> None:
     """Mark `view` of `scope` as changed, in the caller's transaction: one upsert, no read first."""
+    bump_all(session, [(scope, view)])
+
+
+def bump_all(session: Session, views: list[tuple[str, str]]) -> None:
+    """`bump` for several (scope, view) at once: one executemany of the upsert."""
+    if not views:
+        return
     dialect = session.get_bind().dialect
     stmt = _BUMPS.get(dialect.name)
     if stmt is None:
@@ -27,7 +34,7 @@ def bump(session: Session, scope: str, view: str) -> None:
         stmt = _BUMPS[dialect.name] = (
             dialect_insert(table, dialect).values(scope=bindparam("scope"), view=bindparam("view"), version=1)
             .on_conflict_do_update(index_elements=[table.c.scope, table.c.view], set_={"version": table.c.version + 1}))
-    core(session, stmt, {"scope": scope, "view": view})
+    core(session, stmt, [{"scope": scope, "view": view} for scope, view in views])
 
 
 def bump_once(session: Session, scope: str, view: str) -> None:

@@ -19,6 +19,7 @@ from zoneinfo import ZoneInfo
 from consolidator.ladders.blocks import BlockWrite, Draft, Stop, Target, Watermark, stopped, write_blocks
 from consolidator.ladders.drafting import Drafter, message_inputs
 from consolidator.ladders.holds import Guard, Held
+from consolidator.model.schemas import SummaryInput
 from consolidator.core.app import App
 from hierarchy.calendar import local_day, time_window
 from hierarchy.planning import closed_through, complete_interactions, days_to_write
@@ -60,6 +61,7 @@ class BaseWindows:
         self.drafter = drafter
         self.guard = guard
         self.history = History(app.settings.archive_dir)  # old windows may be in the archive
+        self.lines: dict[str, SummaryInput] = {}  # one scope's run: message id -> its rendered line (both ladders)
 
     # --- dirty windows ---------------------------------------------------------------------
 
@@ -245,7 +247,7 @@ class _Pending:
         drafter = self.windows.drafter
 
         def make() -> Drafted:
-            draft = drafter.base(target, message_inputs(messages, target.tz))
+            draft = drafter.base(target, message_inputs(messages, target.tz, self.windows.lines))
             watermark = Watermark(max((m.seq for m in messages), default=0), max((m.at for m in messages), default=None))
             return Drafted(target, draft, watermark, tuple(m.id for m in messages))
 

@@ -23,7 +23,7 @@ from hierarchy.calendar import block_key, block_label, count_window, time_window
 from hierarchy.tiling import Block, LadderSpec
 from stores.engine import Session
 from stores.summaries import insert_summaries, summary_id
-from stores.view_versions import bump
+from stores.view_versions import bump_all
 
 log = structlog.get_logger()
 
@@ -128,11 +128,9 @@ def write_blocks(session: Session, writes: list[BlockWrite], now: datetime) -> i
     """Store the summaries with their announcements in the caller's transaction (one INSERT per
     table), each rung's view and the scope's `ladders` view (context.md) bumped once; returns the
     announcement's id when one write was given."""
-    views = dict.fromkeys((w.target.scope, ladder_view(w.target.ladder, w.target.rung)) for w in writes)
-    for scope in dict.fromkeys(w.target.scope for w in writes):
-        bump(session, scope, "ladders")  # context.md shows the newest summaries
-    for scope, view in views:
-        bump(session, scope, view)  # the rung's snapshot is stale until published
+    # The rung's snapshot is stale until published, and context.md shows the newest summaries.
+    bump_all(session, list(dict.fromkeys(view for w in writes for view in (
+        (w.target.scope, "ladders"), (w.target.scope, ladder_view(w.target.ladder, w.target.rung))))))
     for w in writes:
         log.debug("ladder.rung_written", scope=w.target.scope, ladder=w.target.ladder, rung=w.target.rung,
                   window=w.target.key, version=w.version, kind=w.draft.kind)

@@ -31,6 +31,7 @@ from __future__ import annotations
 
 from datetime import datetime
 from typing import Callable, Sequence
+from zoneinfo import ZoneInfo
 
 from consolidator.ladders.base import BaseWindows, Tick
 from consolidator.ladders.blocks import Stop, stopped
@@ -97,6 +98,17 @@ class LadderStage:
         if due is None or due > now:
             return 0
         tz = self.app.settings.timezone_of(scope)
+        self.base.lines.clear()  # lines rendered for this scope's run only
+        try:
+            written = self._run_ladders(scope, tz, now, stop, progress, ladders, new_messages)
+        finally:
+            self.base.lines.clear()
+        if written and self.publish:  # the summaries' transactions bumped their views (ladders.blocks.write_blocks)
+            publish_ladder_views(self.app, scope)
+        return written
+
+    def _run_ladders(self, scope: str, tz: ZoneInfo, now: datetime, stop: Stop, progress: Tick, ladders: tuple[str, ...],
+                     new_messages: bool) -> int:
         written = 0
         for kind in ladders:
             spec = self.specs[kind]
@@ -107,8 +119,6 @@ class LadderStage:
             else:
                 written += self.base.write_interactions(scope, spec, tz, now, stop, progress)
             written += self.higher.run(scope, spec, tz, now, stop)
-        if written and self.publish:  # the summaries' transactions bumped their views (ladders.blocks.write_blocks)
-            publish_ladder_views(self.app, scope)
         return written
 
     def next_due(self, scope: str, now: datetime, ladders: tuple[str, ...] = LADDERS) -> datetime | None:
