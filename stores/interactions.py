@@ -81,13 +81,13 @@ def assign_next(engine, scope: str, limit: int, gap: timedelta,
     with transaction(engine) as session:
         cursor = session.get(ScopeCursor, scope) or ScopeCursor(scope=scope)
         session.add(cursor)
-        new = session.execute(_UNPLACED, {"scope": scope, "after": cursor.assigned_seq, "limit": limit}).all()
+        new = core(session, _UNPLACED, {"scope": scope, "after": cursor.assigned_seq, "limit": limit}).all()
         if not new:
             return None
         sessions = {m.session for m in new if m.session is not None}
         rows = {row.number: row for row in nearby(session, scope, sessions, min(m.at for m in new), max(m.at for m in new), gap)}
         placed, touched = place(new, list(rows.values()), max_number(session, scope))
-        session.execute(_PLACE, [{"mid": mid, "number": number} for mid, number in placed.items()])
+        core(session, _PLACE, [{"mid": mid, "number": number} for mid, number in placed.items()])
         spans = [{"scope": scope, "number": number, "session": span.session, "first_at": span.first_at,
                   "last_at": span.last_at, "message_count": span.message_count, "max_seq": span.max_seq}
                  for number, span in touched.items()]

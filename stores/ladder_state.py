@@ -41,6 +41,9 @@ _PROGRESS = _READ.where(_STATE.c.scope == bindparam("scope"), _STATE.c.ladder ==
 _DIRTY_OF = select(_DIRTY.c.unit, _DIRTY.c.last_at).where(_DIRTY.c.scope == bindparam("scope"),
                                                           _DIRTY.c.ladder == bindparam("ladder"))
 
+_CLEAR = delete(_DIRTY).where(_DIRTY.c.scope == bindparam("scope"), _DIRTY.c.ladder == bindparam("ladder"),
+                              _DIRTY.c.unit.in_(bindparam("units", expanding=True)))
+
 
 def progress(session: Session, scope: str, ladder: str) -> Progress | None:
     """The ladder's state, or None when the stage has never looked at this scope's ladder."""
@@ -132,6 +135,4 @@ def clear_dirty(session: Session, scope: str, ladder: str, unit: int | Iterable[
     units = [unit] if isinstance(unit, int) else sorted(set(unit))
     if not units:
         return
-    session.execute(
-        delete(DirtyWindow).where(DirtyWindow.scope == scope, DirtyWindow.ladder == ladder, DirtyWindow.unit.in_(units))
-    )
+    core(session, _CLEAR, {"scope": scope, "ladder": ladder, "units": units})  # a table DELETE: no ORM session sync
