@@ -15,9 +15,6 @@ from stores.engine import core, dialect_insert
 from stores.schema.daemon import ViewVersion
 
 
-_BUMPS: dict[str, object] = {}  # dialect name -> the upsert, built once
-
-
 def bump(session: Session, scope: str, view: str) -> None:
     """Mark `view` of `scope` as changed, in the caller's transaction: one upsert, no read first."""
     bump_all(session, [(scope, view)])
@@ -27,12 +24,9 @@ def bump_all(session: Session, views: list[tuple[str, str]]) -> None:
     """`bump` for several (scope, view) at once: one executemany of the upsert."""
     if not views:
         return
-    dialect = session.get_bind().dialect
-    stmt = _BUMPS.get(dialect.name)
-    if stmt is None:
-        table = ViewVersion.__table__
-        stmt = _BUMPS[dialect.name] = (
-            dialect_insert(table, dialect).values(scope=bindparam("scope"), view=bindparam("view"), version=1)
+    table = ViewVersion.__table__
+    stmt = (dialect_insert(table, session.get_bind().dialect)
+            .values(scope=bindparam("scope"), view=bindparam("view"), version=1)
             .on_conflict_do_update(index_elements=[table.c.scope, table.c.view], set_={"version": table.c.version + 1}))
     core(session, stmt, [{"scope": scope, "view": view} for scope, view in views])
 
