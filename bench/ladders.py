@@ -3,7 +3,8 @@
     python bench/ladders.py [--years 3] [--per-day 205] [--seed 5]
 
 Both ladders with the offline model, the daemon's tick called once per simulated day.
-Prints wall time, summaries and model calls per rung (summarized / reused / passed / empty),
+Prints wall time, CPU time per year (other processes may load the machine: CPU time says
+more than wall time then), SQL statements per simulated day (appends and ticks), summaries and model calls per rung (summarized / reused / passed / empty),
 the largest input of any summary call in year 1 and in the last year (it must not grow:
 the cost of a summary does not grow with history), peak RSS per year, and, as the baseline
 of the same run, what one summary of the year would read if it were written from the raw log.
@@ -18,6 +19,8 @@ import time
 from collections import Counter
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
+
+from sqlalchemy import event
 
 from consolidator.runtime import logsetup
 from consolidator.core.app import open_app
@@ -108,11 +111,13 @@ def main() -> None:
         stage = LadderStage(app, OfflineModel())
         specs = ladder_specs(app)
         consolidator = Consolidator(app, [], [stage])
+        statements = [0]
+        event.listen(app.engine, "before_cursor_execute", lambda *_: statements.__setitem__(0, statements[0] + 1))
         per_year = []
         started = time.perf_counter()
         for year in range(args.years):
             reset_peak_rss()
-            year_start = time.perf_counter()
+            year_start, cpu_start, statements_start = time.perf_counter(), time.process_time(), statements[0]
             raw_tokens = 0
             days = range(year * 364, (year + 1) * 364)
             for day in days:
@@ -121,9 +126,10 @@ def main() -> None:
                     append_messages(app.engine, batch, batch[-1].at)
                     raw_tokens += sum(estimate_tokens(m.text) for m in batch)
                 consolidator.tick(tick_at(day))
-            seconds = time.perf_counter() - year_start
+            seconds, cpu = time.perf_counter() - year_start, time.process_time() - cpu_start
+            per_day = (statements[0] - statements_start) / len(days)
             calls, largest, base, higher = year_figures(app, tick_at(days[0]), tick_at(days[-1] + 1), specs)
-            per_year.append((seconds, largest, peak_rss_mb(), raw_tokens, calls, base, higher))
+            per_year.append((seconds, largest, peak_rss_mb(), raw_tokens, calls, base, higher, cpu, per_day))
         consolidator.drain(START + timedelta(days=args.years * 364 + 2))
         wall = time.perf_counter() - started
         with reading(app.engine) as session:
@@ -142,8 +148,8 @@ def main() -> None:
             print(f"  {ladder + '/' + rung:14} " + " ".join(f"{c[k]:>10,}" for k in kinds) + f" {c['summarized']:>7,}")
         total_calls = sum(c["summarized"] for c in rungs.values())
         print(f"  model calls {total_calls:,} = {total_calls / max(1, interactions):.2f} per interaction")
-        for year, (seconds, largest, rss, raw, calls, base, higher) in enumerate(per_year, start=1):
-            print(f"  year {year}: {seconds:6.1f} s, {calls:,} calls, largest summary input {largest:,} tokens "
+        for year, (seconds, largest, rss, raw, calls, base, higher, cpu, per_day) in enumerate(per_year, start=1):
+            print(f"  year {year}: {seconds:6.1f} s (CPU {cpu:.1f} s), {per_day:.0f} SQL statements a day, {calls:,} calls, largest summary input {largest:,} tokens "
                   f"(base {base:,}, higher rungs {higher:,}), "
                   f"peak RSS {rss:.0f} MB; baseline: one summary of the year from the raw log would read "
                   f"{raw:,} tokens ({raw / max(1, largest):,.0f}x the largest call)")

@@ -11,8 +11,10 @@ from __future__ import annotations
 from datetime import datetime, timedelta
 from typing import Callable
 
-from sqlalchemy import func, select
+from sqlalchemy import bindparam, func, select
 from sqlmodel import Session
+
+from stores.engine import core
 
 from stores.schema.ladders import LadderHold
 
@@ -21,6 +23,15 @@ def holds(session: Session, scope: str, ladder: str) -> dict[tuple[str, str], La
     """Every held window of one ladder of a scope: (rung, key) -> its hold."""
     stmt = select(LadderHold).where(LadderHold.scope == scope, LadderHold.ladder == ladder)
     return {(h.rung, h.key): h for h in session.execute(stmt).scalars()}
+
+
+_NEXT_TRIES = select(LadderHold.rung, LadderHold.key, LadderHold.next_at).where(
+    LadderHold.scope == bindparam("scope"), LadderHold.ladder == bindparam("ladder"))
+
+
+def next_tries(session: Session, scope: str, ladder: str) -> dict[tuple[str, str], datetime]:
+    """Every held window of one ladder of a scope: (rung, key) -> its next try (rows, no ORM objects)."""
+    return {(rung, key): at for rung, key, at in core(session, _NEXT_TRIES, {"scope": scope, "ladder": ladder}).all()}
 
 
 def scope_holds(session: Session, scope: str) -> dict[str, dict[tuple[str, str], datetime]]:

@@ -12,28 +12,42 @@ from typing import Iterable
 
 from typing import Callable, Sequence
 
-from sqlalchemy import and_, func, or_, select, update
+from sqlalchemy import and_, bindparam, func, insert, or_, select, update
 from sqlmodel import Session
 
-from stores.engine import transaction
+from stores.engine import core, transaction
 from stores.schema.ledger import ScopeCursor
 from stores.schema.log import Message
-from stores.messages import messages_after
 from stores.schema.log import Interaction
 
 
+# Placing reads (id, seq, at, session) of the unplaced messages and sets their interaction: plain
+# rows and one executemany, built once (a day's messages as ORM objects cost more than the SQL).
+_UNPLACED = (select(Message.id, Message.seq, Message.at, Message.session)
+             .where(Message.scope == bindparam("scope"), Message.seq > bindparam("after"))
+             .order_by(Message.seq).limit(bindparam("limit")))
+_PLACE = (update(Message.__table__).where(Message.__table__.c.id == bindparam("mid"))
+          .values(interaction=bindparam("number")))
+
+
+_MAX_NUMBER = select(func.coalesce(func.max(Interaction.number), 0)).where(Interaction.scope == bindparam("scope"))
+_LAST_TIMES = select(Interaction.number, Interaction.last_at).where(
+    Interaction.scope == bindparam("scope"), Interaction.number.in_(bindparam("numbers", expanding=True)))
+
+
+_TABLE = Interaction.__table__
+_RESPAN = (update(_TABLE).where(_TABLE.c.scope == bindparam("s"), _TABLE.c.number == bindparam("n"))
+           .values(first_at=bindparam("f"), last_at=bindparam("l"), message_count=bindparam("c"), max_seq=bindparam("m")))
+
+
 def max_number(session: Session, scope: str) -> int:
-    return session.execute(
-        select(func.coalesce(func.max(Interaction.number), 0)).where(Interaction.scope == scope)
-    ).scalar_one()
+    return core(session, _MAX_NUMBER, {"scope": scope}).scalar_one()
 
 
 def last_times(session: Session, scope: str, numbers: Iterable[int]) -> dict[int, datetime]:
     """number -> time of its newest message, for those of `numbers` that exist."""
-    stmt = select(Interaction.number, Interaction.last_at).where(
-        Interaction.scope == scope, Interaction.number.in_(list(numbers))
-    )
-    return dict(session.execute(stmt).all())
+    numbers = list(numbers)
+    return dict(core(session, _LAST_TIMES, {"scope": scope, "numbers": numbers}).all()) if numbers else {}
 
 
 def interaction_count(session: Session, scope: str | None = None) -> int:
@@ -52,8 +66,8 @@ def nearby(session: Session, scope: str, sessions: set[str], lo: datetime, hi: d
     ]
     if sessions:
         conditions.append(Interaction.session.in_(sorted(sessions)))
-    stmt = select(Interaction).where(Interaction.scope == scope, or_(*conditions))
-    return list(session.execute(stmt).scalars())
+    stmt = select(Interaction.__table__).where(Interaction.scope == scope, or_(*conditions))
+    return list(core(session, stmt).all())  # rows (attribute access by column name), not ORM objects
 
 
 def assign_next(engine, scope: str, limit: int, gap: timedelta,
@@ -67,19 +81,22 @@ def assign_next(engine, scope: str, limit: int, gap: timedelta,
     with transaction(engine) as session:
         cursor = session.get(ScopeCursor, scope) or ScopeCursor(scope=scope)
         session.add(cursor)
-        new = messages_after(session, scope, cursor.assigned_seq, limit)
+        new = core(session, _UNPLACED, {"scope": scope, "after": cursor.assigned_seq, "limit": limit}).all()
         if not new:
             return None
         sessions = {m.session for m in new if m.session is not None}
         rows = {row.number: row for row in nearby(session, scope, sessions, min(m.at for m in new), max(m.at for m in new), gap)}
         placed, touched = place(new, list(rows.values()), max_number(session, scope))
-        session.execute(update(Message), [{"id": mid, "interaction": number} for mid, number in placed.items()])
-        for number, span in touched.items():
-            row = rows.get(number)
-            if row is None:
-                row = Interaction(scope=scope, number=number, session=span.session, first_at=span.first_at, last_at=span.last_at)
-                session.add(row)
-            row.first_at, row.last_at = span.first_at, span.last_at
-            row.message_count, row.max_seq = span.message_count, span.max_seq
+        core(session, _PLACE, [{"mid": mid, "number": number} for mid, number in placed.items()])
+        spans = [{"scope": scope, "number": number, "session": span.session, "first_at": span.first_at,
+                  "last_at": span.last_at, "message_count": span.message_count, "max_seq": span.max_seq}
+                 for number, span in touched.items()]
+        added = [span for span in spans if span["number"] not in rows]
+        if added:
+            core(session, insert(Interaction.__table__), added)
+        changed = [{"s": scope, "n": span["number"], "f": span["first_at"], "l": span["last_at"],
+                    "c": span["message_count"], "m": span["max_seq"]} for span in spans if span["number"] in rows]
+        if changed:
+            core(session, _RESPAN, changed)
         cursor.assigned_seq = new[-1].seq
         return sorted(touched)

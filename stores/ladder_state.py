@@ -16,12 +16,11 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Mapping
 
-from sqlalchemy import delete, select
+from sqlalchemy import bindparam, case, delete, or_, select, update
 from sqlmodel import Session
 
+from stores.engine import core, dialect_insert, insert_or_skip
 from stores.schema.ladders import LadderState, DirtyWindow
-
-_IN_CHUNK = 5_000  # bound parameters per IN list (SQLite allows 32,766; PostgreSQL 65,535)
 
 
 @dataclass(frozen=True)
@@ -34,96 +33,92 @@ class Progress:
     through_unit: int | None = None
 
 
-def _copy(row: LadderState) -> Progress:
-    return Progress(row.seen_seq, row.seen_announcement, row.first_unit, row.through_unit)
+_STATE = LadderState.__table__
+_DIRTY = DirtyWindow.__table__
+_READ = select(_STATE.c.seen_seq, _STATE.c.seen_announcement, _STATE.c.first_unit, _STATE.c.through_unit)
+# The per-tick reads, built once with their values as parameters (building a statement costs more than running it).
+_PROGRESS = _READ.where(_STATE.c.scope == bindparam("scope"), _STATE.c.ladder == bindparam("ladder"))
+_DIRTY_OF = select(_DIRTY.c.unit, _DIRTY.c.last_at).where(_DIRTY.c.scope == bindparam("scope"),
+                                                          _DIRTY.c.ladder == bindparam("ladder"))
 
-
-def _row(session: Session, scope: str, ladder: str) -> LadderState:
-    """The state row, created (all cursors at zero) when the ladder has none yet.
-
-    Kept in `session.info` for the transaction: the session's identity map holds unchanged
-    rows only weakly, so a second call would otherwise read the row again.
-    """
-    rows = session.info.setdefault("ladder_state", {})
-    row = rows.get((scope, ladder))
-    if row is None:
-        row = session.get(LadderState, (scope, ladder))
-        if row is None:
-            row = LadderState(scope=scope, ladder=ladder)
-            session.add(row)
-        rows[(scope, ladder)] = row
-    return row
+_CLEAR = delete(_DIRTY).where(_DIRTY.c.scope == bindparam("scope"), _DIRTY.c.ladder == bindparam("ladder"),
+                              _DIRTY.c.unit.in_(bindparam("units", expanding=True)))
 
 
 def progress(session: Session, scope: str, ladder: str) -> Progress | None:
     """The ladder's state, or None when the stage has never looked at this scope's ladder."""
-    row = session.get(LadderState, (scope, ladder))
-    return _copy(row) if row is not None else None
+    row = core(session, _PROGRESS, {"scope": scope, "ladder": ladder}).first()
+    return Progress(*row) if row is not None else None
 
 
 def scope_progress(session: Session, scope: str) -> dict[str, Progress]:
     """ladder -> its state, for every ladder of `scope` the stage has looked at (one query)."""
-    stmt = select(LadderState).where(LadderState.scope == scope)
-    return {row.ladder: _copy(row) for row in session.execute(stmt).scalars()}
+    rows = session.execute(_READ.add_columns(_STATE.c.ladder).where(_STATE.c.scope == scope)).all()
+    return {row[-1]: Progress(*row[:-1]) for row in rows}
 
 
 def start_progress(session: Session, scope: str, ladder: str) -> Progress:
     """The ladder's state, recorded (all cursors at zero) if it was not yet."""
-    return _copy(_row(session, scope, ladder))
+    state = progress(session, scope, ladder)
+    if state is None:
+        session.execute(insert_or_skip(_STATE, session.get_bind().dialect).values(scope=scope, ladder=ladder))
+        state = progress(session, scope, ladder)
+    return state
+
+
+def _set(session: Session, scope: str, ladder: str, **values) -> None:
+    """One UPDATE of the ladder's state row (recorded first if it was not yet): Core statements,
+    each in the caller's transaction, so a cursor moves with the writes it stands for."""
+    stmt = update(_STATE).where(_STATE.c.scope == scope, _STATE.c.ladder == ladder).values(**values)
+    if session.execute(stmt).rowcount == 0:
+        start_progress(session, scope, ladder)
+        session.execute(stmt)
 
 
 def advance_seen_seq(session: Session, scope: str, ladder: str, seq: int) -> None:
     """Messages up to `seq` have marked their windows dirty."""
-    _row(session, scope, ladder).seen_seq = seq
+    _set(session, scope, ladder, seen_seq=seq)
 
 
 def advance_seen_announcement(session: Session, scope: str, ladder: str, announcement_id: int) -> None:
     """Announcements up to `announcement_id` have woken their readers (the cursor never goes back)."""
-    row = _row(session, scope, ladder)
-    row.seen_announcement = max(row.seen_announcement, announcement_id)
+    column = _STATE.c.seen_announcement
+    _set(session, scope, ladder, seen_announcement=case((column < announcement_id, announcement_id), else_=column))
 
 
 def rewind_announcements(session: Session, scope: str, ladder: str) -> None:
     """Every announcement wakes its readers again (a rebuild: up-to-date blocks then skip for free)."""
-    _row(session, scope, ladder).seen_announcement = 0
+    _set(session, scope, ladder, seen_announcement=0)
 
 
 def set_announced_days(session: Session, scope: str, ladder: str, first: int | None, through: int | None) -> None:
     """Set both day cursors (first_unit, through_unit) as they are."""
-    row = _row(session, scope, ladder)
-    row.first_unit, row.through_unit = first, through
+    _set(session, scope, ladder, first_unit=first, through_unit=through)
 
 
 def wake_through(session: Session, scope: str, ladder: str, unit: int) -> None:
     """The blocks that close on days up to `unit` have been woken (the cursor never goes back)."""
-    row = _row(session, scope, ladder)
-    row.through_unit = unit if row.through_unit is None else max(row.through_unit, unit)
+    column = _STATE.c.through_unit
+    _set(session, scope, ladder, through_unit=case((or_(column.is_(None), column < unit), unit), else_=column))
 
 
 def mark_dirty(session: Session, scope: str, ladder: str, units: Mapping[int, datetime]) -> None:
-    """Mark base windows dirty; `units` maps each to its newest message time (kept at the max)."""
+    """Mark base windows dirty; `units` maps each to its newest message time (kept at the max):
+    one upsert for all of them."""
     if not units:
         return
-    wanted = list(units)
-    existing: dict[int, DirtyWindow] = {}
-    for start in range(0, len(wanted), _IN_CHUNK):
-        chunk = wanted[start : start + _IN_CHUNK]
-        stmt = select(DirtyWindow).where(
-            DirtyWindow.scope == scope, DirtyWindow.ladder == ladder, DirtyWindow.unit.in_(chunk)
-        )
-        existing.update((row.unit, row) for row in session.execute(stmt).scalars())
-    for unit, last_at in units.items():
-        row = existing.get(unit)
-        if row is None:
-            session.add(DirtyWindow(scope=scope, ladder=ladder, unit=unit, last_at=last_at))
-        else:
-            row.last_at = max(row.last_at, last_at)
+    stmt = dialect_insert(_DIRTY, session.get_bind().dialect)
+    last_at = _DIRTY.c.last_at
+    stmt = stmt.on_conflict_do_update(
+        index_elements=[_DIRTY.c.scope, _DIRTY.c.ladder, _DIRTY.c.unit],
+        set_={"last_at": case((stmt.excluded.last_at > last_at, stmt.excluded.last_at), else_=last_at)},
+    )
+    session.execute(stmt, [{"scope": scope, "ladder": ladder, "unit": unit, "last_at": at} for unit, at in units.items()])
 
 
 def dirty_windows(session: Session, scope: str, ladder: str) -> dict[int, datetime]:
     """Every dirty base window of the ladder: unit -> its newest message time."""
-    stmt = select(DirtyWindow.unit, DirtyWindow.last_at).where(DirtyWindow.scope == scope, DirtyWindow.ladder == ladder)
-    return dict(session.execute(stmt).all())
+    return dict(core(session, _DIRTY_OF, {"scope": scope, "ladder": ladder}).all())
 
 
 def scope_dirty_windows(session: Session, scope: str) -> dict[str, dict[int, datetime]]:
@@ -140,6 +135,4 @@ def clear_dirty(session: Session, scope: str, ladder: str, unit: int | Iterable[
     units = [unit] if isinstance(unit, int) else sorted(set(unit))
     if not units:
         return
-    session.execute(
-        delete(DirtyWindow).where(DirtyWindow.scope == scope, DirtyWindow.ladder == ladder, DirtyWindow.unit.in_(units))
-    )
+    core(session, _CLEAR, {"scope": scope, "ladder": ladder, "units": units})  # a table DELETE: no ORM session sync

@@ -12,12 +12,12 @@ from datetime import datetime
 from typing import Callable, Iterator, Sequence, TypeVar
 
 from contextlib import contextmanager
-from sqlalchemy import Select, func, select, update
+from sqlalchemy import Select, func, insert, select, update
 from sqlalchemy.engine import Engine
 from sqlalchemy.exc import IntegrityError
 from sqlmodel import Session
 
-from stores.engine import reading, transaction
+from stores.engine import core, reading, transaction
 from stores.schema.ledger import Batch, RunStatus, ScopeCursor, StepRun
 from stores.schema.log import Message
 from stores.work_queue import AT_ONCE, mark_due
@@ -51,16 +51,18 @@ def record_batches(engine: Engine, scope: str, step_names: Sequence[str], now: d
         stmt = select(Message.seq, Message.at).where(Message.scope == scope, Message.seq > cursor.batched_seq).order_by(Message.seq)
         pending = [(seq, at) for seq, at in session.execute(stmt)]
         ids: list[int] = []
-        for cut in plan(pending):
+        runs: list[dict] = []
+        for cut in plan(pending):  # Core inserts: a batch's id, then its runs in one executemany
             cursor.batches += 1
-            batch = Batch(scope=scope, number=cursor.batches, first_seq=cut.first_seq, last_seq=cut.last_seq,
-                          size=cut.size, reason=cut.reason, created_at=now)
-            session.add(batch)
-            session.flush()
-            for name in step_names:
-                session.add(StepRun(batch_id=batch.id, scope=scope, step=name))
+            batch = {"scope": scope, "number": cursor.batches, "first_seq": cut.first_seq, "last_seq": cut.last_seq,
+                     "size": cut.size, "reason": cut.reason, "created_at": now}
+            batch_id = core(session, insert(Batch.__table__).values(batch)).inserted_primary_key[0]  # no autoflush
+            runs += [{"batch_id": batch_id, "scope": scope, "step": name, "status": RunStatus.PENDING.value}
+                     for name in step_names]
             cursor.batched_seq = cut.last_seq
-            ids.append(batch.id)
+            ids.append(batch_id)
+        if runs:
+            core(session, insert(StepRun.__table__), runs)
     return ids
 
 

@@ -10,15 +10,15 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import datetime
 
-from sqlalchemy import exists, func, select
+from sqlalchemy import and_, bindparam, exists, func, select
 from sqlmodel import Session
 
 from stores.schema.memory import FactState, FactUse
 from stores.schema.ladders import LadderHold
 from stores.schema.ladders import DirtyWindow
-from stores.schema.ledger import ScopeCursor
+from stores.schema.ledger import ScopeCursor, StepRun
 from stores.schema.log import Message
-from stores.ledger import step_heads
+from stores.ledger import FINISHED, OPEN
 from stores.schema.daemon import ViewVersion
 
 
@@ -38,29 +38,44 @@ class Pending:
     dirty_interaction_at: datetime | None  # the oldest last-message time of a count-ladder window waiting
 
 
+def _one(stmt):
+    return stmt.scalar_subquery()
+
+
+_SCOPE = bindparam("scope")
+_BATCHED = _one(select(func.coalesce(func.max(ScopeCursor.batched_seq), 0)).where(ScopeCursor.scope == _SCOPE))
+# Built once with the scope as a parameter: building and keying a statement of eleven subqueries
+# cost more than running it.
+_PROBES = select(
+    _one(select(func.coalesce(func.max(ScopeCursor.assigned_seq), 0)).where(ScopeCursor.scope == _SCOPE)),
+    _BATCHED,
+    _one(select(func.coalesce(func.max(Message.seq), 0)).where(Message.scope == _SCOPE)),
+    _one(select(func.max(Message.at)).where(Message.scope == _SCOPE, Message.seq > _BATCHED)),
+    _one(select(func.max(Message.at)).where(Message.scope == _SCOPE)),
+    _one(select(func.min(LadderHold.next_at)).where(LadderHold.scope == _SCOPE)),
+    _one(select(func.count()).select_from(FactState)
+         .where(FactState.scope == _SCOPE, FactState.revision != FactState.slept_revision)),
+    exists().where(FactUse.scope == _SCOPE),
+    _one(select(func.min(DirtyWindow.unit)).where(DirtyWindow.scope == _SCOPE, DirtyWindow.ladder == "time")),
+    _one(select(func.min(DirtyWindow.last_at)).where(DirtyWindow.scope == _SCOPE, DirtyWindow.ladder == "count")),
+    exists().where(ViewVersion.scope == _SCOPE, ViewVersion.version > ViewVersion.published),
+)
+# The scope's step heads as `stores.ledger.step_heads` picks them (the first unfinished run of each
+# step, if open), as (step, next_at) rows in batch order: no ORM objects, which cost milliseconds.
+_RUN = StepRun.__table__
+_FIRST = (select(_RUN.c.step, func.min(_RUN.c.batch_id).label("head"))
+          .where(_RUN.c.scope == _SCOPE, _RUN.c.status.not_in(FINISHED)).group_by(_RUN.c.step).subquery())
+_HEADS = (select(_RUN.c.step, _RUN.c.next_at)
+          .join(_FIRST, and_(_RUN.c.step == _FIRST.c.step, _RUN.c.batch_id == _FIRST.c.head))
+          .where(_RUN.c.scope == _SCOPE, _RUN.c.status.in_(OPEN)).order_by(_RUN.c.batch_id, _RUN.c.step))
+
+
 def pending(session: Session, scope: str) -> Pending:
     """Read in two round trips: one SELECT of scalar subqueries (each an index probe bounded by
     the scope) and the step heads. The daemon asks this twice per worked scope, so it was the
     largest single source of statements in a drain when each probe was its own statement."""
-    def one(stmt):
-        return stmt.scalar_subquery()
-
-    batched = one(select(func.coalesce(func.max(ScopeCursor.batched_seq), 0)).where(ScopeCursor.scope == scope))
-    row = session.execute(select(
-        one(select(func.coalesce(func.max(ScopeCursor.assigned_seq), 0)).where(ScopeCursor.scope == scope)),
-        batched,
-        one(select(func.coalesce(func.max(Message.seq), 0)).where(Message.scope == scope)),
-        one(select(func.max(Message.at)).where(Message.scope == scope, Message.seq > batched)),
-        one(select(func.max(Message.at)).where(Message.scope == scope)),
-        one(select(func.min(LadderHold.next_at)).where(LadderHold.scope == scope)),
-        one(select(func.count()).select_from(FactState)
-            .where(FactState.scope == scope, FactState.revision != FactState.slept_revision)),
-        exists().where(FactUse.scope == scope),
-        one(select(func.min(DirtyWindow.unit)).where(DirtyWindow.scope == scope, DirtyWindow.ladder == "time")),
-        one(select(func.min(DirtyWindow.last_at)).where(DirtyWindow.scope == scope, DirtyWindow.ladder == "count")),
-        exists().where(ViewVersion.scope == scope, ViewVersion.version > ViewVersion.published),
-    )).one()
+    row = session.execute(_PROBES, {"scope": scope}).one()
     assigned, batched_seq, newest_seq, tail_at, newest_at, hold, unslept, uses, dirty_day, dirty_at, stale_views = row
-    heads = tuple((run.step, run.next_at) for run, _ in step_heads(session, [scope]))
+    heads = tuple((step, next_at) for step, next_at in session.execute(_HEADS, {"scope": scope}).all())
     return Pending(int(newest_seq), int(assigned), int(batched_seq), tail_at if newest_seq > batched_seq else None,
                    newest_at, heads, hold, bool(unslept), bool(uses), bool(stale_views), dirty_day, dirty_at)

@@ -12,8 +12,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import datetime
 
-from sqlalchemy import func, select, union_all
+from sqlalchemy import bindparam, func, insert, select, union_all
 from sqlmodel import Session
+
+from stores.engine import core
 
 from stores.schema.ladders import Summary, Announcement
 
@@ -22,19 +24,28 @@ def summary_id(scope: str, ladder: str, rung: str, key: str, version: int) -> st
     return f"{scope}/{ladder}/{rung}/{key}@{version}"
 
 
+# The ladder stage reads summaries as plain rows (attribute access by column name, as a Summary
+# has): it reads many per tick and changes none, and ORM objects cost more to build than the read.
+_ROW = select(Summary.__table__)
+# The per-tick reads, built once with their values as parameters (building a statement costs more than running it).
+_OF_LADDER = (Summary.scope == bindparam("scope"), Summary.ladder == bindparam("ladder"))
+_LATEST = _ROW.where(*_OF_LADDER, Summary.rung.in_(bindparam("rungs", expanding=True)),
+                     Summary.key.in_(bindparam("keys", expanding=True)))
+_REUSABLE = _ROW.where(Summary.scope == bindparam("scope"), Summary.input_hash == bindparam("hash"),
+                       Summary.kind == "summarized").limit(1)
+_CONTENT_START = (select(Summary.window_start).where(*_OF_LADDER, Summary.rung == bindparam("rung"), Summary.kind != "empty")
+                  .order_by(Summary.window_start.desc()).limit(1))
+
+
 def latest_rows(session: Session, scope: str, ladder: str, windows: list[tuple[str, str]]) -> dict[tuple[str, str], Summary]:
-    """The newest version of each (rung, key) window that exists, in one query."""
+    """The newest version of each (rung, key) window that exists, in one query (as rows)."""
     wanted = set(windows)
     if not wanted:
         return {}
-    stmt = select(Summary).where(
-        Summary.scope == scope,
-        Summary.ladder == ladder,
-        Summary.rung.in_(sorted({r for r, _ in wanted})),
-        Summary.key.in_(sorted({k for _, k in wanted})),
-    )
+    parameters = {"scope": scope, "ladder": ladder, "rungs": sorted({r for r, _ in wanted}),
+                  "keys": sorted({k for _, k in wanted})}
     best: dict[tuple[str, str], Summary] = {}
-    for row in session.execute(stmt).scalars():
+    for row in core(session, _LATEST, parameters).all():
         window = (row.rung, row.key)
         if window in wanted and (window not in best or row.version > best[window].version):
             best[window] = row
@@ -81,19 +92,13 @@ def newest_summaries(session: Session, scope: str, ladder: str, rungs: list[str]
         return {}
     probes = [select(_newest_of_rung(scope, ladder, rung).subquery().c.id) for rung in sorted(set(rungs))]
     ids = probes[0] if len(probes) == 1 else union_all(*probes)
-    rows = session.execute(select(Summary).where(Summary.id.in_(ids))).scalars()
+    rows = session.execute(_ROW.where(Summary.id.in_(ids))).all()
     return {row.rung: row for row in rows}
 
 
 def newest_content_start(session: Session, scope: str, ladder: str, rung: str) -> datetime | None:
     """The window start of the rung's newest window that has something in it (any version)."""
-    stmt = (
-        select(Summary.window_start)
-        .where(Summary.scope == scope, Summary.ladder == ladder, Summary.rung == rung, Summary.kind != "empty")
-        .order_by(Summary.window_start.desc())
-        .limit(1)
-    )
-    return session.execute(stmt).scalars().first()
+    return core(session, _CONTENT_START, {"scope": scope, "ladder": ladder, "rung": rung}).scalar()
 
 
 def newest_kinds(session: Session, scope: str, ladder: str, rung: str, start: datetime, end: datetime) -> dict[str, tuple[int, str]]:
@@ -135,12 +140,7 @@ def interactions_after(session: Session, scope: str, after: int, limit: int) -> 
 
 def reusable(session: Session, scope: str, input_hash: str) -> Summary | None:
     """An earlier summary of this scope written by a model call from identical inputs."""
-    stmt = (
-        select(Summary)
-        .where(Summary.scope == scope, Summary.input_hash == input_hash, Summary.kind == "summarized")
-        .limit(1)
-    )
-    return session.execute(stmt).scalars().first()
+    return core(session, _REUSABLE, {"scope": scope, "hash": input_hash}).first()
 
 
 def write_summary(session: Session, summary: Summary, flush: bool = True) -> Announcement:
@@ -163,20 +163,47 @@ def write_summary(session: Session, summary: Summary, flush: bool = True) -> Ann
     return announcement
 
 
+def _announcement(row: dict) -> dict:
+    return {"scope": row["scope"], "ladder": row["ladder"], "rung": row["rung"], "key": row["key"],
+            "summary_id": row["id"], "version": row["version"], "announced_at": row["created_at"]}
+
+
+def insert_summaries(session: Session, rows: list[dict]) -> int | None:
+    """`write_summary` for summaries given as column values: each row and its announcement, in the
+    caller's transaction, as one INSERT per table (announcements in the order given); returns the
+    announcement's id when one row was given (the stage's cursor moves up to it), else None."""
+    if not rows:
+        return None
+    session.execute(insert(Summary.__table__), rows)
+    announcements = [_announcement(row) for row in rows]
+    if len(rows) > 1:
+        session.execute(insert(Announcement.__table__), announcements)
+        return None
+    return session.execute(insert(Announcement.__table__).values(announcements[0])).inserted_primary_key[0]
+
+
+_ANNOUNCED_AFTER = (select(Announcement.id, Announcement.rung, Announcement.key)
+                    .where(Announcement.scope == bindparam("scope"), Announcement.ladder == bindparam("ladder"),
+                           Announcement.id > bindparam("after")).order_by(Announcement.id))
+
+
 def announcements_after(session: Session, scope: str, ladder: str, after_id: int) -> list[tuple[int, str, str]]:
     """(id, rung, key) of the ladder's announcements newer than `after_id`, oldest first."""
-    stmt = (
-        select(Announcement.id, Announcement.rung, Announcement.key)
-        .where(Announcement.scope == scope, Announcement.ladder == ladder, Announcement.id > after_id)
-        .order_by(Announcement.id)
-    )
-    return [tuple(row) for row in session.execute(stmt).all()]
+    parameters = {"scope": scope, "ladder": ladder, "after": after_id}
+    return [tuple(row) for row in core(session, _ANNOUNCED_AFTER, parameters).all()]
+
+
+LADDERS = ("time", "count")
 
 
 def newest_announcements(session: Session, scope: str) -> dict[str, int]:
-    """ladder -> the id of its newest announcement, for every ladder of `scope` (one query)."""
-    stmt = select(Announcement.ladder, func.max(Announcement.id)).where(Announcement.scope == scope).group_by(Announcement.ladder)
-    return {ladder: int(top) for ladder, top in session.execute(stmt).all()}
+    """ladder -> the id of its newest announcement, for every ladder of `scope` that has one: one
+    statement of one max() probe of the (scope, ladder, id) index per ladder (a GROUP BY read every
+    announcement of the scope, so its cost grew with the scope's history)."""
+    probes = [select(func.max(Announcement.id)).where(Announcement.scope == scope, Announcement.ladder == ladder)
+              .scalar_subquery() for ladder in LADDERS]
+    row = session.execute(select(*probes)).one()
+    return {ladder: int(top) for ladder, top in zip(LADDERS, row) if top is not None}
 
 
 @dataclass(frozen=True)

@@ -17,10 +17,11 @@ from __future__ import annotations
 from datetime import date, datetime
 from typing import Sequence
 
-from sqlalchemy import delete, func, select
+from sqlalchemy import bindparam, delete, func, select
 from sqlmodel import Session
 
 from stores.archive_manifest import DONE, WRITTEN
+from stores.engine import core
 from stores.schema.ladders import LadderState
 from stores.schema.ladders import Announcement, Summary
 from stores.schema.archive import SummaryArchiveFile
@@ -84,10 +85,20 @@ def recorded_paths(session: Session, scope: str) -> set[str]:
     return set(session.execute(select(SummaryArchiveFile.path).where(SummaryArchiveFile.scope == scope)).scalars())
 
 
+_BETWEEN = (select(SummaryArchiveFile.path)
+            .where(SummaryArchiveFile.scope == bindparam("scope"), SummaryArchiveFile.ladder == bindparam("ladder"),
+                   SummaryArchiveFile.state == DONE, SummaryArchiveFile.last_position >= bindparam("first"),
+                   SummaryArchiveFile.first_position <= bindparam("last"))
+            .order_by(SummaryArchiveFile.id))
+
+
 def files_between(session: Session, scope: str, ladder: str, first: int | None = None,
                   last: int | None = None) -> list[str]:
     """The paths of the scope's done files of the ladder that may hold windows positioned in
     [first, last] (paths only: the ladders probe this for every block they decide)."""
+    if first is not None and last is not None:  # the ladders' probe: a statement built once
+        parameters = {"scope": scope, "ladder": ladder, "first": first, "last": last}
+        return list(core(session, _BETWEEN, parameters).scalars())
     stmt = select(SummaryArchiveFile.path).where(SummaryArchiveFile.scope == scope,
                                                  SummaryArchiveFile.ladder == ladder, SummaryArchiveFile.state == DONE)
     if first is not None:

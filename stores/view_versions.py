@@ -11,16 +11,24 @@ from __future__ import annotations
 from sqlalchemy import bindparam, select, update
 from sqlmodel import Session
 
-from stores.engine import dialect_insert
+from stores.engine import core, dialect_insert
 from stores.schema.daemon import ViewVersion
 
 
 def bump(session: Session, scope: str, view: str) -> None:
     """Mark `view` of `scope` as changed, in the caller's transaction: one upsert, no read first."""
+    bump_all(session, [(scope, view)])
+
+
+def bump_all(session: Session, views: list[tuple[str, str]]) -> None:
+    """`bump` for several (scope, view) at once: one executemany of the upsert."""
+    if not views:
+        return
     table = ViewVersion.__table__
-    stmt = dialect_insert(table, session.get_bind().dialect).values(scope=scope, view=view, version=1)
-    session.execute(stmt.on_conflict_do_update(index_elements=[table.c.scope, table.c.view],
-                                               set_={"version": table.c.version + 1}))
+    stmt = (dialect_insert(table, session.get_bind().dialect)
+            .values(scope=bindparam("scope"), view=bindparam("view"), version=1)
+            .on_conflict_do_update(index_elements=[table.c.scope, table.c.view], set_={"version": table.c.version + 1}))
+    core(session, stmt, [{"scope": scope, "view": view} for scope, view in views])
 
 
 def bump_once(session: Session, scope: str, view: str) -> None:
@@ -35,14 +43,15 @@ def bump_once(session: Session, scope: str, view: str) -> None:
         bump(session, scope, view)
 
 
+_STALE = select(ViewVersion.scope, ViewVersion.view, ViewVersion.version).where(ViewVersion.version > ViewVersion.published)
+_STALE_OF = _STALE.where(ViewVersion.scope == bindparam("scope"))
+
+
 def stale(session: Session, scope: str | None = None) -> list[tuple[str, str, int]]:
     """(scope, view, version) of every view changed since it was last published."""
-    stmt = select(ViewVersion.scope, ViewVersion.view, ViewVersion.version).where(
-        ViewVersion.version > ViewVersion.published
-    )
     if scope is not None:
-        stmt = stmt.where(ViewVersion.scope == scope)
-    return [tuple(row) for row in session.execute(stmt).all()]
+        return [tuple(row) for row in core(session, _STALE_OF, {"scope": scope}).all()]
+    return [tuple(row) for row in session.execute(_STALE).all()]
 
 
 def mark_published(session: Session, scope: str, view: str, version: int) -> None:

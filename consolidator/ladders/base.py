@@ -16,14 +16,15 @@ from datetime import datetime
 from typing import Callable
 from zoneinfo import ZoneInfo
 
-from consolidator.ladders.blocks import BlockWrite, Draft, Stop, Target, Watermark, stopped, write_block
+from consolidator.ladders.blocks import BlockWrite, Draft, Stop, Target, Watermark, stopped, write_blocks
 from consolidator.ladders.drafting import Drafter, message_inputs
 from consolidator.ladders.holds import Guard, Held
+from consolidator.model.schemas import SummaryInput
 from consolidator.core.app import App
 from hierarchy.calendar import local_day, time_window
 from hierarchy.planning import closed_through, complete_interactions, days_to_write
 from hierarchy.tiling import Block, LadderSpec
-from stores.engine import reading, transaction
+from stores.engine import Session, reading, transaction
 from stores.interactions import last_times
 from stores.interactions import max_number as newest_interaction
 from stores.ladder_state import (
@@ -37,7 +38,7 @@ from stores.ladder_state import (
     wake_through,
 )
 from stores.history import History
-from stores.message_windows import Arrival, arrivals_after, has_messages_after
+from stores.message_windows import Arrival, arrivals_after
 from stores.schema.log import Message
 
 Tick = Callable[[int], None] | None  # a progress bar's advance: one per base window tried
@@ -60,6 +61,7 @@ class BaseWindows:
         self.drafter = drafter
         self.guard = guard
         self.history = History(app.settings.archive_dir)  # old windows may be in the archive
+        self.lines: dict[str, SummaryInput] = {}  # one scope's run: message id -> its rendered line (both ladders)
 
     # --- dirty windows ---------------------------------------------------------------------
 
@@ -67,14 +69,11 @@ class BaseWindows:
         """Mark the windows of the messages logged since the ladder's cursor dirty, and move it on.
 
         The cursor stops before the first message not yet placed in an interaction: it is
-        picked up next tick. An idle scope takes no write lock. The first time the time
-        ladder is looked at, every block closed by `now` counts as woken: none holds a
+        picked up next tick. The stage calls this only when its run's first read found messages
+        its ladders have not all seen, so an idle scope takes no write lock. The first time the
+        time ladder is looked at, every block closed by `now` counts as woken: none holds a
         summary yet, and the days written from now on wake their blocks themselves.
         """
-        with reading(self.app.engine) as session:
-            state = progress(session, scope, ladder)
-            if state is not None and not has_messages_after(session, scope, state.seen_seq):
-                return
         with transaction(self.app.engine) as session:
             state = start_progress(session, scope, ladder)
             if ladder == "time" and state.through_unit is None:
@@ -102,28 +101,30 @@ class BaseWindows:
             rewind_announcements(session, scope, ladder)
         return len(units)
 
-    def _dirty(self, scope: str, ladder: str) -> dict[int, datetime]:
-        with reading(self.app.engine) as session:
-            return dirty_windows(session, scope, ladder)
-
     # --- writing closed windows ------------------------------------------------------------
 
     def write_days(self, scope: str, spec: LadderSpec, tz: ZoneInfo, now: datetime, stop: Stop, tick: Tick) -> int:
-        """The time ladder: write the closed dirty days; returns summaries written (silent days write nothing)."""
-        due = days_to_write(self._dirty(scope, "time"), closed_through(tz, self.app.settings.ladders.day_grace, now))
-        if not due:
-            return 0
+        """The time ladder: write the closed dirty days; returns summaries written (silent days write nothing).
+
+        The dirty days, the cursor, the holds and the first run's messages are read in one
+        read transaction (a tick's usual work is one run)."""
+        closed = closed_through(tz, self.app.settings.ladders.day_grace, now)
         with reading(self.app.engine) as session:
+            due = days_to_write(dirty_windows(session, scope, "time"), closed)
+            if not due:
+                return 0
             state = progress(session, scope, "time")
-        seen_seq = state.seen_seq if state else 0
-        held = self.guard.held(scope, "time", now)
+            seen_seq = state.seen_seq if state else 0
+            held = self.guard.held(scope, "time", now, session)
+            runs = _runs(due)
+            first = self._days(session, scope, spec, tz, seen_seq, runs[0])
         pending = _Pending(self)
-        for run in _runs(due):
-            start, end = time_window(spec, Block(0, run[0]), tz)[0], time_window(spec, Block(0, run[-1]), tz)[1]
-            with reading(self.app.engine) as session:
-                by_day: dict[int, list[Message]] = {}
-                for m in self.history.window(session, scope, seen_seq, start, end):
-                    by_day.setdefault(local_day(m.at, tz), []).append(m)
+        for n, run in enumerate(runs):
+            if n:
+                with reading(self.app.engine) as session:
+                    by_day = self._days(session, scope, spec, tz, seen_seq, run)
+            else:
+                by_day = first
             for unit in run:
                 if stopped(stop):
                     return pending.flush(now)
@@ -136,19 +137,26 @@ class BaseWindows:
 
     def write_interactions(self, scope: str, spec: LadderSpec, tz: ZoneInfo, now: datetime, stop: Stop, tick: Tick) -> int:
         """The count ladder: write every complete dirty interaction; returns summaries written."""
-        dirty = self._dirty(scope, "count")
-        if not dirty:
-            return 0
-        with reading(self.app.engine) as session:
+        with reading(self.app.engine) as session:  # one read transaction, the first run's messages included
+            dirty = dirty_windows(session, scope, "count")
+            if not dirty:
+                return 0
             state = progress(session, scope, "count")
-            newest = newest_interaction(session, scope)
+            seen_seq = state.seen_seq if state else 0
             last_at = last_times(session, scope, dirty)
-        seen_seq = state.seen_seq if state else 0
-        held = self.guard.held(scope, "count", now)
+            runs = _runs(complete_interactions(last_at, newest_interaction(session, scope),
+                                               self.app.settings.interaction_gap, now))
+            if not runs:
+                return 0
+            held = self.guard.held(scope, "count", now, session)
+            first = self.history.interactions(session, scope, seen_seq, runs[0][0], runs[0][-1])
         pending = _Pending(self)
-        for run in _runs(complete_interactions(last_at, newest, self.app.settings.interaction_gap, now)):
-            with reading(self.app.engine) as session:
-                by_number = self.history.interactions(session, scope, seen_seq, run[0], run[-1])
+        for n, run in enumerate(runs):
+            if n:
+                with reading(self.app.engine) as session:
+                    by_number = self.history.interactions(session, scope, seen_seq, run[0], run[-1])
+            else:
+                by_number = first
             for number in run:
                 if stopped(stop):
                     return pending.flush(now)
@@ -158,6 +166,15 @@ class BaseWindows:
                 if tick:
                     tick(1)
         return pending.flush(now)
+
+    def _days(self, session: Session, scope: str, spec: LadderSpec, tz: ZoneInfo, seen_seq: int,
+              run: list[int]) -> dict[int, list[Message]]:
+        """The messages of a run of days (one range read), by local day."""
+        start, end = time_window(spec, Block(0, run[0]), tz)[0], time_window(spec, Block(0, run[-1]), tz)[1]
+        by_day: dict[int, list[Message]] = {}
+        for m in self.history.window(session, scope, seen_seq, start, end):
+            by_day.setdefault(local_day(m.at, tz), []).append(m)
+        return by_day
 
     def store(self, drafted: list[Drafted], now: datetime) -> int:
         """Store drafted windows of one scope and ladder in one transaction and clear them; returns
@@ -170,9 +187,9 @@ class BaseWindows:
         if not drafted:
             return 0
         scope, ladder = drafted[0].target.scope, drafted[0].target.ladder
-        written = 0
         with transaction(self.app.engine) as session:
             current = self.history.latest_summaries(session, scope, ladder, [d.target.window for d in drafted])
+            writes = []
             for d in drafted:
                 now_there = current.get(d.target.window)
                 if not d.sources:
@@ -182,10 +199,10 @@ class BaseWindows:
                             and now_there.text == d.draft.text)
                 if not same:
                     version = now_there.version + 1 if now_there is not None else 1
-                    write_block(session, BlockWrite(d.target, d.draft, d.sources, d.watermark, version), now, flush=False)
-                    written += 1
+                    writes.append(BlockWrite(d.target, d.draft, d.sources, d.watermark, version))
+            write_blocks(session, writes, now)
             clear_dirty(session, scope, ladder, [d.target.unit for d in drafted])
-        return written
+        return len(writes)
 
 
 RUN_SPAN = 32  # base windows read (one query) and stored (one transaction) together, at most
@@ -230,7 +247,7 @@ class _Pending:
         drafter = self.windows.drafter
 
         def make() -> Drafted:
-            draft = drafter.base(target, message_inputs(messages, target.tz))
+            draft = drafter.base(target, message_inputs(messages, target.tz, self.windows.lines))
             watermark = Watermark(max((m.seq for m in messages), default=0), max((m.at for m in messages), default=None))
             return Drafted(target, draft, watermark, tuple(m.id for m in messages))
 

@@ -2,8 +2,8 @@
 
 `Target` names one block of one ladder of one scope (with the scope's time zone, which a
 day's bounds and its rendered lines need). `Draft` is what the block will say and what it
-cost. `BlockWrite` is a whole summary about to be stored; `write_block` stores it with its
-announcement in the caller's transaction.
+cost. `BlockWrite` is a whole summary about to be stored; `write_blocks` stores summaries with
+their announcements in the caller's transaction.
 """
 
 from __future__ import annotations
@@ -22,9 +22,8 @@ from consolidator.ladders.publish import ladder_view
 from hierarchy.calendar import block_key, block_label, count_window, time_window
 from hierarchy.tiling import Block, LadderSpec
 from stores.engine import Session
-from stores.schema.ladders import Announcement, Summary
-from stores.summaries import summary_id, write_summary
-from stores.view_versions import bump_once
+from stores.summaries import insert_summaries, summary_id
+from stores.view_versions import bump_all
 
 log = structlog.get_logger()
 
@@ -107,29 +106,32 @@ class BlockWrite:
     version: int
 
 
-class Stored(NamedTuple):
-    """What `write_block` stored: the row, and its announcement (whose id is set at the flush)."""
-
-    summary: Summary
-    announcement: Announcement
-
-
-def write_block(session: Session, write: BlockWrite, now: datetime, flush: bool = True) -> Stored:
-    """Store the summary and its announcement (one transaction: the caller's); with `flush` False
-    the announcement's id is assigned when the caller's session flushes."""
+def summary_values(write: BlockWrite, now: datetime) -> dict:
+    """The summary row `write` stores, as column values."""
     target, draft = write.target, write.draft
-    summary = Summary(
-        id=summary_id(target.scope, target.ladder, target.rung, target.key, write.version), scope=target.scope,
-        ladder=target.ladder, rung=target.rung, key=target.key, version=write.version, kind=draft.kind,
-        label=target.label, text=draft.text, tokens=estimate_tokens(draft.text), sources=list(write.sources),
-        input_hash=draft.input_hash, input_tokens=draft.input_tokens, calls=draft.calls,
-        watermark_seq=write.watermark.seq, watermark_at=write.watermark.at, created_at=now,
-    )
+    row = {
+        "id": summary_id(target.scope, target.ladder, target.rung, target.key, write.version), "scope": target.scope,
+        "ladder": target.ladder, "rung": target.rung, "key": target.key, "version": write.version, "kind": draft.kind,
+        "label": target.label, "text": draft.text, "tokens": estimate_tokens(draft.text), "sources": list(write.sources),
+        "input_hash": draft.input_hash, "input_tokens": draft.input_tokens, "calls": draft.calls,
+        "watermark_seq": write.watermark.seq, "watermark_at": write.watermark.at, "created_at": now,
+        "window_start": None, "window_end": None, "first_number": None, "last_number": None,
+    }
     if target.ladder == "time":
-        summary.window_start, summary.window_end = time_window(target.spec, target.block, target.tz)
+        row["window_start"], row["window_end"] = time_window(target.spec, target.block, target.tz)
     else:
-        summary.first_number, summary.last_number = count_window(target.spec, target.block)
-    bump_once(session, target.scope, ladder_view(target.ladder, target.rung))  # the rung's snapshot is stale until published
-    log.debug("ladder.rung_written", scope=target.scope, ladder=target.ladder, rung=target.rung, window=target.key,
-              version=write.version, kind=draft.kind)
-    return Stored(summary, write_summary(session, summary, flush))
+        row["first_number"], row["last_number"] = count_window(target.spec, target.block)
+    return row
+
+
+def write_blocks(session: Session, writes: list[BlockWrite], now: datetime) -> int | None:
+    """Store the summaries with their announcements in the caller's transaction (one INSERT per
+    table), each rung's view and the scope's `ladders` view (context.md) bumped once; returns the
+    announcement's id when one write was given."""
+    # The rung's snapshot is stale until published, and context.md shows the newest summaries.
+    bump_all(session, list(dict.fromkeys(view for w in writes for view in (
+        (w.target.scope, "ladders"), (w.target.scope, ladder_view(w.target.ladder, w.target.rung))))))
+    for w in writes:
+        log.debug("ladder.rung_written", scope=w.target.scope, ladder=w.target.ladder, rung=w.target.rung,
+                  window=w.target.key, version=w.version, kind=w.draft.kind)
+    return insert_summaries(session, [summary_values(w, now) for w in writes])

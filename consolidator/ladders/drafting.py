@@ -23,9 +23,19 @@ from stores.schema.ladders import Summary
 from stores.summaries import reusable
 
 
-def message_inputs(messages: list[Message], tz: ZoneInfo) -> list[SummaryInput]:
-    """A base window's raw lines as summary inputs (rendered the same way for both ladders)."""
-    return [SummaryInput(id=m.id, label="", text=render(m, tz)) for m in messages]
+def message_inputs(messages: list[Message], tz: ZoneInfo, seen: dict[str, SummaryInput] | None = None) -> list[SummaryInput]:
+    """A base window's raw lines as summary inputs (rendered the same way for both ladders); with
+    `seen` (message id -> its input, one scope's), a line rendered once is not rendered again:
+    both ladders read the same messages in a run."""
+    if seen is None:
+        return [SummaryInput(id=m.id, label="", text=render(m, tz)) for m in messages]
+    out = []
+    for m in messages:
+        line = seen.get(m.id)
+        if line is None:
+            line = seen[m.id] = SummaryInput(id=m.id, label="", text=render(m, tz))
+        out.append(line)
+    return out
 
 
 def summary_inputs(summaries: list[Summary]) -> list[SummaryInput]:

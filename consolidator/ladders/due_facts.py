@@ -25,6 +25,13 @@ from stores.summaries import newest_announcements
 
 def scope_facts(session: Session, scope: str, specs: dict[str, LadderSpec], tz: ZoneInfo) -> dict[str, LadderFacts]:
     """ladder -> what the stage has recorded for it, for the ladders in `specs` (about seven queries in all)."""
+    return scope_reads(session, scope, specs, tz)[0]
+
+
+def scope_reads(session: Session, scope: str, specs: dict[str, LadderSpec],
+                tz: ZoneInfo) -> tuple[dict[str, LadderFacts], bool]:
+    """`scope_facts`, and whether the scope logged messages the ladders in `specs` have not all
+    seen (so that the stage's run reads it once, not once more per ladder)."""
     states = scope_progress(session, scope)
     seen_seq = min((states[kind].seen_seq if kind in states else 0) for kind in specs)
     new_messages = has_messages_after(session, scope, seen_seq)
@@ -42,4 +49,4 @@ def scope_facts(session: Session, scope: str, specs: dict[str, LadderSpec], tz: 
         else:  # an interaction completes from its own last message, which a late arrival may not be
             facts[kind] = LadderFacts(spec, unseen, last_times(session, scope, windows) if windows else {}, holds,
                                       newest_interaction=max_number(session, scope))
-    return facts
+    return facts, new_messages

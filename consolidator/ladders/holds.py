@@ -21,7 +21,7 @@ from consolidator.model.base import Deferred, ModelError
 from consolidator.pipeline.runner import backoff
 from consolidator.core.app import App
 from stores.engine import Session, reading, transaction
-from stores.holds import hold_after_failure, hold_until, holds, release
+from stores.holds import hold_after_failure, hold_until, next_tries, release
 
 log = structlog.get_logger()
 
@@ -61,7 +61,7 @@ class Guard:
         if session is None:
             with reading(self.app.engine) as own:
                 return self.held(scope, ladder, now, own)
-        return Held({w: h.next_at for w, h in holds(session, scope, ladder).items()}, now)
+        return Held(next_tries(session, scope, ladder), now)
 
     def run(self, target: Target, now: datetime, held: Held, write: Callable[[], T]) -> T | None:
         """`write()`'s result, or None when its model call was deferred or failed (the window is held)."""

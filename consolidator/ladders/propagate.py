@@ -17,11 +17,12 @@ holds.py) and its hold row, not the cursor, brings it back.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from types import SimpleNamespace
 from datetime import datetime
 from zoneinfo import ZoneInfo
 
 from consolidator.domain import estimate_tokens
-from consolidator.ladders.blocks import BlockWrite, Stop, Target, Watermark, stopped, write_block
+from consolidator.ladders.blocks import BlockWrite, Stop, Target, Watermark, stopped, summary_values, write_blocks
 from consolidator.ladders.drafting import Drafter, summary_inputs
 from consolidator.ladders.holds import Guard
 from consolidator.core.app import App
@@ -191,7 +192,8 @@ class Propagation:
         watermark = max((Watermark(s.watermark_seq, s.watermark_at) for s in rows.values() if s.watermark_at),
                         default=Watermark())
         version = rows[block].version + 1 if block in rows else 1
+        write = BlockWrite(target, draft, decision.input_ids, watermark, version)
         with transaction(self.app.engine) as session:
-            stored = write_block(session, BlockWrite(target, draft, decision.input_ids, watermark, version), now)
-        reads.wrote(stored.summary)  # the row just written: kept from memory, not read back
-        return stored.announcement.id
+            announcement_id = write_blocks(session, [write], now)
+        reads.wrote(SimpleNamespace(**summary_values(write, now)))  # the row just written: kept from memory, not read back
+        return announcement_id

@@ -50,19 +50,26 @@ def summary_payload(summary: Summary) -> dict[str, Any]:
 
 def publish_ladder(app: App, scope: str, specs: dict[str, LadderSpec], only: set[tuple[str, str]] | None = None) -> int:
     """Publish the newest summary of each rung (of the rungs in `only`, when given)."""
-    written = 0
     with reading(app.engine) as session:
-        payloads = []
-        for ladder, spec in specs.items():
-            rungs = [rung.name for rung in spec.rungs if only is None or (ladder, rung.name) in only]
-            newest = newest_summaries(session, scope, ladder, rungs)
-            for rung in rungs:
-                if rung in newest:
-                    payloads.append((f"{ladder}/{rung}.json", summary_payload(newest[rung])))
+        payloads = _payloads(session, scope, specs, only)
+    return _write(app, scope, payloads)
+
+
+def _payloads(session, scope: str, specs: dict[str, LadderSpec], only: set[tuple[str, str]] | None) -> list[tuple[str, dict]]:
+    payloads = []
+    for ladder, spec in specs.items():
+        rungs = [rung.name for rung in spec.rungs if only is None or (ladder, rung.name) in only]
+        newest = newest_summaries(session, scope, ladder, rungs) if rungs else {}
+        for rung in rungs:
+            if rung in newest:
+                payloads.append((f"{ladder}/{rung}.json", summary_payload(newest[rung])))
+    return payloads
+
+
+def _write(app: App, scope: str, payloads: list[tuple[str, dict]]) -> int:
     for view, payload in payloads:
         publish_json(app.settings.snapshot_dir, scope, view, payload)
-        written += 1
-    return written
+    return len(payloads)
 
 
 LADDER_VIEW = "ladder:"
@@ -72,19 +79,26 @@ def ladder_view(ladder: str, rung: str) -> str:
     return f"{LADDER_VIEW}{ladder}/{rung}"
 
 
+def _rungs(stale_views: list[tuple[str, int]]) -> set[tuple[str, str]]:
+    return {tuple(view[len(LADDER_VIEW):].split("/", 1)) for view, _ in stale_views if view.startswith(LADDER_VIEW)}
+
+
 def publish_stale_rungs(app: App, scope: str, stale_views: list[tuple[str, int]]) -> int:
     """Publish the rungs among the scope's stale (view, version) pairs; the caller marks them
     published (the snapshot stage marks them with its other views, in one statement)."""
-    rungs = {tuple(view[len(LADDER_VIEW):].split("/", 1)) for view, _ in stale_views if view.startswith(LADDER_VIEW)}
+    rungs = _rungs(stale_views)
     return publish_ladder(app, scope, ladder_specs(app), only=rungs) if rungs else 0
 
 
 def publish_ladder_views(app: App, scope: str) -> int:
-    """Publish every rung of `scope` whose view is stale, then record it as published."""
+    """Publish every rung of `scope` whose view is stale, then record it as published (the stale
+    views and their summaries read in one read transaction)."""
     with reading(app.engine) as session:
         todo = [(view, version) for _, view, version in stale(session, scope) if view.startswith(LADDER_VIEW)]
-    written = publish_stale_rungs(app, scope, todo)
-    if todo:
-        with transaction(app.engine) as session:
-            mark_all_published(session, scope, todo)
+        if not todo:
+            return 0
+        payloads = _payloads(session, scope, ladder_specs(app), _rungs(todo))
+    written = _write(app, scope, payloads)
+    with transaction(app.engine) as session:
+        mark_all_published(session, scope, todo)
     return written

@@ -31,20 +31,20 @@ from __future__ import annotations
 
 from datetime import datetime
 from typing import Callable, Sequence
+from zoneinfo import ZoneInfo
 
 from consolidator.ladders.base import BaseWindows, Tick
 from consolidator.ladders.blocks import Stop, stopped
 from consolidator.ladders.drafting import Drafter
-from consolidator.ladders.due_facts import scope_facts
+from consolidator.ladders.due_facts import scope_reads
 from consolidator.ladders.holds import Guard
 from consolidator.ladders.propagate import Propagation
 from consolidator.ladders.publish import ladder_specs, publish_ladder_views
 from consolidator.model.base import Model
 from consolidator.core.app import App
 from hierarchy.ladder_due import next_due as ladder_due
-from stores.engine import reading, transaction
+from stores.engine import reading
 from stores.messages import scopes as all_scopes
-from stores.view_versions import bump
 
 __all__ = ["LadderStage", "ladder_specs"]
 
@@ -94,24 +94,31 @@ class LadderStage:
 
         A scope with nothing due at `now` (see `next_due`) is left at once: one read, no write.
         """
-        due = self.next_due(scope, now, ladders)
+        due, new_messages = self._due(scope, now, ladders)
         if due is None or due > now:
             return 0
         tz = self.app.settings.timezone_of(scope)
+        self.base.lines.clear()  # lines rendered for this scope's run only
+        try:
+            written = self._run_ladders(scope, tz, now, stop, progress, ladders, new_messages)
+        finally:
+            self.base.lines.clear()
+        if written and self.publish:  # the summaries' transactions bumped their views (ladders.blocks.write_blocks)
+            publish_ladder_views(self.app, scope)
+        return written
+
+    def _run_ladders(self, scope: str, tz: ZoneInfo, now: datetime, stop: Stop, progress: Tick, ladders: tuple[str, ...],
+                     new_messages: bool) -> int:
         written = 0
         for kind in ladders:
             spec = self.specs[kind]
-            self.base.mark_new(scope, kind, tz, now)
+            if new_messages:  # read just now, with the rest of what decides the run
+                self.base.mark_new(scope, kind, tz, now)
             if kind == "time":
                 written += self.base.write_days(scope, spec, tz, now, stop, progress)
             else:
                 written += self.base.write_interactions(scope, spec, tz, now, stop, progress)
             written += self.higher.run(scope, spec, tz, now, stop)
-        if written:
-            with transaction(self.app.engine) as session:
-                bump(session, scope, "ladders")  # context.md shows the newest summaries
-            if self.publish:
-                publish_ladder_views(self.app, scope)
         return written
 
     def next_due(self, scope: str, now: datetime, ladders: tuple[str, ...] = LADDERS) -> datetime | None:
@@ -120,12 +127,16 @@ class LadderStage:
         `now` means run it now. One read transaction of about seven indexed queries, so a
         daemon can reschedule the scope after each run instead of visiting it every tick.
         """
+        return self._due(scope, now, ladders)[0]
+
+    def _due(self, scope: str, now: datetime, ladders: tuple[str, ...]) -> tuple[datetime | None, bool]:
+        """`next_due`, and whether the scope logged messages its ladders have not all seen."""
         tz = self.app.settings.timezone_of(scope)
         settings = self.app.settings
         with reading(self.app.engine) as session:
-            facts = scope_facts(session, scope, {kind: self.specs[kind] for kind in ladders}, tz)
+            facts, new_messages = scope_reads(session, scope, {kind: self.specs[kind] for kind in ladders}, tz)
         times = [ladder_due(f, tz, settings.ladders.day_grace, settings.interaction_gap, now) for f in facts.values()]
-        return min((t for t in times if t is not None), default=None)
+        return min((t for t in times if t is not None), default=None), new_messages
 
     def mark_all_dirty(self, scope: str, kind: str, since: datetime | None) -> int:
         """For rebuild: every base window with messages (from `since`) is dirty again; returns how many."""

@@ -151,7 +151,7 @@ class Consolidator:
                     cut_batches(self.app.engine, scope, names, settings.batch_size, settings.flush_idle, now)
                 )
             self._beat()
-            if before.run_heads or report.batches:  # else no step run is open: nothing to look up
+            if self.steps and (before.run_heads or report.batches):  # else no step run is open: nothing to look up
                 run = self._runner.run_due(now, halt, scopes=[scope])
                 report.steps_done, report.steps_failed = run.done, run.failed
             for stage in self.stages:
