@@ -73,7 +73,7 @@ from consolidator.model.offline.passes import Pass, run_passes
 from consolidator.model.offline.reldates import resolve_relative_dates
 from consolidator.model.offline.summaryform import Turn, parse_turns, render
 from consolidator.model.offline.summaryrules import (  # noqa: F401  (the rules' names, read here by tests)
-    answers_asked, fact_prior, is_phatic, not_a_person, replies, shown_photos, speakers_of,
+    answers_asked, fact_prior, is_phatic, not_a_person, prior_features, prior_of, replies, shown_photos, speakers_of,
 )
 from consolidator.model.offline.summaryselect import Candidate, best_pool, select, written
 from consolidator.model.offline.text import stem, truncate_words
@@ -88,12 +88,36 @@ _ISO_DATE = re.compile(r"^(\d{4}-\d{2}-\d{2})")
 
 @dataclass
 class Sentence:
-    """A distinct sentence of the inputs as the summary would write it (step 1), with its words."""
+    """A distinct sentence of the inputs as the summary would write it (step 1), with its words
+    and what scoring it found (score_rarity)."""
 
     turn: int  # index of its turn
     text: str  # compacted and trimmed
     tokens: list[str]
-    concepts: dict[str, float] = field(default_factory=dict)  # stem -> its rarity (step 3, before df)
+    concepts: dict[str, float] = field(default_factory=dict)  # stem -> its rarity (step 3, before df); read only
+    phatic: bool = False  # step 4
+    features: tuple[bool, ...] = ()  # what its prior weighs (summaryrules.prior_features)
+
+
+class Memo(dict):
+    """A cache of a pure function's results, cleared whole when full. Each sentence is compacted
+    and scored once, not once per summary reading it: a day's lines are read by the day and by
+    its interactions' summaries, a chosen sentence again by the rung above."""
+
+    def __init__(self, size: int) -> None:
+        super().__init__()
+        self.size = size
+
+    def keep(self, key, value):
+        if len(self) >= self.size:
+            self.clear()
+        self[key] = value
+        return value
+
+
+# (sentence, speakers, compacting) -> (trimmed text, its dedupe key); (text, speakers) -> scores
+_TRIMMED = Memo(1 << 15)
+_SCORED = Memo(1 << 14)
 
 
 @dataclass
@@ -133,6 +157,7 @@ def read_turns(doc: SummaryDoc, settings: OfflineSettings) -> SummaryDoc:
 def compact_sentences(doc: SummaryDoc, settings: OfflineSettings) -> SummaryDoc:
     """Step 1: every sentence compacted and its edge filler trimmed; exact repeats kept once."""
     lexicon = doc.lexicon
+    speakers = frozenset(lexicon.speakers)
 
     def filler(clause: str) -> bool:
         return is_phatic(clause, lexicon.scored(TOKEN.findall(clause)))
@@ -140,22 +165,32 @@ def compact_sentences(doc: SummaryDoc, settings: OfflineSettings) -> SummaryDoc:
     seen: set[tuple[str, ...]] = set()
     for n, turn in enumerate(doc.turns):
         for sentence in turn.sentences:
-            s = trim_edges(compact(sentence) if settings.compact_sentences else sentence, filler)
-            tokens = TOKEN.findall(s)
-            key = tuple(base_form(t) for t in tokens) or (s.lower(),)
+            known = _TRIMMED.get(memo_key := (sentence, speakers, settings.compact_sentences))
+            if known is None:
+                s = trim_edges(compact(sentence) if settings.compact_sentences else sentence, filler)
+                known = _TRIMMED.keep(memo_key, (s, tuple(base_form(t) for t in TOKEN.findall(s)) or (s.lower(),)))
+            s, key = known
             if key not in seen:
                 seen.add(key)
-                doc.sentences.append(Sentence(n, s, tokens))
+                doc.sentences.append(Sentence(n, s, TOKEN.findall(s)))
     return doc
 
 
 def score_rarity(doc: SummaryDoc, settings: OfflineSettings) -> SummaryDoc:
-    """Step 3: each sentence's concepts by stem, worth their rarity (max over the stem's words)."""
+    """Steps 3-5 for each sentence alone: its concepts by stem, worth their rarity (max over the
+    stem's words); whether it is phatic; what its prior weighs."""
+    lexicon = doc.lexicon
+    speakers = frozenset(lexicon.speakers)
     for item in doc.sentences:
-        concepts: dict[str, float] = {}
-        for w in doc.lexicon.scored(item.tokens):
-            concepts[stem(w)] = max(concepts.get(stem(w), 0.0), doc.lexicon.weight(w))
-        item.concepts = concepts
+        known = _SCORED.get(memo_key := (item.text, speakers))
+        if known is None:
+            scored = lexicon.scored(item.tokens)
+            concepts: dict[str, float] = {}
+            for w in scored:
+                concepts[stem(w)] = max(concepts.get(stem(w), 0.0), lexicon.weight(w))
+            known = _SCORED.keep(memo_key, (concepts, is_phatic(item.text, scored),
+                                            prior_features(item.text, item.tokens, lexicon)))
+        item.concepts, item.phatic, item.features = known
     return doc
 
 
@@ -167,16 +202,17 @@ def weigh_priors(doc: SummaryDoc, settings: OfflineSettings) -> SummaryDoc:
         for k in item.concepts:
             df[k] = df.get(k, 0) + 1
     items = [(s.turn, s.text, s.tokens, s.concepts) for s in doc.sentences]
+    sentences = doc.sentences
     answering = replies(doc.turns)
     shown = shown_photos(doc.turns, items)
     echoes = answers_asked(items, answering)
     for pos, (n, s, tokens, concepts) in enumerate(items):
         worth = {k: w * (1.0 + settings.df_boost * math.log(df[k])) for k, w in concepts.items()}
-        prior = fact_prior(s, tokens, doc.lexicon, settings) * (settings.answer_boost if answering[n] else 1.0)
+        prior = prior_of(sentences[pos].features, settings) * (settings.answer_boost if answering[n] else 1.0)
         prior *= settings.echo_boost if pos in echoes else 1.0
         prior *= settings.shown_boost if pos in shown else 1.0
         prior *= settings.agent_weight if not_a_person(doc.turns[n].speaker) else 1.0
-        doc.candidates.append(Candidate(pos, n, s, prior, worth, is_phatic(s, doc.lexicon.scored(tokens))))
+        doc.candidates.append(Candidate(pos, n, s, prior, worth, sentences[pos].phatic))
     return doc
 
 

@@ -27,14 +27,26 @@ _POINTING = re.compile(r"\b(?:here['’]?s|here is|this|these|take a look|check 
 def fact_prior(sentence: str, tokens: list[str], lexicon: Lexicon, settings: OfflineSettings = DEFAULTS) -> float:
     """How likely a sentence states something about someone rather than reacting to it (module
     docstring, step 5; the turn's and the date's boosts are applied by the caller)."""
+    return prior_of(prior_features(sentence, tokens, lexicon), settings)
+
+
+def prior_features(sentence: str, tokens: list[str], lexicon: Lexicon) -> tuple[bool, bool, bool, bool, bool, bool]:
+    """What fact_prior weighs, settings apart: (first person, second person, a question, a
+    number, a name, a quoted title). A pure function of the sentence and the speakers."""
     forms = {base_form(t) for t in tokens}
-    first, second = bool(forms & FIRST_PERSON), bool(forms & SECOND_PERSON)
+    return (bool(forms & FIRST_PERSON), bool(forms & SECOND_PERSON), sentence.rstrip().endswith("?"),
+            any(c.isdigit() for c in sentence), has_name(tokens, lexicon), bool(TITLE.search(sentence)))
+
+
+def prior_of(features: tuple[bool, bool, bool, bool, bool, bool], settings: OfflineSettings) -> float:
+    """fact_prior from prior_features."""
+    first, second, question, *keys = features
     prior = settings.first_boost if first else 1.0
     if second and not first:
         prior *= settings.second_only
-    if sentence.rstrip().endswith("?"):
+    if question:
         prior *= settings.question
-    for present in (any(c.isdigit() for c in sentence), has_name(tokens, lexicon), bool(TITLE.search(sentence))):
+    for present in keys:
         prior *= settings.key_boost if present else 1.0
     return prior
 
