@@ -32,6 +32,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 from datetime import date
+from functools import lru_cache
 
 from consolidator.model.offline.text import sentences
 from consolidator.model.offline.text_compact import split_asides
@@ -101,9 +102,16 @@ def parse_turns(texts: list[str], days: list[date | None] | None = None) -> list
                                bool(block and block[0]), text=line)
                 turns.append(current)
     for t in turns:
-        t.sentences = [part for s in sentences(t.text) for part in split_asides(s)]
+        t.sentences = list(sentences_of(t.text))
     _sessions(turns, breaks)
     return [t for t in turns if t.sentences]
+
+
+@lru_cache(maxsize=1 << 14)
+def sentences_of(text: str) -> tuple[str, ...]:
+    """A turn's sentences, each aside apart; cached, since the day and its interactions' summaries
+    read the same lines."""
+    return tuple(part for s in sentences(text) for part in split_asides(s))
 
 
 def _sessions(turns: list[Turn], breaks: set[int]) -> None:

@@ -56,8 +56,9 @@ def select(candidates: list[Candidate], turns: list[Turn], target: int, lexicon:
     open_ = list(range(len(candidates)))
     while open_:
         best, best_score, best_pick, best_cost = None, 0.0, None, 0
+        positions = [c.position for c in chosen]
         for i in open_:
-            fit = _fitting(candidates[i], chosen, covered, turns, target - used, lexicon, settings)
+            fit = _fitting(candidates[i], chosen, positions, covered, turns, target - used, lexicon, settings)
             if fit is None:
                 continue
             pick, cost = fit
@@ -66,17 +67,20 @@ def select(candidates: list[Candidate], turns: list[Turn], target: int, lexicon:
                 best, best_score, best_pick, best_cost = i, score, pick, cost
         if best is None:
             break
-        chosen.insert(bisect.bisect([c.position for c in chosen], best_pick.position), best_pick)
+        chosen.insert(bisect.bisect(positions, best_pick.position), best_pick)
         used += best_cost
         covered.update(best_pick.concepts)
         closest = np.maximum(closest, vectors @ vectors[best])
-        open_ = [i for i in open_ if i != best and closest[i] < settings.repeat_cosine]
+        # a repeat of a chosen sentence goes, and so does one whose concepts are all covered: it never adds again
+        open_ = [i for i in open_ if i != best and closest[i] < settings.repeat_cosine
+                 and not covered.issuperset(candidates[i].concepts)]
     return chosen
 
 
-def _added(c: Candidate, text: str, chosen: list[Candidate], turns: list[Turn]) -> int:
-    """Characters the written summary grows by when `c`, written as `text`, joins `chosen`."""
-    at = bisect.bisect([x.position for x in chosen], c.position)
+def _added(c: Candidate, text: str, chosen: list[Candidate], positions: list[int], turns: list[Turn]) -> int:
+    """Characters the written summary grows by when `c`, written as `text`, joins `chosen` (at
+    `positions`)."""
+    at = bisect.bisect(positions, c.position)
     prev = turns[chosen[at - 1].turn] if at else None
     turn = turns[c.turn]
     grow = len(separator(prev, turn)) + len(text)
@@ -86,13 +90,13 @@ def _added(c: Candidate, text: str, chosen: list[Candidate], turns: list[Turn]) 
     return grow
 
 
-def _fitting(c: Candidate, chosen: list[Candidate], covered: set[str], turns: list[Turn], room: int,
-             lexicon: Lexicon, settings: OfflineSettings) -> tuple[Candidate, int] | None:
+def _fitting(c: Candidate, chosen: list[Candidate], positions: list[int], covered: set[str], turns: list[Turn],
+             room: int, lexicon: Lexicon, settings: OfflineSettings) -> tuple[Candidate, int] | None:
     """`c` as it would be added, whole or cut to the room left, with what it costs; None when
     it adds no concept or no worthwhile cut fits."""
-    if not any(k not in covered for k in c.concepts):
+    if covered.issuperset(c.concepts):
         return None
-    cost = _added(c, c.text, chosen, turns)
+    cost = _added(c, c.text, chosen, positions, turns)
     if cost <= room:
         return c, cost
     space = room - (cost - len(c.text))
@@ -104,8 +108,8 @@ def _fitting(c: Candidate, chosen: list[Candidate], covered: set[str], turns: li
         return None
     kept = {stem(base_form(t)) for t in TOKEN.findall(short)}
     cut = Candidate(c.position, c.turn, short, c.prior, {k: w for k, w in c.concepts.items() if k in kept}, c.phatic)
-    cost = _added(cut, short, chosen, turns)
-    if cost > room or not any(k not in covered for k in cut.concepts):
+    cost = _added(cut, short, chosen, positions, turns)
+    if cost > room or covered.issuperset(cut.concepts):
         return None
     return cut, cost
 
