@@ -206,8 +206,9 @@ def weigh_priors(doc: SummaryDoc, settings: OfflineSettings) -> SummaryDoc:
     answering = replies(doc.turns)
     shown = shown_photos(doc.turns, items)
     echoes = answers_asked(items, answering)
+    boost = {k: 1.0 + settings.df_boost * math.log(used) for k, used in df.items()}
     for pos, (n, s, tokens, concepts) in enumerate(items):
-        worth = {k: w * (1.0 + settings.df_boost * math.log(df[k])) for k, w in concepts.items()}
+        worth = {k: w * boost[k] for k, w in concepts.items()}
         prior = prior_of(sentences[pos].features, settings) * (settings.answer_boost if answering[n] else 1.0)
         prior *= settings.echo_boost if pos in echoes else 1.0
         prior *= settings.shown_boost if pos in shown else 1.0

@@ -77,11 +77,21 @@ _CATCHING_UP = re.compile(r"\b(?:(?:happened|happening|going on|up)\s+)?(?:ever 
                           r"(?:talked|spoke|chatted|caught up|met|talk|chat)\b|\blong time no (?:see|talk|chat)\b", re.I)
 
 
+def _may_catch_up(sentence: str) -> bool:
+    """Whether _CATCHING_UP can match: it needs "since we " or "long time no " (an ASCII sentence
+    is tested by its lower case; any other is left to the pattern, as re.I folds a few
+    non-ASCII letters onto ASCII ones)."""
+    if not sentence.isascii():
+        return True
+    low = sentence.lower()
+    return "since we " in low or "long time no " in low
+
+
 def is_phatic(sentence: str, words: list[str]) -> bool:
     """No number and no word rarer than COMMON_ZIPF: it says nothing a reader needs."""
     if _CLOSING.match(sentence.strip()):
         return True
-    if spans := _CATCHING_UP.findall(sentence):
+    if _may_catch_up(sentence) and (spans := _CATCHING_UP.findall(sentence)):
         said = {w.lower() for span in spans for w in TOKEN.findall(span)}
         words = [w for w in words if w not in said]
     return not any(c.isdigit() for c in sentence) and all(zipf(w) >= COMMON_ZIPF for w in words)
