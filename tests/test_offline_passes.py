@@ -12,8 +12,10 @@ import pytest
 
 from consolidator.model.offline import extraction, summarise
 from consolidator.model.offline.extraction import EXTRACTION_PASSES, ExtractionDoc, extract_facts
+from consolidator.model.offline.lexicon import Lexicon
 from consolidator.model.offline.passes import run_passes
 from consolidator.model.offline.summarise import SUMMARY_PASSES, SummaryDoc, extractive_summary
+from consolidator.model.offline.summaryform import parse_turns
 from consolidator.model.offline.tuning import DEFAULTS, OfflineSettings
 from consolidator.model.schemas import FactExtractionRequest, Line
 
@@ -115,3 +117,31 @@ def test_an_extraction_pass_swapped_through_the_runner_changes_only_its_step() -
     assert [p.__name__ for p in passes].index("only_events") == EXTRACTION_ORDER.index("keep_novel")
     unfiltered = tuple(keep_every_claim if p.__name__ == "keep_novel" else p for p in EXTRACTION_PASSES)
     assert len(extract_facts(request, passes=unfiltered)) >= len(facts)
+
+
+def test_memoised_sentences_give_what_a_fresh_run_gives() -> None:
+    """A sentence's trim and scores are kept by (sentence, speakers): the same words read where
+    "Mari" is a speaker (her name is filler and weighs nothing) and where she is only named give
+    each what a run with empty memos gives."""
+    turns = parse_turns(["2023-05-08 10:00 Ana: Mari, I drove to Lisbon for the pottery fair."])
+
+    def candidates(speakers: set[str]) -> list[tuple[str, float, dict[str, float]]]:
+        return [(c.text, c.prior, c.concepts) for c in summarise._candidates(turns, Lexicon(speakers), DEFAULTS)]
+
+    def cold(speakers: set[str]) -> list[tuple[str, float, dict[str, float]]]:
+        summarise._TRIMMED.clear()
+        summarise._SCORED.clear()
+        return candidates(speakers)
+
+    named, speaking = cold({"ana"}), cold({"ana", "mari"})
+    assert named != speaking and "mari" in named[0][2] and "mari" not in speaking[0][2]
+    warm = [candidates(s) for s in ({"ana"}, {"ana", "mari"}, {"ana"})]
+    assert warm == [named, speaking, named]
+    assert summarise._SCORED  # the memo was used
+
+
+def test_a_full_memo_starts_again() -> None:
+    memo = summarise.Memo(2)
+    memo.keep("a", 1)
+    memo.keep("b", 2)
+    assert memo.keep("c", 3) == 3 and dict(memo) == {"c": 3}

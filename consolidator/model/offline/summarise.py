@@ -50,8 +50,11 @@ policy: a week re-selects from its days exactly as a day selects from its lines.
    where a session starts, one "Speaker:" line per run of one speaker's sentences.
 
 Deterministic (ties go to the earlier sentence) and fast: the embedder and the word list are
-loaded once per process, word weights are cached, at most pool_targets targets' worth of the
-best sentences are considered (a burst day's thousand lines are never all embedded). The factors
+loaded once per process, word weights are cached, each distinct sentence is split, compacted,
+trimmed and scored once (memos keyed by the sentence and the speakers, the only things those
+results depend on: a day's lines are read again by its interactions' summaries), at most
+pool_targets targets' worth of the best sentences are considered (a burst day's thousand lines
+are never all embedded), and a candidate whose concepts are all covered leaves the selection. The factors
 named in lower case above are fields of the settings passed in (tuning.OfflineSettings).
 
 The steps run as SUMMARY_PASSES, named passes `(doc, settings) -> doc` over one SummaryDoc
