@@ -58,9 +58,9 @@ are never all embedded), and a candidate whose concepts are all covered leaves t
 named in lower case above are fields of the settings passed in (tuning.OfflineSettings).
 
 The steps run as SUMMARY_PASSES, named passes `(doc, settings) -> doc` over one SummaryDoc
-(passes.py): read_turns (1, 2), compact_sentences (1), score_rarity (3), weigh_priors (3, 5;
-the sentence rules are summaryrules.py's), drop_phatic (4), pool_best, date_relative,
-choose_within_budget (6, summaryselect.py) and write_form (7).
+(passes.py): read_turns (1, 2), compact_sentences (1), score_rarity (3-5, each sentence
+alone), weigh_priors (3, 5; the sentence rules are summaryrules.py's), drop_phatic (4),
+pool_best, date_relative, choose_within_budget (6, summaryselect.py) and write_form (7).
 """
 
 from __future__ import annotations
