@@ -107,7 +107,7 @@ def parse_turns(texts: list[str], days: list[date | None] | None = None) -> list
     return [t for t in turns if t.sentences]
 
 
-@lru_cache(maxsize=1 << 14)
+@lru_cache(maxsize=1 << 12)
 def sentences_of(text: str) -> tuple[str, ...]:
     """A turn's sentences, each aside apart; cached, since the day and its interactions' summaries
     read the same lines."""

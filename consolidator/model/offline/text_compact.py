@@ -210,7 +210,7 @@ _STOPS_RUN = re.compile(r"([,;:])(?:\s*[,;:])+")
 _HELD_TITLE = re.compile("\x00(\\d+)\x00")
 
 
-@lru_cache(maxsize=1 << 14)
+@lru_cache(maxsize=1 << 12)
 def compact(sentence: str, hedges: bool = True) -> str:
     """`sentence` without interjections, discourse markers, hedges, intensifiers, tag questions,
     trailing additives and emoji (module docstring); the sentence itself when nothing is left.
