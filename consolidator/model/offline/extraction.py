@@ -12,6 +12,7 @@ is `(doc, settings) -> doc` (passes.py); model.py's docstring says what the rule
 from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
+from functools import lru_cache
 
 from consolidator.domain import is_negated
 from consolidator.model.offline.factshare import within_share
@@ -145,10 +146,13 @@ def _latest_per_single_attribute(claims: list[Claim]) -> list[Claim]:
     return out
 
 
+@lru_cache(maxsize=1 << 12)
 def _norm(text: str) -> tuple[str, ...]:
+    """The content stems of a text (cached: each claim is compared with every neighbour)."""
     return tuple(content_stems(normalise(text)))
 
 
+@lru_cache(maxsize=1 << 12)
 def negated(text: str) -> bool:
     return is_negated(normalise(text))
 
