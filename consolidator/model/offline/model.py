@@ -42,7 +42,7 @@ import re
 
 from consolidator.domain import is_person_line
 from consolidator.model.offline.contacts import contact_updates
-from consolidator.model.offline.extraction import negated, extract_facts
+from consolidator.model.offline.extraction import extract_facts, negated
 from consolidator.model.offline.summarise import extractive_summary, fallback_days
 from consolidator.model.offline.lineclaims import claims_of_lines
 from consolidator.model.offline.parse import parse_text
