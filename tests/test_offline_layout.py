@@ -90,9 +90,9 @@ def test_one_rarity_lookup() -> None:
 
 # Text tools (sentences, words, compaction, cuts, dates, the lexicon) are read by both;
 # extraction (facts, contacts, tasks) never imports the summariser, nor the summariser extraction.
-SUMMARISER = {"summarise", "summaryform"}
-EXTRACTION = {"clauses", "contacts", "factshare", "lineclaims", "names", "parse", "patterns", "rules", "shown", "tasks",
-              "worth"}
+SUMMARISER = {"summarise", "summaryform", "summaryrules", "summaryselect"}
+EXTRACTION = {"clauses", "contacts", "extraction", "factshare", "lineclaims", "names", "parse", "patterns", "rules", "shown",
+              "tasks", "worth"}
 TEXT_TOOLS = {"text", "text_compact", "text_cut", "reldates", "lexicon", "words"}
 
 
@@ -109,7 +109,7 @@ def offline_imports(name: str) -> set[str]:
 
 
 def test_every_offline_module_has_a_side() -> None:
-    sides = SUMMARISER | EXTRACTION | TEXT_TOOLS | {"__init__", "model", "tuning"}
+    sides = SUMMARISER | EXTRACTION | TEXT_TOOLS | {"__init__", "model", "passes", "tuning"}
     assert {p.stem for p in offline_files()} == sides
 
 
@@ -126,6 +126,6 @@ def test_the_summariser_and_the_text_tools_never_import_extraction() -> None:
 def test_no_test_switches_an_offline_module_constant() -> None:
     """The weights are tuning.OfflineSettings, built per test (dataclasses.replace), never patched in."""
     patched = {p.name for p in (ROOT / "tests").rglob("*.py")
-               if re.search(r"monkeypatch\.setattr\(\s*(?:summarise|summaryform|factshare|text_compact|text_cut|model|lexicon|words)\b",
+               if re.search(r"monkeypatch\.setattr\(\s*(?:summarise|summaryform|summaryrules|summaryselect|extraction|passes|factshare|text_compact|text_cut|model|lexicon|words)\b",
                             p.read_text(encoding="utf-8"))}
     assert patched == set()

@@ -39,20 +39,17 @@ matched by identical content words. Dates are understood only in the plain forms
 from __future__ import annotations
 
 import re
-from dataclasses import replace
 
-from consolidator.domain import is_negated, is_person_line
+from consolidator.domain import is_person_line
 from consolidator.model.offline.contacts import contact_updates
-from consolidator.model.offline.factshare import within_share
+from consolidator.model.offline.extraction import extract_facts, negated
 from consolidator.model.offline.summarise import extractive_summary, fallback_days
-from consolidator.model.offline.names import known_subjects
 from consolidator.model.offline.lineclaims import claims_of_lines
 from consolidator.model.offline.parse import parse_text
-from consolidator.model.offline.rules import Claim, Polarity, same_subject, spec_of, values_compatible
+from consolidator.model.offline.rules import same_subject, spec_of, values_compatible
 from consolidator.model.offline.tasks import task_changes
 from consolidator.model.offline.tuning import DEFAULTS, OfflineSettings
 from consolidator.model.offline.text import content_stems, normalise
-from consolidator.model.offline.worth import novel
 from consolidator.model.schemas import (
     BatchReply,
     WindowSummary,
@@ -61,10 +58,8 @@ from consolidator.model.schemas import (
     ClusterRequest,
     ContactsReply,
     ContactsRequest,
-    FactCandidate,
     FactExtractionReply,
     FactExtractionRequest,
-    KnownFact,
     SummarizeRequest,
     SummaryReply,
     TasksReply,
@@ -93,32 +88,8 @@ class OfflineModel:
     # --- facts ---------------------------------------------------------------------------
 
     def extract_facts(self, request: FactExtractionRequest) -> FactExtractionReply:
-        known_names = known_subjects(f.text for f in request.neighbours)
-        said = claims_of_lines(request.messages, request.timezone, known_names)
-        claims = _latest_per_single_attribute(_merge_duplicates(said))
-        speakers = {(m.speaker or "").strip() for m in request.messages if m.speaker}
-        claims = novel(claims, [f.text for f in request.neighbours], speakers)
-        known = [(f, parse_text(f.text)) for f in sorted(request.neighbours, key=lambda f: -f.similarity)]
-        facts: list[FactCandidate] = []
-        targeted: set[str] = set()
-        for claim in claims:
-            op, target = _decide(claim, known)
-            if op in ("UPDATE", "DELETE"):
-                if target in targeted:
-                    op, target = "ADD", None
-                else:
-                    targeted.add(target)
-            spec = spec_of(claim.attribute)
-            asserted = claim.polarity is Polarity.ASSERTED
-            # A feeling, wish or intention ("will keep pushing") matters less than what happened: it
-            # ranks below events in context.md and, unused, falls under facts.score_floor sooner.
-            discount = self.settings.attitude_discount
-            importance = max(1, spec.importance - discount) if claim.kind == "attitude" else spec.importance
-            facts.append(FactCandidate(
-                text=claim.text, importance=importance, topic=spec.topic, op=op, target_id=target,
-                source_ids=list(claim.source_ids), critical=spec.critical and asserted,
-            ))
-        return FactExtractionReply(facts=within_share(facts, request.messages, self.settings))
+        """Claims of the people's lines, merged, novel, decided and within their share (extraction.py)."""
+        return FactExtractionReply(facts=extract_facts(request, self.settings))
 
     # --- offline pass ----------------------------------------------------------------------
 
@@ -162,96 +133,12 @@ class OfflineModel:
         )
 
 
-# --- fact decisions ------------------------------------------------------------------------
-
-
-def _merge_duplicates(claims: list[Claim]) -> list[Claim]:
-    merged: dict[tuple, Claim] = {}
-    for c in claims:
-        k = (c.subject.lower(), c.attribute, c.key, c.polarity)
-        if k in merged:
-            prev = merged[k]
-            ids = prev.source_ids + tuple(i for i in c.source_ids if i not in prev.source_ids)
-            merged[k] = replace(prev, source_ids=ids)
-        else:
-            merged[k] = c
-    return list(merged.values())
-
-
-def _latest_per_single_attribute(claims: list[Claim]) -> list[Claim]:
-    """For single-valued attributes keep the batch's last word; it inherits the ids of earlier
-    changes it completes ("I quit Acme. I work at Globex" -> one claim, both ids)."""
-    names: list[str] = []  # one spelling per person: "Ana" and "Ana Lopez" share a slot
-    slots = []
-    for c in claims:
-        name = next((n for n in names if same_subject(n, c.subject)), None)
-        if name is None:
-            names.append(name := c.subject)
-        slots.append((name.lower(), c.attribute))
-    last: dict[tuple[str, str], int] = {}
-    for i, c in enumerate(claims):
-        if spec_of(c.attribute).single:
-            last[slots[i]] = i
-    out: list[Claim] = []
-    for i, c in enumerate(claims):
-        slot = slots[i]
-        if slot not in last or last[slot] == i:
-            if slot in last and c.polarity is Polarity.ASSERTED:
-                earlier = [e for j, e in enumerate(claims[:i]) if slots[j] == slot
-                           and e.polarity is not Polarity.ASSERTED]
-                ids = tuple(dict.fromkeys([s for e in earlier for s in e.source_ids] + list(c.source_ids)))
-                c = replace(c, source_ids=ids)
-            out.append(c)
-    return out
-
-
-def _norm(text: str) -> tuple[str, ...]:
-    return tuple(content_stems(normalise(text)))
-
-
-def _negated(text: str) -> bool:
-    return is_negated(normalise(text))
-
-
-def _decide(claim: Claim, known: list[tuple[KnownFact, list[Claim]]]) -> tuple[str, str | None]:
-    """ADD, NOOP, UPDATE or DELETE of one claim against the neighbours (best first)."""
-    text_key = _norm(claim.text)
-    for fact, _ in known:
-        if _norm(fact.text) == text_key and _negated(fact.text) == _negated(claim.text):
-            return "NOOP", fact.id
-    matches = [(f, k) for f, ks in known for k in ks
-               if k.attribute == claim.attribute and same_subject(k.subject, claim.subject)]
-    mine = set(claim.key)
-    for fact, k in matches:
-        if k.polarity is claim.polarity and (mine <= set(k.key)) and (mine or not k.key):
-            return "NOOP", fact.id
-    if claim.polarity is not Polarity.ASSERTED:
-        op = "DELETE" if claim.polarity is Polarity.DENIED else "UPDATE"
-        for fact, k in matches:
-            if k.polarity is Polarity.ASSERTED and values_compatible(claim.key, k.key):
-                return op, fact.id
-        for fact, ks in known:  # facts the rules cannot parse ("Maya plays tennis.")
-            words = set(_norm(fact.text))
-            if mine and mine <= words and claim.subject.lower().split()[0] in words and not _negated(fact.text):
-                return op, fact.id
-        return "ADD", None
-    if claim.attribute == "event":
-        return "ADD", None  # events add up: a fuller account of one day never erases another day's
-    single = spec_of(claim.attribute).single
-    for fact, k in matches:
-        if k.polarity is not Polarity.ASSERTED and values_compatible(claim.key, k.key):
-            return "UPDATE", fact.id  # true again
-        if k.polarity is Polarity.ASSERTED and (single or set(k.key) < mine):
-            return "UPDATE", fact.id  # new value, or more detail
-    return "ADD", None
-
-
 def conflict(a: str, b: str) -> str:
     """Why two fact texts cannot be one fact ('' when nothing conflicts)."""
     na, nb = normalise(a), normalise(b)
     if sorted(_NUMBER.findall(na)) != sorted(_NUMBER.findall(nb)):
         return "different numbers"
-    if _negated(na) != _negated(nb):
+    if negated(na) != negated(nb):
         return "one negates the other"
     for ca in parse_text(na):
         for cb in parse_text(nb):

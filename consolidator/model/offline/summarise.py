@@ -50,54 +50,95 @@ policy: a week re-selects from its days exactly as a day selects from its lines.
    where a session starts, one "Speaker:" line per run of one speaker's sentences.
 
 Deterministic (ties go to the earlier sentence) and fast: the embedder and the word list are
-loaded once per process, word weights are cached, at most pool_targets targets' worth of the
-best sentences are considered (a burst day's thousand lines are never all embedded). The factors
+loaded once per process, word weights are cached, each distinct sentence is split, compacted,
+trimmed and scored once (memos keyed by the sentence and the speakers, the only things those
+results depend on: a day's lines are read again by its interactions' summaries), at most
+pool_targets targets' worth of the best sentences are considered (a burst day's thousand lines
+are never all embedded), and a candidate whose concepts are all covered leaves the selection. The factors
 named in lower case above are fields of the settings passed in (tuning.OfflineSettings).
+
+The steps run as SUMMARY_PASSES, named passes `(doc, settings) -> doc` over one SummaryDoc
+(passes.py): read_turns (1, 2), compact_sentences (1), score_rarity (3-5, each sentence
+alone), weigh_priors (3, 5; the sentence rules are summaryrules.py's), drop_phatic (4),
+pool_best, date_relative, choose_within_budget (6, summaryselect.py) and write_form (7).
 """
 
 from __future__ import annotations
 
-import bisect
 import math
 import re
 from dataclasses import dataclass, field
 from datetime import date
 
-from consolidator.model.attachments import is_rendered
 from consolidator.domain import chars_within, estimate_tokens
-from consolidator.model.offline.text_compact import compact
-from consolidator.model.offline.text_cut import ELLIPSIS, TITLE, TOKEN, clause_value, shorten, trim_edges
-from consolidator.model.offline.lexicon import Lexicon, base_form, has_name, names_in
+from consolidator.model.offline.lexicon import Lexicon, base_form
+from consolidator.model.offline.passes import Pass, run_passes
 from consolidator.model.offline.reldates import resolve_relative_dates
-from consolidator.model.offline.summaryform import Turn, parse_turns, render, separator
+from consolidator.model.offline.summaryform import Turn, parse_turns, render
+from consolidator.model.offline.summaryrules import (  # noqa: F401  (the rules' names, read here by tests)
+    answers_asked, fact_prior, is_phatic, not_a_person, prior_features, prior_of, replies, shown_photos, speakers_of,
+)
+from consolidator.model.offline.summaryselect import Candidate, best_pool, select, written
 from consolidator.model.offline.text import stem, truncate_words
+from consolidator.model.offline.text_compact import compact
+from consolidator.model.offline.text_cut import ELLIPSIS, TOKEN, shorten, trim_edges
 from consolidator.model.offline.tuning import DEFAULTS, OfflineSettings
-from consolidator.model.offline.words import AGENT_SPEAKERS, zipf
 
-__all__ = ["ELLIPSIS", "extractive_summary", "fallback_days", "target_chars"]
+__all__ = ["ELLIPSIS", "SUMMARY_PASSES", "SummaryDoc", "extractive_summary", "fallback_days", "target_chars"]
 
-COMMON_ZIPF = 5.5  # words at least this frequent in English are never content on their own
-
-FIRST_PERSON = frozenset("i me my mine myself we us our ours ourselves".split())
-SECOND_PERSON = frozenset("you your yours yourself yourselves".split())
 _ISO_DATE = re.compile(r"^(\d{4}-\d{2}-\d{2})")
-_PHOTO = re.compile(r"^\(photo:")  # a photo as model/attachments.render writes it (and compact_aside keeps it)
-_POINTING = re.compile(r"\b(?:here['’]?s|here is|this|these|take a look|check (?:it|this) out|look at)\b", re.I)
 
 
 @dataclass
-class Candidate:
-    position: int  # order of appearance
-    turn: int  # index of the turn it belongs to
-    text: str  # as it will be written (relative dates resolved)
-    prior: float  # fact_prior and the turn's and date's boosts
-    concepts: dict[str, float] = field(default_factory=dict)  # stem -> what covering it is worth
-    phatic: bool = False
+class Sentence:
+    """A distinct sentence of the inputs as the summary would write it (step 1), with its words
+    and what scoring it found (score_rarity)."""
 
-    @property
-    def relevance(self) -> float:
-        """Prior x concept worth over sqrt(length): the order in which sentences enter the pool."""
-        return self.prior * sum(self.concepts.values()) / math.sqrt(len(self.text) / 5 + 1)
+    turn: int  # index of its turn
+    text: str  # compacted and trimmed
+    tokens: list[str]
+    concepts: dict[str, float] = field(default_factory=dict)  # stem -> its rarity (step 3, before df); read only
+    phatic: bool = False  # step 4
+    features: tuple[bool, ...] = ()  # what its prior weighs (summaryrules.prior_features)
+
+
+class Memo(dict):
+    """A cache of a pure function's results, cleared whole when full. Each sentence is compacted
+    and scored once, not once per summary reading it: a day's lines are read by the day and by
+    its interactions' summaries, a chosen sentence again by the rung above."""
+
+    def __init__(self, size: int) -> None:
+        super().__init__()
+        self.size = size
+
+    def keep(self, key, value):
+        if len(self) >= self.size:
+            self.clear()
+        self[key] = value
+        return value
+
+
+# (sentence, speakers, compacting) -> (trimmed text, its dedupe key); (text, speakers) -> scores. The reuse
+# is mostly within a tick (a day and its interactions), so 4,096 sentences keep nearly every hit of a
+# recorded ladder year (71,377 misses against 71,098 with 32,768) for 34 MB less peak memory.
+_TRIMMED = Memo(1 << 12)
+_SCORED = Memo(1 << 12)
+
+
+@dataclass
+class SummaryDoc:
+    """What the summary passes share: the request, then what each pass found (SUMMARY_PASSES)."""
+
+    texts: list[str]
+    budget_tokens: int
+    days: list[date | None] | None = None
+    turns: list[Turn] = field(default_factory=list)  # read_turns
+    target: int = 0  # read_turns: the most characters the summary may write
+    lexicon: Lexicon = field(default_factory=lambda: Lexicon(set()))  # read_turns: the speakers' names unscored
+    sentences: list[Sentence] = field(default_factory=list)  # compact_sentences, score_rarity
+    candidates: list[Candidate] = field(default_factory=list)  # weigh_priors, then narrowed
+    chosen: list[Candidate] = field(default_factory=list)  # choose_within_budget, in input order
+    text: str = ""  # write_form: the summary
 
 
 def target_chars(input_chars: int, budget_tokens: int, settings: OfflineSettings = DEFAULTS) -> int:
@@ -105,267 +146,149 @@ def target_chars(input_chars: int, budget_tokens: int, settings: OfflineSettings
     return min(chars_within(budget_tokens), max(settings.min_target, -(-input_chars // settings.compression)))
 
 
-def fact_prior(sentence: str, tokens: list[str], lexicon: Lexicon, settings: OfflineSettings = DEFAULTS) -> float:
-    """How likely a sentence states something about someone rather than reacting to it (module
-    docstring, step 5; the turn's and the date's boosts are applied by the caller)."""
-    forms = {base_form(t) for t in tokens}
-    first, second = bool(forms & FIRST_PERSON), bool(forms & SECOND_PERSON)
-    prior = settings.first_boost if first else 1.0
-    if second and not first:
-        prior *= settings.second_only
-    if sentence.rstrip().endswith("?"):
-        prior *= settings.question
-    for present in (any(c.isdigit() for c in sentence), has_name(tokens, lexicon), bool(TITLE.search(sentence))):
-        prior *= settings.key_boost if present else 1.0
-    return prior
+# --- the passes, in their order ------------------------------------------------------------
 
 
-def replies(turns: list[Turn]) -> list[bool]:
-    """Turns that reply to a question: the turn before, in the same session, is another
-    speaker's and asks something (asides aside)."""
-    def asks(turn: Turn) -> bool:
-        return any(s.rstrip().endswith("?") for s in turn.sentences if not s.startswith("[") and not is_rendered(s))
-
-    return [n > 0 and t.speaker is not None and turns[n - 1].speaker not in (None, t.speaker)
-            and turns[n - 1].session == t.session and asks(turns[n - 1])
-            for n, t in enumerate(turns)]
-
-
-# A conversation's closing formula ("Let me know how it goes!", "Talk soon!"): a closed class of
-# English, phatic even when a word in it is rarer than COMMON_ZIPF ("goes", "posted").
-_CLOSING = re.compile(r"^(?:(?:and|so|just|please)\s+)?(?:let me know|keep me posted|keep me updated|keep me in the loop|"
-                      r"talk (?:to you )?soon|take care|see you|catch you later|have fun|enjoy|good luck)\b"
-                      r"(?:\s+(?:how (?:it|that|things|everything) (?:goes|go|went|turns out)|what happens|what you think|"
-                      r"if you need (?:anything|help|me)))?[.!]*$", re.I)
+def read_turns(doc: SummaryDoc, settings: OfflineSettings) -> SummaryDoc:
+    """Steps 1-2: the inputs' turns, the target length, the lexicon without the speakers' names."""
+    doc.turns = parse_turns(doc.texts, doc.days)
+    if doc.turns:
+        doc.target = target_chars(len(render([(t, s) for t in doc.turns for s in t.sentences])), doc.budget_tokens,
+                                  settings)
+        doc.lexicon = Lexicon(speakers_of(doc.turns))
+    return doc
 
 
-# Catching up ("since we last talked", "long time no see"): the phrase itself says nothing, so a
-# sentence is judged on the rest ("So much has happened since we last spoke" is phatic; "I went to
-# a conference since we last spoke" is not).
-_CATCHING_UP = re.compile(r"\b(?:(?:happened|happening|going on|up)\s+)?(?:ever )?since we (?:last )?"
-                          r"(?:talked|spoke|chatted|caught up|met|talk|chat)\b|\blong time no (?:see|talk|chat)\b", re.I)
+def compact_sentences(doc: SummaryDoc, settings: OfflineSettings) -> SummaryDoc:
+    """Step 1: every sentence compacted and its edge filler trimmed; exact repeats kept once."""
+    lexicon = doc.lexicon
+    speakers = frozenset(lexicon.speakers)
 
-
-def is_phatic(sentence: str, words: list[str]) -> bool:
-    """No number and no word rarer than COMMON_ZIPF: it says nothing a reader needs."""
-    if _CLOSING.match(sentence.strip()):
-        return True
-    if spans := _CATCHING_UP.findall(sentence):
-        said = {w.lower() for span in spans for w in TOKEN.findall(span)}
-        words = [w for w in words if w not in said]
-    return not any(c.isdigit() for c in sentence) and all(zipf(w) >= COMMON_ZIPF for w in words)
-
-
-def speakers_of(turns: list[Turn]) -> set[str]:
-    return {base_form(w) for t in turns if t.speaker for w in TOKEN.findall(t.speaker)}
-
-
-def extractive_summary(texts: list[str], budget_tokens: int, days: list[date | None] | None = None,
-                       settings: OfflineSettings = DEFAULTS) -> str:
-    """The summary of `texts` within `budget_tokens` and a third of their size (module docstring).
-
-    `days[i]` is the local date of `texts[i]` where its lines carry no date of their own (a
-    day's label), for resolving relative dates; None leaves them as they are.
-    """
-    turns = parse_turns(texts, days)
-    if not turns:
-        return ""
-    target = target_chars(len(render([(t, s) for t in turns for s in t.sentences])), budget_tokens, settings)
-    lexicon = Lexicon(speakers_of(turns))
-    candidates = _candidates(turns, lexicon, settings)
-    if not all(c.phatic for c in candidates):
-        candidates = [c for c in candidates if not c.phatic]
-    candidates = _pool(candidates, target, settings)
-    for c in candidates:
-        dated = resolve_relative_dates(c.text, turns[c.turn].day)
-        if dated != c.text:
-            c.text, c.prior = dated, c.prior * settings.dated_boost
-    chosen = _select(candidates, turns, target, lexicon, settings)
-    if not chosen:  # not even one sentence with its header fits: the best one, cut, alone
-        best = max(candidates, key=lambda c: (c.relevance, -c.position))
-        return shorten(best.text, target, lexicon)
-    out = _written(chosen, turns)
-    return out if len(out) <= target and estimate_tokens(out) <= budget_tokens else truncate_words(out, target)
-
-
-def not_a_person(speaker: str | None) -> bool:
-    """The agent ("assistant", "agent") or a tool/action line ("[tool]", "[action]")."""
-    name = (speaker or "").strip().lower()
-    return name in AGENT_SPEAKERS or (name.startswith("[") and name.endswith("]"))
-
-
-def _candidates(turns: list[Turn], lexicon: Lexicon, settings: OfflineSettings) -> list[Candidate]:
-    """Every distinct sentence, trimmed, with its prior and its concepts' worth (steps 1, 3-5)."""
     def filler(clause: str) -> bool:
         return is_phatic(clause, lexicon.scored(TOKEN.findall(clause)))
 
-    items: list[tuple[int, str, list[str], dict[str, float]]] = []  # (turn, sentence, tokens, concepts)
     seen: set[tuple[str, ...]] = set()
-    df: dict[str, int] = {}
-    for n, turn in enumerate(turns):
+    for n, turn in enumerate(doc.turns):
         for sentence in turn.sentences:
-            s = trim_edges(compact(sentence) if settings.compact_sentences else sentence, filler)
-            tokens = TOKEN.findall(s)
-            key = tuple(base_form(t) for t in tokens) or (s.lower(),)
-            if key in seen:
-                continue
-            seen.add(key)
+            known = _TRIMMED.get(memo_key := (sentence, speakers, settings.compact_sentences))
+            if known is None:
+                s = trim_edges(compact(sentence) if settings.compact_sentences else sentence, filler)
+                known = _TRIMMED.keep(memo_key, (s, tuple(base_form(t) for t in TOKEN.findall(s)) or (s.lower(),)))
+            s, key = known
+            if key not in seen:
+                seen.add(key)
+                doc.sentences.append(Sentence(n, s, TOKEN.findall(s)))
+    return doc
+
+
+def score_rarity(doc: SummaryDoc, settings: OfflineSettings) -> SummaryDoc:
+    """Steps 3-5 for each sentence alone: its concepts by stem, worth their rarity (max over the
+    stem's words); whether it is phatic; what its prior weighs."""
+    lexicon = doc.lexicon
+    speakers = frozenset(lexicon.speakers)
+    for item in doc.sentences:
+        known = _SCORED.get(memo_key := (item.text, speakers))
+        if known is None:
+            scored = lexicon.scored(item.tokens)
             concepts: dict[str, float] = {}
-            for w in lexicon.scored(tokens):
+            for w in scored:
                 concepts[stem(w)] = max(concepts.get(stem(w), 0.0), lexicon.weight(w))
-            for k in concepts:
-                df[k] = df.get(k, 0) + 1
-            items.append((n, s, tokens, concepts))
-    answering = replies(turns)
-    shown = shown_photos(turns, items)
+            known = _SCORED.keep(memo_key, (concepts, is_phatic(item.text, scored),
+                                            prior_features(item.text, item.tokens, lexicon)))
+        item.concepts, item.phatic, item.features = known
+    return doc
+
+
+def weigh_priors(doc: SummaryDoc, settings: OfflineSettings) -> SummaryDoc:
+    """Steps 3 and 5: candidates whose concepts weigh more the more sentences use them, and
+    whose prior says how likely they state a fact (answers, photos shown, the agent's half)."""
+    df: dict[str, int] = {}
+    for item in doc.sentences:
+        for k in item.concepts:
+            df[k] = df.get(k, 0) + 1
+    items = [(s.turn, s.text, s.tokens, s.concepts) for s in doc.sentences]
+    sentences = doc.sentences
+    answering = replies(doc.turns)
+    shown = shown_photos(doc.turns, items)
     echoes = answers_asked(items, answering)
-    out = []
+    boost = {k: 1.0 + settings.df_boost * math.log(used) for k, used in df.items()}
     for pos, (n, s, tokens, concepts) in enumerate(items):
-        worth = {k: w * (1.0 + settings.df_boost * math.log(df[k])) for k, w in concepts.items()}
-        prior = fact_prior(s, tokens, lexicon, settings) * (settings.answer_boost if answering[n] else 1.0)
+        worth = {k: w * boost[k] for k, w in concepts.items()}
+        prior = prior_of(sentences[pos].features, settings) * (settings.answer_boost if answering[n] else 1.0)
         prior *= settings.echo_boost if pos in echoes else 1.0
         prior *= settings.shown_boost if pos in shown else 1.0
-        prior *= settings.agent_weight if not_a_person(turns[n].speaker) else 1.0
-        out.append(Candidate(pos, n, s, prior, worth, is_phatic(s, lexicon.scored(tokens))))
-    return out
+        prior *= settings.agent_weight if not_a_person(doc.turns[n].speaker) else 1.0
+        doc.candidates.append(Candidate(pos, n, s, prior, worth, sentences[pos].phatic))
+    return doc
 
 
-def answers_asked(items: list[tuple], answering: list[bool]) -> set[int]:
-    """Positions in `items` ((turn, sentence, tokens, concepts)) of the sentences of a reply that
-    share a concept with a question of the turn replied to: "Any tips for low-impact exercises?"
-    is answered by "As for low-impact exercises, swimming and yoga are good", not by the "I got
-    it from a nearby restaurant" said first."""
-    asked: dict[int, set[str]] = {}
-    for n, s, _, concepts in items:
-        if s.rstrip().endswith("?"):
-            asked.setdefault(n, set()).update(concepts)
-    return {pos for pos, (n, _, _, concepts) in enumerate(items)
-            if answering[n] and not asked.get(n - 1, set()).isdisjoint(concepts)}
+def drop_phatic(doc: SummaryDoc, settings: OfflineSettings) -> SummaryDoc:
+    """Step 4: phatic sentences go, unless every sentence is phatic."""
+    if not all(c.phatic for c in doc.candidates):
+        doc.candidates = [c for c in doc.candidates if not c.phatic]
+    return doc
 
 
-def shown_photos(turns: list[Turn], items: list[tuple]) -> set[int]:
-    """Positions in `items` ((turn, sentence, ...)) of the photos their turn points at: a turn's
-    only photo, where another of its sentences says "here's", "this", "take a look", ... (as
-    said: trimming may drop the pointing clause, "..., they made this!")."""
-    photos: dict[int, list[int]] = {}
-    for pos, (n, s, *_) in enumerate(items):
-        if _PHOTO.match(s):
-            photos.setdefault(n, []).append(pos)
-    return {found[0] for n, found in photos.items() if len(found) == 1
-            and any(_POINTING.search(s) for s in turns[n].sentences
-                    if not s.lstrip().startswith("[") and not is_rendered(s.lstrip()))}
+def pool_best(doc: SummaryDoc, settings: OfflineSettings) -> SummaryDoc:
+    """The most relevant candidates, pool_targets targets' worth: all the selection could reach."""
+    doc.candidates = best_pool(doc.candidates, doc.target, settings)
+    return doc
 
 
-def _pool(candidates: list[Candidate], target: int, settings: OfflineSettings) -> list[Candidate]:
-    """The most relevant candidates, settings.pool_targets targets' worth: the only ones the selection
-    could reach before the target is met."""
-    ranked = sorted(candidates, key=lambda c: (-c.relevance, c.position))
-    pool, size = [], 0
-    for c in ranked:
-        if size >= settings.pool_targets * target and len(pool) >= settings.pool_min:
-            break
-        pool.append(c)
-        size += len(c.text)
-    return sorted(pool, key=lambda c: c.position)
+def date_relative(doc: SummaryDoc, settings: OfflineSettings) -> SummaryDoc:
+    """Relative dates written out against the day they were said on; such a sentence is placed
+    in time, x dated_boost."""
+    for c in doc.candidates:
+        dated = resolve_relative_dates(c.text, doc.turns[c.turn].day)
+        if dated != c.text:
+            c.text, c.prior = dated, c.prior * settings.dated_boost
+    return doc
 
 
-def _select(candidates: list[Candidate], turns: list[Turn], target: int, lexicon: Lexicon,
-            settings: OfflineSettings) -> list[Candidate]:
-    """Budgeted coverage (module docstring, step 6)."""
-    import numpy as np
-
-    vectors = embed_sentences([c.text for c in candidates])
-    closest = np.zeros(len(candidates))  # highest cosine to a chosen sentence
-    covered: set[str] = set()
-    chosen: list[Candidate] = []  # in input order
-    used = 0  # characters of the written summary so far
-    open_ = list(range(len(candidates)))
-    while open_:
-        best, best_score, best_pick, best_cost = None, 0.0, None, 0
-        for i in open_:
-            fit = _fitting(candidates[i], chosen, covered, turns, target - used, lexicon, settings)
-            if fit is None:
-                continue
-            pick, cost = fit
-            score = pick.prior * sum(w for k, w in pick.concepts.items() if k not in covered) / max(1, cost)
-            if score > best_score:
-                best, best_score, best_pick, best_cost = i, score, pick, cost
-        if best is None:
-            break
-        chosen.insert(bisect.bisect([c.position for c in chosen], best_pick.position), best_pick)
-        used += best_cost
-        covered.update(best_pick.concepts)
-        closest = np.maximum(closest, vectors @ vectors[best])
-        open_ = [i for i in open_ if i != best and closest[i] < settings.repeat_cosine]
-    return chosen
+def choose_within_budget(doc: SummaryDoc, settings: OfflineSettings) -> SummaryDoc:
+    """Step 6: budgeted coverage (summaryselect.select)."""
+    if doc.candidates:
+        doc.chosen = select(doc.candidates, doc.turns, doc.target, doc.lexicon, settings)
+    return doc
 
 
-def _added(c: Candidate, text: str, chosen: list[Candidate], turns: list[Turn]) -> int:
-    """Characters the written summary grows by when `c`, written as `text`, joins `chosen`."""
-    at = bisect.bisect([x.position for x in chosen], c.position)
-    prev = turns[chosen[at - 1].turn] if at else None
-    turn = turns[c.turn]
-    grow = len(separator(prev, turn)) + len(text)
-    if at < len(chosen):
-        after = turns[chosen[at].turn]
-        grow += len(separator(turn, after)) - len(separator(prev, after))
-    return grow
+def write_form(doc: SummaryDoc, settings: OfflineSettings) -> SummaryDoc:
+    """Step 7: the chosen sentences in the summary form; when not even one fits with its header,
+    the best one, cut, alone; never more than the target or the budget."""
+    if not doc.candidates:
+        doc.text = ""
+    elif not doc.chosen:
+        best = max(doc.candidates, key=lambda c: (c.relevance, -c.position))
+        doc.text = shorten(best.text, doc.target, doc.lexicon)
+    else:
+        out = written(doc.chosen, doc.turns)
+        fits = len(out) <= doc.target and estimate_tokens(out) <= doc.budget_tokens
+        doc.text = out if fits else truncate_words(out, doc.target)
+    return doc
 
 
-def _fitting(c: Candidate, chosen: list[Candidate], covered: set[str], turns: list[Turn], room: int,
-             lexicon: Lexicon, settings: OfflineSettings) -> tuple[Candidate, int] | None:
-    """`c` as it would be added, whole or cut to the room left, with what it costs; None when
-    it adds no concept or no worthwhile cut fits."""
-    if not any(k not in covered for k in c.concepts):
-        return None
-    cost = _added(c, c.text, chosen, turns)
-    if cost <= room:
-        return c, cost
-    space = room - (cost - len(c.text))
-    if space < settings.min_room and chosen:
-        return None
-    short = shorten(c.text, space, lexicon)
-    names = names_in(TOKEN.findall(c.text), lexicon)
-    if not short or (chosen and clause_value(short, lexicon, names) < settings.keep_share * clause_value(c.text, lexicon, names)):
-        return None
-    kept = {stem(base_form(t)) for t in TOKEN.findall(short)}
-    cut = Candidate(c.position, c.turn, short, c.prior, {k: w for k, w in c.concepts.items() if k in kept}, c.phatic)
-    cost = _added(cut, short, chosen, turns)
-    if cost > room or not any(k not in covered for k in cut.concepts):
-        return None
-    return cut, cost
+SUMMARY_PASSES: tuple[Pass, ...] = (
+    read_turns, compact_sentences, score_rarity, weigh_priors, drop_phatic, pool_best, date_relative,
+    choose_within_budget, write_form,
+)
 
 
-def _written(chosen: list[Candidate], turns: list[Turn]) -> str:
-    return render([(turns[c.turn], c.text) for c in sorted(chosen, key=lambda c: c.position)])
+def extractive_summary(texts: list[str], budget_tokens: int, days: list[date | None] | None = None,
+                       settings: OfflineSettings = DEFAULTS, passes: tuple[Pass, ...] = SUMMARY_PASSES) -> str:
+    """The summary of `texts` within `budget_tokens` and a third of their size (module docstring).
+
+    `days[i]` is the local date of `texts[i]` where its lines carry no date of their own (a
+    day's label), for resolving relative dates; None leaves them as they are. `passes` are
+    run in order over one SummaryDoc (SUMMARY_PASSES unless a caller swaps one).
+    """
+    return run_passes(SummaryDoc(texts, budget_tokens, days), settings, passes).text
 
 
-_VECTORS: dict[str, object] = {}  # sentence -> its row, for the process's embedder (bounded)
-_VECTORS_OF: list[object] = []  # the embedder the cache belongs to
-VECTOR_CACHE = 4096  # rows (256 float32 each: about 4 MB at most)
-
-
-def embed_sentences(texts: list[str]):
-    """Unit rows of `texts` from the process's embedder; a sentence chosen at one rung is
-    embedded again at the next, so rows are cached (cleared whole when full)."""
-    import numpy as np
-
-    from consolidator.model.embeddings import default_embedder
-
-    embedder = default_embedder()
-    if not texts:
-        return np.zeros((0, embedder.dim), dtype=np.float32)
-    if not _VECTORS_OF or _VECTORS_OF[0] is not embedder:
-        _VECTORS.clear()
-        _VECTORS_OF[:] = [embedder]
-    rows = {t: _VECTORS[t] for t in texts if t in _VECTORS}  # a snapshot: another thread may clear
-    missing = [t for t in dict.fromkeys(texts) if t not in rows]
-    if missing:
-        rows.update(zip(missing, embedder.embed(missing)))
-        if len(_VECTORS) + len(missing) > VECTOR_CACHE:
-            _VECTORS.clear()
-        _VECTORS.update((t, rows[t]) for t in missing)
-    return np.stack([rows[t] for t in texts])
+def _candidates(turns: list[Turn], lexicon: Lexicon, settings: OfflineSettings) -> list[Candidate]:
+    """Every distinct sentence of `turns` with its prior and concepts' worth (the passes that
+    make the candidates, phatic ones included)."""
+    doc = SummaryDoc([], 0, turns=turns, lexicon=lexicon)
+    return run_passes(doc, settings, (compact_sentences, score_rarity, weigh_priors)).candidates
 
 
 def fallback_days(labels: list[str], window_label: str) -> list[date | None]:

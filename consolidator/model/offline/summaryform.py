@@ -32,6 +32,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 from datetime import date
+from functools import lru_cache
 
 from consolidator.model.offline.text import sentences
 from consolidator.model.offline.text_compact import split_asides
@@ -79,31 +80,50 @@ def parse_turns(texts: list[str], days: list[date | None] | None = None) -> list
     turns: list[Turn] = []
     breaks: set[int] = set()  # turns that start a session because a header says so
     for i, text in enumerate(texts):
-        fallback = days[i] if days else None
-        block: tuple[date | None, str | None] | None = None  # the header whose block we are in
-        current: Turn | None = None
-        for line in text.split("\n"):
-            if m := _PREFIX_LINE.match(line):
-                block, day = None, _date(m.group("date"))
-                current = Turn(m.group("who"), day or fallback, m.group("time"), day is not None, text=m.group("body"))
-                turns.append(current)
-            elif m := _HEADER_LINE.match(line):
-                block, current = (_date(m.group("date")), m.group("time")), None
-                breaks.add(len(turns))
-            elif block is not None and (m := _SPEAKER_LINE.match(line)):
-                day, time = block
-                current = Turn(m.group("who"), day or fallback, time, day is not None, text=m.group("body"))
-                turns.append(current)
-            elif current is not None:
-                current.text += "\n" + line
-            elif line.strip():
-                current = Turn(None, block[0] if block and block[0] else fallback, block[1] if block else None,
-                               bool(block and block[0]), text=line)
-                turns.append(current)
+        read, headed = _read_input(text, days[i] if days else None)
+        breaks.update(len(turns) + n for n in headed)
+        turns.extend(Turn(speaker, day, time, dated, text=body) for speaker, day, time, dated, body in read)
     for t in turns:
-        t.sentences = [part for s in sentences(t.text) for part in split_asides(s)]
+        t.sentences = list(sentences_of(t.text))
     _sessions(turns, breaks)
     return [t for t in turns if t.sentences]
+
+
+@lru_cache(maxsize=1 << 12)
+def _read_input(text: str, fallback: date | None) -> tuple[tuple[tuple, ...], tuple[int, ...]]:
+    """One input's turns as (speaker, day, time, dated, text), and the turns (counted within the
+    input) that a header starts; cached, since the day and its interactions' summaries read the
+    same lines."""
+    turns: list[Turn] = []
+    breaks: list[int] = []
+    block: tuple[date | None, str | None] | None = None  # the header whose block we are in
+    current: Turn | None = None
+    for line in text.split("\n"):
+        if m := _PREFIX_LINE.match(line):
+            block, day = None, _date(m.group("date"))
+            current = Turn(m.group("who"), day or fallback, m.group("time"), day is not None, text=m.group("body"))
+            turns.append(current)
+        elif m := _HEADER_LINE.match(line):
+            block, current = (_date(m.group("date")), m.group("time")), None
+            breaks.append(len(turns))
+        elif block is not None and (m := _SPEAKER_LINE.match(line)):
+            day, time = block
+            current = Turn(m.group("who"), day or fallback, time, day is not None, text=m.group("body"))
+            turns.append(current)
+        elif current is not None:
+            current.text += "\n" + line
+        elif line.strip():
+            current = Turn(None, block[0] if block and block[0] else fallback, block[1] if block else None,
+                           bool(block and block[0]), text=line)
+            turns.append(current)
+    return tuple((t.speaker, t.day, t.time, t.dated, t.text) for t in turns), tuple(breaks)
+
+
+@lru_cache(maxsize=1 << 12)
+def sentences_of(text: str) -> tuple[str, ...]:
+    """A turn's sentences, each aside apart; cached, since the day and its interactions' summaries
+    read the same lines."""
+    return tuple(part for s in sentences(text) for part in split_asides(s))
 
 
 def _sessions(turns: list[Turn], breaks: set[int]) -> None:

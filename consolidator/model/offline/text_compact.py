@@ -30,6 +30,7 @@ summary on the development subset, 121 to 124 of 187).
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 
 from consolidator.model.attachments import ATTACHMENT_FORM, is_rendered
 from consolidator.model.offline.text_cut import TITLE
@@ -183,6 +184,33 @@ def compact_aside(aside: str) -> str:
     return f"({head.group(1)}: {body}" if body.strip(" )") else aside
 
 
+def _can_hold(s: str, *parts: str) -> bool:
+    """Whether a case-insensitive match of a pattern needing one of `parts` (lower-case ASCII)
+    can lie in `s`. An ASCII `s` is tested by substrings of its lower case; any other `s` is
+    always passed to the pattern (re.I folds a few non-ASCII letters onto ASCII ones)."""
+    if not s.isascii():
+        return True
+    low = s.lower()
+    return any(part in low for part in parts)
+
+
+# What the costly patterns need before they can match (_can_hold): a pattern skipped on a sentence
+# without them substitutes nothing, so the result is the same at a fraction of the regex scans.
+_LAUGHTER_PARTS = ("haha", "hehe", "lol", "lmao", "rofl")
+_HEDGE_PARTS = ("think", "guess", "suppose", "feel like", "believe", "reckon", "bet")
+_TRAILING_PARTS = ("too", "though", "as well", "either", "anyway")
+_DEGREE_PARTS = ("really", "super", "totally", "truly", "definitely", "absolutely", "literally", "basically",
+                 "actually", "honestly", "seriously", "kinda", "sorta", "just", "extremely", "incredibly", "certainly",
+                 "simply", "surely")
+_KIND_OF_PARTS = ("kind of", "sort of")
+_GRADING_WORD = re.compile(r"\b(?:so|very|pretty|quite|such)\s", re.I)  # what _GRADING needs, without its lookbehinds
+_EMOTICON_CHARS = frozenset("<:;=^")
+_SPACE_BEFORE_STOP = re.compile(r"\s+([,.!?;:])")
+_STOPS_RUN = re.compile(r"([,;:])(?:\s*[,;:])+")
+_HELD_TITLE = re.compile("\x00(\\d+)\x00")
+
+
+@lru_cache(maxsize=1 << 12)
 def compact(sentence: str, hedges: bool = True) -> str:
     """`sentence` without interjections, discourse markers, hedges, intensifiers, tag questions,
     trailing additives and emoji (module docstring); the sentence itself when nothing is left.
@@ -190,7 +218,8 @@ def compact(sentence: str, hedges: bool = True) -> str:
 
     `hedges=False` keeps the hedges ("I think", "I guess", "I bet", "kind of", "kinda", "pretty
     sure"): the fact parser reads compacted sentences too, and a fact must not turn a guess into
-    a statement."""
+    a statement. Pure, so its results are cached; a pattern is run only where what it needs is
+    in the sentence (_can_hold)."""
     if sentence.startswith("[") or is_rendered(sentence):
         return compact_aside(sentence)
     if not sentence.strip():
@@ -201,10 +230,12 @@ def compact(sentence: str, hedges: bool = True) -> str:
         titles.append(m.group(0))
         return f"\x00{len(titles) - 1}\x00"
 
-    s = TITLE.sub(hold, sentence)
-    s = _EMOJI.sub(" ", _EMOTICON.sub(" ", s))
+    s = TITLE.sub(hold, sentence) if ('"' in sentence or "'" in sentence) else sentence
+    if not s.isascii() or _EMOTICON_CHARS.intersection(s) or "xD" in s or "XD" in s:
+        s = _EMOJI.sub(" ", _EMOTICON.sub(" ", s))
     end = s.rstrip()[-1:] if s.rstrip()[-1:] in ".!?" else ""
-    s = _LAUGHTER.sub("", s)
+    if _can_hold(s, *_LAUGHTER_PARTS):
+        s = _LAUGHTER.sub("", s)
     if (statement := untagged(s)) != s:
         s, end = statement[:-1], "."
     for _ in range(3):  # "Oh well, you know, I think ..." peels in turns
@@ -212,23 +243,29 @@ def compact(sentence: str, hedges: bool = True) -> str:
         s = _LEADING_INTERJECTION.sub("", s)
         s = _LEADING_MARKER.sub("" if hedges else _unless(_hedge_marker, ""), s)
         s = _LEADING_LINK.sub("", s)
-        if hedges:
+        if hedges and _can_hold(s, *_HEDGE_PARTS):
             s = _HEDGE_OPENING.sub("", s)
         if s == before:
             break
-    s = _INNER_INTERJECTION.sub(_joined, s)  # "and, yikes, the" -> "and the"
-    s = _INNER_MARKER.sub(_joined if hedges else _unless(_hedge_marker, _joined), s)
-    s = _TRAILING_MARKER.sub("" if hedges else _unless(_hedge_marker, ""), s)
-    s = _TRAILING.sub("", s)
-    s = _DEGREE.sub("" if hedges else _unless(_hedging_degree, ""), s)
-    s = _KIND_OF.sub(_kind_of, s) if hedges else s
-    s = _GRADING.sub(_grading if hedges else _unless(_hedging_degree, _grading), s)
+    if s.count(",") >= 2:
+        s = _INNER_INTERJECTION.sub(_joined, s)  # "and, yikes, the" -> "and the"
+        s = _INNER_MARKER.sub(_joined if hedges else _unless(_hedge_marker, _joined), s)
+    if "," in s:
+        s = _TRAILING_MARKER.sub("" if hedges else _unless(_hedge_marker, ""), s)
+    if _can_hold(s, *_TRAILING_PARTS):
+        s = _TRAILING.sub("", s)
+    if _can_hold(s, *_DEGREE_PARTS):
+        s = _DEGREE.sub("" if hedges else _unless(_hedging_degree, ""), s)
+    if hedges and _can_hold(s, *_KIND_OF_PARTS):
+        s = _KIND_OF.sub(_kind_of, s)
+    if _GRADING_WORD.search(s):
+        s = _GRADING.sub(_grading if hedges else _unless(_hedging_degree, _grading), s)
     s = " ".join(s.split())
-    s = re.sub(r"\s+([,.!?;:])", r"\1", s)
-    s = re.sub(r"([,;:])(?:\s*[,;:])+", r"\1", s).strip(" ,;:-–—")
+    s = _SPACE_BEFORE_STOP.sub(r"\1", s)
+    s = _STOPS_RUN.sub(r"\1", s).strip(" ,;:-–—")
     if not any(c.isalnum() for c in s):
         return sentence
     if end and not s.endswith(end) and s[-1:] not in ".!?":
         s += end
     s = s[:1].upper() + s[1:]
-    return re.sub("\x00(\\d+)\x00", lambda m: titles[int(m.group(1))], s)
+    return _HELD_TITLE.sub(lambda m: titles[int(m.group(1))], s)

@@ -117,16 +117,24 @@ def trim_edges(sentence: str, is_filler) -> str:
     ", Mari!", " but I'm doing my best"): `is_filler(clause)` says which carry nothing. The
     sentence keeps its final punctuation and starts with a capital, without a linking word
     ("but I'm ..." -> "I'm ..."); a leading clause is kept when what follows it is its
-    complement ("Thanks, for the lift to Leeds"), and a sentence that is all filler is left whole."""
+    complement ("Thanks, for the lift to Leeds"), and a sentence that is all filler is left whole.
+    `is_filler` must be pure: each clause is judged once."""
     spans = clause_spans(sentence)
-    if all(is_filler(sentence[a:b]) for a, b in spans):
+    judged: dict[int, bool] = {}
+
+    def filler(i: int) -> bool:  # each clause judged once
+        if i not in judged:
+            judged[i] = is_filler(sentence[slice(*spans[i])])
+        return judged[i]
+
+    if all(filler(i) for i in range(len(spans))):
         return sentence
     first, last = 0, len(spans)
-    while last - first > 1 and is_filler(sentence[slice(*spans[first])]):
+    while last - first > 1 and filler(first):
         first += 1
     if _DANGLING.match(sentence[spans[first][0]:]):
         first = 0
-    while last - first > 1 and is_filler(sentence[slice(*spans[last - 1])]):
+    while last - first > 1 and filler(last - 1):
         last -= 1
     if (first, last) == (0, len(spans)):
         return sentence

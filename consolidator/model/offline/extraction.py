@@ -1,0 +1,191 @@
+"""Fact extraction (OfflineModel.extract_facts) as ordered passes over one ExtractionDoc.
+
+EXTRACTION_PASSES, in order: the batch's people lines read into claims (lineclaims.py, names
+vetted by the batch and the neighbours' subjects); duplicate claims merged (one claim, every
+line id); for single-valued attributes the batch's last word kept; claims that add too little
+to the neighbours shown and the batch's earlier claims dropped (worth.novel); an operation
+decided for each against the neighbours (ADD, NOOP, UPDATE, DELETE; one UPDATE or DELETE per
+target); the batch's writes kept within their share of what it read (factshare.py). Each pass
+is `(doc, settings) -> doc` (passes.py); model.py's docstring says what the rules cover.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field, replace
+from functools import lru_cache
+
+from consolidator.domain import is_negated
+from consolidator.model.offline.factshare import within_share
+from consolidator.model.offline.lineclaims import claims_of_lines
+from consolidator.model.offline.names import known_subjects
+from consolidator.model.offline.parse import parse_text
+from consolidator.model.offline.passes import Pass, run_passes
+from consolidator.model.offline.rules import Claim, Polarity, same_subject, spec_of, values_compatible
+from consolidator.model.offline.text import content_stems, normalise
+from consolidator.model.offline.tuning import DEFAULTS, OfflineSettings
+from consolidator.model.offline.worth import novel
+from consolidator.model.schemas import FactCandidate, FactExtractionRequest, KnownFact
+
+__all__ = ["EXTRACTION_PASSES", "ExtractionDoc", "extract_facts", "negated"]
+
+
+@dataclass
+class ExtractionDoc:
+    """What the extraction passes share: the request, then the claims as each pass leaves them."""
+
+    request: FactExtractionRequest
+    claims: list[Claim] = field(default_factory=list)
+    known: list[tuple[KnownFact, list[Claim]]] = field(default_factory=list)  # neighbours, best first, parsed
+    facts: list[FactCandidate] = field(default_factory=list)
+
+
+def read_claims(doc: ExtractionDoc, settings: OfflineSettings) -> ExtractionDoc:
+    """Every claim of the people's lines, names vetted by the batch and the neighbours' subjects."""
+    known_names = known_subjects(f.text for f in doc.request.neighbours)
+    doc.claims = claims_of_lines(doc.request.messages, doc.request.timezone, known_names)
+    return doc
+
+
+def merge_duplicates(doc: ExtractionDoc, settings: OfflineSettings) -> ExtractionDoc:
+    """One claim per (subject, attribute, value, polarity), carrying every line id."""
+    doc.claims = _merge_duplicates(doc.claims)
+    return doc
+
+
+def latest_per_attribute(doc: ExtractionDoc, settings: OfflineSettings) -> ExtractionDoc:
+    """A single-valued attribute's last word in the batch (_latest_per_single_attribute)."""
+    doc.claims = _latest_per_single_attribute(doc.claims)
+    return doc
+
+
+def keep_novel(doc: ExtractionDoc, settings: OfflineSettings) -> ExtractionDoc:
+    """Claims that add enough to the neighbours and the batch's earlier claims (worth.novel)."""
+    speakers = {(m.speaker or "").strip() for m in doc.request.messages if m.speaker}
+    doc.claims = novel(doc.claims, [f.text for f in doc.request.neighbours], speakers)
+    return doc
+
+
+def decide_ops(doc: ExtractionDoc, settings: OfflineSettings) -> ExtractionDoc:
+    """Each claim as a fact candidate with its operation against the neighbours (best first):
+    a target is updated or deleted once; a feeling, wish or intention ("will keep pushing")
+    ranks attitude_discount below what happened, so unused it falls under facts.score_floor sooner."""
+    doc.known = [(f, parse_text(f.text)) for f in sorted(doc.request.neighbours, key=lambda f: -f.similarity)]
+    targeted: set[str] = set()
+    for claim in doc.claims:
+        op, target = _decide(claim, doc.known)
+        if op in ("UPDATE", "DELETE"):
+            if target in targeted:
+                op, target = "ADD", None
+            else:
+                targeted.add(target)
+        spec = spec_of(claim.attribute)
+        asserted = claim.polarity is Polarity.ASSERTED
+        discount = settings.attitude_discount
+        importance = max(1, spec.importance - discount) if claim.kind == "attitude" else spec.importance
+        doc.facts.append(FactCandidate(
+            text=claim.text, importance=importance, topic=spec.topic, op=op, target_id=target,
+            source_ids=list(claim.source_ids), critical=spec.critical and asserted,
+        ))
+    return doc
+
+
+def share_room(doc: ExtractionDoc, settings: OfflineSettings) -> ExtractionDoc:
+    """The batch's writes within fact_share of what it read (factshare.within_share)."""
+    doc.facts = within_share(doc.facts, doc.request.messages, settings)
+    return doc
+
+
+EXTRACTION_PASSES: tuple[Pass, ...] = (
+    read_claims, merge_duplicates, latest_per_attribute, keep_novel, decide_ops, share_room,
+)
+
+
+def extract_facts(request: FactExtractionRequest, settings: OfflineSettings = DEFAULTS,
+                  passes: tuple[Pass, ...] = EXTRACTION_PASSES) -> list[FactCandidate]:
+    """The fact candidates of `request`: `passes` run in order over one ExtractionDoc."""
+    return run_passes(ExtractionDoc(request), settings, passes).facts
+
+
+def _merge_duplicates(claims: list[Claim]) -> list[Claim]:
+    merged: dict[tuple, Claim] = {}
+    for c in claims:
+        k = (c.subject.lower(), c.attribute, c.key, c.polarity)
+        if k in merged:
+            prev = merged[k]
+            ids = prev.source_ids + tuple(i for i in c.source_ids if i not in prev.source_ids)
+            merged[k] = replace(prev, source_ids=ids)
+        else:
+            merged[k] = c
+    return list(merged.values())
+
+
+def _latest_per_single_attribute(claims: list[Claim]) -> list[Claim]:
+    """For single-valued attributes keep the batch's last word; it inherits the ids of earlier
+    changes it completes ("I quit Acme. I work at Globex" -> one claim, both ids)."""
+    names: list[str] = []  # one spelling per person: "Ana" and "Ana Lopez" share a slot
+    slots = []
+    for c in claims:
+        name = next((n for n in names if same_subject(n, c.subject)), None)
+        if name is None:
+            names.append(name := c.subject)
+        slots.append((name.lower(), c.attribute))
+    last: dict[tuple[str, str], int] = {}
+    for i, c in enumerate(claims):
+        if spec_of(c.attribute).single:
+            last[slots[i]] = i
+    out: list[Claim] = []
+    for i, c in enumerate(claims):
+        slot = slots[i]
+        if slot not in last or last[slot] == i:
+            if slot in last and c.polarity is Polarity.ASSERTED:
+                earlier = [e for j, e in enumerate(claims[:i]) if slots[j] == slot
+                           and e.polarity is not Polarity.ASSERTED]
+                ids = tuple(dict.fromkeys([s for e in earlier for s in e.source_ids] + list(c.source_ids)))
+                c = replace(c, source_ids=ids)
+            out.append(c)
+    return out
+
+
+@lru_cache(maxsize=1 << 12)
+def _norm(text: str) -> tuple[str, ...]:
+    """The content stems of a text (cached: each claim is compared with every neighbour)."""
+    return tuple(content_stems(normalise(text)))
+
+
+@lru_cache(maxsize=1 << 12)
+def negated(text: str) -> bool:
+    return is_negated(normalise(text))
+
+
+def _decide(claim: Claim, known: list[tuple[KnownFact, list[Claim]]]) -> tuple[str, str | None]:
+    """ADD, NOOP, UPDATE or DELETE of one claim against the neighbours (best first)."""
+    text_key = _norm(claim.text)
+    for fact, _ in known:
+        if _norm(fact.text) == text_key and negated(fact.text) == negated(claim.text):
+            return "NOOP", fact.id
+    matches = [(f, k) for f, ks in known for k in ks
+               if k.attribute == claim.attribute and same_subject(k.subject, claim.subject)]
+    mine = set(claim.key)
+    for fact, k in matches:
+        if k.polarity is claim.polarity and (mine <= set(k.key)) and (mine or not k.key):
+            return "NOOP", fact.id
+    if claim.polarity is not Polarity.ASSERTED:
+        op = "DELETE" if claim.polarity is Polarity.DENIED else "UPDATE"
+        for fact, k in matches:
+            if k.polarity is Polarity.ASSERTED and values_compatible(claim.key, k.key):
+                return op, fact.id
+        for fact, ks in known:  # facts the rules cannot parse ("Maya plays tennis.")
+            words = set(_norm(fact.text))
+            if mine and mine <= words and claim.subject.lower().split()[0] in words and not negated(fact.text):
+                return op, fact.id
+        return "ADD", None
+    if claim.attribute == "event":
+        return "ADD", None  # events add up: a fuller account of one day never erases another day's
+    single = spec_of(claim.attribute).single
+    for fact, k in matches:
+        if k.polarity is not Polarity.ASSERTED and values_compatible(claim.key, k.key):
+            return "UPDATE", fact.id  # true again
+        if k.polarity is Polarity.ASSERTED and (single or set(k.key) < mine):
+            return "UPDATE", fact.id  # new value, or more detail
+    return "ADD", None
+

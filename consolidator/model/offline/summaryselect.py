@@ -1,0 +1,146 @@
+"""The summariser's choice (summarise.py, step 6): budgeted coverage of concepts by sentences,
+a sentence cut to the room left when the cut keeps enough, repeats skipped by their embedding.
+"""
+
+from __future__ import annotations
+
+import bisect
+import math
+from dataclasses import dataclass, field
+
+from consolidator.model.offline.lexicon import Lexicon, base_form, names_in
+from consolidator.model.offline.summaryform import Turn, render, separator
+from consolidator.model.offline.text import stem
+from consolidator.model.offline.text_cut import TOKEN, clause_value, shorten
+from consolidator.model.offline.tuning import OfflineSettings
+
+
+@dataclass
+class Candidate:
+    position: int  # order of appearance
+    turn: int  # index of the turn it belongs to
+    text: str  # as it will be written (relative dates resolved)
+    prior: float  # fact_prior and the turn's and date's boosts
+    concepts: dict[str, float] = field(default_factory=dict)  # stem -> what covering it is worth
+    phatic: bool = False
+
+    @property
+    def relevance(self) -> float:
+        """Prior x concept worth over sqrt(length): the order in which sentences enter the pool."""
+        return self.prior * sum(self.concepts.values()) / math.sqrt(len(self.text) / 5 + 1)
+
+
+def best_pool(candidates: list[Candidate], target: int, settings: OfflineSettings) -> list[Candidate]:
+    """The most relevant candidates, settings.pool_targets targets' worth: the only ones the selection
+    could reach before the target is met."""
+    ranked = sorted(candidates, key=lambda c: (-c.relevance, c.position))
+    pool, size = [], 0
+    for c in ranked:
+        if size >= settings.pool_targets * target and len(pool) >= settings.pool_min:
+            break
+        pool.append(c)
+        size += len(c.text)
+    return sorted(pool, key=lambda c: c.position)
+
+
+def select(candidates: list[Candidate], turns: list[Turn], target: int, lexicon: Lexicon,
+            settings: OfflineSettings) -> list[Candidate]:
+    """Budgeted coverage (module docstring, step 6)."""
+    import numpy as np
+
+    vectors = embed_sentences([c.text for c in candidates])
+    closest = np.zeros(len(candidates))  # highest cosine to a chosen sentence
+    covered: set[str] = set()
+    chosen: list[Candidate] = []  # in input order
+    used = 0  # characters of the written summary so far
+    open_ = list(range(len(candidates)))
+    while open_:
+        best, best_score, best_pick, best_cost = None, 0.0, None, 0
+        positions = [c.position for c in chosen]
+        for i in open_:
+            fit = _fitting(candidates[i], chosen, positions, covered, turns, target - used, lexicon, settings)
+            if fit is None:
+                continue
+            pick, cost = fit
+            score = pick.prior * sum(w for k, w in pick.concepts.items() if k not in covered) / max(1, cost)
+            if score > best_score:
+                best, best_score, best_pick, best_cost = i, score, pick, cost
+        if best is None:
+            break
+        chosen.insert(bisect.bisect(positions, best_pick.position), best_pick)
+        used += best_cost
+        covered.update(best_pick.concepts)
+        closest = np.maximum(closest, vectors @ vectors[best])
+        # a repeat of a chosen sentence goes, and so does one whose concepts are all covered: it never adds again
+        open_ = [i for i in open_ if i != best and closest[i] < settings.repeat_cosine
+                 and not covered.issuperset(candidates[i].concepts)]
+    return chosen
+
+
+def _added(c: Candidate, text: str, chosen: list[Candidate], positions: list[int], turns: list[Turn]) -> int:
+    """Characters the written summary grows by when `c`, written as `text`, joins `chosen` (at
+    `positions`)."""
+    at = bisect.bisect(positions, c.position)
+    prev = turns[chosen[at - 1].turn] if at else None
+    turn = turns[c.turn]
+    grow = len(separator(prev, turn)) + len(text)
+    if at < len(chosen):
+        after = turns[chosen[at].turn]
+        grow += len(separator(turn, after)) - len(separator(prev, after))
+    return grow
+
+
+def _fitting(c: Candidate, chosen: list[Candidate], positions: list[int], covered: set[str], turns: list[Turn],
+             room: int, lexicon: Lexicon, settings: OfflineSettings) -> tuple[Candidate, int] | None:
+    """`c` as it would be added, whole or cut to the room left, with what it costs; None when
+    it adds no concept or no worthwhile cut fits."""
+    if covered.issuperset(c.concepts):
+        return None
+    cost = _added(c, c.text, chosen, positions, turns)
+    if cost <= room:
+        return c, cost
+    space = room - (cost - len(c.text))
+    if space < settings.min_room and chosen:
+        return None
+    short = shorten(c.text, space, lexicon)
+    names = names_in(TOKEN.findall(c.text), lexicon)
+    if not short or (chosen and clause_value(short, lexicon, names) < settings.keep_share * clause_value(c.text, lexicon, names)):
+        return None
+    kept = {stem(base_form(t)) for t in TOKEN.findall(short)}
+    cut = Candidate(c.position, c.turn, short, c.prior, {k: w for k, w in c.concepts.items() if k in kept}, c.phatic)
+    cost = _added(cut, short, chosen, positions, turns)
+    if cost > room or covered.issuperset(cut.concepts):
+        return None
+    return cut, cost
+
+
+def written(chosen: list[Candidate], turns: list[Turn]) -> str:
+    return render([(turns[c.turn], c.text) for c in sorted(chosen, key=lambda c: c.position)])
+
+
+_VECTORS: dict[str, object] = {}  # sentence -> its row, for the process's embedder (bounded)
+_VECTORS_OF: list[object] = []  # the embedder the cache belongs to
+VECTOR_CACHE = 4096  # rows (256 float32 each: about 4 MB at most)
+
+
+def embed_sentences(texts: list[str]):
+    """Unit rows of `texts` from the process's embedder; a sentence chosen at one rung is
+    embedded again at the next, so rows are cached (cleared whole when full)."""
+    import numpy as np
+
+    from consolidator.model.embeddings import default_embedder
+
+    embedder = default_embedder()
+    if not texts:
+        return np.zeros((0, embedder.dim), dtype=np.float32)
+    if not _VECTORS_OF or _VECTORS_OF[0] is not embedder:
+        _VECTORS.clear()
+        _VECTORS_OF[:] = [embedder]
+    rows = {t: _VECTORS[t] for t in texts if t in _VECTORS}  # a snapshot: another thread may clear
+    missing = [t for t in dict.fromkeys(texts) if t not in rows]
+    if missing:
+        rows.update(zip(missing, embedder.embed(missing)))
+        if len(_VECTORS) + len(missing) > VECTOR_CACHE:
+            _VECTORS.clear()
+        _VECTORS.update((t, rows[t]) for t in missing)
+    return np.stack([rows[t] for t in texts])
