@@ -17,7 +17,7 @@ from typing import Callable
 from zoneinfo import ZoneInfo
 
 from consolidator.ladders.blocks import BlockWrite, Draft, Stop, Target, Watermark, stopped, write_blocks
-from consolidator.ladders.drafting import Drafter, message_inputs
+from consolidator.ladders.drafting import Drafter, RungWriter, message_inputs
 from consolidator.ladders.holds import Guard, Held
 from consolidator.model.schemas import SummaryInput
 from consolidator.core.app import App
@@ -37,7 +37,6 @@ from stores.ladder_state import (
     start_progress,
     wake_through,
 )
-from stores.history import History
 from stores.message_windows import Arrival, arrivals_after
 from stores.schema.log import Message
 
@@ -53,14 +52,11 @@ def _units(arrivals: list[Arrival], ladder: str, tz: ZoneInfo) -> dict[int, date
     return units
 
 
-class BaseWindows:
+class BaseWindows(RungWriter):
     """The base rung of both ladders of every scope."""
 
     def __init__(self, app: App, drafter: Drafter, guard: Guard) -> None:
-        self.app = app
-        self.drafter = drafter
-        self.guard = guard
-        self.history = History(app.settings.archive_dir)  # old windows may be in the archive
+        super().__init__(app, drafter, guard)
         self.lines: dict[str, SummaryInput] = {}  # one scope's run: message id -> its rendered line (both ladders)
 
     # --- dirty windows ---------------------------------------------------------------------

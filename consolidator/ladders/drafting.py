@@ -12,12 +12,14 @@ from zoneinfo import ZoneInfo
 
 from consolidator.domain import estimate_tokens
 from consolidator.ladders.blocks import EMPTY, Draft, Target
+from consolidator.ladders.holds import Guard
 from consolidator.ladders.inputs import content_hash, render
 from consolidator.model.base import Model
 from consolidator.model.schemas import SummarizeRequest, SummaryInput
 from consolidator.core.app import App
 from hierarchy.planning import Action
 from stores.engine import reading
+from stores.history import History
 from stores.schema.log import Message
 from stores.schema.ladders import Summary
 from stores.summaries import reusable
@@ -87,3 +89,15 @@ class Drafter:
         )
         reply = self.model.summarize(request)
         return Draft("summarized", reply.text, digest, sum(estimate_tokens(i.text) for i in inputs), 1)
+
+
+class RungWriter:
+    """What writes a rung of every scope's ladders: the app, the drafter that asks for summaries,
+    the guard that holds a window whose call failed or was deferred, and the one history reader
+    (old windows and their inputs may be in the archive)."""
+
+    def __init__(self, app: App, drafter: Drafter, guard: Guard) -> None:
+        self.app = app
+        self.drafter = drafter
+        self.guard = guard
+        self.history = History(app.settings.archive_dir)

@@ -23,9 +23,7 @@ from zoneinfo import ZoneInfo
 
 from consolidator.domain import estimate_tokens
 from consolidator.ladders.blocks import BlockWrite, Stop, Target, Watermark, stopped, summary_values, write_blocks
-from consolidator.ladders.drafting import Drafter, summary_inputs
-from consolidator.ladders.holds import Guard
-from consolidator.core.app import App
+from consolidator.ladders.drafting import RungWriter, summary_inputs
 from hierarchy.calendar import local_day, parse_block_key, time_window
 from hierarchy.planning import Action, Known, closed_through, closing_blocks, decide_block, settled_empty
 from hierarchy.tiling import Block, LadderSpec, block_of, inputs_of, readers_of
@@ -93,14 +91,8 @@ class _RunReads:
         return keys
 
 
-class Propagation:
+class Propagation(RungWriter):
     """The rungs above the base of both ladders of every scope."""
-
-    def __init__(self, app: App, drafter: Drafter, guard: Guard) -> None:
-        self.app = app
-        self.drafter = drafter
-        self.guard = guard
-        self.history = History(app.settings.archive_dir)  # old inputs may be in the archive
 
     def run(self, scope: str, spec: LadderSpec, tz: ZoneInfo, now: datetime, stop: Stop) -> int:
         """Decide and write every block woken since the last run; returns summaries written."""
