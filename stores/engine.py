@@ -12,6 +12,7 @@ from __future__ import annotations
 import os
 import shutil
 import sqlite3
+import time
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Iterator
@@ -220,6 +221,23 @@ def _nearly_full(directory: Path) -> bool:
         return False
 
 
+def _enter_wal(cursor) -> None:
+    """Switch the file to WAL. On a new file opened by several processes at once the switch
+    can fail with "database is locked" at once: SQLite does not call the busy handler where
+    waiting could deadlock. The mode is persistent, so a retry finds it set by the winner."""
+    deadline = time.monotonic() + BUSY_TIMEOUT_MS / 1000
+    delay = 0.002
+    while True:
+        try:
+            cursor.execute("PRAGMA journal_mode=WAL")
+            return
+        except sqlite3.OperationalError as error:
+            if "locked" not in str(error) or time.monotonic() > deadline:
+                raise
+            time.sleep(delay)
+            delay = min(delay * 2, 0.05)
+
+
 def _configure_sqlite(engine: Engine, readonly: bool = False) -> None:
     @event.listens_for(engine, "connect")
     def _on_connect(dbapi_connection, _record) -> None:
@@ -227,7 +245,7 @@ def _configure_sqlite(engine: Engine, readonly: bool = False) -> None:
         if readonly:
             return  # the journal mode is the writer's business; a read-only handle cannot set it
         cursor = dbapi_connection.cursor()
-        cursor.execute("PRAGMA journal_mode=WAL")
+        _enter_wal(cursor)
         cursor.execute(f"PRAGMA busy_timeout={BUSY_TIMEOUT_MS}")
         cursor.execute("PRAGMA synchronous=NORMAL")
         cursor.execute("PRAGMA foreign_keys=ON")
