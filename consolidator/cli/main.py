@@ -21,14 +21,15 @@ from consolidator.cli import facts as facts_commands
 from consolidator.cli import archive as archive_commands
 from consolidator.cli import stats as stats_commands
 from consolidator.cli import ladders as ladder_commands
+from consolidator.cli import mcp as mcp_commands
 from consolidator.cli import memory as memory_commands
 from consolidator.cli import recall as recall_commands
 from consolidator.cli import report as report_commands
 from consolidator.cli.common import (FaultGroup, ProgressBar, RuntimeFault, UserError, app_of, existing_scope, plural,
                                      scope_argument, utcnow)
-from consolidator.messages.ingest import ImportRejected, InvalidMessage, import_stream, validate
+from consolidator.messages.ingest import ImportRejected, InvalidMessage, import_stream
+from consolidator.messages.log import IdConflict, append_one
 from stores.errors import StorageError
-from stores.messages import append_messages, stored_message
 
 
 @click.group(cls=FaultGroup)
@@ -63,24 +64,15 @@ def log_command(ctx, scope, role, at, session, speaker, message_id, attach, text
     if attach:
         record["attachments"] = [_attachment_option(n, value) for n, value in enumerate(attach)]
     try:
-        message = validate(record, now=utcnow)
+        message_id, _ = append_one(app_of(ctx), record)
+    except IdConflict as exc:
+        raise UserError(f"--id: {exc.problem} (use a new --id)") from None
     except InvalidMessage as exc:
         field = exc.field.replace("attachments", "attach", 1) if exc.field.startswith("attachments") else exc.field
         raise UserError(f"--{field}: {exc.problem}") from None
-    try:
-        app = app_of(ctx)
-        engine = app.engine
-        result = append_messages(engine, [message], utcnow(), archive_root=app.settings.archive_dir)
     except StorageError as exc:
         raise RuntimeFault(f"{exc}; the message was not logged") from None
-    if result.duplicates and message_id is not None:
-        stored = stored_message(engine, result.ids[0])
-        fields = ("text", "role", "speaker", "session", "attachments") + (("at",) if at is not None else ())
-        changed = [] if stored is None else [f for f in fields if getattr(stored, f) != getattr(message, f)]
-        if changed:
-            raise UserError(f"--id: {message_id!r} is already logged in scope {scope!r} with a different "
-                            f"{', '.join(changed)}; nothing was changed (use a new --id)")
-    click.echo(result.ids[0])
+    click.echo(message_id)
 
 
 def _attachment_option(n: int, value: str) -> dict:
@@ -247,7 +239,7 @@ def sample_command(scope: str, days: int, seed: int, start: str) -> None:
 
 
 for _module in (ladder_commands, memory_commands, facts_commands, report_commands, archive_commands,
-                stats_commands, recall_commands):
+                stats_commands, recall_commands, mcp_commands):
     for _command in _module.COMMANDS:
         cli.add_command(_command)
 

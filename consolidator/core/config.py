@@ -149,6 +149,22 @@ class ArchiveSettings(_Section):
     files_per_tick: int = Field(default=4, ge=1, le=10_000)  # the daemon's share when idle
 
 
+class MCPSettings(_Section):
+    """`consolidator mcp`: the scopes a server may touch when no --scope is given."""
+
+    scopes: list[str] = []
+
+    @field_validator("scopes")
+    @classmethod
+    def _names(cls, value: list[str]) -> list[str]:
+        for name in value:
+            try:
+                validate_scope(name)
+            except InvalidScope as exc:
+                raise ValueError(str(exc)) from None
+        return value
+
+
 class Settings(_Section):
     state_dir: Path = Path("~/.local/state/consolidator")
     database_url: str = ""
@@ -165,6 +181,7 @@ class Settings(_Section):
     context: ContextSettings = ContextSettings()
     archive: ArchiveSettings = ArchiveSettings()
     model: ModelSettings = ModelSettings()
+    mcp: MCPSettings = MCPSettings()
     source: str = Field(default="<built-in defaults>", exclude=True)
 
     _tz = field_validator("timezone")(lambda cls, v: _check_timezone(v))

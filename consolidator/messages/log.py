@@ -15,7 +15,31 @@ from consolidator.core.app import App, open_app
 from consolidator.core.config import Settings
 from consolidator.model.attachments import Attachment
 from consolidator.messages.ingest import InvalidMessage, validate
-from stores.messages import AppendResult, NewMessage, append_messages
+from stores.messages import AppendResult, NewMessage, append_messages, stored_message
+
+
+class IdConflict(InvalidMessage):
+    """An idempotency key already logged in the scope with other content: nothing was changed."""
+
+    def __init__(self, scope: str, message_id: str, changed: list[str]) -> None:
+        super().__init__("id", f"{message_id!r} is already logged in scope {scope!r} with a different "
+                               f"{', '.join(changed)}; nothing was changed")
+        self.scope, self.message_id, self.changed = scope, message_id, changed
+
+
+def append_one(app: App, record: Mapping[str, Any]) -> tuple[str, bool]:
+    """`consolidator log`'s append: validate one record, append it, and return (stored id, was it
+    already logged). A caller's `id` logged before with other content raises IdConflict (the
+    first stays); the same content again is a no-op. InvalidMessage names the bad field."""
+    message = validate(record, now=_now)
+    result = append_messages(app.engine, [message], _now(), archive_root=app.settings.archive_dir)
+    if result.duplicates and record.get("id") is not None:
+        stored = stored_message(app.engine, result.ids[0])
+        fields = ("text", "role", "speaker", "session", "attachments") + (("at",) if record.get("at") is not None else ())
+        changed = [] if stored is None else [f for f in fields if getattr(stored, f) != getattr(message, f)]
+        if changed:
+            raise IdConflict(message.scope, record["id"], changed)
+    return result.ids[0], bool(result.duplicates)
 
 
 class MessageLog:
