@@ -7,11 +7,15 @@ server's bearer gate and its refusal to listen beyond loopback without a token."
 
 from __future__ import annotations
 
+import ast
 from datetime import timedelta
+from pathlib import Path
 
 import anyio
 import pytest
 from sqlalchemy import func, select
+
+pytest.importorskip("mcp.server.mcpserver", reason="the mcp extra is not installed")
 
 from stores.engine import reading
 from stores.schema.log import Message
@@ -308,3 +312,18 @@ def test_without_the_sdk_the_command_says_so_in_one_line(run_cli, monkeypatch) -
     result = run_cli("mcp", "--scope", "maya")
     assert result.exit_code == 2
     assert result.stderr.strip() == "Error: the MCP server needs the mcp SDK: pip install 'consolidator[mcp]'"
+
+
+@pytest.mark.slow
+def test_only_the_server_module_imports_the_sdk() -> None:
+    """Of all project code, only consolidator/mcpserver/server.py imports the `mcp` SDK (lazy imports
+    included): the rest of the package, and the CLI, work without it."""
+    root = Path(__file__).resolve().parents[1]
+    importers = set()
+    for path in sorted(p for package in ("consolidator", "hierarchy", "stores") for p in (root / package).rglob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            names = ([a.name for a in node.names] if isinstance(node, ast.Import)
+                     else [node.module or ""] if isinstance(node, ast.ImportFrom) and not node.level else [])
+            if any(name == "mcp" or name.startswith(("mcp.", "mcp_types")) for name in names):
+                importers.add(path.relative_to(root).as_posix())
+    assert importers == {"consolidator/mcpserver/server.py"}

@@ -1,4 +1,4 @@
-"""Helpers for the MCP server tests and bench/mcp.py: the SDK's own client over stdio (the CLI
+"""Helpers for the MCP server tests and bench/mcp_server.py: the SDK's own client over stdio (the CLI
 in a subprocess), over streamable HTTP (uvicorn in a thread), or in process; a conversation to
 log through `log_message`; a free loopback port; tool results as JSON."""
 
