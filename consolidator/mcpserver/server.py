@@ -79,15 +79,13 @@ class ConsolidatorServer(MCPServer):
             raise
 
     async def list_resources(self) -> list[MCPResource]:
-        found = await anyio.to_thread.run_sync(resources.listed, self.root, self.scopes)
-        out = []
-        for snap in found:
-            published = snap.published()
-            out.append(MCPResource(uri=snap.uri, name=f"{snap.scope}/{snap.name}", description=snap.description,
-                                   mime_type=snap.mime_type, size=snap.size(),
-                                   annotations=Annotations(last_modified=published),
-                                   _meta={"published": published}))
-        return out
+        def found() -> list[tuple[resources.Snapshot, str | None, int | None]]:
+            return [(snap, snap.published(), snap.size()) for snap in resources.listed(self.root, self.scopes)]
+
+        return [MCPResource(uri=snap.uri, name=f"{snap.scope}/{snap.name}", description=snap.description,
+                            mime_type=snap.mime_type, size=size, annotations=Annotations(last_modified=published),
+                            _meta={"published": published})
+                for snap, published, size in await anyio.to_thread.run_sync(found)]
 
     async def read_resource(self, uri, context=None):
         def read() -> tuple[str, str | None, resources.Snapshot]:
