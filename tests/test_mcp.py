@@ -181,9 +181,15 @@ def test_resources_of_other_scopes_are_neither_listed_nor_read(app) -> None:
                 refused = ""
             return listed, refused
 
+    async def read_all():
+        async with in_process(app) as client:  # --all-scopes
+            return {r.uri for r in (await client.list_resources()).resources}
+
     listed, refused = anyio.run(read)
     assert listed and all(u.startswith("consolidator://maya/") for u in listed)
     assert "scope 'eve' is not served" in refused
+    every = anyio.run(read_all)
+    assert listed < every and "consolidator://eve/context.md" in every
 
 
 @pytest.mark.subprocess
