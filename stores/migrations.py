@@ -51,6 +51,7 @@ ADDED_COLUMNS: tuple[tuple[str, str, str | None], ...] = (
     ("scope_head", "archived_through",
      "UPDATE scope_head SET archived_through = (SELECT max(last_at) FROM archive_file"
      f" WHERE archive_file.scope = scope_head.scope AND archive_file.state = '{DONE}')"),
+    ("fact", "fact_table", None),  # the next offline pass places the facts it finds without one
 )
 
 
