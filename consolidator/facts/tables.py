@@ -37,7 +37,7 @@ import structlog
 from sqlmodel import Session
 
 from consolidator.model.embeddings import Embedder, fill_missing_rows
-from consolidator.model.offline.tables import fold_small, split_table as offline_split
+from consolidator.model.offline.tables import cut_in_order, fold_small, split_table as offline_split
 from consolidator.model.schemas import KnownFact, SplitTableReply, SplitTableRequest
 from stores.fact_tables import NAME_MAX, Moved, add_table, drop_tables, record_moves, tables_of
 from stores.facts import facts_by_id, to_bytes
@@ -238,15 +238,19 @@ class TablePlanner:
             min_facts=cfg.table_min, max_facts=cfg.table_max)
         reply = self.model.split_table(request)
         out.calls += 1
-        parts = usable_parts(reply, [facts[i].id for i in members], vectors[members], cfg.table_min)
+        parts = usable_parts(reply, [facts[i].id for i in members], vectors[members], cfg.table_min, cfg.table_max)
         if parts is None:  # fewer than two usable parts: the offline clustering, without another call
             log.info("tables.split_fallback", scope=scope, table=name, parts=len(reply.tables))
-            parts = usable_parts(offline_split(request), [facts[i].id for i in members], vectors[members], cfg.table_min)
-        return [(p_name, p_desc, [members[k] for k in part]) for p_name, p_desc, part in parts or []]
+            parts = usable_parts(offline_split(request), [facts[i].id for i in members], vectors[members],
+                                 cfg.table_min, cfg.table_max)
+        if parts is None:  # the offline names on runs cut in order: a split always makes two parts or more
+            runs = cut_in_order(list(range(len(members))), vectors[members], cfg.table_min, cfg.table_max)
+            parts = [(f"{name} {n}", description, run) for n, run in enumerate(runs, start=1)]
+        return [(p_name, p_desc, [members[k] for k in part]) for p_name, p_desc, part in parts]
 
 
-def usable_parts(reply: SplitTableReply, ids: list[str], vectors: np.ndarray,
-                 min_facts: int) -> list[tuple[str, str, list[int]]] | None:
+def usable_parts(reply: SplitTableReply, ids: list[str], vectors: np.ndarray, min_facts: int,
+                 max_facts: int | None = None) -> list[tuple[str, str, list[int]]] | None:
     """The reply's parts as (name, description, row indices): every id in exactly one part (first
     listing wins, unknown ids ignored, unlisted ids to the nearest part), parts under `min_facts`
     joined to their nearest; None when fewer than two parts remain."""
@@ -266,7 +270,7 @@ def usable_parts(reply: SplitTableReply, ids: list[str], vectors: np.ndarray,
         centres = unit_rows(np.stack([vectors[p[2]].mean(axis=0) for p in parts]))
         for k, j in zip(rest, np.argmax(vectors[rest] @ centres.T, axis=1).tolist()):
             parts[j][2].append(k)
-    groups = fold_small([p[2] for p in parts], vectors, min_facts)
+    groups = fold_small([p[2] for p in parts], vectors, min_facts, max_facts)
     if len(groups) < 2:
         return None
     first = {p[2][0]: (p[0], p[1]) for p in parts}

@@ -2,8 +2,9 @@
 
 k-means (k from the request: enough parts of at most `max_facts`), seeded deterministically
 (farthest point from the centroid, then farthest from the seeds chosen), a fixed number of
-rounds; parts under `min_facts` join their nearest part, and a part still over `max_facts` is
-cut in two along its own k-means, so no part is over the limit. Each part is named by its most
+rounds; parts under `min_facts` join their nearest part with room, and a part still over
+`max_facts` (or a table k-means leaves whole) is cut into runs along its main direction of
+spread, so there are at least two parts and none over the limit. Each part is named by its most
 distinctive words: frequent in the part, rare in the rest of the table (tf x idf over facts),
 never a function word or a number. Same facts in, same tables out.
 """
@@ -20,6 +21,8 @@ from consolidator.model.offline.text import STOPWORDS, words
 from consolidator.model.schemas import SplitTableReply, SplitTableRequest, TablePart
 
 ROUNDS = 25
+COMMON = 0.4  # a word in more than this share of the table's facts names no part of it
+FILL = 0.75  # a run cut in order aims at three quarters of max_facts
 
 
 def split_table(request: SplitTableRequest) -> SplitTableReply:
@@ -30,32 +33,37 @@ def split_table(request: SplitTableRequest) -> SplitTableReply:
     vectors = default_embedder().embed([f.text for f in facts]).astype(np.float64)
     parts = [p for p in _parts(vectors, request.parts, request.min_facts, request.max_facts) if p]
     texts = [f.text for f in facts]
-    names = _names(texts, parts)
+    names = _names(texts, parts, request.table)
     return SplitTableReply(tables=[
-        TablePart(name=name, description=f"Facts about {_listed(words_)}.", facts=[facts[i].id for i in part])
+        TablePart(name=name, description=f"Facts about {_listed(words_)}." if words_ else request.description,
+                  facts=[facts[i].id for i in part])
         for part, (name, words_) in zip(parts, names)
     ])
 
 
 def _parts(vectors: np.ndarray, k: int, min_facts: int, max_facts: int) -> list[list[int]]:
     n = len(vectors)
-    k = max(2, min(k, n))
-    labels = kmeans(vectors, k)
-    parts = [list(np.flatnonzero(labels == c)) for c in range(k)]
-    parts = fold_small([p for p in parts if p], vectors, min_facts)
+    labels = kmeans(vectors, max(2, min(k, n)))
+    parts = fold_small([list(np.flatnonzero(labels == c)) for c in range(labels.max() + 1)], vectors, min_facts, max_facts)
     out: list[list[int]] = []
-    while parts:
-        part = parts.pop()
-        if len(part) > max_facts and len(part) >= 2:
-            sub = kmeans(vectors[part], 2)
-            halves = [[part[i] for i in np.flatnonzero(sub == c)] for c in (0, 1)]
-            if all(halves):
-                parts.extend(halves)
-                continue
-            parts.extend([part[: len(part) // 2], part[len(part) // 2:]])  # identical rows: cut in order
-            continue
-        out.append(sorted(int(i) for i in part))
-    return sorted(out, key=lambda p: p[0])
+    for part in parts:
+        out.extend(cut_in_order(part, vectors, min_facts, max_facts) if len(part) > max_facts else [part])
+    if len(out) < 2:
+        out = cut_in_order(out[0], vectors, min_facts, max_facts)
+    return sorted((sorted(int(i) for i in p) for p in out), key=lambda p: p[0])
+
+
+def cut_in_order(part: list[int], vectors: np.ndarray, min_facts: int, max_facts: int) -> list[list[int]]:
+    """`part` cut into consecutive runs along its main direction of spread: at least two runs
+    (when it has two rows), each of at most `max_facts` and, when the part allows, at least `min_facts`."""
+    n = len(part)
+    if n < 2:
+        return [list(part)]
+    rows = vectors[part] - vectors[part].mean(axis=0)
+    direction = np.linalg.svd(rows, full_matrices=False)[2][0] if np.any(rows) else np.zeros(rows.shape[1])
+    order = [part[i] for i in np.lexsort((np.arange(n), rows @ direction))]
+    runs = max(2, min(math.ceil(n / (FILL * max_facts)), n // max(min_facts, 1)))
+    return [list(chunk) for chunk in np.array_split(np.array(order), min(runs, n)) if len(chunk)]
 
 
 def kmeans(vectors: np.ndarray, k: int) -> np.ndarray:
@@ -82,9 +90,11 @@ def kmeans(vectors: np.ndarray, k: int) -> np.ndarray:
     return labels
 
 
-def fold_small(parts: list[list[int]], vectors: np.ndarray, min_facts: int) -> list[list[int]]:
-    """Parts under `min_facts` join the nearest other part (by centroid), smallest first."""
-    parts = [list(p) for p in parts]
+def fold_small(parts: list[list[int]], vectors: np.ndarray, min_facts: int,
+               max_facts: int | None = None) -> list[list[int]]:
+    """Parts under `min_facts` join the nearest other part (by centroid) that has room for them
+    under `max_facts` (the nearest of all when none has), smallest first."""
+    parts = [list(p) for p in parts if len(p)]
     while len(parts) > 1:
         small = min(range(len(parts)), key=lambda i: (len(parts[i]), parts[i][0]))
         if len(parts[small]) >= min_facts:
@@ -92,22 +102,29 @@ def fold_small(parts: list[list[int]], vectors: np.ndarray, min_facts: int) -> l
         centres = np.stack([vectors[p].mean(axis=0) for p in parts])
         sims = centres @ centres[small]
         sims[small] = -np.inf
+        if max_facts is not None:
+            room = np.array([len(p) + len(parts[small]) <= max_facts for p in parts])
+            if room.any():
+                sims[~room] = -np.inf
         target = int(np.argmax(sims))
         parts[target].extend(parts.pop(small))
     return parts
 
 
-def _names(texts: list[str], parts: list[list[int]]) -> list[tuple[str, list[str]]]:
-    """Each part's name (its two most distinctive words) and its five most distinctive words."""
+def _names(texts: list[str], parts: list[list[int]], table: str) -> list[tuple[str, list[str]]]:
+    """Each part's name (its two most distinctive words; else the table's name and a number) and
+    its five most distinctive words."""
     bags = [set(w for w in words(t) if _worthy(w)) for t in texts]
     df = Counter(w for bag in bags for w in bag)
+    common = {w for w, n in df.items() if len(parts) > 1 and n > COMMON * len(texts)}  # in most facts: no topic
+    bags = [bag - common for bag in bags]
     used: set[str] = set()
     out = []
     for part in parts:
         tf = Counter(w for i in part for w in bags[i])
         ranked = sorted(tf, key=lambda w: (-(tf[w] / len(part)) * math.log((1 + len(texts)) / df[w]), w))
-        top = [w for w in ranked if tf[w] > 1][:5] or ranked[:5] or ["misc"]
-        name = ", ".join(top[:2])
+        top = [w for w in ranked if tf[w] > 1][:5] or ranked[:5]
+        name = ", ".join(top[:2]) or f"{table} {len(out) + 1}"
         while name in used:
             name = f"{name} ({len(used) + 1})"
         used.add(name)

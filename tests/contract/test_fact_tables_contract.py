@@ -1,0 +1,56 @@
+"""Contract: the topic tables' store (registry, slugs, sizes, the move record), whatever the database."""
+
+from __future__ import annotations
+
+from datetime import datetime, timedelta, timezone
+
+import numpy as np
+
+from stores.engine import reading, transaction
+from stores.fact_tables import Moved, add_table, drop_tables, moves_of, record_moves, slugify, table_sizes, tables_of
+from stores.facts import norm_hash, to_bytes
+from stores.schema.memory import Fact
+
+T0 = datetime(2025, 5, 1, 10, 0, tzinfo=timezone.utc)
+
+
+def fact(fid: str, table: str | None, scope: str = "s") -> Fact:
+    return Fact(id=fid, scope=scope, text=f"fact {fid}", norm_hash=norm_hash(f"fact {fid}"),
+                embedding=to_bytes(np.ones(3)), importance=3, last_used=T0, created_at=T0, updated_at=T0,
+                valid_from=T0, sources=[], source_roles=[], fact_table=table)
+
+
+def test_tables_round_trip_with_unique_slugs_per_scope(engine) -> None:
+    """Tables come back oldest first with their description and vector; a clashing slug gets a number; scopes are apart."""
+    with transaction(engine) as session:
+        add_table(session, "s", "work and study", "jobs", T0, vector=to_bytes(np.array([1.0, 0.0])))
+        add_table(session, "s", "Work & Study", "", T0 + timedelta(seconds=1))
+        add_table(session, "s", "index", "", T0 + timedelta(seconds=2))
+        add_table(session, "other", "work and study", "", T0)
+    with reading(engine) as session:
+        rows = tables_of(session, "s")
+        assert [(t.name, t.slug) for t in rows] == [("work and study", "work-and-study"),
+                                                      ("Work & Study", "work-study"), ("index", "index-2")]
+        assert rows[0].description == "jobs" and np.frombuffer(rows[0].vector, np.float32).tolist() == [1.0, 0.0]
+        assert rows[0].updated_at == T0
+        assert [t.slug for t in tables_of(session, "other")] == ["work-and-study"]
+    assert slugify("  Plans, commitments!! ") == "plans-commitments" and slugify("!!!") == "table"
+
+
+def test_drop_sizes_and_moves(engine) -> None:
+    """Dropped tables leave only their scope's registry; sizes count current facts; moves come back newest first."""
+    with transaction(engine) as session:
+        for name in ("a", "b", "c"):
+            add_table(session, "s", name, "", T0)
+        session.add_all([fact("f1", "a"), fact("f2", "a"), fact("f3", "b"), fact("f4", None), fact("g1", "a", "t")])
+    with transaction(engine) as session:
+        drop_tables(session, "s", ["c", "missing"])
+        assert record_moves(session, "s", [Moved("f1", "a", "b", "move", "closer to b"),
+                                           Moved("f2", None, "b", "split", "a had 41 facts")], T0) == 2
+    with reading(engine) as session:
+        assert [t.name for t in tables_of(session, "s")] == ["a", "b"]
+        assert table_sizes(session, "s") == {"a": 2, "b": 1, None: 1}
+        moves = moves_of(session, "s")
+        assert [(m.fact_id, m.from_table, m.to_table, m.kind, m.why) for m in moves] == [
+            ("f2", None, "b", "split", "a had 41 facts"), ("f1", "a", "b", "move", "closer to b")]
+        assert moves[0].at == T0 and moves_of(session, "t") == []
