@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 from datetime import timedelta
 
+from consolidator import recall
 from tests.support.recall_kit import T0, drain, log
 
 CHAT = [
@@ -69,5 +70,7 @@ def test_recall_asked_for_a_table_returns_only_that_tables_facts(app, settings, 
     assert lisbon["id"] in {i["id"] for i in items}
     assert {i["id"] for i in items} <= {f["id"] for f in facts if f["table"] == lisbon["table"]}
     assert {i["kind"] for i in items} == {"fact"}
+    api = recall("maya", "Lisbon river", config=settings, now=LATER, table=lisbon["table"].upper())  # case folded
+    assert [i.id for i in api.items] == [i["id"] for i in items]
     bad = run_cli("recall", "--scope", "maya", "--table", "no such table", "Lisbon")
     assert bad.exit_code == 2 and "no table 'no such table'" in bad.stderr and lisbon["table"] in bad.stderr

@@ -54,3 +54,24 @@ def test_drop_sizes_and_moves(engine) -> None:
         assert [(m.fact_id, m.from_table, m.to_table, m.kind, m.why) for m in moves] == [
             ("f2", None, "b", "split", "a had 41 facts"), ("f1", "a", "b", "move", "closer to b")]
         assert moves[0].at == T0 and moves_of(session, "t") == []
+
+
+def test_a_database_without_the_column_gains_it_and_owes_every_scope_a_pass(engine) -> None:
+    """An older database (no fact.fact_table) gains the column on open; its facts read as unplaced, its scopes as unslept."""
+    from stores.facts import state_of, touch, unslept_states
+    from stores.migrations import create_schema
+
+    with transaction(engine) as session:
+        session.add(fact("f1", None))
+        touch(session, "s")
+        state = state_of(session, "s")
+        state.slept_revision = state.revision
+    with reading(engine) as session:
+        assert unslept_states(session) == []
+    with engine.begin() as connection:  # as an older version made it
+        connection.exec_driver_sql("ALTER TABLE fact DROP COLUMN fact_table")
+    create_schema(engine)
+    create_schema(engine)  # a second open finds nothing to do
+    with reading(engine) as session:
+        assert table_sizes(session, "s") == {None: 1}
+        assert [s.scope for s in unslept_states(session)] == ["s"]
