@@ -56,6 +56,8 @@ def test_every_fact_is_in_one_published_table_and_context_groups_them(app, setti
     assert [t["name"] for t in listed["tables"]] == [t["name"] for t in index] and "moves" in listed
     text = run_cli("facts", "tables", "--scope", "maya").stdout
     assert all(t["name"] in text for t in index)
+    shown = run_cli("snapshot", "--scope", "maya", "facts/index")
+    assert shown.exit_code == 0 and json.loads(shown.stdout)["tables"] == index
 
 
 def test_recall_asked_for_a_table_returns_only_that_tables_facts(app, settings, run_cli) -> None:
