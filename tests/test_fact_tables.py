@@ -156,3 +156,19 @@ def test_a_new_fact_is_placed_when_the_step_adds_it(tabled):
     assert tables_now(tabled) == {"Maya runs": "b"}
     with reading(tabled.engine) as session:
         assert [t.name for t in tables_of(session, "maya")] == ["a", "b", "c"]
+
+
+def test_the_offline_split_names_parts_by_distinctive_words_and_is_deterministic():
+    """Two topics in one table: two parts within the limits, each named by its rare shared words, the same every time."""
+    from consolidator.model.offline.tables import split_table
+    from consolidator.model.schemas import KnownFact, SplitTableRequest
+
+    texts = ["Ana paints watercolour landscapes.", "Ana sells watercolour paintings.", "Ana teaches watercolour classes.",
+             "Ana bakes sourdough bread.", "Ana sells sourdough loaves.", "Ana shares sourdough starter."]
+    request = SplitTableRequest(scope="s", table="hobbies", description="pastimes", parts=2, min_facts=2, max_facts=4,
+                                facts=[KnownFact(id=f"f{i}", text=t) for i, t in enumerate(texts)])
+    reply = split_table(request)
+    assert reply == split_table(request)
+    assert sorted(sorted(p.facts) for p in reply.tables) == [["f0", "f1", "f2"], ["f3", "f4", "f5"]]
+    names = {p.name.split(",")[0] for p in reply.tables}
+    assert names == {"watercolour", "sourdough"}, [p.name for p in reply.tables]

@@ -6,7 +6,8 @@ rounds; parts under `min_facts` join their nearest part with room, and a part st
 `max_facts` (or a table k-means leaves whole) is cut into runs along its main direction of
 spread, so there are at least two parts and none over the limit. Each part is named by its most
 distinctive words: frequent in the part, rare in the rest of the table (tf x idf over facts),
-never a function word or a number. Same facts in, same tables out.
+weighted towards rarer English words (wordfreq's Zipf scale), never a function word, one of
+English's few hundred commonest words, or a number. Same facts in, same tables out.
 """
 
 from __future__ import annotations
@@ -18,10 +19,11 @@ import numpy as np
 
 from consolidator.model.embeddings import default_embedder
 from consolidator.model.offline.text import STOPWORDS, words
+from consolidator.model.offline.words import zipf
 from consolidator.model.schemas import SplitTableReply, SplitTableRequest, TablePart
 
 ROUNDS = 25
-COMMON = 0.4  # a word in more than this share of the table's facts names no part of it
+EVERYDAY = 5.5  # Zipf frequency of English's few hundred commonest words ("much", "people"): they name no topic
 FILL = 0.75  # a run cut in order aims at three quarters of max_facts
 
 
@@ -114,15 +116,17 @@ def fold_small(parts: list[list[int]], vectors: np.ndarray, min_facts: int,
 def _names(texts: list[str], parts: list[list[int]], table: str) -> list[tuple[str, list[str]]]:
     """Each part's name (its two most distinctive words; else the table's name and a number) and
     its five most distinctive words."""
-    bags = [set(w for w in words(t) if _worthy(w)) for t in texts]
+    bags = [set(w.removesuffix("'s") for w in words(t) if _worthy(w.removesuffix("'s"))) for t in texts]
     df = Counter(w for bag in bags for w in bag)
-    common = {w for w, n in df.items() if len(parts) > 1 and n > COMMON * len(texts)}  # in most facts: no topic
+    # a word in every part (a person's name in a two-person chat) names none of them
+    common = set.intersection(*(set().union(*(bags[i] for i in part)) for part in parts)) if len(parts) > 1 else set()
     bags = [bag - common for bag in bags]
     used: set[str] = set()
     out = []
     for part in parts:
         tf = Counter(w for i in part for w in bags[i])
-        ranked = sorted(tf, key=lambda w: (-(tf[w] / len(part)) * math.log((1 + len(texts)) / df[w]), w))
+        ranked = sorted(tf, key=lambda w: (-(tf[w] / len(part)) * math.log((1 + len(texts)) / df[w])
+                                           * (EVERYDAY - zipf(w)), w))
         top = [w for w in ranked if tf[w] > 1][:5] or ranked[:5]
         name = ", ".join(top[:2]) or f"{table} {len(out) + 1}"
         while name in used:
@@ -133,7 +137,8 @@ def _names(texts: list[str], parts: list[list[int]], table: str) -> list[tuple[s
 
 
 def _worthy(word: str) -> bool:
-    return len(word) > 2 and word not in STOPWORDS and not any(ch.isdigit() for ch in word)
+    return (len(word) > 2 and word not in STOPWORDS and not any(ch.isdigit() for ch in word)
+            and zipf(word) < EVERYDAY)
 
 
 def _listed(items: list[str]) -> str:
