@@ -75,3 +75,31 @@ def test_a_database_without_the_column_gains_it_and_owes_every_scope_a_pass(engi
     with reading(engine) as session:
         assert table_sizes(session, "s") == {None: 1}
         assert [s.scope for s in unslept_states(session)] == ["s"]
+
+
+def test_a_restructure_plan_is_written_whole(engine) -> None:
+    """write_plan: facts refiled, a split table replaced by its parts (a part keeping its name), moves recorded."""
+    from consolidator.facts.tables import TablePlan, write_plan
+
+    with transaction(engine) as session:
+        add_table(session, "s", "big", "", T0)
+        add_table(session, "s", "small", "", T0)
+        session.add_all([fact("f1", "big"), fact("f2", "big"), fact("f3", "small")])
+    later = T0 + timedelta(hours=1)
+    vec = np.array([1.0, 0.0], np.float32)
+    plan = TablePlan(tables={"big": ("first half", vec), "big 2": ("second half", vec), "small": ("", vec)},
+                     assigned={"f2": "big 2"}, moves=[Moved("f2", "big", "big 2", "split", "big had 2 facts")],
+                     touched={"big", "big 2"})
+    with transaction(engine) as session:
+        write_plan(session, "s", plan, later)
+    with reading(engine) as session:
+        rows = {t.name: t for t in tables_of(session, "s")}
+        assert table_sizes(session, "s") == {"big": 1, "big 2": 1, "small": 1}
+        assert rows["big"].description == "first half" and rows["big"].updated_at == later
+        assert rows["small"].updated_at == T0 and rows["big 2"].slug == "big-2"
+        assert [(m.fact_id, m.to_table) for m in moves_of(session, "s")] == [("f2", "big 2")]
+    with transaction(engine) as session:  # a later plan without "small": its row goes
+        write_plan(session, "s", TablePlan(tables={"big": ("", vec), "big 2": ("", vec)}, assigned={"f3": "big"}), later)
+    with reading(engine) as session:
+        assert sorted(t.name for t in tables_of(session, "s")) == ["big", "big 2"]
+        assert table_sizes(session, "s") == {"big": 2, "big 2": 1}
