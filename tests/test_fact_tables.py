@@ -172,3 +172,13 @@ def test_the_offline_split_names_parts_by_distinctive_words_and_is_deterministic
     assert sorted(sorted(p.facts) for p in reply.tables) == [["f0", "f1", "f2"], ["f3", "f4", "f5"]]
     names = {p.name.split(",")[0] for p in reply.tables}
     assert names == {"watercolour", "sourdough"}, [p.name for p in reply.tables]
+
+
+def test_a_fact_whose_table_is_gone_is_placed_again_and_recorded():
+    """A restored fact naming a dropped table goes to its nearest table; the move says why."""
+    facts = [fact("x1", unit(1, 0, 0), "a"), fact("x2", unit(1, 0.1, 0), "a"), fact("x3", unit(1, 0, 0.1), "a"),
+             fact("r1", unit(0.9, 0.1, 0), "dropped long ago")]
+    plan = planner().plan("maya", facts, REGISTRY[:1])
+    assert plan.assigned == {"r1": "a"} and plan.placed == 1
+    assert [(m.fact_id, m.from_table, m.to_table, m.why) for m in plan.moves] == [
+        ("r1", "dropped long ago", "a", "its table is gone")]
