@@ -182,3 +182,23 @@ def test_a_fact_whose_table_is_gone_is_placed_again_and_recorded():
     assert plan.assigned == {"r1": "a"} and plan.placed == 1
     assert [(m.fact_id, m.from_table, m.to_table, m.why) for m in plan.moves] == [
         ("r1", "dropped long ago", "a", "its table is gone")]
+
+
+def test_a_model_that_cannot_split_falls_back_and_a_deferred_split_defers_the_pass():
+    """A ModelError from split_table: the offline clustering splits instead; a Deferred propagates (nothing planned)."""
+    from consolidator.model.base import BudgetExceeded, ModelError
+
+    facts = [fact(f"x{i}", unit(1, i % 2, 0, 0.01 * i), "a") for i in range(6)]
+    cfg = FactSettings(tables=TABLES, table_max=5, table_min=2)
+
+    def broken(request):
+        raise ModelError("invalid reply twice")
+
+    plan = planner(Splitter(broken), cfg).plan("maya", facts, REGISTRY[:1])
+    assert plan.splits == 1 and len(plan.tables) >= 2 and "a" not in plan.tables
+
+    def closed(request):
+        raise BudgetExceeded(tier="sleep")
+
+    with pytest.raises(BudgetExceeded):
+        planner(Splitter(closed), cfg).plan("maya", facts, REGISTRY[:1])

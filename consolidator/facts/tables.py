@@ -16,9 +16,9 @@ facts that survive its merges and drops:
    and drops tables left empty;
 4. splits each table over `facts.table_max` with one `split_table` model call: the reply's
    parts are checked (every fact in exactly one part; unlisted facts join their nearest part;
-   parts under table_min join their nearest), a reply with fewer than two usable parts falls
-   back to the offline clustering without a second call, and a part still over the limit is
-   split again.
+   parts under table_min join their nearest), a reply with fewer than two usable parts (or a
+   ModelError: no valid reply) falls back to the offline clustering without a second call, and
+   a part still over the limit is split again; a Deferred (budget, pending batch) defers the pass.
 
 The plan is written by `write_plan` in the pass's own transaction (committed only if the
 facts' revision is unchanged): fact tables, the registry, and one `fact_table_move` row per
@@ -36,6 +36,7 @@ import numpy as np
 import structlog
 from sqlmodel import Session
 
+from consolidator.model.base import Deferred, ModelError
 from consolidator.model.embeddings import Embedder, fill_missing_rows
 from consolidator.model.offline.tables import cut_in_order, fold_small, split_table as offline_split
 from consolidator.model.schemas import KnownFact, SplitTableReply, SplitTableRequest
@@ -236,8 +237,14 @@ class TablePlanner:
             facts=[KnownFact(id=facts[i].id, text=facts[i].text) for i in members],
             parts=max(2, math.ceil(len(members) / (SPLIT_FILL * cfg.table_max))),
             min_facts=cfg.table_min, max_facts=cfg.table_max)
-        reply = self.model.split_table(request)
         out.calls += 1
+        try:
+            reply = self.model.split_table(request)
+        except Deferred:  # the budget or a pending batch: the whole pass waits
+            raise
+        except ModelError as exc:  # no valid reply: a split must not hold the pass back for good
+            log.warning("tables.split_failed", scope=scope, table=name, error=f"{type(exc).__name__}: {exc}"[:300])
+            reply = SplitTableReply(tables=[])
         parts = usable_parts(reply, [facts[i].id for i in members], vectors[members], cfg.table_min, cfg.table_max)
         if parts is None:  # fewer than two usable parts: the offline clustering, without another call
             log.info("tables.split_fallback", scope=scope, table=name, parts=len(reply.tables))
