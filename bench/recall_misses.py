@@ -40,7 +40,7 @@ def parse_sets(pairs: list[str]) -> RankSettings:
 
 
 def run(keep: Path, settle_days: float, settings: RankSettings, categories: set[int] | None,
-        budgets: tuple[int, ...]) -> list[dict]:
+        budgets: tuple[int, ...], holdable: bool = False) -> list[dict]:
     """One row per (question, budget): held by recall, held by the baseline, and both blocks."""
     path = find_data(None)
     questions = load_questions(path)
@@ -55,12 +55,15 @@ def run(keep: Path, settle_days: float, settings: RankSettings, categories: set[
                  for s in conv.sessions for m in s.messages]
         by_dia = {m.id.split(":", 1)[1]: line for m, line in zip((m for s in conv.sessions for m in s.messages), turns)}
         baseline = TurnSearch(turns)
+        whole = vocabulary("\n".join(turns))
         by_line = {line: m.id for m, line in zip((m for s in conv.sessions for m in s.messages), turns)}
         for q in questions.get(conv.scope, []):
             if categories and q.category not in categories:
                 continue
             forms = answer_forms(q.answer)
             if not forms[0]:
+                continue
+            if holdable and not any(covers(f, whole) for f in forms):
                 continue
             for budget in budgets:
                 got = recall(conv.scope, q.question, budget_tokens=budget, config=config, now=now,
@@ -88,11 +91,12 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--category", type=int, action="append", default=None)
     parser.add_argument("--budget", type=int, action="append", default=None)
     parser.add_argument("--show", type=int, default=0, help="print this many of recall's misses in full")
+    parser.add_argument("--holdable", action="store_true", help="only answers the whole transcript holds")
     parser.add_argument("--lost", action="store_true", help="--show only the misses the baseline holds")
     parser.add_argument("--set", action="append", default=[], help="a RankSettings field, name=value")
     args = parser.parse_args(argv)
     rows = run(args.keep, args.settle_days, parse_sets(args.set), set(args.category or []) or None,
-               tuple(args.budget or BUDGETS))
+               tuple(args.budget or BUDGETS), args.holdable)
     print(f"{'category':<13}{'n':>5} {'budget':>6} {'recall':>8} {'bm25':>8} {'only recall':>12} {'only bm25':>10}"
           f" {'ev recall':>10} {'ev+src':>8} {'ev bm25':>8}")
     for cat in sorted({r["category"] for r in rows}):

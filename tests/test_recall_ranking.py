@@ -10,8 +10,8 @@ import pytest
 
 from consolidator.retrieval.rank import Candidate, RankSettings
 from consolidator.retrieval.read import recall
-from consolidator.retrieval.render import fill
-from consolidator.retrieval.terms import content_stems
+from consolidator.retrieval.render import fill, line_for
+from consolidator.retrieval.terms import content_stems, query_words, stem
 from consolidator.core.config import Settings
 from stores.files.recall_index import IndexItem, Row, Writer, index_path, open_for_write
 
@@ -145,3 +145,34 @@ def test_a_superseded_fact_is_history_and_ranks_below_the_current_one(memory) ->
     result = ask("Where does Maya work?")
     assert order(result)[:2] == ["new", "old"]
     assert "2023-01-01..2024-03-01 no longer current: Maya works at Acme. [old]" in result.text
+
+
+def test_the_fill_prefers_an_item_that_brings_a_query_word_no_shown_item_has() -> None:
+    """A question about two things ("hiking or museums") shows the museum turn after the best hiking
+    one, ahead of a better-scored second hiking turn; with the coverage rule off, two hiking turns."""
+    turns = [("r1", "Maya: We hiked the ridge trail on Saturday.", 1.0),
+             ("r2", "Maya: Hiking the coast path was windy.", 0.9),
+             ("r3", "Maya: The modern art museum was lovely.", 0.7)]
+    question = "Does Maya prefer hiking or museums?"
+    terms = frozenset(stem(w) for w in query_words(question))
+
+    def shown(**rules) -> list[str]:
+        ranked = [Candidate(row(i + 1, f"msg:maya:{key}", "message", text, at="2024-06-01T10:00:00"), score=s)
+                  for i, (key, text, s) in enumerate(turns)]
+        _, chosen = fill(ranked, 40, "maya", timezone.utc, content_stems(question), lambda ids: {},
+                         RankSettings(**rules), terms=terms)
+        return [s.candidate.row.id for s in chosen]
+
+    assert shown() == ["msg:maya:r1", "msg:maya:r3"]
+    assert shown(coverage_boost=0.0) == ["msg:maya:r1", "msg:maya:r2"]
+
+
+def test_a_long_turn_cut_to_fit_keeps_the_sentence_with_the_query_words_not_the_speaker_name() -> None:
+    """The person a query names is every turn's "Name: " opening: it must not pick the first
+    sentence; the cut shows the sentence that answers, still opened by the speaker."""
+    text = ("Maya: Yeah, my family has been great and their love and support really helped me through a lot "
+            "of tough times this year. It's awesome! We even went on another camping trip in the forest.")
+    turn = Candidate(row(1, "msg:maya:t1", "message", text, at="2024-06-01T10:00:00"), score=1.0)
+    shown, line = line_for(turn, "maya", timezone.utc, content_stems("Where has Maya camped?"), 20)
+    assert shown == "Maya: We even went on another camping trip in the forest."
+    assert line.endswith("[t1]")

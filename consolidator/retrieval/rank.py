@@ -45,6 +45,9 @@ class RankSettings:
     speaker_boost: float = 1.15  # a message said by, or a fact or contact about, a person the query names
     period_only_relevance: float = 0.3  # an item of the period a query names when it names nothing else
     redundant_share: float = 0.8  # an item whose content words are this much in one shown item
+    # The fill favours an item that brings query words no shown item has: x (1 + b gain), gain the
+    # share of the query words' weight (rarer in the pool, heavier) still missing that it would add.
+    coverage_boost: float = 0.5
     context_weight: float = 0.5  # a word found in a reply's preceding turn, against one in the reply
     # An item's text shows at most a share of the budget (within a floor and a ceiling); a longer
     # one is cut to its sentences with the most query words.
@@ -132,6 +135,27 @@ def redundant(stems: frozenset[str], shown: list[frozenset[str]], share: float) 
         return True
     need = share * len(stems)
     return any(len(stems & other) >= need for other in shown if len(other) >= need)
+
+
+def term_weights(candidates: list[Candidate], terms: frozenset[str], stems_of) -> dict[str, float]:
+    """Each query term's weight, its inverse document frequency over the pool (BM25's form): a word
+    in most of the pool (the person asked about) weighs next to nothing, a word few items hold
+    weighs most. A term no candidate holds is left out: nothing can bring it."""
+    counts = dict.fromkeys(terms, 0)
+    for c in candidates:
+        for term in stems_of(c.row.text) & terms:
+            counts[term] += 1
+    n = len(candidates)
+    return {term: math.log(1.0 + (n - k + 0.5) / (k + 0.5)) for term, k in counts.items() if k}
+
+
+def coverage_gain(stems: frozenset[str], covered: set[str], weights: dict[str, float]) -> float:
+    """The share of the query terms' weight not yet shown that these stems would bring (0 to 1)."""
+    missing = {term: w for term, w in weights.items() if term not in covered}
+    total = sum(missing.values())
+    if total <= 0:
+        return 0.0
+    return sum(w for term, w in missing.items() if term in stems) / total
 
 
 def item_tokens(kind: str, budget: int, settings: RankSettings) -> int:
