@@ -21,6 +21,7 @@ import math
 from dataclasses import dataclass
 from statistics import median
 
+from consolidator.retrieval.terms import only_asks
 from consolidator.retrieval.when import QueryTime
 from stores.files.recall_index import Row
 
@@ -42,6 +43,7 @@ class RankSettings:
     period_boost: float = 2.0  # inside the period the query names
     when_boost: float = 1.25  # a message, a fact or a day/interaction summary when the query asks "when"
     history_factor: float = 0.5  # a superseded fact
+    asking_factor: float = 0.6  # a turn that only asks (terms.only_asks): it names the topic, says nothing of it
     speaker_boost: float = 1.15  # a message said by, or a fact or contact about, a person the query names
     period_only_relevance: float = 0.3  # an item of the period a query names when it names nothing else
     redundant_share: float = 0.8  # an item whose content words are this much in one shown item
@@ -95,6 +97,12 @@ def subject_of(row: Row) -> str:
     return ""
 
 
+def said_of(row: Row) -> str:
+    """A message's words without its "Speaker: " opening."""
+    head = f"{row.speaker}: " if row.speaker else ""
+    return row.text[len(head):] if head and row.text.startswith(head) else row.text
+
+
 def prior(row: Row, qt: QueryTime, now_s: float, settings: RankSettings, names: frozenset[str] = frozenset()
           ) -> float:
     """The multiplier of everything but relevance (see the module docstring); `names` are the
@@ -102,6 +110,8 @@ def prior(row: Row, qt: QueryTime, now_s: float, settings: RankSettings, names: 
     factor = 1.0
     if names and subject_of(row) in names:
         factor *= settings.speaker_boost
+    if row.kind == "message" and settings.asking_factor != 1.0 and only_asks(said_of(row)):
+        factor *= settings.asking_factor
     if row.kind == "fact":
         factor *= 1.0 + settings.importance_weight * (min(10.0, max(1.0, row.importance)) - 5.0)
         if row.status == "history":

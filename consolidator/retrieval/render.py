@@ -23,7 +23,9 @@ from typing import Callable
 from datetime import datetime, timezone, tzinfo
 
 from consolidator.domain import chars_within, estimate_tokens
-from consolidator.retrieval.rank import Candidate, RankSettings, coverage_gain, item_tokens, redundant, term_weights
+from consolidator.retrieval.rank import (
+    Candidate, RankSettings, coverage_gain, item_tokens, redundant, subject_of, term_weights,
+)
 from consolidator.retrieval.terms import content_stems
 from stores.files.recall_index import Row
 
@@ -134,7 +136,9 @@ def line_for(c: Candidate, scope: str, zone: tzinfo, query: frozenset[str], max_
     who = speaker_prefix(row)
     if sentences is None:
         sentences = parts[4] = sentences_of(row.text[len(who):])
-    shown = excerpt(sentences, query, max_tokens - estimate_tokens(who))
+    # The item's own subject (a contact's name, a turn's speaker) is in most of its sentences: a
+    # query naming that person says nothing about which sentence answers.
+    shown = excerpt(sentences, query - content_stems(subject_of(row)), max_tokens - estimate_tokens(who))
     shown = f"{who}{shown}" if shown else ""
     return shown, f"{prefix}{shown}{suffix}"
 
@@ -193,6 +197,9 @@ def fill(ranked: list[Candidate], budget: int, scope: str, zone: tzinfo, query: 
                 misfits += 1
                 continue
             stems = content_stems(text)
+            if redundant(stems, shown_stems, settings.redundant_share):  # the cut kept only what is shown
+                misfits += 1
+                continue
         misfits = 0
         lines.append(line)
         left -= cost(line)
