@@ -165,13 +165,17 @@ def term_weights(candidates: list[Candidate], terms: frozenset[str], stems_of) -
     return {term: math.log(1.0 + (n - k + 0.5) / (k + 0.5)) for term, k in counts.items() if k}
 
 
-def coverage_gain(stems: frozenset[str], covered: set[str], weights: dict[str, float]) -> float:
-    """The share of the query terms' weight not yet shown that these stems would bring (0 to 1)."""
-    missing = {term: w for term, w in weights.items() if term not in covered}
+def missing_weights(weights: dict[str, float], covered: set[str]) -> dict[str, float]:
+    """The query terms no shown item holds yet, with their weights."""
+    return {term: w for term, w in weights.items() if term not in covered}
+
+
+def coverage_gain(stems: frozenset[str], missing: dict[str, float]) -> float:
+    """The share of the missing terms' weight these stems would bring (0 to 1)."""
     total = sum(missing.values())
     if total <= 0:
         return 0.0
-    return sum(w for term, w in missing.items() if term in stems) / total
+    return sum(missing[term] for term in stems & missing.keys()) / total
 
 
 def item_tokens(kind: str, budget: int, settings: RankSettings) -> int:

@@ -24,7 +24,7 @@ from datetime import datetime, timezone, tzinfo
 
 from consolidator.domain import chars_within, estimate_tokens
 from consolidator.retrieval.rank import (
-    Candidate, RankSettings, coverage_gain, item_tokens, redundant, subject_of, term_weights,
+    Candidate, RankSettings, coverage_gain, item_tokens, missing_weights, redundant, subject_of, term_weights,
 )
 from consolidator.retrieval.terms import content_stems
 from stores.files.recall_index import Row
@@ -217,6 +217,9 @@ def _pick(queue: list[tuple[Candidate, str | None]], i: int, covered: set[str], 
           boost: float) -> None:
     """Move to position i the candidate (of the next LOOK_AHEAD) whose score x (1 + boost x
     coverage gain) is best; ties keep the ranked order. Stops once no later score could win."""
+    missing = missing_weights(weights, covered)
+    if not missing:
+        return
     best, best_value = i, -1.0
     for j in range(i, min(len(queue), i + LOOK_AHEAD)):
         c, brought_by = queue[j]
@@ -224,7 +227,7 @@ def _pick(queue: list[tuple[Candidate, str | None]], i: int, covered: set[str], 
             continue
         if c.score * (1.0 + boost) <= best_value:
             break
-        value = c.score * (1.0 + boost * coverage_gain(content_stems(c.row.text), covered, weights))
+        value = c.score * (1.0 + boost * coverage_gain(content_stems(c.row.text), missing))
         if value > best_value:
             best, best_value = j, value
     if best != i:
