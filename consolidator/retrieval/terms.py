@@ -77,6 +77,7 @@ def fts_query(search_words: list[str]) -> str:
     return " OR ".join(f'"{w}"' for w in search_words if w)
 
 
+REACTION_WORDS = 6  # a sentence without a question shorter than this is a reaction ("Wow, that's awesome!")
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+")
 _CAPTION = re.compile(r"\s*\((?:photo|image|file)[^)]*\)\s*$", re.I)
 
@@ -92,5 +93,3 @@ def only_asks(said: str) -> bool:
     return all(piece.endswith("?") or len(_WORD.findall(piece)) < REACTION_WORDS
                for piece in _SENTENCE_END.split(text) if piece)
 
-
-REACTION_WORDS = 6
