@@ -140,7 +140,7 @@ class GroupedSection(Section):
             line = "  " + " ".join(item.split())
             if self.per_item and cost(line) > self.per_item:
                 line = "  " + cut_words(line.strip(), 4 * self.per_item - 3)
-            need = cost(line) + (0 if group in chosen else cost(f"- {group}:"))
+            need = cost(line) + (0 if group in chosen else cost(f"- {group or 'other'}:"))
             if line.strip() and need <= left:
                 chosen.setdefault(group, []).append(line)
                 left -= need
@@ -148,7 +148,7 @@ class GroupedSection(Section):
                 break
         lines = [head]
         for group, items in chosen.items():
-            lines += [f"- {group}:", *items]
+            lines += [f"- {group or 'other'}:", *items]
         return lines, sum(map(len, chosen.values())) < len(self.items)
 
 
@@ -214,7 +214,7 @@ class ContextData:
     tasks: list[str]
     summaries: list[str]
     pending: PendingMessages | None = None
-    fact_tables: list[str] = field(default_factory=list)  # each fact's table, beside `facts`
+    fact_tables: list[str] = field(default_factory=list)  # each fact's table, beside `facts` (none: not grouped)
 
 
 def compose(settings: Settings, scope: str, now: datetime, data: ContextData) -> str:
@@ -279,7 +279,7 @@ def gather(app: App, scope: str) -> ContextData:
         status=status_line(newest, newest_time, consolidated, watermark),
         contacts=[contact_line(c.name, c.aliases, details.get(c.id, {})) for c in contacts],
         facts=[line for line, _ in facts],
-        fact_tables=[table for _, table in facts],
+        fact_tables=[table for _, table in facts] if any(table for _, table in facts) else [],
         tasks=[f"- {t.title}" + (f" (due {t.due.isoformat()})" if t.due else "") + f" [#{t.id}]" for t in tasks],
         summaries=summaries,
         pending=pending,
@@ -308,12 +308,12 @@ def contact_line(name: str, aliases: list[str], details: dict[str, str]) -> str:
 
 
 def fact_lines(path: Path) -> list[tuple[str, str]]:
-    """facts.json's facts as (context line, the fact's table), ranked as there."""
+    """facts.json's facts as (context line, the fact's table or ''), ranked as there."""
     try:
         facts = json.loads(path.read_text(encoding="utf-8")).get("facts", [])
     except (FileNotFoundError, ValueError, AttributeError):
         return []
-    return [(f"- {fact['text']} [{fact.get('id', '?')}]", str(fact.get("table") or "other"))
+    return [(f"- {fact['text']} [{fact.get('id', '?')}]", str(fact.get("table") or ""))
             for fact in facts if isinstance(fact, dict) and str(fact.get("text", "")).strip()]
 
 
