@@ -34,7 +34,7 @@ from typing import Any, Sequence
 
 import numpy as np
 import structlog
-from sqlmodel import Session
+from stores.engine import Session
 
 from consolidator.model.base import Deferred, ModelError
 from consolidator.model.embeddings import Embedder, fill_missing_rows
