@@ -118,6 +118,13 @@ class FactSettings(_Section):
     sleep_importance: int = Field(default=40, ge=1, le=1_000_000)
     merge_threshold: float = Field(default=0.85, gt=0.0, le=1.0)
     restore_grace: Duration = timedelta(days=30)
+    # Reflections (docs/reflections.md): the offline pass writes one over a subject's related
+    # current facts, from two sessions or more, at least reflect_min_facts of them (cosine to
+    # their centroid >= reflect_threshold), listing at most reflect_max_facts.
+    reflect: bool = True
+    reflect_min_facts: int = Field(default=3, ge=2, le=100)
+    reflect_max_facts: int = Field(default=8, ge=2, le=100)
+    reflect_threshold: float = Field(default=0.5, gt=-1.0, le=1.0)
 
 
 class ContextSettings(_Section):

@@ -1,6 +1,9 @@
 """facts.json: a scope's current facts ranked by score, for a planner to read every turn.
 
 Superseded, deleted and tombstoned facts are not in it; `consolidator history` reaches them.
+Each item says its `kind` ("fact" or "reflection") and, for a reflection, `rests_on` (the ids of
+the facts it rests on); a reflection whose sources are not all current is left out until the
+next offline pass rewrites it (docs/reflections.md).
 """
 
 from __future__ import annotations
@@ -28,6 +31,8 @@ def fact_item(fact: Fact, now: datetime, tau) -> dict[str, Any]:
         "valid_from": fact.valid_from.isoformat(),
         "last_used": fact.last_used.isoformat(),
         "sources": list(fact.sources),
+        "kind": fact.kind or "fact",
+        "rests_on": list(fact.rests_on or []),
     }
 
 
@@ -37,6 +42,8 @@ def ranked_facts(app: App, scope: str, now: datetime) -> list[dict[str, Any]]:
     tau = app.settings.facts.tau
     with reading(app.engine) as session:
         facts = current_facts(session, scope)
+    ids = {f.id for f in facts}
+    facts = [f for f in facts if not f.is_reflection or set(f.rests_on or []) <= ids]
     items = [fact_item(f, now, tau) for f in facts]
     items.sort(key=lambda item: item["text"])
     items.sort(key=lambda item: item["valid_from"], reverse=True)  # stable: each sort keeps the one before

@@ -19,7 +19,8 @@ facts.sleep_importance, it runs one pass:
    (end_reason "merged", superseded_by the kept fact);
 4. unpinned facts scoring below facts.score_floor are dropped, then all but the best
    facts.keep_top (pinned facts always stay) - tombstoned with end_reason "dropped";
-5. commit only if the revision is unchanged; otherwise nothing is written, the pass is logged
+5. reflections over the facts that stay (facts/reflect.py): written, rewritten, tombstoned;
+6. commit only if the revision is unchanged; otherwise nothing is written, the pass is logged
    as aborted and runs again on a later tick.
 Tombstones are rows, restorable with `consolidator restore` for facts.restore_grace.
 
@@ -41,12 +42,14 @@ from consolidator.core.app import App
 from consolidator.model.embeddings import Embedder, HashingEmbedder, fill_missing_rows
 from consolidator.model.base import Deferred, Model
 from consolidator.model.schemas import ClusterRequest, KnownFact
+from consolidator.facts import reflect
 from consolidator.facts.scoring import scores
 from stores.cluster_verdicts import cluster_key, refused_keys, remember_refusals
 from stores.engine import reading, transaction
 from stores.facts import facts_by_id, revision, unslept_states, apply_uses, close_fact, current_facts, new_fact_id, norm_hash, scopes_with_uses, state_of, to_bytes, touch
 from stores.schema.memory import Fact
 from stores.messages import newest_at
+from stores.reflections import interactions_of
 from stores.view_versions import bump
 
 log = structlog.get_logger()
@@ -121,6 +124,7 @@ class SleepReport:
     merges: list[Merge] = field(default_factory=list)
     drops: list[str] = field(default_factory=list)
     refusals: list[str] = field(default_factory=list)  # keys of the clusters refused in this pass
+    reflections: reflect.ReflectionPlan = field(default_factory=reflect.ReflectionPlan)
 
 
 class SleepStage:
@@ -194,6 +198,8 @@ class SleepStage:
             fingerprint = revision(session, scope)
             facts = current_facts(session, scope)
             refused_before = refused_keys(session, scope)
+        reflections = [f for f in facts if f.is_reflection]
+        facts = [f for f in facts if not f.is_reflection]
         report.facts = len(facts)
         gone: set[str] = set()
         if len(facts) > 1:
@@ -202,24 +208,52 @@ class SleepStage:
                 gone.update(m for m in merge.members if m != merge.kept)
         report.drops = self._drops(facts, gone, report.merges, now)
         report.dropped = len(report.drops)
+        staying = {f.id: f for f in facts if f.id not in gone and f.id not in set(report.drops)}
+        if self.settings.reflect and reflect.can_reflect(self.model):
+            report.reflections = self._reflections(scope, staying, reflections, refused_before)
+        elif reflections:  # turned off: none is left to outlive its evidence
+            report.reflections.retire = [r.id for r in reflections]
         with transaction(self.app.engine) as session:
             state = state_of(session, scope, lock=True)
             if state.revision != fingerprint:
                 report.aborted = True
                 log.info("sleep.aborted", scope=scope, seen=fingerprint, now=state.revision)
                 return report
-            remember_refusals(session, scope, report.refusals, now)
-            report.changed = bool(report.merges or report.drops)
+            remember_refusals(session, scope, report.refusals + report.reflections.refusals, now)
+            written = report.reflections.writes or report.reflections.retire
+            report.changed = bool(report.merges or report.drops or written)
             if report.changed:
                 self._write(session, scope, report, now)
+                named = set(report.reflections.retire) | {w.replaces for w in report.reflections.writes if w.replaces}
+                reflect.write(session, scope, report.reflections, facts_by_id(session, scope, named), staying, now,
+                              new_fact_id)
                 state = touch(session, scope)
                 bump(session, scope, "facts")
             state.slept_revision = state.revision
             state.importance_since_sleep = 0
             state.last_sleep_at = now
         log.info("sleep.pass", scope=scope, facts=report.facts, clusters=report.clusters, merged=report.merged,
-                 refused=report.refused, remembered=report.remembered, dropped=report.dropped)
+                 refused=report.refused, remembered=report.remembered, dropped=report.dropped,
+                 reflections_written=len(report.reflections.writes), reflections_kept=report.reflections.kept,
+                 reflections_retired=len(report.reflections.retire))
         return report
+
+    def _reflections(self, scope: str, staying: dict[str, Fact], reflections: list[Fact],
+                     refused_before: set[str]) -> reflect.ReflectionPlan:
+        """What the pass writes, rewrites and tombstones of the scope's reflections (facts/reflect.py)."""
+        cfg = self.settings
+        facts = list(staying.values())
+        with reading(self.app.engine) as session:
+            where = interactions_of(session, scope, {s for f in facts for s in f.sources})
+        sessions = {f.id: frozenset(f"i{where[s]}" for s in f.sources if s in where)
+                    or frozenset({f"d{f.valid_from.date()}"}) for f in facts}
+        bodies = np.zeros((len(facts), self.embedder.dim), dtype=np.float32)
+        if facts:
+            bodies = self.embedder.embed([reflect.body_of(f.text, reflect.subject_of(f.text) or "") for f in facts])
+        groups = reflect.qualifying_groups(facts, bodies, sessions, cfg.reflect_min_facts, cfg.reflect_threshold,
+                                           centroid_clusters)
+        return reflect.plan(scope, groups, reflections, staying, self.model, self.model.name, cfg.reflect_max_facts,
+                            refused_before)
 
     def _merges(self, scope: str, facts: list[Fact], report: SleepReport, now: datetime,
                 refused_before: set[str]) -> None:

@@ -99,6 +99,15 @@ class BatchModel(Model, Protocol):
         ...
 
 
+@runtime_checkable
+class ReflectModel(Model, Protocol):
+    def reflect(self, request: schemas.ReflectRequest) -> schemas.ReflectReply:
+        """One higher-level fact over a subject's related facts (the offline pass's reflections),
+        citing the facts it rests on; empty text when they share nothing worth stating. An optional
+        capability: a model without it writes no reflections."""
+        ...
+
+
 class Operations:
     """The `Model` operations, each answered by `call(operation, request)`: the one method a
     backend or a layer implements."""
@@ -122,6 +131,9 @@ class Operations:
 
     def update_tasks(self, request: schemas.TasksRequest) -> schemas.TasksReply:
         return self.call("update_tasks", request)
+
+    def reflect(self, request: schemas.ReflectRequest) -> schemas.ReflectReply:
+        return self.call("reflect", request)
 
 
 class BatchOperations(Operations):

@@ -42,6 +42,8 @@ from consolidator.model.schemas import (
     KnownFact,
     KnownTask,
     Line,
+    ReflectReply,
+    ReflectRequest,
     TaskChange,
     TasksReply,
     TasksRequest,
@@ -230,4 +232,7 @@ def resolve(request: BaseModel, reply: BaseModel) -> BaseModel:
         case TasksRequest(), TasksReply():
             refs = _Refs(request.messages, tasks=request.open_tasks)
             return reply.model_copy(update={"changes": [refs.task_change(c) for c in reply.changes]})
+        case ReflectRequest(), ReflectReply():
+            refs = _Refs(facts=request.facts)
+            return reply.model_copy(update={"rests_on": [refs.fact(r) for r in reply.rests_on]})
     return reply

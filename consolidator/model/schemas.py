@@ -232,3 +232,23 @@ class BatchReply(_Strict):
     tasks: list[TaskChange] = Field(default_factory=list, description="Tasks opened, done or cancelled in the batch.")
     summaries: list[WindowSummary] = Field(
         default_factory=list, description="One summary per window listed under summaries (none when none is listed).")
+
+
+# --- reflections (the offline pass) ----------------------------------------------------------
+
+
+class ReflectRequest(_Strict):
+    """Offline pass: one subject's related current facts, from several sessions. What do they share?"""
+
+    scope: str
+    subject: str = Field(description="The person or named thing the facts are about.")
+    facts: list[KnownFact]
+    max_items: int = 8
+    ref: str = ""
+
+
+class ReflectReply(_Strict):
+    text: str = Field(default="", description="One higher-level fact listing what the facts share, naming the "
+                      "subject: \"Ana's pastimes: painting (since 2022), pottery, camping with her family\". "
+                      "Empty when the facts share nothing worth stating.")
+    rests_on: list[str] = Field(default_factory=list, description="The facts (F1, ...) each listed item comes from.")

@@ -47,6 +47,7 @@ from consolidator.model.offline.summarise import extractive_summary, fallback_da
 from consolidator.model.offline.lineclaims import claims_of_lines
 from consolidator.model.offline.parse import parse_text
 from consolidator.model.offline.rules import same_subject, spec_of, values_compatible
+from consolidator.model.offline.reflect import reflect
 from consolidator.model.offline.tasks import task_changes
 from consolidator.model.offline.tuning import DEFAULTS, OfflineSettings
 from consolidator.model.offline.text import content_stems, normalise
@@ -60,6 +61,8 @@ from consolidator.model.schemas import (
     ContactsRequest,
     FactExtractionReply,
     FactExtractionRequest,
+    ReflectReply,
+    ReflectRequest,
     SummarizeRequest,
     SummaryReply,
     TasksReply,
@@ -109,6 +112,10 @@ class OfflineModel:
             if extra:
                 return ClusterReply(merge=False, reason=f"{f.id} says more than {best.id}: {', '.join(extra)}")
         return ClusterReply(merge=True, text=best.text, reason=f"all agree with {best.id}")
+
+    def reflect(self, request: ReflectRequest) -> ReflectReply:
+        """An extractive list of what one subject's related facts say (offline/reflect.py)."""
+        return reflect(request)
 
     # --- contacts and tasks ------------------------------------------------------------------
 
