@@ -162,11 +162,11 @@ class TestModels:
         """Pure: qualifying_groups counts sessions and facts, and splits a subject by embedding."""
         class F:
             def __init__(self, i, text):
-                self.id, self.text = i, text
+                self.id, self.text, self.valid_from = i, text, NOW
         facts = [F("a", "Ana paints."), F("b", "Ana sculpts."), F("c", "Ana draws."), F("d", "Ana runs.")]
         bodies = np.array([[1, 0], [1, 0], [1, 0], [0, 1]], dtype=np.float32)
         from consolidator.facts.sleep import centroid_clusters
         two = {"a": frozenset({"i1"}), "b": frozenset({"i2"}), "c": frozenset({"i2"}), "d": frozenset({"i3"})}
         one = {k: frozenset({"i1"}) for k in two}
-        assert [g.ids for g in reflect.qualifying_groups(facts, bodies, two, 3, 0.5, centroid_clusters)] == [("a", "b", "c")]
+        assert [g.ids for g in reflect.qualifying_groups(facts, bodies, two, 3, 0.5, centroid_clusters)] == [("c", "a", "b")]
         assert reflect.qualifying_groups(facts, bodies, one, 3, 0.5, centroid_clusters) == []

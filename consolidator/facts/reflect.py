@@ -104,7 +104,9 @@ def qualifying_groups(facts: list[Fact], bodies: np.ndarray, sessions: dict[str,
                       clusters: Callable[[np.ndarray, np.ndarray, np.ndarray, float], list[list[int]]]) -> list[Group]:
     """The groups of facts that qualify for a reflection (module docstring, steps 1-2): pure."""
     by_subject: dict[str, list[int]] = {}
-    for i, fact in enumerate(facts):
+    # said order, then text: the same groups whatever the facts' random ids
+    for i in sorted(range(len(facts)), key=lambda i: (facts[i].valid_from, facts[i].text)):
+        fact = facts[i]
         subject = subject_of(fact.text)
         if subject is not None and not _QUOTE.match(body_of(fact.text, subject)):
             by_subject.setdefault(subject, []).append(i)
@@ -116,7 +118,7 @@ def qualifying_groups(facts: list[Fact], bodies: np.ndarray, sessions: dict[str,
         vectors = bodies[rows]
         order = np.arange(len(rows))
         for members in clusters(vectors, np.ones(len(rows)), order, threshold):
-            ids = [facts[rows[j]].id for j in sorted(members)]
+            ids = [facts[rows[j]].id for j in sorted(members)]  # rows are in said order
             said_in = frozenset().union(*(sessions.get(i, frozenset()) for i in ids))
             if len(ids) >= min_facts and len(said_in) >= 2:
                 groups.append(Group(subject, tuple(ids)))

@@ -159,6 +159,10 @@ def parse_request(operation: str, text: str) -> Any:
                                 open_tasks=parse_tasks(parts.get("open tasks", [])), timezone=zone,
                                 summaries=[window_request(raw, lines, zone)
                                            for raw in parts.get("summaries", [])])
+        case "reflect":
+            head = dict(row.split(": ", 1) for row in parts.get("head", []) if ": " in row)
+            return schemas.ReflectRequest(scope="fake", subject=head["subject"], max_items=int(head["max_items"]),
+                                          facts=parse_facts(parts.get("facts", [])))
     raise ValueError(f"unknown operation {operation!r}")
 
 
