@@ -61,24 +61,26 @@ def support(db: Path, scope: str) -> dict[str, Any]:
             "examples": examples[:3]}
 
 
-def settings_with(reflect: bool):
-    """bench/recall.py's settings with [facts] reflect set (the rest as the user's config says)."""
+def settings_with(reflect: bool, facts: dict[str, Any]):
+    """bench/recall.py's settings with [facts] reflect and `facts` set (the rest as the config says)."""
     def made(state_dir: Path, config: Path | None = None):
         settings = _SETTINGS(state_dir, config)
-        return settings.model_copy(update={"facts": settings.facts.model_copy(update={"reflect": reflect})})
+        update = {**facts, "reflect": reflect}
+        return settings.model_copy(update={"facts": settings.facts.model_copy(update=update)})
     return made
 
 
 _SETTINGS = bench_recall.bench_settings
 
 
-def run(path: Path, limit: int | None, only: list[str] | None, config: Path | None) -> dict[str, Any]:
+def run(path: Path, limit: int | None, only: list[str] | None, config: Path | None,
+        facts: dict[str, Any] | None = None) -> dict[str, Any]:
     out: dict[str, Any] = {}
     with tempfile.TemporaryDirectory(prefix="recall-reflect-") as tmp:
         folder = Path(tmp)
         for reflect in (False, True):
             keep = folder / ("on" if reflect else "off")
-            bench_recall.bench_settings = settings_with(reflect)
+            bench_recall.bench_settings = settings_with(reflect, facts or {})
             try:
                 report = bench_recall.run(path, limit, only, config, keep=keep)
             finally:
@@ -120,11 +122,15 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--only", action="append", default=None)
     parser.add_argument("--config", type=Path, default=None)
     parser.add_argument("--json", action="store_true")
+    parser.add_argument("--threshold", type=float, default=None, help="facts.reflect_threshold for this run")
+    parser.add_argument("--min-facts", type=int, default=None, help="facts.reflect_min_facts for this run")
     args = parser.parse_args(argv)
     logsetup.configure("error")
     path = bench_recall.find_data(args.path)
     only = [s for item in args.only for s in item.split(",")] if args.only else None
-    out = run(path, args.limit, only, args.config)
+    facts = {k: v for k, v in (("reflect_threshold", args.threshold), ("reflect_min_facts", args.min_facts))
+             if v is not None}
+    out = run(path, args.limit, only, args.config, facts)
     print(json.dumps(out, indent=1) if args.json else render(out))
 
 

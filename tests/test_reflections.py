@@ -4,6 +4,11 @@ superseded, tombstoned when most sources are gone, exactly once, never seen by t
 from __future__ import annotations
 
 import json
+import signal
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -128,6 +133,36 @@ class TestExactlyOnce:
         monkeypatch.setattr(reflect, "write", real)
         stage(app).run_scope("maya", NOW)
         assert len(reflections(app, current=False)) == 1
+
+
+_KILLED_PASS = textwrap.dedent("""
+    import os, signal, sys
+    from consolidator.core.app import open_app
+    from consolidator.core.config import Settings
+    from consolidator.facts import reflect
+    from tests.support.reflect_kit import NOW, stage
+    real = reflect.write
+    def killed(session, *args, **kwargs):
+        real(session, *args, **kwargs)
+        session.flush()  # the rows are in the database's transaction, not yet committed
+        os.kill(os.getpid(), signal.SIGKILL)
+    reflect.write = killed
+    stage(open_app(Settings(state_dir=sys.argv[1]))).run_scope("maya", NOW)
+""")
+
+
+@pytest.mark.subprocess
+def test_kill_9_inside_the_pass_then_a_rerun_writes_one_reflection(app, settings):
+    """A process SIGKILLed after writing its reflections, before the commit, left none; the next
+    pass writes exactly one."""
+    work(app)
+    root = Path(__file__).resolve().parents[1]
+    done = subprocess.run([sys.executable, "-c", _KILLED_PASS, str(settings.state_dir)], cwd=root, timeout=120,
+                          capture_output=True)
+    assert done.returncode == -signal.SIGKILL, done.stderr.decode()[-2000:]
+    assert reflections(app, current=False) == []
+    stage(app).run_scope("maya", NOW)
+    assert len(reflections(app, current=False)) == 1 and len(reflections(app)) == 1
 
 
 class TestModels:
