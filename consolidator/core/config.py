@@ -124,7 +124,7 @@ class FactSettings(_Section):
     reflect: bool = True
     reflect_min_facts: int = Field(default=3, ge=2, le=100)
     reflect_max_facts: int = Field(default=8, ge=2, le=100)
-    reflect_threshold: float = Field(default=0.5, gt=-1.0, le=1.0)
+    reflect_threshold: float = Field(default=0.35, gt=-1.0, le=1.0)
 
 
 class ContextSettings(_Section):
