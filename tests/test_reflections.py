@@ -113,6 +113,22 @@ class TestRewrittenAndTombstoned:
         assert reflections(app) == []
 
 
+    def test_a_failing_model_still_lets_the_pass_retire_stale_reflections(self, app):
+        """reflect raising ModelError: the pass commits, the reflection over a superseded fact is tombstoned."""
+        from consolidator.model.base import ModelError
+
+        class Failing(OfflineModel):
+            def reflect(self, request):
+                raise ModelError("no reply")
+
+        acme, _, _ = work(app)
+        stage(app).run_scope("maya", NOW)
+        supersede(app, acme, "Maya works at Globex as a designer.", 10)
+        report = stage(app, model=Failing()).run_scope("maya", NOW)
+        assert not report.aborted and reflections(app) == []
+        assert reflections(app, current=False)[0].tombstoned_at is not None
+
+
 class TestExactlyOnce:
     def test_a_pass_killed_before_its_commit_wrote_nothing_and_the_next_writes_once(self, app, monkeypatch):
         """The reflection rows go in the pass's one transaction: a crash there leaves no row and the

@@ -40,7 +40,7 @@ import structlog
 
 from consolidator.core.app import App
 from consolidator.model.embeddings import Embedder, HashingEmbedder, fill_missing_rows
-from consolidator.model.base import Deferred, Model
+from consolidator.model.base import Deferred, Model, ModelError
 from consolidator.model.schemas import ClusterRequest, KnownFact
 from consolidator.facts import reflect
 from consolidator.facts.scoring import scores
@@ -252,8 +252,15 @@ class SleepStage:
             bodies = self.embedder.embed([reflect.body_of(f.text, reflect.subject_of(f.text) or "") for f in facts])
         groups = reflect.qualifying_groups(facts, bodies, sessions, cfg.reflect_min_facts, cfg.reflect_threshold,
                                            centroid_clusters)
-        return reflect.plan(scope, groups, reflections, staying, self.model, self.model.name, cfg.reflect_max_facts,
-                            refused_before)
+        try:
+            return reflect.plan(scope, groups, reflections, staying, self.model, self.model.name,
+                                cfg.reflect_max_facts, refused_before)
+        except Deferred:
+            raise
+        except ModelError as exc:  # the merges and drops still go in; no reflection outlives a source meanwhile
+            log.warning("sleep.reflect_failed", scope=scope, error=f"{type(exc).__name__}: {exc}"[:500])
+            return reflect.ReflectionPlan(retire=[r.id for r in reflections
+                                                  if not set(r.rests_on or []) <= set(staying)])
 
     def _merges(self, scope: str, facts: list[Fact], report: SleepReport, now: datetime,
                 refused_before: set[str]) -> None:
