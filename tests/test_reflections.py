@@ -78,6 +78,18 @@ class TestWritten:
 
 
 class TestRewrittenAndTombstoned:
+    def test_a_group_is_rewritten_once_it_grew_by_half(self, app):
+        """Three sources: one new fact of the group keeps the reflection, a second rewrites it over five."""
+        work(app)
+        stage(app).run_scope("maya", NOW)
+        put_on(app, "Maya presented the Acme roadmap.", 7)
+        assert stage(app).run_scope("maya", NOW).reflections.kept == 1
+        put_on(app, "Maya hired an Acme intern.", 8)
+        stage(app).run_scope("maya", NOW)
+        [row] = reflections(app)
+        assert len(row.rests_on) == 5 and len(reflections(app, current=False)) == 2
+
+
     def test_a_job_change_rewrites_the_work_reflection(self, app):
         """Acme superseded by Globex: the old reflection is closed for a new one that rests on Globex."""
         acme, lead, mentor = work(app)

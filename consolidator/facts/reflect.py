@@ -11,7 +11,8 @@ that stay current (reflections aside):
    (the interactions of their source messages; a fact whose messages are archived counts by its day);
 3. the current reflections are reconciled with the groups: one whose sources are mostly gone
    (fewer than half current, or fewer than two) is tombstoned; one whose sources changed (a
-   source superseded, merged or dropped, or a new fact joined its group) is rewritten: the old
+   source superseded, merged or dropped, or new facts joined its group, half as many as it rests
+   on, so a growing group is rewritten a logarithmic number of times) is rewritten: the old
    row is closed (end_reason "updated", superseded_by the new one) and the model writes the new
    text; one whose sources and group are unchanged stays as it is. A group no reflection holds
    gets a new one when the model writes one (`reflect`: empty text is a refusal, remembered
@@ -144,7 +145,8 @@ def plan(scope: str, groups: list[Group], reflections: list[Fact], current: dict
         if best is not None:
             claimed.add(best)
         target = groups[best] if best is not None else None
-        unchanged = len(alive) == len(sources) and (target is None or set(target.ids) <= set(sources))
+        joined = len(set(target.ids) - set(sources)) if target is not None else 0
+        unchanged = len(alive) == len(sources) and 2 * joined < len(sources)
         if unchanged:
             out.kept += 1
             continue
