@@ -4,8 +4,9 @@
 embedding, from two sessions or more) and writes one line that names the subject and lists an
 item per fact, each cut from that fact's own words: the subject, a leading "said:", a photo's
 caption and the clause after the first comma or dash are left out; the fact's date stays beside
-its item. Items that add no content word to the ones before are skipped; at most `max_items`,
-those with the most content words first, kept in the facts' order. The line is headed by the
+its item, and an item over ten words is cut to end on a content word. Items that add no content
+word to the ones before are skipped; at most `max_items`, those with the most content words
+first, kept in the facts' order. The line is headed by the
 words the items share most (in two items or more), so it reads as what the facts have in common:
 
     "Ana - pottery, class: signed up for a pottery class (2023-07-02); made their own pots ..."
@@ -20,6 +21,7 @@ import re
 from collections import Counter
 
 from consolidator.model.offline.text import content_stems, normalise
+from consolidator.model.offline.words import STOPWORDS
 from consolidator.model.schemas import KnownFact, ReflectReply, ReflectRequest
 
 _DATE = re.compile(r"\s*\((?P<date>(?:week of |since )?(?:\d{4}(?:-\d{2}){0,2}|[A-Z][a-z]+ \d{4}))\)")
@@ -62,7 +64,11 @@ def item_of(text: str, subject: str) -> str:
     words = body.split()
     if not content_stems(normalise(body)):
         return ""
-    body = " ".join(words[:MAX_ITEM_WORDS])
+    if len(words) > MAX_ITEM_WORDS:  # a cut item ends on a content word, not "... encouraged students to"
+        words = words[:MAX_ITEM_WORDS]
+        while len(words) > 1 and words[-1].lower().strip(".,'\"") in STOPWORDS:
+            words.pop()
+    body = " ".join(words)
     return f"{body} ({dates[-1]})" if dates else body
 
 
