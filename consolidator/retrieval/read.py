@@ -27,7 +27,7 @@ from consolidator.domain import estimate_tokens
 
 from consolidator.retrieval import rank as ranking
 from consolidator.retrieval.render import fill, local, tag_of
-from consolidator.retrieval.terms import content_stems, fts_query, query_words
+from consolidator.retrieval.terms import content_stems, fts_query, query_words, stem
 from consolidator.retrieval.vectors import DIM, decode, lookup_forms, text_vector, words_of
 from consolidator.retrieval.when import QueryTime, understand
 from consolidator.snapshots.reader import snapshot_root
@@ -296,8 +296,9 @@ def answer(scope: str, query: str, budget: int, now: datetime, settings: ranking
     names = frozenset(w.lower() for w in words_of(query) if w[:1].isupper())
     ranked = ranking.score(pool, qt, now.timestamp(), settings, names)
     header = f"## Memory recall ({scope}; times {zone.key})"
+    terms = frozenset(stem(w) for w in query_words(qt.search_text(query)))
     lines, shown = fill(ranked, budget, scope, zone, content_stems(query), turns, settings, header=header,
-                        cache=cache)
+                        cache=cache, terms=terms)
     if len(lines) == 1:
         lines.append("- nothing found")
     text = "".join(f"{line}\n" for line in lines)
