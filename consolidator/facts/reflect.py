@@ -131,7 +131,7 @@ def plan(scope: str, groups: list[Group], reflections: list[Fact], current: dict
     """Reconcile the current reflections with the groups and ask the model where needed (step 3)."""
     out = ReflectionPlan()
     claimed: set[int] = set()
-    for reflection in sorted(reflections, key=lambda r: r.id):
+    for reflection in sorted(reflections, key=lambda r: (r.valid_from, r.text)):  # not by random id
         sources = list(dict.fromkeys(reflection.rests_on or []))
         alive = [i for i in sources if i in current]
         if len(alive) < 2 or 2 * len(alive) < len(sources):

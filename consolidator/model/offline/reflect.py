@@ -40,7 +40,7 @@ def reflect(request: ReflectRequest) -> ReflectReply:
     chosen = _choose(items, request.max_items)
     if len(chosen) < 2:
         return ReflectReply()
-    stems = [set(content_stems(normalise(text))) for _, text in chosen]
+    stems = [content_stems(normalise(text)) for _, text in chosen]  # lists: ties go to the first said, in any process
     shared = Counter(s for group in stems for s in group)
     words = {s: w for _, text in chosen for w in re.findall(r"[A-Za-z][A-Za-z'-]+", text)
              for s in content_stems(normalise(w))}
