@@ -67,6 +67,7 @@ STORE_OF = {
     "extract_facts": "store facts", "update_contacts": "store contacts", "update_tasks": "store tasks",
     "consolidate_batch": "batch: facts+contacts+tasks", "judge_cluster": "store sleep",
     "split_table": "store sleep",
+    "reflect": "store sleep: reflect",
 }
 FACT_GROUPS = ("store facts", "batch: facts+contacts+tasks")  # calls that extract facts
 # Seed 001's sizing of the Mem0-style write path (tokens per call).

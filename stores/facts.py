@@ -26,11 +26,11 @@ from datetime import datetime, timedelta
 from typing import Sequence
 
 import numpy as np
-from sqlalchemy import delete, func, select
+from sqlalchemy import delete, func, or_, select
 from sqlmodel import Session
 
 from stores.work_queue import mark_due
-from stores.schema.memory import Fact, FactUse, FactState
+from stores.schema.memory import REFLECTION, Fact, FactUse, FactState
 
 END_REASONS = ("updated", "deleted", "merged", "dropped")
 TOMBSTONE_REASONS = ("merged", "dropped")
@@ -128,6 +128,11 @@ def facts_by_id(session: Session, scope: str, ids: set[str], chunk: int = 500) -
 # --- reads ----------------------------------------------------------------------------------
 
 
+def _said():
+    """Facts said in the log, not reflections: what the write path compares a batch with."""
+    return or_(Fact.kind.is_(None), Fact.kind != REFLECTION)
+
+
 def current_facts(session: Session, scope: str) -> list[Fact]:
     stmt = select(Fact).where(Fact.scope == scope, Fact.valid_to.is_(None)).order_by(Fact.created_at, Fact.id)
     return list(session.execute(stmt).scalars())
@@ -147,7 +152,7 @@ def get_fact(session: Session, scope: str, fact_id: str) -> Fact:
 def current_by_ids(session: Session, scope: str, ids: set[str]) -> dict[str, Fact]:
     if not ids:
         return {}
-    stmt = select(Fact).where(Fact.scope == scope, Fact.valid_to.is_(None), Fact.id.in_(sorted(ids)))
+    stmt = select(Fact).where(Fact.scope == scope, Fact.valid_to.is_(None), _said(), Fact.id.in_(sorted(ids)))
     return {f.id: f for f in session.execute(stmt).scalars()}
 
 
@@ -156,7 +161,7 @@ def current_by_hash(session: Session, scope: str, hashes: set[str]) -> dict[str,
         return {}
     stmt = (
         select(Fact)
-        .where(Fact.scope == scope, Fact.valid_to.is_(None), Fact.norm_hash.in_(sorted(hashes)))
+        .where(Fact.scope == scope, Fact.valid_to.is_(None), _said(), Fact.norm_hash.in_(sorted(hashes)))
         .order_by(Fact.created_at, Fact.id)
     )
     out: dict[str, Fact] = {}
@@ -206,10 +211,10 @@ class FactMatrix:
 
 
 def current_matrix(session: Session, scope: str, dim: int) -> FactMatrix:
-    """Embeddings of the scope's current facts (only this scope's rows are ever read)."""
+    """Embeddings of the scope's current facts, reflections aside (only this scope's rows are read)."""
     stmt = (
         select(Fact.id, Fact.text, Fact.norm_hash, Fact.embedding)
-        .where(Fact.scope == scope, Fact.valid_to.is_(None))
+        .where(Fact.scope == scope, Fact.valid_to.is_(None), _said())
         .order_by(Fact.created_at, Fact.id)
     )
     rows = session.execute(stmt).all()

@@ -53,6 +53,8 @@ ADDED_COLUMNS: tuple[tuple[str, str, str | None], ...] = (
      f" WHERE archive_file.scope = scope_head.scope AND archive_file.state = '{DONE}')"),
     # facts of older databases have no table: every scope owes an offline pass, which places them
     ("fact", "fact_table", "UPDATE fact_state SET slept_revision = -1"),
+    ("fact", "kind", None),
+    ("fact", "rests_on", None),
 )
 
 

@@ -29,8 +29,8 @@ from tests.support.drain_kit import END, START, app_on_fake_anthropic, assert_le
 # The operations a drain uses: one call per batch for facts, contacts and tasks (the default),
 # or one call per step (model.combine_batch_steps = false).
 OPERATIONS = {
-    True: {"summarize", "consolidate_batch", "judge_cluster"},
-    False: {"summarize", "extract_facts", "judge_cluster", "update_contacts", "update_tasks"},
+    True: {"summarize", "consolidate_batch", "judge_cluster", "reflect"},
+    False: {"summarize", "extract_facts", "judge_cluster", "update_contacts", "update_tasks", "reflect"},
 }
 FAULTS = [Fault.rate_limit(retry_after=0.05), Fault("server_error"), Fault("overloaded"), Fault.timeout(2.5),
           Fault("malformed"), Fault("max_tokens")]

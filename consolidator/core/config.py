@@ -151,6 +151,14 @@ class FactSettings(_Section):
             raise ValueError("two tables share a name")
         return self
 
+    # Reflections (docs/reflections.md): the offline pass writes one over a subject's related
+    # current facts, from two sessions or more, at least reflect_min_facts of them (cosine to
+    # their centroid >= reflect_threshold), listing at most reflect_max_facts.
+    reflect: bool = True
+    reflect_min_facts: int = Field(default=3, ge=2, le=100)
+    reflect_max_facts: int = Field(default=8, ge=2, le=100)
+    reflect_threshold: float = Field(default=0.35, gt=-1.0, le=1.0)
+
 
 class ContextSettings(_Section):
     """context.md: the block a planner pastes every turn, under a hard token cap."""

@@ -3,7 +3,10 @@ the topic tables: facts/index.json (each table's name, description, size, when i
 changed, its file) and one facts/<slug>.json per table (its facts, ranked the same way).
 
 Superseded, deleted and tombstoned facts are not in them; `consolidator history` reaches them.
-A table merged or split away loses its file when the views are next published.
+A table merged or split away loses its file when the views are next published. Each item says
+its `kind` ("fact" or "reflection") and, for a reflection, `rests_on` (the ids of the facts it
+rests on); a reflection whose sources are not all current is left out until the next offline
+pass rewrites it (docs/reflections.md).
 """
 
 from __future__ import annotations
@@ -35,6 +38,8 @@ def fact_item(fact: Fact, now: datetime, tau) -> dict[str, Any]:
         "last_used": fact.last_used.isoformat(),
         "sources": list(fact.sources),
         "table": fact.fact_table,
+        "kind": fact.kind or "fact",
+        "rests_on": list(fact.rests_on or []),
     }
 
 
@@ -52,6 +57,8 @@ def ranked_facts(app: App, scope: str, now: datetime) -> list[dict[str, Any]]:
     tau = app.settings.facts.tau
     with reading(app.engine) as session:
         facts = current_facts(session, scope)
+    ids = {f.id for f in facts}
+    facts = [f for f in facts if not f.is_reflection or set(f.rests_on or []) <= ids]
     return _ranked([fact_item(f, now, tau) for f in facts])
 
 

@@ -19,7 +19,9 @@ facts.sleep_importance, it runs one pass:
    (end_reason "merged", superseded_by the kept fact);
 4. unpinned facts scoring below facts.score_floor are dropped, then all but the best
    facts.keep_top (pinned facts always stay) - tombstoned with end_reason "dropped";
-5. the topic tables of the surviving facts are restructured (consolidator/facts/tables.py);
+5. the topic tables of the surviving facts are restructured (consolidator/facts/tables.py), and
+   reflections over the facts that stay written, rewritten or tombstoned (facts/reflect.py); a
+   reflection lives in the table most of its sources are in;
 6. commit only if the revision is unchanged; otherwise nothing is written, the pass is logged
    as aborted and runs again on a later tick.
 Tombstones are rows, restorable with `consolidator restore` for facts.restore_grace.
@@ -40,8 +42,9 @@ import structlog
 
 from consolidator.core.app import App
 from consolidator.model.embeddings import Embedder, HashingEmbedder, fill_missing_rows
-from consolidator.model.base import Deferred, Model
+from consolidator.model.base import Deferred, Model, ModelError
 from consolidator.model.schemas import ClusterRequest, KnownFact
+from consolidator.facts import reflect
 from consolidator.facts.scoring import scores
 from consolidator.facts.tables import TablePlan, TablePlanner, survivors, write_plan
 from stores.fact_tables import tables_of
@@ -50,6 +53,7 @@ from stores.engine import reading, transaction
 from stores.facts import facts_by_id, revision, unslept_states, apply_uses, close_fact, current_facts, new_fact_id, norm_hash, scopes_with_uses, state_of, to_bytes, touch
 from stores.schema.memory import Fact
 from stores.messages import newest_at
+from stores.reflections import interactions_of
 from stores.view_versions import bump
 
 log = structlog.get_logger()
@@ -125,6 +129,7 @@ class SleepReport:
     drops: list[str] = field(default_factory=list)
     refusals: list[str] = field(default_factory=list)  # keys of the clusters refused in this pass
     tables: TablePlan = field(default_factory=TablePlan)  # the topic tables' restructure (facts/tables.py)
+    reflections: reflect.ReflectionPlan = field(default_factory=reflect.ReflectionPlan)
 
 
 class SleepStage:
@@ -200,6 +205,8 @@ class SleepStage:
             facts = current_facts(session, scope)
             refused_before = refused_keys(session, scope)
             registry = [(t.name, t.description) for t in tables_of(session, scope)]
+        reflections = [f for f in facts if f.is_reflection]
+        facts = [f for f in facts if not f.is_reflection]
         report.facts = len(facts)
         gone: set[str] = set()
         if len(facts) > 1:
@@ -210,17 +217,28 @@ class SleepStage:
         report.dropped = len(report.drops)
         # 5. the topic tables of what survives: place, move, merge, split (model calls, before the lock)
         report.tables = self.tables.plan(scope, survivors(facts, report.merges, gone | set(report.drops)), registry)
+        staying = {f.id: f for f in facts if f.id not in gone and f.id not in set(report.drops)}
+        if self.settings.reflect and reflect.can_reflect(self.model):
+            report.reflections = self._reflections(scope, staying, reflections, refused_before)
+        elif reflections:  # turned off: none is left to outlive its evidence
+            report.reflections.retire = [r.id for r in reflections]
         with transaction(self.app.engine) as session:
             state = state_of(session, scope, lock=True)
             if state.revision != fingerprint:
                 report.aborted = True
                 log.info("sleep.aborted", scope=scope, seen=fingerprint, now=state.revision)
                 return report
-            remember_refusals(session, scope, report.refusals, now)
-            report.changed = bool(report.merges or report.drops or report.tables.changed)
+            remember_refusals(session, scope, report.refusals + report.reflections.refusals, now)
+            written = report.reflections.writes or report.reflections.retire
+            report.changed = bool(report.merges or report.drops or written or report.tables.changed)
             if report.changed:
                 self._write(session, scope, report, now)
                 write_plan(session, scope, report.tables, now)
+                named = {r.id for r in reflections} | {w.replaces for w in report.reflections.writes if w.replaces}
+                rows = facts_by_id(session, scope, named)
+                written_rows = reflect.write(session, scope, report.reflections, rows, staying, now, new_fact_id)
+                table_of = {f.id: report.tables.assigned.get(f.id, f.fact_table) for f in staying.values()}
+                reflect.home([*(r for r in rows.values() if r.valid_to is None), *written_rows], table_of)
                 state = touch(session, scope)
                 bump(session, scope, "facts")
             state.slept_revision = state.revision
@@ -228,8 +246,34 @@ class SleepStage:
             state.last_sleep_at = now
         log.info("sleep.pass", scope=scope, facts=report.facts, clusters=report.clusters, merged=report.merged,
                  refused=report.refused, remembered=report.remembered, dropped=report.dropped,
-                 tables=len(report.tables.tables), splits=report.tables.splits, table_moves=len(report.tables.moves))
+                 tables=len(report.tables.tables), splits=report.tables.splits, table_moves=len(report.tables.moves),
+                 reflections_written=len(report.reflections.writes), reflections_kept=report.reflections.kept,
+                 reflections_retired=len(report.reflections.retire))
         return report
+
+    def _reflections(self, scope: str, staying: dict[str, Fact], reflections: list[Fact],
+                     refused_before: set[str]) -> reflect.ReflectionPlan:
+        """What the pass writes, rewrites and tombstones of the scope's reflections (facts/reflect.py)."""
+        cfg = self.settings
+        facts = list(staying.values())
+        with reading(self.app.engine) as session:
+            where = interactions_of(session, scope, {s for f in facts for s in f.sources})
+        sessions = {f.id: frozenset(f"i{where[s]}" for s in f.sources if s in where)
+                    or frozenset({f"d{f.valid_from.date()}"}) for f in facts}
+        bodies = np.zeros((len(facts), self.embedder.dim), dtype=np.float32)
+        if facts:
+            bodies = self.embedder.embed([reflect.body_of(f.text, reflect.subject_of(f.text) or "") for f in facts])
+        groups = reflect.qualifying_groups(facts, bodies, sessions, cfg.reflect_min_facts, cfg.reflect_threshold,
+                                           centroid_clusters)
+        try:
+            return reflect.plan(scope, groups, reflections, staying, self.model, self.model.name,
+                                cfg.reflect_max_facts, refused_before)
+        except Deferred:
+            raise
+        except ModelError as exc:  # the merges and drops still go in; no reflection outlives a source meanwhile
+            log.warning("sleep.reflect_failed", scope=scope, error=f"{type(exc).__name__}: {exc}"[:500])
+            return reflect.ReflectionPlan(retire=[r.id for r in reflections
+                                                  if not set(r.rests_on or []) <= set(staying)])
 
     def _merges(self, scope: str, facts: list[Fact], report: SleepReport, now: datetime,
                 refused_before: set[str]) -> None:

@@ -101,6 +101,15 @@ class BatchModel(Model, Protocol):
         ...
 
 
+@runtime_checkable
+class ReflectModel(Model, Protocol):
+    def reflect(self, request: schemas.ReflectRequest) -> schemas.ReflectReply:
+        """One higher-level fact over a subject's related facts (the offline pass's reflections),
+        citing the facts it rests on; empty text when they share nothing worth stating. An optional
+        capability: a model without it writes no reflections."""
+        ...
+
+
 class Operations:
     """The `Model` operations, each answered by `call(operation, request)`: the one method a
     backend or a layer implements."""
@@ -127,6 +136,9 @@ class Operations:
 
     def split_table(self, request: schemas.SplitTableRequest) -> schemas.SplitTableReply:
         return self.call("split_table", request)
+
+    def reflect(self, request: schemas.ReflectRequest) -> schemas.ReflectReply:
+        return self.call("reflect", request)
 
 
 class BatchOperations(Operations):

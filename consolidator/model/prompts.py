@@ -44,6 +44,8 @@ from consolidator.model.schemas import (
     FactExtractionReply,
     FactExtractionRequest,
     Line,
+    ReflectReply,
+    ReflectRequest,
     SummarizeRequest,
     SummaryReply,
     TasksReply,
@@ -209,6 +211,20 @@ _SPECS: dict[Operation, _Spec[Any]] = {
             "it in one line. Answer only by calling record_tables."
         ),
     ),
+    "reflect": _Spec(
+        tool="record_reflection",
+        description="Record one higher-level fact over the subject's facts, and the facts it rests on.",
+        reply=ReflectReply,
+        system=(
+            "You organise an AI agent's fact store. The facts shown are about one subject and were said "
+            "in different conversations. Write one short third-person statement that names the subject "
+            "and lists what the facts share (\"Ana's pastimes: painting (since 2022), pottery, camping "
+            "with her family, running\"; \"Ana has run three half-marathons since 2022\"), at most "
+            "max_items items, each taken from the facts' own words: add nothing they do not say. "
+            + _DETAILS + "Cite in rests_on every fact (F1, ...) an item comes from. Leave text empty when "
+            "the facts share nothing worth stating. Answer only by calling record_reflection."
+        ),
+    ),
 }
 
 
@@ -236,6 +252,9 @@ def _render(request: BaseModel) -> str:
         case ClusterRequest():
             # `F1 text` in the order given: the stored ids and similarity scores said nothing to the judge.
             return f"facts:\n{render_facts(request.facts, ranked=False)}"
+        case ReflectRequest():
+            return (f"subject: {request.subject}\nmax_items: {request.max_items}\n"
+                    f"facts:\n{render_facts(request.facts, ranked=False)}")
         case ContactsRequest():
             return (_zone(request.timezone) + _known("known contacts", request.known, render_contacts)
                     + _messages(request.messages, request.timezone))

@@ -42,6 +42,8 @@ from consolidator.model.schemas import (
     KnownFact,
     KnownTask,
     Line,
+    ReflectReply,
+    ReflectRequest,
     TaskChange,
     TasksReply,
     TasksRequest,
@@ -236,4 +238,7 @@ def resolve(request: BaseModel, reply: BaseModel) -> BaseModel:
             ids = {f"F{n}": f.id for n, f in enumerate(request.facts, start=1)}
             return reply.model_copy(update={"tables": [
                 t.model_copy(update={"facts": [ids.get(_Refs._key(r), r) for r in t.facts]}) for t in reply.tables]})
+        case ReflectRequest(), ReflectReply():
+            refs = _Refs(facts=request.facts)
+            return reply.model_copy(update={"rests_on": [refs.fact(r) for r in reply.rests_on]})
     return reply

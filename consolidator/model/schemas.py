@@ -258,3 +258,23 @@ class TablePart(_Strict):
 
 class SplitTableReply(_Strict):
     tables: list[TablePart]
+
+
+# --- reflections (the offline pass) ----------------------------------------------------------
+
+
+class ReflectRequest(_Strict):
+    """Offline pass: one subject's related current facts, from several sessions. What do they share?"""
+
+    scope: str
+    subject: str = Field(description="The person or named thing the facts are about.")
+    facts: list[KnownFact]
+    max_items: int = 8
+    ref: str = ""
+
+
+class ReflectReply(_Strict):
+    text: str = Field(default="", description="One higher-level fact listing what the facts share, naming the "
+                      "subject: \"Ana's pastimes: painting (since 2022), pottery, camping with her family\". "
+                      "Empty when the facts share nothing worth stating.")
+    rests_on: list[str] = Field(default_factory=list, description="The facts (F1, ...) each listed item comes from.")

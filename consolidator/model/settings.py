@@ -17,6 +17,7 @@ from consolidator.units import parse_duration
 Operation = Literal[
     "summarize", "extract_facts", "judge_cluster", "update_contacts", "update_tasks", "consolidate_batch",
     "split_table",
+    "reflect",
 ]
 OPERATIONS: tuple[Operation, ...] = get_args(Operation)
 
@@ -40,6 +41,7 @@ DEFAULT_MAX_TOKENS: dict[Operation, int] = {
     "update_tasks": 1024,
     "consolidate_batch": 4096,
     "split_table": 4096,
+    "reflect": 512,
 }
 
 

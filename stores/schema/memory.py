@@ -40,6 +40,10 @@ class Fact(SQLModel, table=True):
     topic: str = Field(default="general", sa_column=Column(Bounded(64), nullable=False))
     pinned: bool = Field(default=False, sa_column=Column(Boolean, nullable=False))
     fact_table: str | None = Field(default=None, sa_column=Column(String(64)))  # its topic table (stores/fact_tables.py)
+    # "reflection": a higher-level fact the offline pass wrote over the facts in `rests_on` (their
+    # ids); None (older rows) or "fact": a fact said in the log (docs/reflections.md)
+    kind: str | None = Field(default=None, sa_column=Column(String(16)))
+    rests_on: list[str] | None = Field(default=None, sa_column=Column(JSON))
 
     @property
     def current(self) -> bool:
@@ -47,6 +51,13 @@ class Fact(SQLModel, table=True):
 
     def vector(self) -> np.ndarray:
         return np.frombuffer(self.embedding, dtype=np.float32)
+
+    @property
+    def is_reflection(self) -> bool:
+        return self.kind == REFLECTION
+
+
+REFLECTION = "reflection"
 
 
 class FactUse(SQLModel, table=True):

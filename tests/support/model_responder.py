@@ -166,6 +166,10 @@ def parse_request(operation: str, text: str) -> Any:
             return schemas.SplitTableRequest(scope="fake", table=table["name"], description=table["description"],
                                              facts=parse_facts(parts.get("facts", [])), parts=int(limits["parts"]),
                                              min_facts=int(limits["min"]), max_facts=int(limits["max"]))
+        case "reflect":
+            head = dict(row.split(": ", 1) for row in parts.get("head", []) if ": " in row)
+            return schemas.ReflectRequest(scope="fake", subject=head["subject"], max_items=int(head["max_items"]),
+                                          facts=parse_facts(parts.get("facts", [])))
     raise ValueError(f"unknown operation {operation!r}")
 
 

@@ -47,6 +47,7 @@ from consolidator.model.offline.summarise import extractive_summary, fallback_da
 from consolidator.model.offline.lineclaims import claims_of_lines
 from consolidator.model.offline.parse import parse_text
 from consolidator.model.offline.rules import same_subject, spec_of, values_compatible
+from consolidator.model.offline.reflect import reflect
 from consolidator.model.offline.tasks import task_changes
 from consolidator.model.offline.tables import split_table
 from consolidator.model.offline.tuning import DEFAULTS, OfflineSettings
@@ -61,6 +62,8 @@ from consolidator.model.schemas import (
     ContactsRequest,
     FactExtractionReply,
     FactExtractionRequest,
+    ReflectReply,
+    ReflectRequest,
     SummarizeRequest,
     SummaryReply,
     TasksReply,
@@ -116,6 +119,10 @@ class OfflineModel:
     def split_table(self, request: SplitTableRequest) -> SplitTableReply:
         """k-means over the shipped embeddings, each part named by its most distinctive words (tables.py)."""
         return split_table(request)
+
+    def reflect(self, request: ReflectRequest) -> ReflectReply:
+        """An extractive list of what one subject's related facts say (offline/reflect.py)."""
+        return reflect(request)
 
     # --- contacts and tasks ------------------------------------------------------------------
 
