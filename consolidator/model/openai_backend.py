@@ -23,6 +23,7 @@ raises rather than let the SDK wait past it. Every answered request is recorded 
 from __future__ import annotations
 
 import json
+import re
 import threading
 import time
 from collections.abc import Callable
@@ -77,7 +78,12 @@ class _DeadlineExceeded(openai.OpenAIError):
 
 
 class _OverWindow(Exception):
-    """The server said the request is over its context length."""
+    """The server said the request is over its context length (vLLM says which: `limit`)."""
+
+    def __init__(self, message: str) -> None:
+        super().__init__("over the context length")
+        found = re.search(r"maximum context length is (\d+)", message)
+        self.limit = int(found[1]) if found else None
 
 
 class _DeadlineTransport(httpx2.BaseTransport):
@@ -167,11 +173,12 @@ class OpenAIModel(BatchOperations):
             return step.merge([self._planned(o, r, over_window_retry=over_window_retry) for o, r in step.parts])
         try:
             return self._ask(step.operation, step.request, step.max_tokens)
-        except _OverWindow:
+        except _OverWindow as over:
             if not over_window_retry:
                 raise RejectedRequestError(op, "over the server's context length twice", provider=PROVIDER) from None
-            self._squeeze *= 0.8
-            log.warning("model.over_window", operation=op, context_tokens=size, now_assumed=int(size * 0.8))
+            told = over.limit if over.limit is not None and over.limit < size else int(size * 0.8)
+            self._squeeze = told / self._settings.context_window()
+            log.warning("model.over_window", operation=op, context_tokens=size, now_assumed=told)
             return self._planned(op, request, over_window_retry=False)
 
     def measure(self, op: str, request: Any) -> int:
@@ -237,7 +244,7 @@ class OpenAIModel(BatchOperations):
             except openai.APIStatusError as err:
                 message = scrub(str(_message(err)), self._secret)
                 if err.status_code == 400 and _OVER_WINDOW in message:
-                    failure = _OverWindow()
+                    failure = _OverWindow(message)
                 elif err.status_code in (400, 422) and mode is not Mode.TEXT:
                     self._record(op, request, model, None, "error", self._clock() - started)
                     self._settle(model, Mode.TOOLS if mode is Mode.SCHEMA else Mode.TEXT,

@@ -12,6 +12,10 @@ from consolidator.model.recording import CallRecorder, MemoryRecorder
 from consolidator.model.settings import resolve_provider
 
 
+def sdk_installed(name: str) -> bool:
+    return importlib.util.find_spec(name) is not None
+
+
 def config_fault(settings: Settings, env: Mapping[str, str] | None = None) -> str | None:
     """Why `run` would refuse this model configuration (a key missing, the SDK not installed), or None."""
     env = os.environ if env is None else env
@@ -24,7 +28,7 @@ def config_fault(settings: Settings, env: Mapping[str, str] | None = None) -> st
         if settings.model.openai_hosted and not env.get("OPENAI_API_KEY", "").strip():
             url = settings.model.base_url or "OpenAI's API"
             return f"{where}: \"openai\" at {url} needs OPENAI_API_KEY in the environment (a local server needs none)"
-        if importlib.util.find_spec("openai") is None:
+        if not sdk_installed("openai"):
             return f"{where}: \"openai\" needs the openai SDK: pip install 'consolidator[openai]'"
     return None
 
