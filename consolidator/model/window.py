@@ -12,7 +12,8 @@ What gives way, in order, when a request does not fit:
   two at the boundary nearest the middle that cuts no summary asked with the batch (a summary
   whose lines straddle the cut is left out, and its ladder asks for it on its own). Each half
   sees the same known items; the step gets one merged reply, so it applies once. A
-  `consolidate_batch` whose fixed part leaves no room is asked as its three operations;
+  `consolidate_batch` whose fixed part (its longer prompt and schema) leaves less than a third
+  of the room its three operations would have for lines is asked as those three: fewer calls;
 - `summarize`: inputs are dropped lowest rank first (`rank`: the fewest distinct content
   words, which the extractive summariser would drop first), never cut mid-line; a last input
   too long alone loses whole lines from its end;
@@ -103,9 +104,9 @@ def _fit_batch(op: Operation, request: Any, measure: Measure, window: int, max_t
     one_line = _without_known(request, fields).model_copy(update={"messages": request.messages[:1]})
     if op == "consolidate_batch":
         one_line = one_line.model_copy(update={"summaries": []})
-        if window - measure(op, one_line) < output_floor(op, one_line, max_tokens):
-            return Split([("extract_facts", request.facts_request()), ("update_contacts", request.contacts_request()),
-                          ("update_tasks", request.tasks_request())], _per_operation)
+        if 3 * _room(op, one_line, measure, window, max_tokens) < min(
+                _room(o, r, measure, window, max_tokens) for o, r in _per_operation_parts(one_line)):
+            return Split(_per_operation_parts(request), _per_operation)
     request = _cut_known(op, request, measure, window // KNOWN_SHARE)
     floor = output_floor(op, request, max_tokens)
     if (room := window - measure(op, request)) >= floor:
@@ -116,6 +117,16 @@ def _fit_batch(op: Operation, request: Any, measure: Measure, window: int, max_t
     if (room := window - measure(op, request)) >= floor:
         return Ask(op, request, min(max_tokens, room))
     return Ask(op, _cut_line(op, request, measure, window - floor), floor)
+
+
+def _room(op: str, request: Any, measure: Measure, window: int, max_tokens: int) -> int:
+    """What a request's window leaves for more lines (its prompt and least output taken)."""
+    return window - measure(op, request) - output_floor(op, request, max_tokens)
+
+
+def _per_operation_parts(request: schemas.BatchRequest) -> list[tuple[Operation, Any]]:
+    return [("extract_facts", request.facts_request()), ("update_contacts", request.contacts_request()),
+            ("update_tasks", request.tasks_request())]
 
 
 def _halves(op: str, request: Any) -> tuple[Any, Any]:
