@@ -163,6 +163,14 @@ class TestWindow:
         assert fake.counters.received > 1
         assert_ledger(recorder, fake)
 
+    def test_repair_of_a_full_window_still_fits(self, made) -> None:
+        """A cut reply to a request that filled the window: the repair leaves the bad reply out and asks less."""
+        model, fake, _ = made(Quirks(window=1024), context_tokens=1024)
+        fake.plan("cut")
+        assert model.summarize(REQUESTS["summarize"]).text == "Alice moved to Lyon."
+        assert fake.counters.over_window == 0 and fake.counters.received == 2
+        assert fake.bodies[1]["max_tokens"] < fake.bodies[0]["max_tokens"]
+
     def test_server_window_smaller_than_configured(self, made) -> None:
         """A vLLM 400 'maximum context length is N' is met once: the window is taken from it and the call re-planned."""
         model, fake, _ = made(Quirks(window=1500), context_tokens=4096)

@@ -182,11 +182,13 @@ class OpenAIModel(BatchOperations):
             return self._planned(op, request, over_window_retry=False)
 
     def measure(self, op: str, request: Any) -> int:
-        """The prompt a request costs on the wire (its largest body over the modes), in tokens."""
-        spec, text = _SPECS[op], _render(request)
-        model = self._settings.model_for(op)  # type: ignore[arg-type]
-        biggest = max(len(json.dumps(wire.build(spec, mode, model, 999_999, [{"role": "user", "content": text}])))
-                      for mode in Mode)
+        """The prompt a request costs on the wire, in tokens."""
+        return self._prompt(op, [{"role": "user", "content": _render(request)}])
+
+    def _prompt(self, op: str, messages: list[dict[str, Any]]) -> int:
+        """A body's prompt tokens (its largest over the modes: four characters a token) and a margin."""
+        spec, model = _SPECS[op], self._settings.model_for(op)  # type: ignore[index, arg-type]
+        biggest = max(len(json.dumps(wire.build(spec, mode, model, 999_999, messages))) for mode in Mode)
         return -(-biggest // 4) + MARGIN_TOKENS
 
     # --- one request and its repair ---
@@ -210,18 +212,20 @@ class OpenAIModel(BatchOperations):
                         mode=str(mode), finish_reason=choice.finish_reason, problem=problem[:300])
             if attempt == 2:
                 raise InvalidReplyError(f"{op}: invalid reply twice ({problem[:300]})")
-            messages = self._repair(op, asked, wire.repair(mode, text, call, problem), max_tokens)
+            messages, max_tokens = self._repair(op, asked, wire.repair(mode, text, call, problem), max_tokens)
         raise AssertionError("unreachable")
 
     def _repair(self, op: Operation, asked: list[dict[str, Any]], turns: list[dict[str, Any]],
-                max_tokens: int) -> list[dict[str, Any]]:
-        """The repair request; without the bad reply itself when the window has no room for it."""
+                max_tokens: int) -> tuple[list[dict[str, Any]], int]:
+        """The repair request and its max_tokens: without the bad reply itself, and with less room to
+        answer, when the window has no room for all of it."""
         size = int(self._settings.context_window() * self._squeeze)
-        spec, model = _SPECS[op], self._settings.model_for(op)
         full = [*asked, *turns]
-        body = len(json.dumps(wire.build(spec, Mode.TEXT, model, max_tokens, full))) // 4 + MARGIN_TOKENS
-        return full if body + max_tokens <= size else [*asked, turns[-1] if turns[-1]["role"] == "user" else
-                                                       {"role": "user", "content": turns[-1]["content"]}]
+        if self._prompt(op, full) + max_tokens <= size:
+            return full, max_tokens
+        problem = turns[-1] if turns[-1]["role"] == "user" else {"role": "user", "content": turns[-1]["content"]}
+        short = [*asked, problem]
+        return short, max(1, min(max_tokens, size - self._prompt(op, short)))
 
     def _complete(self, op: Operation, request: Any, model: str, max_tokens: int,
                   messages: list[dict[str, Any]]) -> tuple[Any, Mode, float]:

@@ -96,6 +96,7 @@ class FakeOpenAI:
     seed: int = 7
     counters: Counters = field(default_factory=Counters)
     bodies: list[dict[str, Any]] = field(default_factory=list)
+    over_window_bodies: list[dict[str, Any]] = field(default_factory=list)
 
     def __post_init__(self) -> None:
         self._lock = threading.Lock()
@@ -142,6 +143,8 @@ class FakeOpenAI:
         prompt = _tokens("x" * raw_size)
         if q.window is not None and prompt + body.get("max_tokens", 0) > q.window:
             self.count("over_window")
+            with self._lock:
+                self.over_window_bodies.append(body)
             asked = prompt + body.get("max_tokens", 0)
             return 400, {"object": "error", "type": "BadRequestError", "param": None, "code": 400, "message": (
                 f"This model's maximum context length is {q.window} tokens. However, you requested {asked} tokens "
