@@ -77,13 +77,24 @@ def test_known_facts_cut_before_lines_are_split() -> None:
 
 
 def test_split_never_cuts_a_summary_asked_with_the_batch() -> None:
-    """The cut falls between the summaries' lines, so each summary goes whole to one half."""
+    """Cuts fall between the summaries' lines, so each summary goes whole to one part."""
     request = batch(60, summaries=[(0, 25), (25, 60)])
     step = window.plan("consolidate_batch", request, measure, 4500, 2048)
     assert isinstance(step, window.Split)
-    halves = [r for _, r in step.parts]
-    assert [len(h.messages) for h in halves] == [25, 35]
-    assert [[s.ref for s in h.summaries] for h in halves] == [["count/1/0"], ["count/1/25"]]
+    parts = [r for _, r in step.parts]
+    assert [len(p.messages) for p in parts] == [25, 35]
+    assert [[s.ref for s in p.summaries] for p in parts] == [["count/1/0"], ["count/1/25"]]
+
+
+def test_split_makes_as_few_parts_as_fit() -> None:
+    """Each part holds as many lines as fit: one line more would not have fitted."""
+    request = batch(200)
+    step = window.plan("update_tasks", request.tasks_request(), measure, 4096, 1024)
+    parts = [r for _, r in step.parts]
+    assert sum(len(p.messages) for p in parts) == 200 and len(parts) >= 2
+    for part, after in zip(parts, parts[1:]):
+        longer = part.model_copy(update={"messages": [*part.messages, after.messages[0]]})
+        assert measure("update_tasks", longer) + window.output_floor("update_tasks", longer, 1024) > 4096
 
 
 def test_merge_joins_parts_and_one_person_stays_one() -> None:

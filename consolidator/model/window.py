@@ -8,10 +8,10 @@ or a `Split` (several asks whose replies `merge` joins into the one reply the ca
 What gives way, in order, when a request does not fit:
 
 - batch operations: the known facts, contacts and open tasks shown are cut to a third of the
-  window, lowest ranked first (facts come ranked by similarity); then the lines are split in
-  two at the boundary nearest the middle that cuts no summary asked with the batch (a summary
-  whose lines straddle the cut is left out, and its ladder asks for it on its own). Each half
-  sees the same known items; the step gets one merged reply, so it applies once. A
+  window, lowest ranked first (facts come ranked by similarity); then the lines are split into
+  as few parts as fit, each as long as fits, cut where no summary asked with the batch straddles
+  (else anywhere: a summary whose lines straddle a cut is left out, and its ladder asks for it
+  on its own). Each part sees the same known items; the step gets one merged reply, so it applies once. A
   `consolidate_batch` whose fixed part (its longer prompt and schema) leaves less than a third
   of the room its three operations would have for lines is asked as those three: fewer calls;
 - `summarize`: inputs are dropped lowest rank first (`rank`: the fewest distinct content
@@ -112,7 +112,8 @@ def _fit_batch(op: Operation, request: Any, measure: Measure, window: int, max_t
     if (room := window - measure(op, request)) >= floor:
         return Ask(op, request, min(max_tokens, room))
     if len(request.messages) > 1:
-        return Split([(op, half) for half in _halves(op, request)], lambda replies: merge(op, replies))
+        return Split([(op, part) for part in _parts(op, request, measure, window, max_tokens)],
+                     lambda replies: merge(op, replies))
     request = _without_known(request, fields)
     if (room := window - measure(op, request)) >= floor:
         return Ask(op, request, min(max_tokens, room))
@@ -129,21 +130,37 @@ def _per_operation_parts(request: schemas.BatchRequest) -> list[tuple[Operation,
             ("update_tasks", request.tasks_request())]
 
 
-def _halves(op: str, request: Any) -> tuple[Any, Any]:
+def _part(op: str, request: Any, lines: list[Any]) -> Any:
+    """The request over some of its lines, with the summaries asked whose lines are all there."""
+    update: dict[str, Any] = {"messages": lines}
+    if op == "consolidate_batch":
+        ids = {line.id for line in lines}
+        update["summaries"] = [w for w in request.summaries if {i.id for i in w.inputs} <= ids]
+    return request.model_copy(update=update)
+
+
+def _parts(op: str, request: Any, measure: Measure, window: int, max_tokens: int) -> list[Any]:
+    """The lines in as few parts as fit, each as long as fits, cut only where no summary straddles
+    (a part of one line when even that does not fit: it is planned again on its own)."""
     lines = request.messages
-    windows = getattr(request, "summaries", [])
     position = {line.id: n for n, line in enumerate(lines)}
-    spans = [(min(position[i.id] for i in w.inputs), max(position[i.id] for i in w.inputs)) for w in windows if w.inputs]
-    cuts = [k for k in range(1, len(lines)) if not any(a < k <= b for a, b in spans)] or [len(lines) // 2]
-    cut = min(cuts, key=lambda k: abs(k - len(lines) / 2))
-    parts = []
-    for part in (lines[:cut], lines[cut:]):
-        ids = {line.id for line in part}
-        update: dict[str, Any] = {"messages": part}
-        if op == "consolidate_batch":
-            update["summaries"] = [w for w in windows if {i.id for i in w.inputs} <= ids]
-        parts.append(request.model_copy(update=update))
-    return parts[0], parts[1]
+    spans = [(min(position[i.id] for i in w.inputs), max(position[i.id] for i in w.inputs))
+             for w in getattr(request, "summaries", []) if w.inputs]
+    free = {k for k in range(1, len(lines)) if not any(a < k <= b for a, b in spans)} | {len(lines)}
+    parts, start = [], 0
+    while start < len(lines):
+        best, fallback = None, start + 1
+        for end in range(start + 1, len(lines) + 1):
+            candidate = _part(op, request, lines[start:end])
+            if window - measure(op, candidate) < output_floor(op, candidate, max_tokens):
+                break
+            fallback = end
+            if end in free:
+                best = end
+        end = best or fallback
+        parts.append(_part(op, request, lines[start:end]))
+        start = end
+    return parts
 
 
 def _cut_line(op: str, request: Any, measure: Measure, budget: int) -> Any:
