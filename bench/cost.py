@@ -83,7 +83,8 @@ MEM0_DECISION = (550, 40)
 
 
 def drain_locomo(conversations: list[Conversation], mode: str, state_dir: Path, url: str,
-                 combine: bool = True, batch_api: bool = False, model: dict | None = None) -> list[ModelCall]:
+                 combine: bool = True, batch_api: bool = False, model: dict | None = None,
+                 inspect=None) -> list[ModelCall]:
     model = model or {"provider": "anthropic", "batch_api": batch_api, "batch_poll": "1m"}
     settings = Settings(state_dir=state_dir, model={**model, "base_url": url, "combine_batch_steps": combine})
     app = open_app(settings)
@@ -115,6 +116,8 @@ def drain_locomo(conversations: list[Conversation], mode: str, state_dir: Path, 
     built.steps[0].model.close()
     with reading(app.engine) as session:
         calls = list(session.execute(select(ModelCall)).scalars())
+    if inspect is not None:
+        inspect(app)
     app.close()
     return calls
 
@@ -243,6 +246,31 @@ def main() -> None:
     print_mem0(conversations, interactions, live if args.mode != "bulk" else last)
 
 
+def stored_outcome(app) -> None:
+    """What the drain stored: batch steps done once each, held windows with a reason, and rows
+    holding text from outside a reply's JSON (a fence, the fake's prose sentence, a raw object)."""
+    from sqlalchemy import func
+
+    from stores.schema.ladders import LadderHold, Summary
+    from stores.schema.ledger import Batch, StepRun
+    from stores.schema.memory import Contact, Fact, Task
+    from tests.support.fake_openai import PROSE
+
+    with reading(app.engine) as s:
+        runs = list(s.execute(select(StepRun.batch_id, StepRun.step, StepRun.status)))
+        batches = s.execute(select(func.count()).select_from(Batch)).scalar_one()
+        holds = [r for (r,) in s.execute(select(LadderHold.reason))]
+        texts = ([t for (t,) in s.execute(select(Summary.text))] + [t for (t,) in s.execute(select(Fact.text))]
+                 + [c.name + c.biography + c.summary for c in s.execute(select(Contact)).scalars()]
+                 + [t for (t,) in s.execute(select(Task.title))])
+    done = sum(status == "done" for _, _, status in runs)
+    once = len({(b, step) for b, step, _ in runs}) == len(runs)
+    leaked = sum("```" in t or PROSE in t or t.lstrip().startswith("{") for t in texts)
+    print(f"stored: {batches} batches, {done}/{len(runs)} batch steps done, each once: {once}; "
+          f"{len(holds)} windows held ({sum(not r for r in holds)} without a reason); "
+          f"{leaked} of {len(texts)} rows with text from outside the JSON")
+
+
 def main_openai(args: argparse.Namespace) -> None:
     """The same drains through the OpenAI-compatible backend: the fake (with its quirks) or a real server."""
     from contextlib import nullcontext
@@ -266,7 +294,7 @@ def main_openai(args: argparse.Namespace) -> None:
         with tempfile.TemporaryDirectory() as tmp, fake_server as fake:
             started = time.perf_counter()
             calls = drain_locomo(conversations, mode, Path(tmp), args.base_url or fake.url,
-                                 combine=not args.per_step, model=model)
+                                 combine=not args.per_step, model=model, inspect=stored_outcome)
             report(mode, calls, messages, interactions, fake, time.perf_counter() - started)
 
 

@@ -145,3 +145,4 @@ def test_cluster_keeps_its_first_facts() -> None:
     facts = [schemas.KnownFact(id=f"f{k}", text="Ana likes tea " * 30) for k in range(40)]
     step = window.plan("judge_cluster", schemas.ClusterRequest(scope="s", facts=facts), measure, 2048, 512)
     assert 2 <= len(step.request.facts) < 40 and step.request.facts == facts[: len(step.request.facts)]
+    assert step.max_tokens <= 512

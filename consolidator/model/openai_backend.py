@@ -12,11 +12,13 @@ refuses tools or answers without the call, with the schema in the prompt. Whatev
 the JSON is read out of the reply's text (fences, prose dropped) and validated; an invalid or
 truncated reply is answered once with what is wrong, then the call fails (`InvalidReplyError`)
 and the step's retry rules apply. A 400 "maximum context length" (the server counts tokens
-differently) shrinks the window this process assumes by a fifth and re-plans once.
+differently) sets the window this process assumes to the N the server gave (else a fifth less) and
+re-plans once.
 
-Retries are the SDK's (429 with retry-after, 5xx, timeouts), bounded by `max_call_s` through an
-HTTP transport that reads the operation's deadline (`calls.DEADLINE`) before each attempt and
-raises rather than let the SDK wait past it. Every answered request is recorded in the ledger
+Retries are the SDK's (429 with retry-after, 5xx, timeouts), bounded by `max_call_s` for a request
+and its repair (each part of a split has its own: a local model may be slow) through an HTTP
+transport that reads the deadline (`calls.DEADLINE`) before each attempt and raises rather than
+let the SDK wait past it. Every answered request is recorded in the ledger
 (`calls.record_call`) with the server's usage; a request that got no answer as "error".
 """
 
@@ -158,8 +160,7 @@ class OpenAIModel(BatchOperations):
     # --- the port ---
 
     def call(self, operation: Operation, request: Any) -> Any:
-        with deadline(self._clock, self._settings.max_call_s):
-            return self._planned(operation, request, over_window_retry=True)
+        return self._planned(operation, request, over_window_retry=True)
 
     def _planned(self, op: Operation, request: Any, *, over_window_retry: bool) -> Any:
         size = int(self._settings.context_window() * self._squeeze)
@@ -172,7 +173,8 @@ class OpenAIModel(BatchOperations):
                      into=[o for o, _ in step.parts])
             return step.merge([self._planned(o, r, over_window_retry=over_window_retry) for o, r in step.parts])
         try:
-            return self._ask(step.operation, step.request, step.max_tokens)
+            with deadline(self._clock, self._settings.max_call_s):  # each request of a split its own
+                return self._ask(step.operation, step.request, step.max_tokens)
         except _OverWindow as over:
             if not over_window_retry:
                 raise RejectedRequestError(op, "over the server's context length twice", provider=PROVIDER) from None

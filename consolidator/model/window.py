@@ -74,8 +74,8 @@ def plan(op: Operation, request: Any, measure: Measure, window: int, max_tokens:
     if op == "summarize":
         return Ask(op, _trim_summary(request, measure, window, floor), floor)
     if op == "judge_cluster":
-        return _fit_by(op, request, measure, window, floor, lambda r: r.model_copy(update={"facts": r.facts[:-1]})
-                       if len(r.facts) > 2 else None)
+        return _fit_by(op, request, measure, window, floor, max_tokens,
+                       lambda r: r.model_copy(update={"facts": r.facts[:-1]}) if len(r.facts) > 2 else None)
     return _fit_batch(op, request, measure, window, max_tokens)
 
 
@@ -246,11 +246,11 @@ def _trim_summary(request: schemas.SummarizeRequest, measure: Measure, window: i
     return current
 
 
-def _fit_by(op: Operation, request: Any, measure: Measure, window: int, floor: int,
+def _fit_by(op: Operation, request: Any, measure: Measure, window: int, floor: int, max_tokens: int,
             shrink: Callable[[Any], Any]) -> Ask:
     while window - measure(op, request) < floor:
         smaller = shrink(request)
         if smaller is None:
             raise WindowTooSmall(f"{op}: the fixed prompt alone does not fit context_tokens")
         request = smaller
-    return Ask(op, request, window - measure(op, request))
+    return Ask(op, request, min(max_tokens, window - measure(op, request)))
