@@ -8,12 +8,13 @@ or a `Split` (several asks whose replies `merge` joins into the one reply the ca
 What gives way, in order, when a request does not fit:
 
 - batch operations: the known facts, contacts and open tasks shown are cut to a third of the
-  window, lowest ranked first (facts come ranked by similarity); then the lines are split into
-  as few parts as fit, each as long as fits, cut where no summary asked with the batch straddles
-  (else anywhere: a summary whose lines straddle a cut is left out, and its ladder asks for it
-  on its own). Each part sees the same known items; the step gets one merged reply, so it applies once. A
-  `consolidate_batch` whose fixed part (its longer prompt and schema) leaves less than a third
-  of the room its three operations would have for lines is asked as those three: fewer calls;
+  room the operation's own prompt (and least output) leaves, lowest ranked first (facts come
+  ranked by similarity); then the lines are split into as few parts as fit, each as long as
+  fits, cut where no summary asked with the batch straddles (else anywhere: a summary whose
+  lines straddle a cut is left out, and its ladder asks for it on its own). Each part sees the
+  same known items; the step gets one merged reply, so it applies once. A `consolidate_batch`
+  whose fixed part (its longer prompt and schema) leaves less than a third of the room its
+  three operations would have for lines is asked as those three: fewer calls;
 - `summarize`: inputs are dropped lowest rank first (`rank`: the fewest distinct content
   words, which the extractive summariser would drop first), never cut mid-line; a last input
   too long alone loses whole lines from its end;
@@ -35,7 +36,7 @@ Measure = Callable[[str, Any], int]
 _WORD = re.compile(r"\w+")
 # Output room below which a request is not worth sending.
 MIN_OUTPUT = 256
-KNOWN_SHARE = 3  # known items take at most 1/KNOWN_SHARE of the window before lines are split
+KNOWN_SHARE = 3  # known items take at most 1/KNOWN_SHARE of the room the fixed prompt leaves
 
 
 @dataclass(frozen=True)
@@ -107,7 +108,7 @@ def _fit_batch(op: Operation, request: Any, measure: Measure, window: int, max_t
         if 3 * _room(op, one_line, measure, window, max_tokens) < min(
                 _room(o, r, measure, window, max_tokens) for o, r in _per_operation_parts(one_line)):
             return Split(_per_operation_parts(request), _per_operation)
-    request = _cut_known(op, request, measure, window // KNOWN_SHARE)
+    request = _cut_known(op, request, measure, _room(op, one_line, measure, window, max_tokens) // KNOWN_SHARE)
     floor = output_floor(op, request, max_tokens)
     if (room := window - measure(op, request)) >= floor:
         return Ask(op, request, min(max_tokens, room))
