@@ -217,3 +217,31 @@ class TestConfig:
         result = CliRunner().invoke(cli, ["--config", str(config), "run", "--once"])
         assert result.exit_code == 2
         assert "consolidator[openai]" in result.output and result.output.strip().count("\n") == 0
+
+
+class TestPrices:
+    def test_openai_list_prices_local_free_config_wins(self) -> None:
+        """OpenAI's models at OpenAI's URL cost its list price; any model on a local server 0; [model.prices] wins."""
+        from consolidator.model.settings import OPENAI_PRICES, Price
+
+        hosted = ModelSettings(provider="openai")
+        assert hosted.default_model == "gpt-4o-mini" and hosted.price_for("gpt-4o-mini") == OPENAI_PRICES["gpt-4o-mini"]
+        assert hosted.context_window() == 128_000
+        local = ModelSettings(provider="openai", base_url="http://127.0.0.1:8000/v1", default_model="qwen2.5")
+        assert local.price_for("qwen2.5").cost(input_tokens=10**6, output_tokens=10**6, cache_read_tokens=0,
+                                               cache_write_tokens=0) == 0
+        assert local.context_window() == 8192
+        mine = Price(input_per_mtok=0.2, output_per_mtok=0.4, cache_read_per_mtok=0, cache_write_per_mtok=0)
+        priced = ModelSettings(provider="openai", base_url="http://127.0.0.1:8000/v1", default_model="qwen2.5",
+                               prices={"qwen2.5": mine}, daily_budget_usd=1.0)
+        assert priced.price_for("qwen2.5") == mine
+
+    def test_ledger_costs_an_openai_call_at_its_price(self, made) -> None:
+        """A call recorded by the backend is priced from the settings' price for its model."""
+        from consolidator.model.settings import Price
+
+        price = Price(input_per_mtok=1000, output_per_mtok=2000, cache_read_per_mtok=0, cache_write_per_mtok=0)
+        model, fake, recorder = made(prices={"llama3.1:8b": price})
+        model.judge_cluster(REQUESTS["judge_cluster"])
+        (rec,) = recorder.records
+        assert rec.cost_usd == pytest.approx((rec.input_tokens * 1000 + rec.output_tokens * 2000) / 1e6)
