@@ -109,6 +109,14 @@ class TestRepair:
         assert [r.outcome for r in recorder.records] == ["invalid", "ok"]
         assert_ledger(recorder, fake)
 
+    def test_a_cut_reply_does_not_change_the_mode(self, made) -> None:
+        """Half an object cut at max_tokens is no sign that json_schema was ignored: the mode stays."""
+        model, fake, _ = made()
+        fake.plan("cut")
+        model.summarize(REQUESTS["summarize"])
+        model.judge_cluster(REQUESTS["judge_cluster"])
+        assert all("response_format" in b for b in fake.bodies) and len(fake.bodies) == 3
+
     def test_twice_invalid_is_a_failed_call(self, made) -> None:
         """Two cut replies: InvalidReplyError, nothing returned, both recorded as invalid."""
         model, fake, recorder = made()

@@ -203,7 +203,8 @@ class OpenAIModel(BatchOperations):
             completion, mode, latency_s = self._complete(op, request, model, max_tokens, messages)
             choice = completion.choices[0]
             text, call = wire.reply_text(choice, spec)
-            self._learn(model, mode, text, call)
+            if choice.finish_reason != "length":  # a cut reply says nothing of the mode
+                self._learn(model, mode, text, call)
             reply, problem = wire.check(spec, text, choice.finish_reason)
             if problem is None:
                 reply = resolve(request, reply)
