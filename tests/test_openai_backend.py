@@ -134,6 +134,7 @@ class TestRepair:
 
 
 class TestRetriesAndErrors:
+    @pytest.mark.slow  # the SDK's own backoff after a 500 (about 0.5-1 s)
     def test_rate_limit_and_server_error_retried_by_the_sdk(self, made) -> None:
         """429 (retry-after) and 500 are retried by the SDK; the one answer is recorded once."""
         model, fake, recorder = made()
@@ -149,6 +150,18 @@ class TestRetriesAndErrors:
             model.judge_cluster(REQUESTS["judge_cluster"])
         assert caught.value.status == 429 and fake.counters.received == 1
         assert [r.outcome for r in recorder.records] == ["error"]
+
+    @pytest.mark.slow
+    def test_slow_server_times_out_within_max_call_s(self, made) -> None:
+        """Attempts that time out end the call as TransientModelError within max_call_s, recorded as an error."""
+        import time
+
+        model, fake, recorder = made(Quirks(delay_s=3.0), timeout_s=0.4, max_call_s=1.0, max_retries=2)
+        started = time.monotonic()
+        with pytest.raises(TransientModelError):
+            model.judge_cluster(REQUESTS["judge_cluster"])
+        assert time.monotonic() - started < 1.5
+        assert [r.outcome for r in recorder.records] == ["error"] and fake.counters.answered == 0
 
     def test_bad_key_is_rejected_and_never_shown(self, made) -> None:
         """A 401 is a RejectedRequestError whose message holds no key."""

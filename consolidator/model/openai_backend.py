@@ -30,6 +30,7 @@ import threading
 import time
 from collections.abc import Callable
 from datetime import UTC, datetime
+from types import SimpleNamespace
 from typing import Any
 
 import httpx2
@@ -68,6 +69,7 @@ _OVER_WINDOW = "maximum context length"
 _MODES: dict[tuple[str, str], Mode] = {}  # (base_url, model) -> the mode found for it in this process
 _SETTLED: set[tuple[str, str]] = set()
 _LOCK = threading.Lock()
+_NO_CHOICE = SimpleNamespace(message=SimpleNamespace(content="", tool_calls=None), finish_reason=None)
 
 
 class _DeadlineExceeded(openai.OpenAIError):
@@ -201,7 +203,7 @@ class OpenAIModel(BatchOperations):
         messages = asked
         for attempt in (1, 2):
             completion, mode, latency_s = self._complete(op, request, model, max_tokens, messages)
-            choice = completion.choices[0]
+            choice = completion.choices[0] if completion.choices else _NO_CHOICE
             text, call = wire.reply_text(choice, spec)
             if choice.finish_reason != "length":  # a cut reply says nothing of the mode
                 self._learn(model, mode, text, call)

@@ -55,6 +55,7 @@ class Quirks:
     rate_limit_rate: float = 0.0
     server_error_rate: float = 0.0
     retry_after: float = 0.01
+    delay_s: float = 0.0  # every answer takes this long (a slow model; a client's timeout)
 
     @classmethod
     def every(cls, window: int = 8192, cut_rate: float = 0.05, error_rate: float = 0.05) -> Quirks:
@@ -234,6 +235,8 @@ def _handler_for(fake: FakeOpenAI) -> type[BaseHTTPRequestHandler]:
                 return send_json(self, 404, {"error": {"message": f"no route {self.path}", "type": "not_found"}})
             if fake.api_key is not None and self.headers.get("authorization") != f"Bearer {fake.api_key}":
                 return send_json(self, 401, {"error": {"message": "invalid api key", "type": "invalid_request_error"}})
+            if fake.quirks.delay_s:
+                fake._server.stopping.wait(fake.quirks.delay_s)
             status, payload, headers = fake.answer(json.loads(raw), len(raw))
             return send_json(self, status, payload, headers)
 
