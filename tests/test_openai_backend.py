@@ -266,3 +266,38 @@ class TestPrices:
         model.judge_cluster(REQUESTS["judge_cluster"])
         (rec,) = recorder.records
         assert rec.cost_usd == pytest.approx((rec.input_tokens * 1000 + rec.output_tokens * 2000) / 1e6)
+
+
+class TestReading:
+    """openai_wire.check: what is read out of a reply's text, and what is refused."""
+
+    from consolidator.model.prompts import _SPECS as SPECS
+
+    @pytest.mark.parametrize("text", [
+        '{"text": "Alice moved to Lyon."}',
+        '```json\n{"text": "Alice moved to Lyon."}\n```',
+        'Sure! Here it is:\n\n```\n{"text": "Alice moved to Lyon."}\n```\nAnything else?',
+        'Here is the JSON: {"text": "Alice moved to Lyon."} Hope this helps.',
+        'For example {"note": 1}; the answer: {"text": "Alice moved to Lyon.",}',
+        '{"record_summary": {"text": "Alice moved to Lyon."}}',
+        '{"name": "record_summary", "arguments": "{\\"text\\": \\"Alice moved to Lyon.\\"}"}',
+    ], ids=["bare", "fenced", "prose-and-fence", "prose-around", "first-invalid-trailing-comma", "wrapped",
+            "function-call-shape"])
+    def test_the_object_is_found(self, text: str) -> None:
+        from consolidator.model.openai_wire import check
+
+        reply, problem = check(self.SPECS["summarize"], text, "stop")
+        assert problem is None and reply.text == "Alice moved to Lyon."
+
+    @pytest.mark.parametrize(("text", "finish", "said"), [
+        ('{"text": "Alice moved to Lyon."}', "length", "cut off at max_tokens"),
+        ('{"text": "Alice mov', "length", "cut off at max_tokens"),
+        ("I cannot help with that.", "stop", "no complete JSON object"),
+        ('{"summary_text": "x"}', "stop", "input is invalid"),
+        ("", "stop", "empty"),
+    ], ids=["cut-even-if-whole", "cut", "prose-only", "wrong-field", "empty"])
+    def test_nothing_invalid_is_taken(self, text: str, finish: str, said: str) -> None:
+        from consolidator.model.openai_wire import check
+
+        reply, problem = check(self.SPECS["summarize"], text, finish)
+        assert reply is None and said in problem

@@ -10,18 +10,20 @@ Anthropic backend); only how the reply comes back differs, by `Mode`:
 - `TOOLS`: one forced function call whose parameters are the schema (the Anthropic way);
 - `TEXT`: the schema in the system prompt and the JSON read out of the text.
 
-Whatever the mode, a reply's JSON is found in its text (`find_json`: a fenced block, or the
-first object that decodes, with any prose around it left out) and validated against the
-reply model; an object the model wrapped in one key (`{"record_summary": {...}}`, a function
-call's `{"name": ..., "arguments": {...}}`) is unwrapped first. A reply cut at max_tokens
-(finish_reason "length") is taken only if what came is complete and valid. Nothing else is
-ever returned: `check` says what is wrong, in words the repair turn shows the model.
+Whatever the mode, a reply's JSON is found in its text (`candidates`: the text, a fenced
+block, or an object that decodes from a `{` on, with any prose around it left out; trailing
+commas forgiven) and the first candidate valid against the reply model is taken; an object
+the model wrapped in one key (`{"record_summary": {...}}`, a function call's `{"name": ...,
+"arguments": {...}}`) is unwrapped. A reply cut at max_tokens (finish_reason "length") is
+never taken. Nothing else is returned: `check` says what is wrong, in words the repair turn
+shows the model.
 """
 
 from __future__ import annotations
 
 import json
 import re
+from collections.abc import Iterator
 from enum import StrEnum
 from typing import Any
 
@@ -30,6 +32,7 @@ from pydantic import ValidationError
 from consolidator.model.prompts import _describe, _Spec
 
 _FENCE = re.compile(r"```[a-zA-Z0-9_-]*\s*\n?(.*?)```", re.DOTALL)
+_TRAILING_COMMA = re.compile(r",\s*([}\]])")
 _WRAPPERS = ("arguments", "parameters", "input", "output", "result", "data")
 
 
@@ -78,28 +81,40 @@ def reply_text(choice: Any, spec: _Spec[Any]) -> tuple[str, Any]:
     return message.content or "", None
 
 
-def find_json(text: str) -> tuple[Any, str | None]:
-    """The JSON object in a reply's text, with fences and prose around it left out; or a problem."""
+def candidates(text: str) -> Iterator[Any]:
+    """Every JSON object a reply's text may mean, likeliest first: the whole text, each fenced
+    block, each object that decodes from a `{` on (prose around it left out); and each of those
+    again with trailing commas dropped (`{"a": 1,}`), which small models write."""
     stripped = text.strip()
-    if not stripped:
+    pieces = [stripped, *(block.strip() for block in _FENCE.findall(stripped))]
+    seen: set[str] = set()
+    for lenient in (False, True):
+        for piece in pieces:
+            piece = _TRAILING_COMMA.sub(r"\1", piece) if lenient else piece
+            if piece in seen:
+                continue
+            seen.add(piece)
+            try:
+                yield json.loads(piece)
+                continue
+            except ValueError:
+                pass
+            decoder = json.JSONDecoder()
+            for found in re.finditer(r"\{", piece):
+                try:
+                    value, _ = decoder.raw_decode(piece, found.start())
+                except ValueError:
+                    continue
+                if isinstance(value, dict):
+                    yield value
+
+
+def find_json(text: str) -> tuple[Any, str | None]:
+    """The first JSON object in a reply's text, fences and prose around it left out; or a problem."""
+    if not text.strip():
         return None, "The reply was empty."
-    try:
-        return json.loads(stripped), None
-    except ValueError:
-        pass
-    for block in _FENCE.findall(stripped):
-        try:
-            return json.loads(block.strip()), None
-        except ValueError:
-            continue
-    decoder = json.JSONDecoder()
-    for found in re.finditer(r"\{", stripped):
-        try:
-            value, _ = decoder.raw_decode(stripped, found.start())
-        except ValueError:
-            continue
-        if isinstance(value, dict):
-            return value, None
+    for value in candidates(text):
+        return value, None
     return None, "The reply holds no complete JSON object."
 
 
@@ -119,24 +134,22 @@ def _unwrapped(value: Any, spec: _Spec[Any]) -> Any:
 
 
 def check(spec: _Spec[Any], text: str, finish_reason: str | None) -> tuple[Any, str | None]:
-    """The validated reply model (refs not yet resolved), or what is wrong with the reply."""
-    cut = finish_reason == "length"
-    value, problem = find_json(text)
-    if problem is not None:
-        if cut:
-            return None, ("The reply was cut off at max_tokens before the JSON object was complete; answer again, "
-                          "briefer (leave out fields at their defaults).")
-        return None, f"{problem} Answer with the {spec.tool} input as one JSON object."
-    try:
-        return spec.reply.model_validate(value), None
-    except ValidationError as first:
-        inner = _unwrapped(value, spec)
-        if inner is not value:
+    """The validated reply model (refs not yet resolved) from the first candidate object that is
+    valid, itself or unwrapped; else what is wrong with the likeliest one."""
+    if finish_reason == "length":  # half an object may hold a whole smaller one: never take it
+        return None, ("The reply was cut off at max_tokens before the JSON object was complete; answer again, "
+                      "briefer (leave out fields at their defaults).")
+    first: ValidationError | None = None
+    for value in candidates(text):
+        for shape in (value, _unwrapped(value, spec)):
             try:
-                return spec.reply.model_validate(inner), None
-            except ValidationError:
-                pass
+                return spec.reply.model_validate(shape), None
+            except ValidationError as err:
+                first = first or err
+    if first is not None:
         return None, f"The {spec.tool} input is invalid: {_describe(first)}. Answer again with it fixed."
+    _, problem = find_json(text)
+    return None, f"{problem} Answer with the {spec.tool} input as one JSON object."
 
 
 def repair(mode: Mode, text: str, call: Any, problem: str) -> list[dict[str, Any]]:
