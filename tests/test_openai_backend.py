@@ -1,4 +1,4 @@
-"""OpenAIModel through the real openai SDK against FakeOpenAI: modes, quirks, repair, retries, window, ledger, config."""
+"""OpenAIModel through the real openai SDK against FakeOpenAI: modes, quirks, repair, retries, window, config."""
 
 from __future__ import annotations
 
@@ -20,7 +20,7 @@ from consolidator.model.recording import MemoryRecorder  # noqa: E402
 from consolidator.model.settings import ModelSettings  # noqa: E402
 from consolidator.runtime import model_factory  # noqa: E402
 from tests.support.anthropic_kit import REQUESTS, scripted  # noqa: E402
-from tests.support.fake_openai import PROSE, FakeOpenAI, Quirks  # noqa: E402
+from tests.support.fake_openai import FakeOpenAI, Quirks  # noqa: E402
 
 KEY = "sk-proj-TEST-never-leak-51c2"
 
@@ -86,7 +86,7 @@ class TestModes:
         assert_ledger(recorder, fake)
 
     def test_tools_refused_found_once(self, made) -> None:
-        """Format ignored and tools refused: one 400, then every call reads JSON from the text, the schema in the prompt."""
+        """Format ignored, tools refused: one 400, then every call reads JSON from the text, schema in the prompt."""
         model, fake, recorder = made(Quirks(ignore_response_format=True, fence=True, prose=True, refuse_tools=True))
         want = reference()
         for op, request in REQUESTS.items():
@@ -177,7 +177,8 @@ class TestWindow:
         """With a 2,048-token window no request reaches the server over it; a batch too big is split."""
         model, fake, recorder = made(Quirks(window=2048), context_tokens=2048)
         lines = REQUESTS["consolidate_batch"].messages * 30
-        lines = [line.model_copy(update={"id": f"m{n}", "text": f"{line.text} number {n}"}) for n, line in enumerate(lines)]
+        lines = [line.model_copy(update={"id": f"m{n}", "text": f"{line.text} number {n}"})
+                 for n, line in enumerate(lines)]
         reply = model.consolidate_batch(REQUESTS["consolidate_batch"].model_copy(update={"messages": lines}))
         assert reply.facts and fake.counters.over_window == 0
         assert all(b["max_tokens"] + len(json.dumps(b)) // 4 <= 2048 for b in fake.bodies)

@@ -16,7 +16,8 @@ SECRET = "sk-proj-status-never-shown-77"
 def invoke(tmp_path: Path, model: str, *args: str, plugins: str = "") -> object:
     config = tmp_path / "config.toml"
     config.write_text(f'state_dir = "{tmp_path / "state"}"\n{plugins}[model]\n{model}\n', encoding="utf-8")
-    CliRunner().invoke(cli, ["--config", str(config), "log", "--scope", "maya", "--role", "user", "--speaker", "Maya", "hello"])
+    CliRunner().invoke(cli, ["--config", str(config), "log", "--scope", "maya", "--role", "user", "--speaker", "Maya",
+                             "hello"])
     return CliRunner().invoke(cli, ["--config", str(config), *args])
 
 
@@ -46,7 +47,8 @@ def test_status_shows_the_openai_provider_and_url_never_a_key(tmp_path: Path, mo
     ('provider = "anthropic"', "ANTHROPIC_API_KEY", '"anthropic"'),
 ], ids=["openai-hosted", "anthropic"])
 def test_status_says_run_would_refuse_for_want_of_a_key(tmp_path: Path, model: str, key: str, provider: str) -> None:
-    """No key in this shell: status shows the scopes and one `fault: config:` line naming key and provider; run exits 2."""
+    """No key in this shell: status shows the scopes and one `fault: config:` line naming key and provider;
+    run exits 2."""
     result = invoke(tmp_path, model, "status")
     assert result.exit_code == 0 and "maya: 1 message" in result.output
     (line,) = config_faults(result.output)

@@ -167,5 +167,5 @@ def usage_tokens(usage: Any) -> dict[str, int]:
     prompt = (getattr(usage, "prompt_tokens", 0) or 0) if usage else 0
     details = getattr(usage, "prompt_tokens_details", None) if usage else None
     cached = (getattr(details, "cached_tokens", 0) or 0) if details else 0
-    return {"input_tokens": prompt - cached, "output_tokens": (getattr(usage, "completion_tokens", 0) or 0) if usage else 0,
-            "cache_read_tokens": cached, "cache_write_tokens": 0}
+    output = (getattr(usage, "completion_tokens", 0) or 0) if usage else 0
+    return {"input_tokens": prompt - cached, "output_tokens": output, "cache_read_tokens": cached, "cache_write_tokens": 0}
