@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
+from datetime import timedelta
 from pathlib import Path
 from typing import Any
 
@@ -25,8 +26,6 @@ from stores.schema.memory import Contact, Fact, Task  # noqa: E402
 from tests.support.drain_kit import END, START, outcome, records  # noqa: E402
 from tests.support.fake_openai import PROSE, FakeOpenAI, Quirks  # noqa: E402
 from tests.support.model_responder import OfflineResponder  # noqa: E402
-
-from datetime import timedelta  # noqa: E402
 
 SCHEDULE = [END + timedelta(days=1, minutes=10 * k) for k in range(12)] + [
     END + timedelta(days=4, minutes=15 * k) for k in range(6)]
