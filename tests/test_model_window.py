@@ -146,3 +146,12 @@ def test_cluster_keeps_its_first_facts() -> None:
     step = window.plan("judge_cluster", schemas.ClusterRequest(scope="s", facts=facts), measure, 2048, 512)
     assert 2 <= len(step.request.facts) < 40 and step.request.facts == facts[: len(step.request.facts)]
     assert step.max_tokens <= 512
+
+
+def test_an_operation_it_cannot_cut_is_asked_whole_or_refused() -> None:
+    """An operation the window has no rule for (one added later) is asked whole if it fits, else refused."""
+    request = schemas.ClusterRequest(scope="s", facts=[])
+    fits = window.plan("new_operation", request, lambda op, r: 500, 2048, 1024)  # type: ignore[arg-type]
+    assert isinstance(fits, window.Ask) and fits.max_tokens == 1024
+    with pytest.raises(window.WindowTooSmall):
+        window.plan("new_operation", request, lambda op, r: 1900, 2048, 1024)  # type: ignore[arg-type]

@@ -19,7 +19,8 @@ What gives way, in order, when a request does not fit:
   words, which the extractive summariser would drop first), never cut mid-line; a last input
   too long alone loses whole lines from its end;
 - `judge_cluster`: the last facts of the cluster (at least two stay);
-- a single line too long for any window is cut at a word, as a last resort.
+- a single line too long for any window is cut at a word, as a last resort;
+- any other operation is asked whole when it fits, else refused (`WindowTooSmall`).
 """
 
 from __future__ import annotations
@@ -60,10 +61,10 @@ def output_floor(op: str, request: Any, max_tokens: int) -> int:
     """The least output room a request is sent with."""
     if op == "summarize":
         need = 2 * request.budget_tokens + 64
-    elif op == "judge_cluster":
-        need = MIN_OUTPUT
-    else:
+    elif op in _KNOWN:
         need = max(MIN_OUTPUT, 128 + 24 * len(request.messages))
+    else:
+        need = MIN_OUTPUT
     return min(need, max_tokens)
 
 
@@ -77,7 +78,9 @@ def plan(op: Operation, request: Any, measure: Measure, window: int, max_tokens:
     if op == "judge_cluster":
         return _fit_by(op, request, measure, window, floor, max_tokens,
                        lambda r: r.model_copy(update={"facts": r.facts[:-1]}) if len(r.facts) > 2 else None)
-    return _fit_batch(op, request, measure, window, max_tokens)
+    if op in _KNOWN:
+        return _fit_batch(op, request, measure, window, max_tokens)
+    raise WindowTooSmall(f"{op}: the request does not fit context_tokens, and it has no way to be cut")
 
 
 # --- batch operations -----------------------------------------------------------------------
