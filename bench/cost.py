@@ -75,6 +75,7 @@ KEY = "sk-ant-bench-local-only"
 STORE_OF = {
     "extract_facts": "store facts", "update_contacts": "store contacts", "update_tasks": "store tasks",
     "consolidate_batch": "batch: facts+contacts+tasks", "judge_cluster": "store sleep",
+    "split_table": "store sleep",
 }
 FACT_GROUPS = ("store facts", "batch: facts+contacts+tasks")  # calls that extract facts
 # Seed 001's sizing of the Mem0-style write path (tokens per call).

@@ -79,7 +79,7 @@ from bench.recall_state import (  # noqa: E402
     ScopeState, Settings, bench_settings, drain_conversation, provider_of, raw_line, read_state,
 )
 from bench.recall_report import combine, conversation_json, render  # noqa: E402
-from bench import recall_budget  # noqa: E402
+from bench import recall_budget, recall_tables  # noqa: E402
 from consolidator.model.base import Model  # noqa: E402
 from consolidator.runtime import logsetup  # noqa: E402
 
@@ -282,6 +282,8 @@ def run_conversation(conv: Conversation, questions: list[Question], settings: Se
         "scope": conv.scope, "messages": len(conv.messages), "sessions": len(conv.sessions),
         "tally": tally, "budget": budget, "compression": compression(state), "junk": junk(state, conv),
         "recall_index": {"updates": drained.index_updates, "update_s": drained.index_update_s},
+        "tables": recall_tables.measure(state, settings.snapshot_dir / conv.scope,
+                                        lambda st: score(questions, conv.scope, st, transcript_text(conv))),
         "model": {"calls": drained.model_calls, "errors": drained.model_errors, "cost_usd": drained.cost_usd,
                   "failed_steps_retried": drained.ticks_failed_steps},
     }
@@ -344,6 +346,8 @@ def run(path: Path, limit: int | None = None, only: list[str] | None = None, con
         "path": str(path), "provider": provider or "n/a", "settle_days": settle_days,
         "adversarial_skipped": sum(skipped.get(c.scope, 0) for c in conversations),
         "conversations": [conversation_json(r) for r in results],
+        "tables": {"conversations": [r["tables"] for r in results],
+                   "questions": dict(sum((r["tally"].n for r in results), Counter()))},
         "total": combine(results, Tally),
         "budget": budgets.as_dict(CATEGORIES),
         "recall_index": {"updates": sum(r["recall_index"]["updates"] for r in results),
@@ -384,6 +388,7 @@ def main(argv: list[str] | None = None) -> None:
         idx = report["recall_index"]
         print(render(report))
         print("\n".join(recall_budget.render(report["budget"], CATEGORIES)))
+        print("\n".join(recall_tables.render(report["tables"], CATEGORIES)))
         print(f"recall index updates: {idx['updates']} ticks, {idx['update_s']:.2f} s in all, "
               f"{1000 * idx['update_s'] / max(1, idx['updates']):.1f} ms a tick")
 

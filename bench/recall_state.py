@@ -36,7 +36,7 @@ from stores.model_calls import totals
 # Snapshot fields that describe an item rather than say something (ids, times, ranks, labels).
 META_KEYS = frozenset({"id", "scope", "generated_at", "sources", "score", "importance", "strength", "pinned",
                        "status", "topic", "valid_from", "valid_to", "last_used", "opened_at", "closed_at",
-                       "updated_at", "end_reason", "superseded_by"})
+                       "updated_at", "end_reason", "superseded_by", "table"})
 STORE_FILES = {"facts": "facts.json", "contacts": "contacts.json", "tasks": "tasks.json"}
 
 

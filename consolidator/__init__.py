@@ -27,16 +27,16 @@ __all__ = ["MessageLog", "mark_used", "read_context", "recall"]
 
 
 def recall(scope: str, query: str, *, budget_tokens: int = 1000, config: str | Path | None = None,
-           now: datetime | None = None) -> "Recall":
+           now: datetime | None = None, table: str | None = None) -> "Recall":
     """What the scope's memory holds for `query`, as a block within `budget_tokens` and its items.
 
     No model call, no network: it reads the recall index the daemon keeps beside the snapshots
     (see `consolidator.retrieval.read.recall`). ValueError for an empty query, a budget outside
-    50-100,000 tokens or an unknown scope.
+    50-100,000 tokens or an unknown scope. `table`: only the facts of that topic table.
     """
     from consolidator.retrieval.read import recall as search
 
-    return search(scope, query, budget_tokens=budget_tokens, config=config, now=now)
+    return search(scope, query, budget_tokens=budget_tokens, config=config, now=now, table=table)
 
 
 def mark_used(scope: str, fact_ids: str | Iterable[str], config: str | Path | None = None, *,

@@ -51,6 +51,8 @@ ADDED_COLUMNS: tuple[tuple[str, str, str | None], ...] = (
     ("scope_head", "archived_through",
      "UPDATE scope_head SET archived_through = (SELECT max(last_at) FROM archive_file"
      f" WHERE archive_file.scope = scope_head.scope AND archive_file.state = '{DONE}')"),
+    # facts of older databases have no table: every scope owes an offline pass, which places them
+    ("fact", "fact_table", "UPDATE fact_state SET slept_revision = -1"),
 )
 
 

@@ -27,6 +27,7 @@ from consolidator.model.schemas import (
     FactExtractionReply,
     SummaryReply,
     TasksReply,
+    SplitTableReply,
 )
 from consolidator.model.settings import ModelSettings, resolve_provider
 from tests.support.anthropic_kit import KEY, REPLIES, REQUESTS, call, fake, make_model, recorder  # noqa: F401  (fixtures)
@@ -38,6 +39,7 @@ EXPECTED: dict[str, tuple[type, str]] = {
     "update_contacts": (ContactsReply, "ContactsReply"),
     "update_tasks": (TasksReply, "TasksReply"),
     "consolidate_batch": (BatchReply, "BatchReply"),
+    "split_table": (SplitTableReply, "SplitTableReply"),
 }
 
 
@@ -284,13 +286,13 @@ class TestLedger:
         """Over a mix of outcomes, answered records and their tokens match the server's counters."""
         model = make_model()
         fake.plan(None, Fault("malformed"), None, Fault("max_tokens"), None,
-                  Fault.rate_limit(retry_after=0.1), None, None, None, Fault("bad_request"))
+                  Fault.rate_limit(retry_after=0.1), None, None, None, None, Fault("bad_request"))
         for operation in REQUESTS:
             call(model, operation)
         with pytest.raises(RejectedRequestError):
             call(model, "summarize")
         c = fake.counters
-        assert (c.received, c.answered, recorder.calls) == (10, 8, 8)
+        assert (c.received, c.answered, recorder.calls) == (11, 9, 9)
         assert [r.outcome for r in recorder.records].count("error") == 1
         assert recorder.input_tokens == c.input_tokens and recorder.output_tokens == c.output_tokens
         assert sum(r.cache_read_tokens for r in recorder.records) == c.cache_read_tokens

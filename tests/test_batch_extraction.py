@@ -86,6 +86,10 @@ class CountingBatchModel:
         self._count("update_tasks")
         return self.inner.update_tasks(request)
 
+    def split_table(self, request):
+        self._count("split_table")
+        return self.inner.split_table(request)
+
     def consolidate_batch(self, request: BatchRequest) -> BatchReply:
         self._count("consolidate_batch")
         time.sleep(self.delay_s)  # the three steps' prepares overlap while the call is out

@@ -38,7 +38,8 @@ def test_facts_json_holds_current_facts_ranked_by_score(maya):
     assert [f["score"] for f in items] == sorted((f["score"] for f in items), reverse=True)
     assert items[0]["text"] == "Maya has a serious peanut allergy."  # pinned, importance 10
     assert set(items[0]) == {"id", "text", "score", "importance", "strength", "pinned", "topic", "valid_from",
-                             "last_used", "sources"}
+                             "last_used", "sources", "table"}
+    assert all(isinstance(f["table"], str) and f["table"] for f in items)  # every fact in a topic table
 
 
 def test_the_snapshot_stage_republishes_facts_after_a_step(maya):

@@ -186,6 +186,10 @@ class MarkerModel:
     def update_tasks(self, request):
         return TasksReply(changes=[])
 
+    def split_table(self, request):
+        from consolidator.model.offline.tables import split_table
+        return split_table(request)
+
 
 def tiny_locomo(path: Path) -> Path:
     """Two sessions in different weeks; answers placed in a fact, in a summary only, in the transcript only."""

@@ -3,15 +3,15 @@ the rule is what decides (the same items, the rule off or the query without what
 
 from __future__ import annotations
 
-from datetime import datetime, timedelta, timezone
+from datetime import datetime, timezone
 from pathlib import Path
 
 import pytest
 
 from consolidator.retrieval.rank import Candidate, RankSettings
 from consolidator.retrieval.read import recall
-from consolidator.retrieval.render import fill
-from consolidator.retrieval.terms import content_stems
+from consolidator.retrieval.render import fill, line_for
+from consolidator.retrieval.terms import content_stems, only_asks, query_words, stem
 from consolidator.core.config import Settings
 from stores.files.recall_index import IndexItem, Row, Writer, index_path, open_for_write
 
@@ -145,3 +145,71 @@ def test_a_superseded_fact_is_history_and_ranks_below_the_current_one(memory) ->
     result = ask("Where does Maya work?")
     assert order(result)[:2] == ["new", "old"]
     assert "2023-01-01..2024-03-01 no longer current: Maya works at Acme. [old]" in result.text
+
+
+def test_the_fill_prefers_an_item_that_brings_a_query_word_no_shown_item_has() -> None:
+    """A question about two things ("hiking or museums") shows the museum turn after the best hiking
+    one, ahead of a better-scored second hiking turn; with the coverage rule off, two hiking turns."""
+    turns = [("r1", "Maya: We hiked the ridge trail on Saturday.", 1.0),
+             ("r2", "Maya: Hiking the coast path was windy.", 0.9),
+             ("r3", "Maya: The modern art museum was lovely.", 0.7)]
+    question = "Does Maya prefer hiking or museums?"
+    terms = frozenset(stem(w) for w in query_words(question))
+
+    def shown(**rules) -> list[str]:
+        ranked = [Candidate(row(i + 1, f"msg:maya:{key}", "message", text, at="2024-06-01T10:00:00"), score=s)
+                  for i, (key, text, s) in enumerate(turns)]
+        _, chosen = fill(ranked, 40, "maya", timezone.utc, content_stems(question), lambda ids: {},
+                         RankSettings(**rules), terms=terms)
+        return [s.candidate.row.id for s in chosen]
+
+    assert shown() == ["msg:maya:r1", "msg:maya:r3"]
+    assert shown(coverage_boost=0.0) == ["msg:maya:r1", "msg:maya:r2"]
+
+
+def test_a_long_turn_cut_to_fit_keeps_the_sentence_with_the_query_words_not_the_speaker_name() -> None:
+    """The person a query names is every turn's "Name: " opening: it must not pick the first
+    sentence; the cut shows the sentence that answers, still opened by the speaker."""
+    text = ("Maya: Yeah, my family has been great and their love and support really helped me through a lot "
+            "of tough times this year. It's awesome! We even went on another camping trip in the forest.")
+    turn = Candidate(row(1, "msg:maya:t1", "message", text, at="2024-06-01T10:00:00"), score=1.0)
+    shown, line = line_for(turn, "maya", timezone.utc, content_stems("Where has Maya camped?"), 20)
+    assert shown == "Maya: We even went on another camping trip in the forest."
+    assert line.endswith("[t1]")
+
+
+def test_a_turn_cut_to_fit_that_keeps_only_what_a_shown_item_says_is_skipped() -> None:
+    """Cut to the room left, a long turn keeps only the sentence the fact above already says: the
+    room goes to the next item instead; with the redundancy rule off, the cut turn takes it."""
+    facts = row(1, "fact:f1", "fact", "Maya went camping in the forest.", at="2024-06-01T10:00:00")
+    long_turn = row(2, "msg:maya:m1", "message", "Maya: Yeah, my family has been great and their support really "
+                    "helped me through some tough times this year. We even went camping in the forest.",
+                    at="2024-06-01T10:00:00")
+    other = row(3, "msg:maya:m2", "message", "Maya: The lake was cold.", at="2024-06-02T10:00:00")
+
+    def shown(**rules) -> list[str]:
+        ranked = [Candidate(facts, score=1.0), Candidate(long_turn, score=0.9), Candidate(other, score=0.5)]
+        _, chosen = fill(ranked, 40, "maya", timezone.utc, content_stems("Where did Maya go camping?"),
+                         lambda ids: {}, RankSettings(**rules))
+        return [s.candidate.row.id for s in chosen]
+
+    assert shown() == ["fact:f1", "msg:maya:m2"]
+    assert shown(redundant_share=1.01) == ["fact:f1", "msg:maya:m1"]
+
+
+def test_a_turn_that_only_asks_ranks_below_the_turn_that_answers(memory) -> None:
+    """"What's your best camping memory?" repeats the topic and says nothing of it: the turn that
+    tells comes first; with the rule off, the shorter, newer question wins."""
+    write, ask = memory
+    write(message("says", "Maya: My best camping memory is the beach last summer, the kids loved the bonfire.",
+                  "2024-06-10T10:00:00"),
+          message("asks", "Maya: Wow, that's awesome! What's your best camping memory?", "2024-06-18T10:00:00"))
+    assert order(ask("best camping memory"))[0] == "says"
+    assert order(ask("best camping memory", asking_factor=1.0))[0] == "asks"
+
+
+def test_only_asks_tells_a_question_from_a_turn_that_says_something() -> None:
+    assert only_asks("Wow, that's awesome! What's your best camping memory?")
+    assert only_asks("Cool! Did you see that band? (photo: a photo of a stage)")
+    assert not only_asks("Thanks. It's still a work in progress, but I'm doing my best. Any plans for the summer?")
+    assert not only_asks("We went camping at the beach.")

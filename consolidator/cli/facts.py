@@ -9,6 +9,7 @@ import json
 
 import click
 
+from consolidator.cli.tables import tables_command
 from consolidator.cli.common import UserError, app_of, existing_scope, plural, scope_argument, utcnow
 from consolidator.facts.api import mark_used, pin, restore_fact
 from consolidator.facts.publish import fact_item, ranked_facts
@@ -100,6 +101,7 @@ def history_command(ctx, scope, as_json, fact_id) -> None:
 
 
 facts_command.add_command(history_command)  # `facts history` and `history`: one command, two places
+facts_command.add_command(tables_command)  # `facts tables`: the topic tables (consolidator/cli/tables.py)
 
 
 @click.command("pin")

@@ -130,6 +130,6 @@ def snapshot_command(ctx, scope, view) -> None:
 def snapshot_views(app) -> list[str]:
     """Every snapshot file a scope can have, as `snapshot` names them (the ladders as configured)."""
     rungs = [f"{ladder}/{rung.name}.json" for ladder, spec in ladder_specs(app).items() for rung in spec.rungs]
-    return ["context.md", "facts.json", "contacts.json", "tasks.json", *rungs]
+    return ["context.md", "facts.json", "contacts.json", "tasks.json", *rungs, "facts/index.json"]
 
 COMMANDS = [summaries_command, rebuild_command, snapshot_command]

@@ -105,6 +105,24 @@ class LadderSettings(_Section):
         return value
 
 
+class TableSpec(_Section):
+    """One default topic table: a name and a one-line description (placement compares with both)."""
+
+    name: str = Field(min_length=1, max_length=64, pattern=r"\S")
+    description: str = Field(default="", max_length=300)
+
+
+DEFAULT_TABLES = (
+    TableSpec(name="people", description="family, friends, partners and who they are to each other"),
+    TableSpec(name="work and study", description="jobs, careers, employers, school, classes and learning"),
+    TableSpec(name="home and places", description="where people live, move, travel and visit"),
+    TableSpec(name="health", description="illness, injuries, allergies, diet, fitness and wellbeing"),
+    TableSpec(name="hobbies and interests", description="pastimes, sports, arts, music, books, games and pets"),
+    TableSpec(name="plans and commitments", description="plans, goals, intentions, promises and upcoming events"),
+    TableSpec(name="events", description="things that happened: experiences, outings, news and feelings"),
+)
+
+
 class FactSettings(_Section):
     """Facts: write-path dedup, decay, and the offline ("sleep") pass."""
 
@@ -118,6 +136,20 @@ class FactSettings(_Section):
     sleep_importance: int = Field(default=40, ge=1, le=1_000_000)
     merge_threshold: float = Field(default=0.85, gt=0.0, le=1.0)
     restore_grace: Duration = timedelta(days=30)
+    # Topic tables (docs/tables.md): the default set, and when the offline pass restructures them.
+    tables: list[TableSpec] = Field(default_factory=lambda: list(DEFAULT_TABLES), min_length=1, max_length=100)
+    table_max: int = Field(default=40, ge=2, le=100_000)
+    table_min: int = Field(default=3, ge=1, le=100_000)
+    table_move_margin: float = Field(default=0.1, ge=0.0, le=2.0)
+
+    @model_validator(mode="after")
+    def _table_sizes(self) -> "FactSettings":
+        if 2 * self.table_min > self.table_max:
+            raise ValueError(f"table_min ({self.table_min}) must be at most half of table_max ({self.table_max})")
+        names = [t.name.casefold() for t in self.tables]
+        if len(set(names)) != len(names):
+            raise ValueError("two tables share a name")
+        return self
 
 
 class ContextSettings(_Section):

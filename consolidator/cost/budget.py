@@ -7,7 +7,7 @@ is the UTC day containing the tick's `now`; today's spend is read from the model
 
     tier            what                                          may spend until
     ladder_higher   summaries of rungs above a ladder's base      0.8 B
-    sleep           the offline pass's judge_cluster              0.9 B
+    sleep           the offline pass's judge_cluster, split_table 0.9 B
     ladder_base     day and interaction summaries                 B
     batch           facts, contacts and tasks of each batch       B
                     (separately or as one consolidate_batch)
@@ -152,7 +152,7 @@ class BudgetedModel(Layer):
     def tier_of(self, operation: Operation, request: Any) -> Tier:
         if operation == "summarize":
             return Tier.LADDER_BASE if self.base_rungs.get(request.ladder) == request.rung else Tier.LADDER_HIGHER
-        return Tier.SLEEP if operation == "judge_cluster" else Tier.BATCH
+        return Tier.SLEEP if operation in ("judge_cluster", "split_table") else Tier.BATCH
 
     def call(self, operation: Operation, request: Any) -> Any:
         self.gate.check(self.tier_of(operation, request))

@@ -19,7 +19,8 @@ facts.sleep_importance, it runs one pass:
    (end_reason "merged", superseded_by the kept fact);
 4. unpinned facts scoring below facts.score_floor are dropped, then all but the best
    facts.keep_top (pinned facts always stay) - tombstoned with end_reason "dropped";
-5. commit only if the revision is unchanged; otherwise nothing is written, the pass is logged
+5. the topic tables of the surviving facts are restructured (consolidator/facts/tables.py);
+6. commit only if the revision is unchanged; otherwise nothing is written, the pass is logged
    as aborted and runs again on a later tick.
 Tombstones are rows, restorable with `consolidator restore` for facts.restore_grace.
 
@@ -42,6 +43,8 @@ from consolidator.model.embeddings import Embedder, HashingEmbedder, fill_missin
 from consolidator.model.base import Deferred, Model
 from consolidator.model.schemas import ClusterRequest, KnownFact
 from consolidator.facts.scoring import scores
+from consolidator.facts.tables import TablePlan, TablePlanner, survivors, write_plan
+from stores.fact_tables import tables_of
 from stores.cluster_verdicts import cluster_key, refused_keys, remember_refusals
 from stores.engine import reading, transaction
 from stores.facts import facts_by_id, revision, unslept_states, apply_uses, close_fact, current_facts, new_fact_id, norm_hash, scopes_with_uses, state_of, to_bytes, touch
@@ -121,6 +124,7 @@ class SleepReport:
     merges: list[Merge] = field(default_factory=list)
     drops: list[str] = field(default_factory=list)
     refusals: list[str] = field(default_factory=list)  # keys of the clusters refused in this pass
+    tables: TablePlan = field(default_factory=TablePlan)  # the topic tables' restructure (facts/tables.py)
 
 
 class SleepStage:
@@ -131,6 +135,7 @@ class SleepStage:
         self.model = model
         self.embedder = embedder or HashingEmbedder()
         self.settings = app.settings.facts
+        self.tables = TablePlanner(self.embedder, model, self.settings)
         self._paused: dict[str, datetime] = {}
         self.on_progress: Callable[[], None] = lambda: None  # ports.Stage: beat per cluster judged
 
@@ -194,6 +199,7 @@ class SleepStage:
             fingerprint = revision(session, scope)
             facts = current_facts(session, scope)
             refused_before = refused_keys(session, scope)
+            registry = [(t.name, t.description) for t in tables_of(session, scope)]
         report.facts = len(facts)
         gone: set[str] = set()
         if len(facts) > 1:
@@ -202,6 +208,8 @@ class SleepStage:
                 gone.update(m for m in merge.members if m != merge.kept)
         report.drops = self._drops(facts, gone, report.merges, now)
         report.dropped = len(report.drops)
+        # 5. the topic tables of what survives: place, move, merge, split (model calls, before the lock)
+        report.tables = self.tables.plan(scope, survivors(facts, report.merges, gone | set(report.drops)), registry)
         with transaction(self.app.engine) as session:
             state = state_of(session, scope, lock=True)
             if state.revision != fingerprint:
@@ -209,16 +217,18 @@ class SleepStage:
                 log.info("sleep.aborted", scope=scope, seen=fingerprint, now=state.revision)
                 return report
             remember_refusals(session, scope, report.refusals, now)
-            report.changed = bool(report.merges or report.drops)
+            report.changed = bool(report.merges or report.drops or report.tables.changed)
             if report.changed:
                 self._write(session, scope, report, now)
+                write_plan(session, scope, report.tables, now)
                 state = touch(session, scope)
                 bump(session, scope, "facts")
             state.slept_revision = state.revision
             state.importance_since_sleep = 0
             state.last_sleep_at = now
         log.info("sleep.pass", scope=scope, facts=report.facts, clusters=report.clusters, merged=report.merged,
-                 refused=report.refused, remembered=report.remembered, dropped=report.dropped)
+                 refused=report.refused, remembered=report.remembered, dropped=report.dropped,
+                 tables=len(report.tables.tables), splits=report.tables.splits, table_moves=len(report.tables.moves))
         return report
 
     def _merges(self, scope: str, facts: list[Fact], report: SleepReport, now: datetime,
@@ -330,5 +340,5 @@ def _merged_row(scope: str, merge: Merge, group: list[Fact], now: datetime) -> F
         embedding=to_bytes(merge.embedding), importance=merge.importance, strength=merge.strength,
         last_used=max(f.last_used for f in group), created_at=now, updated_at=now,
         valid_from=min(f.valid_from for f in group), sources=[], source_roles=[],
-        topic=group[0].topic, pinned=any(f.pinned for f in group),
+        topic=group[0].topic, pinned=any(f.pinned for f in group), fact_table=group[0].fact_table,
     )

@@ -40,6 +40,7 @@ from stores.engine import Session, reading
 
 from consolidator.core.app import App
 from consolidator.model.embeddings import Embedder, HashingEmbedder, cosine_top_k, fill_missing_rows
+from consolidator.facts.tables import TablePlacer
 from consolidator.domain import is_negated, is_person, is_person_line
 from consolidator.model.base import Model
 from consolidator.model.schemas import FactCandidate, FactExtractionRequest, KnownFact
@@ -125,6 +126,7 @@ class FactsStep:
         self.model = model
         self.embedder = embedder or HashingEmbedder()
         self.settings = app.settings.facts
+        self.tables = TablePlacer(self.embedder, self.settings)
         self.shared: SharedExtraction | None = None  # set by batch_extraction.share_one_call
 
     # --- prepare -----------------------------------------------------------------------------
@@ -267,7 +269,7 @@ class FactsStep:
         live = current_by_ids(session, work.scope, targets)
         equal = current_by_hash(session, work.scope, {a.norm_hash for a in plan.actions if isinstance(a, AddFact)})
         counts = {"added": 0, "updated": 0, "deleted": 0, "strengthened": 0, "gone": 0}
-        importance = 0
+        importance, added = 0, []
         for action in plan.actions:
             if isinstance(action, StrengthenFact):
                 fact = live.get(action.target)
@@ -297,9 +299,11 @@ class FactsStep:
                     else:
                         close_fact(old, max(action.at, old.valid_from), "updated", work.now, superseded_by=action.id)
                         counts["updated"] += 1
-                session.add(_new_row(work.scope, action, work.now))
+                added.append(_new_row(work.scope, action, work.now))
+                session.add(added[-1])
                 importance += action.importance
                 counts["added"] += 1
+        self.tables.place(session, work.scope, added, work.now)  # each new fact into its topic table
         if counts["added"] or counts["updated"] or counts["deleted"] or counts["strengthened"]:
             touch(session, work.scope, added_importance=importance)
             bump(session, work.scope, "facts")

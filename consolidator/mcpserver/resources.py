@@ -1,6 +1,6 @@
 """The snapshot files of the served scopes as read-only MCP resources (no SDK here).
 
-`consolidator://SCOPE/context.md`, `.../facts`, `.../contacts`, `.../tasks`, and one per ladder
+`consolidator://SCOPE/context.md`, `.../facts`, `.../facts/index`, `.../contacts`, `.../tasks`, and one per ladder
 rung with a published summary (`.../time/day` ... `.../count/520`). A resource is a file the
 daemon publishes atomically (temp file, rename), so a read sees one whole version; its published
 time is the file's modification time. Only the files below are ever named: a URI is parsed into
@@ -22,6 +22,7 @@ VIEWS = {  # the URI's tail -> (file under snapshots/<scope>/, MIME type, what i
     "facts": ("facts.json", "application/json", "current facts, ranked"),
     "contacts": ("contacts.json", "application/json", "people and their details"),
     "tasks": ("tasks.json", "application/json", "open tasks and the recently closed"),
+    "facts/index": ("facts/index.json", "application/json", "the topic tables of the facts (docs/tables.md)"),
 }
 LADDERS = ("time", "count")
 _RUNG = re.compile(r"[a-z0-9]{1,16}")

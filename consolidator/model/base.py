@@ -89,6 +89,8 @@ class Model(Protocol):
 
     def update_tasks(self, request: schemas.TasksRequest) -> schemas.TasksReply: ...
 
+    def split_table(self, request: schemas.SplitTableRequest) -> schemas.SplitTableReply: ...
+
 
 @runtime_checkable
 class BatchModel(Model, Protocol):
@@ -122,6 +124,9 @@ class Operations:
 
     def update_tasks(self, request: schemas.TasksRequest) -> schemas.TasksReply:
         return self.call("update_tasks", request)
+
+    def split_table(self, request: schemas.SplitTableRequest) -> schemas.SplitTableReply:
+        return self.call("split_table", request)
 
 
 class BatchOperations(Operations):

@@ -48,6 +48,8 @@ from consolidator.model.schemas import (
     SummaryReply,
     TasksReply,
     TasksRequest,
+    SplitTableReply,
+    SplitTableRequest,
 )
 from consolidator.model.settings import Operation
 
@@ -195,6 +197,18 @@ _SPECS: dict[Operation, _Spec[Any]] = {
             "Answer only by calling record_batch."
         ),
     ),
+    "split_table": _Spec(
+        tool="record_tables",
+        description="Record how the facts of one topic table are divided into narrower tables.",
+        reply=SplitTableReply,
+        system=(
+            "You organise an AI agent's fact store into topic tables. One table has grown too large: "
+            "divide its facts into the number of narrower tables asked for, each holding related facts "
+            "(one subject, activity or area of life), within the size limits given. Put every fact (F1, "
+            "F2, ...) in exactly one table. Name each table in one to four lower-case words and describe "
+            "it in one line. Answer only by calling record_tables."
+        ),
+    ),
 }
 
 
@@ -228,6 +242,10 @@ def _render(request: BaseModel) -> str:
         case TasksRequest():
             return (_zone(request.timezone) + _known("open tasks", request.open_tasks, render_tasks)
                     + _messages(request.messages, request.timezone))
+        case SplitTableRequest():
+            return (f"table: {request.table}: {request.description}\n"
+                    f"tables: {request.parts}, each of {request.min_facts} to {request.max_facts} facts\n"
+                    f"facts:\n{render_facts(request.facts, ranked=False)}")
         case BatchRequest():
             return (
                 _zone(request.timezone)

@@ -45,6 +45,8 @@ from consolidator.model.schemas import (
     TaskChange,
     TasksReply,
     TasksRequest,
+    SplitTableReply,
+    SplitTableRequest,
 )
 
 _WEEKDAYS = ("Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun")
@@ -230,4 +232,8 @@ def resolve(request: BaseModel, reply: BaseModel) -> BaseModel:
         case TasksRequest(), TasksReply():
             refs = _Refs(request.messages, tasks=request.open_tasks)
             return reply.model_copy(update={"changes": [refs.task_change(c) for c in reply.changes]})
+        case SplitTableRequest(), SplitTableReply():
+            ids = {f"F{n}": f.id for n, f in enumerate(request.facts, start=1)}
+            return reply.model_copy(update={"tables": [
+                t.model_copy(update={"facts": [ids.get(_Refs._key(r), r) for r in t.facts]}) for t in reply.tables]})
     return reply

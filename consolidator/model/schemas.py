@@ -232,3 +232,29 @@ class BatchReply(_Strict):
     tasks: list[TaskChange] = Field(default_factory=list, description="Tasks opened, done or cancelled in the batch.")
     summaries: list[WindowSummary] = Field(
         default_factory=list, description="One summary per window listed under summaries (none when none is listed).")
+
+
+# --- topic tables (the offline pass: docs/tables.md) ---------------------------------------
+
+
+class SplitTableRequest(_Strict):
+    """Offline pass: split one topic table of facts, grown past its limit, into narrower ones."""
+
+    scope: str
+    table: str
+    description: str = ""
+    facts: list[KnownFact]
+    parts: int = Field(default=2, ge=2, description="How many tables to aim for.")
+    min_facts: int = Field(default=1, ge=1)
+    max_facts: int = Field(default=40, ge=1)
+    ref: str = ""
+
+
+class TablePart(_Strict):
+    name: str = Field(description="A short topic name (one to four words), lower case.")
+    description: str = Field(default="", description="One line: what facts belong here.")
+    facts: list[str] = Field(description="The facts of this table (F1, F2, ...), each fact in exactly one table.")
+
+
+class SplitTableReply(_Strict):
+    tables: list[TablePart]

@@ -19,7 +19,8 @@ from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, field_valida
 from consolidator.units import parse_duration
 
 Operation = Literal[
-    "summarize", "extract_facts", "judge_cluster", "update_contacts", "update_tasks", "consolidate_batch"
+    "summarize", "extract_facts", "judge_cluster", "update_contacts", "update_tasks", "consolidate_batch",
+    "split_table",
 ]
 OPERATIONS: tuple[Operation, ...] = get_args(Operation)
 
@@ -42,6 +43,7 @@ DEFAULT_MAX_TOKENS: dict[Operation, int] = {
     "update_contacts": 2048,
     "update_tasks": 1024,
     "consolidate_batch": 4096,
+    "split_table": 4096,
 }
 
 

@@ -19,8 +19,8 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from statistics import median
 
+from consolidator.retrieval.terms import only_asks
 from consolidator.retrieval.when import QueryTime
 from stores.files.recall_index import Row
 
@@ -42,9 +42,13 @@ class RankSettings:
     period_boost: float = 2.0  # inside the period the query names
     when_boost: float = 1.25  # a message, a fact or a day/interaction summary when the query asks "when"
     history_factor: float = 0.5  # a superseded fact
+    asking_factor: float = 0.6  # a turn that only asks (terms.only_asks): it names the topic, says nothing of it
     speaker_boost: float = 1.15  # a message said by, or a fact or contact about, a person the query names
     period_only_relevance: float = 0.3  # an item of the period a query names when it names nothing else
     redundant_share: float = 0.8  # an item whose content words are this much in one shown item
+    # The fill favours an item that brings query words no shown item has: x (1 + b gain), gain the
+    # share of the query words' weight (rarer in the pool, heavier) still missing that it would add.
+    coverage_boost: float = 0.5
     context_weight: float = 0.5  # a word found in a reply's preceding turn, against one in the reply
     # An item's text shows at most a share of the budget (within a floor and a ceiling); a longer
     # one is cut to its sentences with the most query words.
@@ -65,13 +69,20 @@ class Candidate:
     score: float = 0.0
 
 
+def _median(values: list[float]) -> float:
+    """statistics.median without importing statistics (about 4 ms of a fresh process's first call)."""
+    ordered = sorted(values)
+    mid = len(ordered) // 2
+    return ordered[mid] if len(ordered) % 2 else (ordered[mid - 1] + ordered[mid]) / 2.0
+
+
 def relevance(candidates: list[Candidate], settings: RankSettings) -> None:
     """Fuse the lexical and dense scores into `relevance` (both scaled to [0, 1] over the pool)."""
     if not candidates:
         return
     best_lex = max(c.lexical for c in candidates) or 1.0
     dense = [c.dense for c in candidates]
-    floor = median(dense) if dense else 0.0
+    floor = _median(dense) if dense else 0.0
     top = max(dense) - floor if dense else 0.0
     w = settings.lexical_weight
     for c in candidates:
@@ -92,6 +103,12 @@ def subject_of(row: Row) -> str:
     return ""
 
 
+def said_of(row: Row) -> str:
+    """A message's words without its "Speaker: " opening."""
+    head = f"{row.speaker}: " if row.speaker else ""
+    return row.text[len(head):] if head and row.text.startswith(head) else row.text
+
+
 def prior(row: Row, qt: QueryTime, now_s: float, settings: RankSettings, names: frozenset[str] = frozenset()
           ) -> float:
     """The multiplier of everything but relevance (see the module docstring); `names` are the
@@ -99,6 +116,8 @@ def prior(row: Row, qt: QueryTime, now_s: float, settings: RankSettings, names: 
     factor = 1.0
     if names and subject_of(row) in names:
         factor *= settings.speaker_boost
+    if row.kind == "message" and settings.asking_factor != 1.0 and only_asks(said_of(row)):
+        factor *= settings.asking_factor
     if row.kind == "fact":
         factor *= 1.0 + settings.importance_weight * (min(10.0, max(1.0, row.importance)) - 5.0)
         if row.status == "history":
@@ -132,6 +151,31 @@ def redundant(stems: frozenset[str], shown: list[frozenset[str]], share: float) 
         return True
     need = share * len(stems)
     return any(len(stems & other) >= need for other in shown if len(other) >= need)
+
+
+def term_weights(candidates: list[Candidate], terms: frozenset[str], stems_of) -> dict[str, float]:
+    """Each query term's weight, its inverse document frequency over the pool (BM25's form): a word
+    in most of the pool (the person asked about) weighs next to nothing, a word few items hold
+    weighs most. A term no candidate holds is left out: nothing can bring it."""
+    counts = dict.fromkeys(terms, 0)
+    for c in candidates:
+        for term in stems_of(c.row.text) & terms:
+            counts[term] += 1
+    n = len(candidates)
+    return {term: math.log(1.0 + (n - k + 0.5) / (k + 0.5)) for term, k in counts.items() if k}
+
+
+def missing_weights(weights: dict[str, float], covered: set[str]) -> dict[str, float]:
+    """The query terms no shown item holds yet, with their weights."""
+    return {term: w for term, w in weights.items() if term not in covered}
+
+
+def coverage_gain(stems: frozenset[str], missing: dict[str, float]) -> float:
+    """The share of the missing terms' weight these stems would bring (0 to 1)."""
+    total = sum(missing.values())
+    if total <= 0:
+        return 0.0
+    return sum(missing[term] for term in stems & missing.keys()) / total
 
 
 def item_tokens(kind: str, budget: int, settings: RankSettings) -> int:

@@ -25,9 +25,10 @@ import numpy as np
 
 from consolidator.domain import estimate_tokens
 
+from consolidator.retrieval.tables import table_fact_ids
 from consolidator.retrieval import rank as ranking
 from consolidator.retrieval.render import fill, local, tag_of
-from consolidator.retrieval.terms import content_stems, fts_query, query_words
+from consolidator.retrieval.terms import content_stems, fts_query, query_words, stem
 from consolidator.retrieval.vectors import DIM, decode, lookup_forms, text_vector, words_of
 from consolidator.retrieval.when import QueryTime, understand
 from consolidator.snapshots.reader import snapshot_root
@@ -217,18 +218,22 @@ def check_request(scope: str, query: str, budget_tokens: int) -> str:
 
 
 def recall(scope: str, query: str, *, budget_tokens: int = 1000, config: Any = None, now: datetime | None = None,
-           settings: ranking.RankSettings | None = None) -> Recall:
-    """What the scope's memory holds for `query`, within `budget_tokens` (see the module docstring).
+           settings: ranking.RankSettings | None = None, table: str | None = None) -> Recall:
+    """What the scope's memory holds for `query`, within `budget_tokens` (see the module docstring);
+    `table`: only the facts of that topic table (docs/tables.md), from a wider pool.
 
     Raises ValueError for an empty query, a budget outside 50-100,000 tokens, an invalid scope,
-    or a scope nothing is logged under. Reads only; writes nothing."""
+    a scope nothing is logged under, or a table the scope has not. Reads only; writes nothing."""
     query = check_request(scope, query, budget_tokens)
     now = now or datetime.now(timezone.utc)
     if now.tzinfo is None:
         raise ValueError("recall: now must be timezone-aware")
     settings = settings or ranking.RankSettings()
     path = index.index_path(snapshot_root(config) / scope)
+    only = table_fact_ids(snapshot_root(config) / scope, table) if table is not None else None
     handle = _handle(path)
+    if handle is None and only is not None:
+        raise ValueError(f"recall: no recall index for scope {scope} yet; a table can be asked once the daemon built it")
     if handle is None:
         from consolidator.retrieval.fromlog import recall_from_log
 
@@ -238,7 +243,9 @@ def recall(scope: str, query: str, *, budget_tokens: int = 1000, config: Any = N
         try:
             handle.refresh()
             qt = understand(query, now, ZoneInfo(handle.meta.get("timezone") or "UTC"))
-            pool = _pool(handle, qt.search_text(query), budget_tokens, settings, qt.window)
+            pool = _pool(handle, qt.search_text(query), budget_tokens if only is None else MAX_BUDGET, settings, qt.window)
+            if only is not None:
+                pool = [c for c in pool if c.row.kind == "fact" and c.row.id.partition(":")[2] in only]
             return answer(scope, query, budget_tokens, now, settings, pool, handle.turns, handle.meta,
                           source="index", cache=handle.lines, qt=qt)
         finally:
@@ -296,8 +303,9 @@ def answer(scope: str, query: str, budget: int, now: datetime, settings: ranking
     names = frozenset(w.lower() for w in words_of(query) if w[:1].isupper())
     ranked = ranking.score(pool, qt, now.timestamp(), settings, names)
     header = f"## Memory recall ({scope}; times {zone.key})"
+    terms = frozenset(stem(w) for w in query_words(qt.search_text(query)))
     lines, shown = fill(ranked, budget, scope, zone, content_stems(query), turns, settings, header=header,
-                        cache=cache)
+                        cache=cache, terms=terms)
     if len(lines) == 1:
         lines.append("- nothing found")
     text = "".join(f"{line}\n" for line in lines)

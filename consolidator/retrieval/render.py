@@ -23,12 +23,15 @@ from typing import Callable
 from datetime import datetime, timezone, tzinfo
 
 from consolidator.domain import chars_within, estimate_tokens
-from consolidator.retrieval.rank import Candidate, RankSettings, item_tokens, redundant
+from consolidator.retrieval.rank import (
+    Candidate, RankSettings, coverage_gain, item_tokens, missing_weights, redundant, subject_of, term_weights,
+)
 from consolidator.retrieval.terms import content_stems
 from stores.files.recall_index import Row
 
 MIN_LINE = 8  # tokens: a line with less room than this is not tried
 MAX_MISFITS = 25  # candidates in a row that do not fit the room left: the fill stops
+LOOK_AHEAD = 40  # candidates the coverage rule may move ahead of the next one
 _SENTENCE = re.compile(r"(?<=[.!?])\s+(?=\S)|\n+")
 _RUNG_NAMES = {"day": "day summary", "week": "week summary"}
 
@@ -130,19 +133,37 @@ def line_for(c: Candidate, scope: str, zone: tzinfo, query: frozenset[str], max_
     prefix, suffix, flat, tokens, sentences = parts
     if tokens <= max_tokens:
         return flat, f"{prefix}{flat}{suffix}"
+    who = speaker_prefix(row)
     if sentences is None:
-        sentences = parts[4] = sentences_of(row.text)
-    shown = excerpt(sentences, query, max_tokens)
+        sentences = parts[4] = sentences_of(row.text[len(who):])
+    # The item's own subject (a contact's name, a turn's speaker) is in most of its sentences: a
+    # query naming that person says nothing about which sentence answers.
+    shown = excerpt(sentences, query - content_stems(subject_of(row)), max_tokens - estimate_tokens(who))
+    shown = f"{who}{shown}" if shown else ""
     return shown, f"{prefix}{shown}{suffix}"
+
+
+def speaker_prefix(row: Row) -> str:
+    """A message's "Speaker: " opening: kept on an excerpt, but not scored as one of its sentences
+    (the person a query names would otherwise pick the first sentence of every turn they said)."""
+    if row.kind != "message" or not row.speaker:
+        return ""
+    head = f"{row.speaker}: "
+    return head if row.text.startswith(head) else ""
 
 
 def fill(ranked: list[Candidate], budget: int, scope: str, zone: tzinfo, query: frozenset[str],
          turns: Callable[[list[str]], dict[str, Row]], settings: RankSettings, header: str = "",
-         cache: dict | None = None) -> tuple[list[str], list[Shown]]:
+         cache: dict | None = None, terms: frozenset[str] | None = None) -> tuple[list[str], list[Shown]]:
     """Lines within `budget` tokens (the header included), best first; see the module docstring.
 
     `turns` gives the message rows of item ids ("msg:…"), for the source turns a fact, contact or
-    summary may bring."""
+    summary may bring. `terms` (default: `query`) are the query's search terms for the coverage
+    rule: the next item is the one with the best score x (1 + coverage_boost x the share of the
+    terms' weight it adds to what is shown), found lazily (a score only falls as coverage grows)."""
+    terms = query if terms is None else terms
+    weights = term_weights(ranked, terms, content_stems) if settings.coverage_boost > 0 and terms else {}
+    covered: set[str] = set()
     lines = [header] if header else []
     left = budget - sum(cost(line) for line in lines)
     shown: list[Shown] = []
@@ -151,6 +172,8 @@ def fill(ranked: list[Candidate], budget: int, scope: str, zone: tzinfo, query: 
     queue: list[tuple[Candidate, str | None]] = [(c, None) for c in ranked]
     i = misfits = 0
     while i < len(queue) and left >= MIN_LINE and misfits < MAX_MISFITS:
+        if weights and queue[i][1] is None:
+            _pick(queue, i, covered, weights, settings.coverage_boost)
         c, brought_by = queue[i]
         i += 1
         if c.row.id in shown_ids:
@@ -174,16 +197,41 @@ def fill(ranked: list[Candidate], budget: int, scope: str, zone: tzinfo, query: 
                 misfits += 1
                 continue
             stems = content_stems(text)
+            if redundant(stems, shown_stems, settings.redundant_share):  # the cut kept only what is shown
+                misfits += 1
+                continue
         misfits = 0
         lines.append(line)
         left -= cost(line)
         shown.append(Shown(c, text, line, brought_by))
         shown_stems.append(stems)
         shown_ids.add(c.row.id)
+        covered |= stems
         turn = _best_source(c, turns, shown_ids, query - stems)
         if turn is not None:
             queue.insert(i, (turn, c.row.id))
     return lines, shown
+
+
+def _pick(queue: list[tuple[Candidate, str | None]], i: int, covered: set[str], weights: dict[str, float],
+          boost: float) -> None:
+    """Move to position i the candidate (of the next LOOK_AHEAD) whose score x (1 + boost x
+    coverage gain) is best; ties keep the ranked order. Stops once no later score could win."""
+    missing = missing_weights(weights, covered)
+    if not missing:
+        return
+    best, best_value = i, -1.0
+    for j in range(i, min(len(queue), i + LOOK_AHEAD)):
+        c, brought_by = queue[j]
+        if brought_by is not None:
+            continue
+        if c.score * (1.0 + boost) <= best_value:
+            break
+        value = c.score * (1.0 + boost * coverage_gain(content_stems(c.row.text), missing))
+        if value > best_value:
+            best, best_value = j, value
+    if best != i:
+        queue.insert(i, queue.pop(best))
 
 
 def _best_source(c: Candidate, turns: Callable[[list[str]], dict[str, Row]], shown_ids: set[str],

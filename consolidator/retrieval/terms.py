@@ -75,3 +75,21 @@ def query_words(text: str) -> list[str]:
 def fts_query(search_words: list[str]) -> str:
     """An FTS5 MATCH expression: any of the words (each quoted, so no word is read as syntax)."""
     return " OR ".join(f'"{w}"' for w in search_words if w)
+
+
+REACTION_WORDS = 6  # a sentence without a question shorter than this is a reaction ("Wow, that's awesome!")
+_SENTENCE_END = re.compile(r"(?<=[.!?])\s+")
+_CAPTION = re.compile(r"\s*\((?:photo|image|file)[^)]*\)\s*$", re.I)
+
+
+@lru_cache(maxsize=1 << 16)
+def only_asks(said: str) -> bool:
+    """Whether a turn only asks: it has a question, and every sentence that is not one is a short
+    reaction ("Wow, that's awesome!", under `REACTION_WORDS` words). Such a turn repeats the topic's
+    words without saying anything about it ("What's your best camping memory?")."""
+    text = _CAPTION.sub("", said).strip()
+    if "?" not in text:
+        return False
+    return all(piece.endswith("?") or len(_WORD.findall(piece)) < REACTION_WORDS
+               for piece in _SENTENCE_END.split(text) if piece)
+

@@ -23,7 +23,7 @@ composer, so a planner that only reads the file imports none of what writes it.
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime, tzinfo
 from pathlib import Path
 from typing import Any
@@ -122,6 +122,37 @@ class Section:
 
 
 @dataclass
+class GroupedSection(Section):
+    """A section whose items belong to groups (the facts' tables, `groups` beside `items`): items
+    are chosen in order while they fit, as a Section's are, each group's heading costed with its
+    first item; they are shown under their group's heading, groups in order of their first item."""
+
+    groups: list[str] = field(default_factory=list)
+
+    def render(self, budget: int) -> tuple[list[str], bool]:
+        if not self.items or len(self.groups) != len(self.items):
+            return super().render(budget)
+        head = f"## {self.title}"
+        if cost(head) > budget:
+            return [], True
+        left, chosen = budget - cost(head), {}
+        for item, group in zip(self.items, self.groups):
+            line = "  " + " ".join(item.split())
+            if self.per_item and cost(line) > self.per_item:
+                line = "  " + cut_words(line.strip(), 4 * self.per_item - 3)
+            need = cost(line) + (0 if group in chosen else cost(f"- {group or 'other'}:"))
+            if line.strip() and need <= left:
+                chosen.setdefault(group, []).append(line)
+                left -= need
+            elif line.strip():
+                break
+        lines = [head]
+        for group, items in chosen.items():
+            lines += [f"- {group or 'other'}:", *items]
+        return lines, sum(map(len, chosen.values())) < len(self.items)
+
+
+@dataclass
 class PendingMessages:
     """The messages not yet consolidated: the newest (head, text, tail) lines, newest last, how
     many there are in all, and the oldest one's time."""
@@ -183,6 +214,7 @@ class ContextData:
     tasks: list[str]
     summaries: list[str]
     pending: PendingMessages | None = None
+    fact_tables: list[str] = field(default_factory=list)  # each fact's table, beside `facts` (none: not grouped)
 
 
 def compose(settings: Settings, scope: str, now: datetime, data: ContextData) -> str:
@@ -196,7 +228,7 @@ def compose(settings: Settings, scope: str, now: datetime, data: ContextData) ->
     after_pending = rest - sum(cost(line) for line in first[0])
     sections = [
         Section("contacts", "People", data.contacts, PER_ITEM["contacts"]),
-        Section("facts", "Facts", data.facts, PER_ITEM["facts"]),
+        GroupedSection("facts", "Facts", data.facts, PER_ITEM["facts"], groups=data.fact_tables),
         Section("tasks", "Open tasks", data.tasks, PER_ITEM["tasks"]),
         Section("summaries", "Summaries", data.summaries, None, "- none yet"),
     ]
@@ -239,13 +271,15 @@ def gather(app: App, scope: str) -> ContextData:
         recent = recent_interactions(session, scope, app.settings)
     tasks.sort(key=lambda t: (t.due is None, t.due or t.opened_at.date(), t.opened_at, t.id))
     summaries, watermark = ladder_lines(app.settings, root, interactions, recent)
+    facts = fact_lines(root / "facts.json")
     tz = app.settings.timezone_of(scope)
     since = f"{oldest.astimezone(tz):%Y-%m-%d %H:%M}" if oldest else ""
     pending = PendingMessages([pending_line(m, tz) for m in newest_pending], total, since)
     return ContextData(
         status=status_line(newest, newest_time, consolidated, watermark),
         contacts=[contact_line(c.name, c.aliases, details.get(c.id, {})) for c in contacts],
-        facts=fact_lines(root / "facts.json"),
+        facts=[line for line, _ in facts],
+        fact_tables=[table for _, table in facts] if any(table for _, table in facts) else [],
         tasks=[f"- {t.title}" + (f" (due {t.due.isoformat()})" if t.due else "") + f" [#{t.id}]" for t in tasks],
         summaries=summaries,
         pending=pending,
@@ -273,16 +307,14 @@ def contact_line(name: str, aliases: list[str], details: dict[str, str]) -> str:
     return f"{line}: {facts}" if facts else line
 
 
-def fact_lines(path: Path) -> list[str]:
+def fact_lines(path: Path) -> list[tuple[str, str]]:
+    """facts.json's facts as (context line, the fact's table or ''), ranked as there."""
     try:
         facts = json.loads(path.read_text(encoding="utf-8")).get("facts", [])
     except (FileNotFoundError, ValueError, AttributeError):
         return []
-    out = []
-    for fact in facts:
-        if isinstance(fact, dict) and str(fact.get("text", "")).strip():
-            out.append(f"- {fact['text']} [{fact.get('id', '?')}]")
-    return out
+    return [(f"- {fact['text']} [{fact.get('id', '?')}]", str(fact.get("table") or ""))
+            for fact in facts if isinstance(fact, dict) and str(fact.get("text", "")).strip()]
 
 
 def _read_json(path: Path) -> dict[str, Any] | None:

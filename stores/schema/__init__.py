@@ -6,3 +6,4 @@ key type: never a query module.
 """
 
 from stores.schema import archive, daemon, ladders, ledger, log, memory, model  # noqa: F401  (every table)
+from stores.schema import tables  # noqa: F401  (topic tables of facts)

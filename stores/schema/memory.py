@@ -39,6 +39,7 @@ class Fact(SQLModel, table=True):
     source_roles: list[str] = Field(default_factory=list, sa_column=Column(JSON, nullable=False))
     topic: str = Field(default="general", sa_column=Column(Bounded(64), nullable=False))
     pinned: bool = Field(default=False, sa_column=Column(Boolean, nullable=False))
+    fact_table: str | None = Field(default=None, sa_column=Column(String(64)))  # its topic table (stores/fact_tables.py)
 
     @property
     def current(self) -> bool:

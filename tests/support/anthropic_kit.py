@@ -45,6 +45,10 @@ REQUESTS: dict[str, Any] = {
         known_contacts=[schemas.KnownContact(name="Alice")],
         open_tasks=[schemas.KnownTask(id="t1", title="Book flights", due=date(2025, 3, 9))], ref="batch-7",
     ),
+    "split_table": schemas.SplitTableRequest(
+        scope="agent-1", table="hobbies", description="pastimes",
+        facts=[schemas.KnownFact(id="f1", text="Alice paints"), schemas.KnownFact(id="f2", text="Alice runs")],
+    ),
 }
 
 # Replies the fake gives, keyed by the name of the forced tool's reply model.
@@ -59,6 +63,7 @@ REPLIES: dict[str, dict[str, Any]] = {
     "ClusterReply": {"merge": True, "text": "Likes tea", "reason": "same preference"},
     "ContactsReply": {"contacts": [{"name": "Alice", "details": {"city": "Lyon"}, "source_ids": ["m1"]}]},
     "TasksReply": {"changes": [{"op": "done", "title": "Book flights", "task_id": "t1", "source_ids": ["m1"]}]},
+    "SplitTableReply": {"tables": [{"name": "art", "facts": ["f1"]}, {"name": "sport", "facts": ["f2"]}]},
 }
 REPLIES["BatchReply"] = {
     "facts": REPLIES["FactExtractionReply"]["facts"],

@@ -43,3 +43,7 @@ class CountingModel:
 
     def update_tasks(self, request) -> TasksReply:
         return TasksReply(changes=[])
+
+    def split_table(self, request):
+        from consolidator.model.offline.tables import split_table
+        return split_table(request)

@@ -50,6 +50,9 @@ class RecordingModel:
     def judge_cluster(self, request):
         return self.inner.judge_cluster(request)
 
+    def split_table(self, request):
+        return self.inner.split_table(request)
+
     def update_contacts(self, request: ContactsRequest) -> ContactsReply:
         self.contacts.append(request)
         return self.inner.update_contacts(request)

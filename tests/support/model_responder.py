@@ -41,6 +41,8 @@ _FACT = re.compile(r"^(?P<id>F\d+) (?P<text>.*)$")
 _TASK = re.compile(r"^(?P<id>T\d+) (?P<title>.*?)(?: \(due (?P<due>\d{4}-\d\d-\d\d)\))?$")
 _WINDOW_ROW = re.compile(
     r"^(?P<ref>S\d+) (?P<ladder>[^/ ]+)/(?P<rung>[^:]+): (?P<label>.*), lines (?P<lines>[\d,-]+), at most (?P<budget>\d+) tokens$")
+_TABLE = re.compile(r"^table: (?P<name>.*?): (?P<description>.*)$")
+_LIMITS = re.compile(r"^tables: (?P<parts>\d+), each of (?P<min>\d+) to (?P<max>\d+) facts$")
 _HEADERS = ("known facts:", "messages:", "facts:", "known contacts:", "open tasks:", "inputs:", "summaries:")
 
 
@@ -159,6 +161,11 @@ def parse_request(operation: str, text: str) -> Any:
                                 open_tasks=parse_tasks(parts.get("open tasks", [])), timezone=zone,
                                 summaries=[window_request(raw, lines, zone)
                                            for raw in parts.get("summaries", [])])
+        case "split_table":
+            table, limits = _TABLE.match(parts["head"][0]), _LIMITS.match(parts["head"][1])
+            return schemas.SplitTableRequest(scope="fake", table=table["name"], description=table["description"],
+                                             facts=parse_facts(parts.get("facts", [])), parts=int(limits["parts"]),
+                                             min_facts=int(limits["min"]), max_facts=int(limits["max"]))
     raise ValueError(f"unknown operation {operation!r}")
 
 

@@ -48,6 +48,7 @@ from consolidator.model.offline.lineclaims import claims_of_lines
 from consolidator.model.offline.parse import parse_text
 from consolidator.model.offline.rules import same_subject, spec_of, values_compatible
 from consolidator.model.offline.tasks import task_changes
+from consolidator.model.offline.tables import split_table
 from consolidator.model.offline.tuning import DEFAULTS, OfflineSettings
 from consolidator.model.offline.text import content_stems, normalise
 from consolidator.model.schemas import (
@@ -64,6 +65,8 @@ from consolidator.model.schemas import (
     SummaryReply,
     TasksReply,
     TasksRequest,
+    SplitTableReply,
+    SplitTableRequest,
 )
 
 _NUMBER = re.compile(r"\d+(?:[.,:]\d+)*")
@@ -109,6 +112,10 @@ class OfflineModel:
             if extra:
                 return ClusterReply(merge=False, reason=f"{f.id} says more than {best.id}: {', '.join(extra)}")
         return ClusterReply(merge=True, text=best.text, reason=f"all agree with {best.id}")
+
+    def split_table(self, request: SplitTableRequest) -> SplitTableReply:
+        """k-means over the shipped embeddings, each part named by its most distinctive words (tables.py)."""
+        return split_table(request)
 
     # --- contacts and tasks ------------------------------------------------------------------
 

@@ -1,0 +1,342 @@
+"""Topic tables: which table each current fact is in, and how the offline pass restructures them.
+
+Every current fact is in exactly one table of its scope (`fact.fact_table`). A scope's first
+facts seed its tables from `facts.tables`; a new fact goes to the table whose vector it is most
+similar to (`TablePlacer`, in the facts step's apply transaction). A table's vector is the unit
+sum of its label's embedding ("name: description") and its facts' unit centroid, so a table
+is found by what it is called and by what it holds.
+
+The offline pass (`TablePlanner.plan`, called from consolidator/facts/sleep.py) then, over the
+facts that survive its merges and drops:
+
+1. places the facts that have no table yet (or a table that is gone);
+2. moves a fact to another table when that table's similarity beats its own by
+   `facts.table_move_margin` (one round);
+3. merges each table under `facts.table_min` facts into its nearest table, smallest first,
+   and drops tables left empty;
+4. splits each table over `facts.table_max` with one `split_table` model call: the reply's
+   parts are checked (every fact in exactly one part; unlisted facts join their nearest part;
+   parts under table_min join their nearest), a reply with fewer than two usable parts (or a
+   ModelError: no valid reply) falls back to the offline clustering without a second call, and
+   a part still over the limit is split again; a Deferred (budget, pending batch) defers the pass.
+
+The plan is written by `write_plan` in the pass's own transaction (committed only if the
+facts' revision is unchanged): fact tables, the registry, and one `fact_table_move` row per
+fact moved (kind move, merge or split, and why). Same facts and replies in, same plan out.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any, Sequence
+
+import numpy as np
+import structlog
+from stores.engine import Session
+
+from consolidator.model.base import Deferred, ModelError
+from consolidator.model.embeddings import Embedder, fill_missing_rows
+from consolidator.model.offline.tables import cut_in_order, fold_small, split_table as offline_split
+from consolidator.model.schemas import KnownFact, SplitTableReply, SplitTableRequest
+from stores.fact_tables import NAME_MAX, Moved, add_table, drop_tables, record_moves, tables_of
+from stores.facts import facts_by_id, to_bytes
+from stores.schema.memory import Fact
+
+log = structlog.get_logger()
+
+SPLIT_FILL = 0.75  # a split aims at parts of three quarters of table_max (room to grow before the next)
+
+
+def unit_rows(matrix: np.ndarray) -> np.ndarray:
+    norms = np.linalg.norm(matrix, axis=1, keepdims=True)
+    return np.divide(matrix, norms, out=np.zeros_like(matrix), where=norms > 0)
+
+
+def label(name: str, description: str) -> str:
+    return f"{name}: {description}" if description else name
+
+
+def table_vector(label_vector: np.ndarray, members: np.ndarray) -> np.ndarray:
+    """The unit sum of the label's unit vector and the members' unit centroid (the label alone when empty)."""
+    total = label_vector.astype(np.float64)
+    if len(members):
+        centre = members.mean(axis=0)
+        total = total + centre / max(float(np.linalg.norm(centre)), 1e-12)
+    return (total / max(float(np.linalg.norm(total)), 1e-12)).astype(np.float32)
+
+
+def fact_vectors(facts: Sequence[Any], embedder: Embedder) -> np.ndarray:
+    """Unit rows of the facts' stored embeddings; rows of another embedder are embedded again."""
+    if not facts:
+        return np.zeros((0, embedder.dim), np.float32)
+    rows = [f.vector() if f.vector().shape[0] == embedder.dim else np.zeros(embedder.dim, np.float32) for f in facts]
+    matrix = np.stack(rows).astype(np.float32)
+    fill_missing_rows(matrix, [f.text for f in facts], embedder)
+    return unit_rows(matrix)
+
+
+class LabelCache:
+    """Embeddings of table labels, made once per (name, description) per process."""
+
+    def __init__(self, embedder: Embedder) -> None:
+        self.embedder = embedder
+        self._cache: dict[str, np.ndarray] = {}
+
+    def __call__(self, name: str, description: str) -> np.ndarray:
+        text = label(name, description)
+        if text not in self._cache:
+            self._cache[text] = unit_rows(self.embedder.embed([text]).astype(np.float32))[0]
+        return self._cache[text]
+
+
+class TablePlacer:
+    """Places new facts in the facts step's apply transaction (the scope's tables seeded first)."""
+
+    def __init__(self, embedder: Embedder, settings: Any) -> None:
+        self.labels = LabelCache(embedder)
+        self.settings = settings
+
+    def place(self, session: Session, scope: str, rows: Sequence[Fact], now: datetime) -> None:
+        if not rows:
+            return
+        registry = tables_of(session, scope)
+        if not registry:
+            taken: set[str] = set()
+            registry = [add_table(session, scope, t.name, t.description, now, taken=taken) for t in self.settings.tables]
+        dim = self.labels.embedder.dim
+        matrix = np.stack([np.frombuffer(t.vector, np.float32) if t.vector and len(t.vector) == 4 * dim
+                           else self.labels(t.name, t.description) for t in registry])
+        best = np.argmax(fact_vectors(rows, self.labels.embedder) @ matrix.T, axis=1)
+        for row, i in zip(rows, best.tolist()):
+            row.fact_table = registry[i].name
+            registry[i].updated_at = now
+
+
+@dataclass
+class TablePlan:
+    tables: dict[str, tuple[str, np.ndarray]] = field(default_factory=dict)  # name -> (description, vector)
+    assigned: dict[str, str] = field(default_factory=dict)  # fact id -> table, for every fact whose table changed
+    moves: list[Moved] = field(default_factory=list)
+    touched: set[str] = field(default_factory=set)  # tables whose facts changed
+    dropped: set[str] = field(default_factory=set)
+    placed: int = 0
+    moved: int = 0
+    merged: int = 0
+    splits: int = 0
+    calls: int = 0
+
+    @property
+    def changed(self) -> bool:
+        return bool(self.assigned or self.dropped or self.touched)
+
+
+class TablePlanner:
+    """The offline pass's restructure (see the module docstring); `model` answers `split_table`."""
+
+    def __init__(self, embedder: Embedder, model: Any, settings: Any) -> None:
+        self.labels = LabelCache(embedder)
+        self.model = model
+        self.settings = settings
+
+    def plan(self, scope: str, facts: Sequence[Any], registry: Sequence[tuple[str, str]]) -> TablePlan:
+        """`facts`: the pass's surviving facts (id, text, vector(), fact_table); `registry`: (name, description)."""
+        cfg, out = self.settings, TablePlan()
+        known = dict(registry) or {t.name: t.description for t in cfg.tables}
+        new_tables = set() if registry else set(known)
+        vectors = fact_vectors(facts, self.labels.embedder)
+        ids = [f.id for f in facts]
+        was = [f.fact_table if f.fact_table in known else None for f in facts]
+        now = list(was)
+        desc = dict(known)
+
+        def vecs() -> dict[str, np.ndarray]:
+            return {n: table_vector(self.labels(n, desc[n]), vectors[[i for i, t in enumerate(now) if t == n]])
+                    for n in desc}
+
+        # 1. place the facts without a table
+        todo = [i for i, t in enumerate(now) if t is None]
+        if todo:
+            names, matrix = self._matrix(vecs())
+            for i, j in zip(todo, np.argmax(vectors[todo] @ matrix.T, axis=1).tolist()):
+                now[i] = names[j]
+                out.placed += 1
+                if facts[i].fact_table is not None:  # its table is gone
+                    out.moves.append(Moved(ids[i], facts[i].fact_table, names[j], "move", "its table is gone"))
+        # 2. move facts that fit another table better by the margin
+        if len(desc) > 1 and len(facts):
+            names, matrix = self._matrix(vecs())
+            sims = vectors @ matrix.T
+            at = {n: k for k, n in enumerate(names)}
+            for i in range(len(facts)):
+                own = sims[i, at[now[i]]]
+                j = int(np.argmax(sims[i]))
+                if names[j] != now[i] and sims[i, j] - own > cfg.table_move_margin:
+                    out.moves.append(Moved(ids[i], now[i], names[j], "move",
+                                           f"similarity {sims[i, j]:.2f} to {names[j]} vs {own:.2f}"))
+                    now[i] = names[j]
+                    out.moved += 1
+        # 3. merge tables under table_min into their nearest; drop the empty ones
+        while True:
+            sizes = {n: sum(1 for t in now if t == n) for n in desc}
+            live = [n for n in desc if sizes[n]]
+            small = sorted((sizes[n], n) for n in live if sizes[n] < cfg.table_min)
+            if not small or len(live) < 2:
+                break
+            _, name = small[0]
+            table_vecs = vecs()
+            target = max((n for n in live if n != name), key=lambda n: (float(table_vecs[n] @ table_vecs[name]), n))
+            for i, t in enumerate(now):
+                if t == name:
+                    now[i] = target
+                    out.moves.append(Moved(ids[i], name, target, "merge",
+                                           f"{name} had {sizes[name]} facts, under table_min {cfg.table_min}"))
+            out.merged += 1
+            del desc[name]
+        for name in [n for n in desc if not any(t == n for t in now)]:
+            del desc[name]
+        # 4. split tables over table_max
+        queue = sorted(n for n in desc if sum(1 for t in now if t == n) > cfg.table_max)
+        guard = 2 * len(facts) // max(cfg.table_min, 1) + 2
+        while queue and guard > 0:
+            guard -= 1
+            name = queue.pop(0)
+            members = [i for i, t in enumerate(now) if t == name]
+            parts = self._split(scope, name, desc[name], members, facts, vectors, out)
+            del desc[name]
+            for part_name, part_desc, part in parts:
+                fresh = _unique(part_name, desc)
+                desc[fresh] = part_desc
+                new_tables.add(fresh)
+                for i in part:
+                    now[i] = fresh
+                    if fresh != name:
+                        out.moves.append(Moved(ids[i], name, fresh, "split",
+                                               f"{name} had {len(members)} facts, over table_max {cfg.table_max}"))
+                if len(part) > cfg.table_max:
+                    queue.append(fresh)
+            out.splits += 1
+        final = vecs()
+        out.tables = {n: (desc[n], final[n]) for n in desc}
+        out.assigned = {ids[i]: now[i] for i in range(len(facts)) if now[i] != facts[i].fact_table}
+        changed = [i for i in range(len(facts)) if now[i] != facts[i].fact_table]
+        out.touched = ({now[i] for i in changed} | {facts[i].fact_table for i in changed} | new_tables) & set(desc)
+        out.dropped = {n for n, _ in registry} - set(desc)
+        return out
+
+    def _matrix(self, table_vecs: dict[str, np.ndarray]) -> tuple[list[str], np.ndarray]:
+        names = list(table_vecs)
+        return names, np.stack([table_vecs[n] for n in names])
+
+    def _split(self, scope: str, name: str, description: str, members: list[int], facts: Sequence[Any],
+               vectors: np.ndarray, out: TablePlan) -> list[tuple[str, str, list[int]]]:
+        cfg = self.settings
+        request = SplitTableRequest(
+            scope=scope, ref=f"tables:{name}", table=name, description=description,
+            facts=[KnownFact(id=facts[i].id, text=facts[i].text) for i in members],
+            parts=max(2, math.ceil(len(members) / (SPLIT_FILL * cfg.table_max))),
+            min_facts=cfg.table_min, max_facts=cfg.table_max)
+        out.calls += 1
+        try:
+            reply = self.model.split_table(request)
+        except Deferred:  # the budget or a pending batch: the whole pass waits
+            raise
+        except ModelError as exc:  # no valid reply: a split must not hold the pass back for good
+            log.warning("tables.split_failed", scope=scope, table=name, error=f"{type(exc).__name__}: {exc}"[:300])
+            reply = SplitTableReply(tables=[])
+        parts = usable_parts(reply, [facts[i].id for i in members], vectors[members], cfg.table_min, cfg.table_max)
+        if parts is None:  # fewer than two usable parts: the offline clustering, without another call
+            log.info("tables.split_fallback", scope=scope, table=name, parts=len(reply.tables))
+            parts = usable_parts(offline_split(request), [facts[i].id for i in members], vectors[members],
+                                 cfg.table_min, cfg.table_max)
+        if parts is None:  # the offline names on runs cut in order: a split always makes two parts or more
+            runs = cut_in_order(list(range(len(members))), vectors[members], cfg.table_min, cfg.table_max)
+            parts = [(f"{name} {n}", description, run) for n, run in enumerate(runs, start=1)]
+        return [(p_name, p_desc, [members[k] for k in part]) for p_name, p_desc, part in parts]
+
+
+def usable_parts(reply: SplitTableReply, ids: list[str], vectors: np.ndarray, min_facts: int,
+                 max_facts: int | None = None) -> list[tuple[str, str, list[int]]] | None:
+    """The reply's parts as (name, description, row indices): every id in exactly one part (first
+    listing wins, unknown ids ignored, unlisted ids to the nearest part), parts under `min_facts`
+    joined to their nearest; None when fewer than two parts remain."""
+    index = {fid: k for k, fid in enumerate(ids)}
+    seen: set[int] = set()
+    parts: list[tuple[str, str, list[int]]] = []
+    for table in reply.tables:
+        rows = [index[f] for f in table.facts if f in index and index[f] not in seen]
+        seen.update(rows)
+        if rows:
+            name = " ".join(table.name.split())[:NAME_MAX] or "table"
+            parts.append((name, " ".join(table.description.split())[:300], rows))
+    if len(parts) < 2:
+        return None
+    rest = [k for k in range(len(ids)) if k not in seen]
+    if rest:
+        centres = unit_rows(np.stack([vectors[p[2]].mean(axis=0) for p in parts]))
+        for k, j in zip(rest, np.argmax(vectors[rest] @ centres.T, axis=1).tolist()):
+            parts[j][2].append(k)
+    groups = fold_small([p[2] for p in parts], vectors, min_facts, max_facts)
+    if len(groups) < 2:
+        return None
+    first = {p[2][0]: (p[0], p[1]) for p in parts}
+    out = []
+    for group in groups:
+        name, description = next(first[k] for k in group if k in first)
+        out.append((name, description, sorted(group)))
+    return out
+
+
+def _unique(name: str, taken: dict[str, str]) -> str:
+    folded = {n.casefold() for n in taken}
+    fresh, n = name, 1
+    while fresh.casefold() in folded:
+        n += 1
+        fresh = f"{name[:NAME_MAX - 4]} {n}"
+    return fresh
+
+
+@dataclass
+class Survivor:
+    """A fact as the pass leaves it: a kept merge has the merged text and centroid, a new one its group's table."""
+
+    id: str
+    text: str
+    embedding: np.ndarray
+    fact_table: str | None
+
+    def vector(self) -> np.ndarray:
+        return self.embedding
+
+
+def survivors(facts: Sequence[Fact], merges: Sequence[Any], gone: set[str]) -> list[Survivor]:
+    """The facts current after the pass's merges (`merges`: sleep.Merge) and drops (`gone`: every id closed)."""
+    by_id = {f.id: f for f in facts}
+    kept = {m.kept: m for m in merges if m.kept}
+    out = [Survivor(f.id, kept[f.id].text if f.id in kept else f.text,
+                    np.asarray(kept[f.id].embedding if f.id in kept else f.vector(), np.float32), f.fact_table)
+           for f in facts if f.id not in gone]
+    out += [Survivor(m.new_id, m.text, np.asarray(m.embedding, np.float32), by_id[m.members[0]].fact_table)
+            for m in merges if m.kept is None]
+    return out
+
+
+def write_plan(session: Session, scope: str, plan: TablePlan, now: datetime) -> None:
+    """The plan, inside the offline pass's transaction: fact tables, the registry, the moves."""
+    rows = facts_by_id(session, scope, set(plan.assigned))
+    for fact_id, name in plan.assigned.items():
+        if fact_id in rows:
+            rows[fact_id].fact_table = name
+    existing = {t.name: t for t in tables_of(session, scope)}
+    drop_tables(session, scope, set(existing) - set(plan.tables))
+    taken = {t.slug for n, t in existing.items() if n in plan.tables}
+    for name, (description, vector) in plan.tables.items():
+        row = existing.get(name)
+        if row is None:
+            add_table(session, scope, name, description, now, vector=to_bytes(vector), taken=taken)
+            continue
+        row.description, row.vector = description, to_bytes(vector)
+        if name in plan.touched:
+            row.updated_at = now
+    record_moves(session, scope, plan.moves, now)

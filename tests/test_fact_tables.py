@@ -1,0 +1,204 @@
+"""Topic tables on small hand-written histories: placement, a move, a merge, a split, the record of each."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+
+import numpy as np
+import pytest
+
+from consolidator.core.config import FactSettings, Settings, TableSpec
+from consolidator.facts.sleep import SleepStage
+from consolidator.facts.tables import Survivor, TablePlacer, TablePlanner, usable_parts
+from consolidator.model.offline import OfflineModel
+from consolidator.model.schemas import SplitTableReply, TablePart
+from stores.engine import reading, transaction
+from stores.fact_tables import moves_of, table_sizes, tables_of
+from stores.facts import current_facts
+from tests.support.facts_kit import NOW, TableEmbedder, put, unit
+
+LABELS = {"a: alpha": unit(1, 0, 0), "b: beta": unit(0, 1, 0), "c: gamma": unit(0, 0, 1)}
+TABLES = [TableSpec(name="a", description="alpha"), TableSpec(name="b", description="beta"),
+          TableSpec(name="c", description="gamma")]
+CFG = FactSettings(tables=TABLES, table_max=4, table_min=2, table_move_margin=0.1)
+
+
+def fact(fid: str, vec: np.ndarray, table: str | None) -> Survivor:
+    return Survivor(fid, f"text of {fid}", vec.astype(np.float32), table)
+
+
+class Splitter(OfflineModel):
+    """Answers split_table with `reply(request)` (default: the offline clustering), counting the calls."""
+
+    def __init__(self, reply=None) -> None:
+        super().__init__()
+        self.calls, self.reply = [], reply
+
+    def split_table(self, request):
+        self.calls.append(request)
+        return self.reply(request) if self.reply else super().split_table(request)
+
+
+def planner(model=None, cfg=CFG) -> TablePlanner:
+    return TablePlanner(TableEmbedder(LABELS), model or Splitter(), cfg)
+
+
+REGISTRY = [("a", "alpha"), ("b", "beta"), ("c", "gamma")]
+
+
+def test_facts_without_a_table_go_to_the_nearest_and_small_tables_merge():
+    """A first pass seeds the default tables, places each fact by similarity; c (one fact) merges into its nearest."""
+    facts = [fact("x1", unit(1, 0.1, 0), None), fact("x2", unit(1, 0, 0.1), None), fact("y1", unit(0, 1, 0), None),
+             fact("y2", unit(0.1, 1, 0), None), fact("z1", unit(0, 0.9, 1), None)]
+    plan = planner().plan("maya", facts, [])
+    assert plan.assigned == {"x1": "a", "x2": "a", "y1": "b", "y2": "b", "z1": "b"}
+    assert set(plan.tables) == {"a", "b"} and plan.merged == 1 and plan.placed == 5
+    assert [(m.fact_id, m.from_table, m.to_table, m.kind) for m in plan.moves] == [("z1", "c", "b", "merge")]
+
+
+def test_a_fact_moves_only_when_another_table_fits_better_by_the_margin():
+    """x3 sits far nearer b than a: it moves (recorded with why); x2, barely nearer b, stays in a."""
+    facts = [fact("x1", unit(1, 0, 0), "a"), fact("x2", unit(1, 1.05, 0), "a"), fact("x3", unit(0.1, 1, 0), "a"),
+             fact("x4", unit(1, 0.1, 0), "a"), fact("y1", unit(0, 1, 0), "b"), fact("y2", unit(0, 1, 0.1), "b")]
+    plan = planner().plan("maya", facts, REGISTRY[:2])
+    assert plan.assigned == {"x3": "b"} and plan.moved == 1
+    [move] = plan.moves
+    assert (move.fact_id, move.from_table, move.to_table, move.kind) == ("x3", "a", "b", "move")
+    assert "similarity" in move.why and plan.touched == {"a", "b"}
+
+
+def test_a_table_over_table_max_is_split_with_one_call():
+    """Nine facts in a (max 4): one split_table call; every fact in exactly one table, none over max, none empty."""
+    directions = [unit(1, 0, 0, 1), unit(1, 0, 0, 0, 1), unit(1, 0, 0, 0, 0, 1)]
+    facts = [fact(f"x{i}", directions[i % 3] + 0.01 * i * unit(0, 0, 0, 0, 0, 0, 1), "a") for i in range(9)]
+    facts += [fact("y1", unit(0, 1, 0), "b"), fact("y2", unit(0, 1, 0.1), "b")]
+    model = Splitter()
+    plan = planner(model).plan("maya", facts, REGISTRY[:2])
+    assert len(model.calls) == 1 and model.calls[0].parts == 3 and model.calls[0].max_facts == 4
+    assert plan.splits == 1 and plan.calls == 1 and "a" not in plan.tables
+    final = {f.id: plan.assigned.get(f.id, f.fact_table) for f in facts}
+    sizes = {t: list(final.values()).count(t) for t in plan.tables}
+    assert all(2 <= n <= 4 for n in sizes.values()), sizes
+    assert sorted(final) == sorted(f.id for f in facts)
+    assert {m.kind for m in plan.moves} == {"split"} and len(plan.moves) == 9
+
+
+def test_a_reply_that_repeats_or_forgets_facts_still_leaves_each_in_one_table():
+    """A fact listed twice stays in its first part, a forgotten one joins its nearest part, an unknown id is ignored."""
+    vectors = np.stack([unit(1, 0), unit(1, 0.1), unit(0, 1), unit(0.1, 1), unit(0.05, 1)])
+    reply = SplitTableReply(tables=[TablePart(name="left", facts=["f0", "f1", "f2", "nope"]),
+                                    TablePart(name="right", facts=["f2", "f3"])])
+    parts = usable_parts(reply, [f"f{i}" for i in range(5)], vectors, 2)
+    assert parts == [("left", "", [0, 1, 2]), ("right", "", [3, 4])]
+    one = SplitTableReply(tables=[TablePart(name="all", facts=[f"f{i}" for i in range(5)])])
+    assert usable_parts(one, [f"f{i}" for i in range(5)], vectors, 2) is None
+
+
+def test_a_useless_reply_falls_back_to_the_offline_clustering_without_a_second_call():
+    """One part back: the offline clustering splits the table, still one call."""
+    facts = [fact(f"x{i}", unit(1, i % 2, 0, 0.01 * i), "a") for i in range(6)]
+    model = Splitter(lambda r: SplitTableReply(tables=[TablePart(name="same", facts=[f.id for f in r.facts])]))
+    plan = planner(model, FactSettings(tables=TABLES, table_max=5, table_min=2)).plan("maya", facts, REGISTRY[:1])
+    assert len(model.calls) == 1 and len(plan.tables) >= 2
+
+
+# --- through the offline pass, on a database ------------------------------------------------
+
+
+@pytest.fixture
+def settings(state_dir) -> Settings:
+    return Settings(state_dir=state_dir, facts=CFG)
+
+
+@pytest.fixture
+def tabled(app):
+    return app
+
+
+def stage(app, model=None) -> SleepStage:
+    return SleepStage(app, model or Splitter(), TableEmbedder(LABELS))
+
+
+def tables_now(app) -> dict[str, str]:
+    with reading(app.engine) as session:
+        return {f.text: f.fact_table for f in current_facts(session, "maya")}
+
+
+def test_the_pass_writes_tables_and_records_and_a_second_pass_changes_nothing(tabled):
+    """Placed, merged and split facts are written with their registry and moves; the next pass is a no-op."""
+    for i in range(6):
+        put(tabled, f"Maya paints {i}", unit(1, 0.05 * i, 0, 0.3 * (i % 2)))
+    put(tabled, "Maya runs", unit(0, 1, 0))
+    put(tabled, "Maya swims", unit(0, 1, 0.1))
+    put(tabled, "Maya sleeps", unit(0, 0.8, 1))
+    report = stage(tabled).run_scope("maya", NOW)
+    assert report.changed and report.tables.splits == 1
+    placed = tables_now(tabled)
+    assert None not in placed.values()
+    with reading(tabled.engine) as session:
+        sizes = table_sizes(session, "maya")
+        registry = {t.name for t in tables_of(session, "maya")}
+        kinds = {m.kind for m in moves_of(session, "maya")}
+    assert set(sizes) == registry and all(2 <= n <= 4 for n in sizes.values()), sizes
+    assert {placed["Maya runs"], placed["Maya swims"], placed["Maya sleeps"]} == {"b"}
+    assert kinds == {"merge", "split"}
+    put(tabled, "Maya jogs", unit(0, 1, 0.05))
+    again = stage(tabled).run_scope("maya", NOW + timedelta(hours=1))
+    assert not again.tables.moves and tables_now(tabled)["Maya jogs"] == "b"
+
+
+def test_a_new_fact_is_placed_when_the_step_adds_it(tabled):
+    """The facts step's placer seeds the default tables and files each new row under its nearest table."""
+    put(tabled, "Maya runs", unit(0, 1, 0))
+    with transaction(tabled.engine) as session:
+        rows = current_facts(session, "maya")
+        TablePlacer(TableEmbedder(LABELS), CFG).place(session, "maya", rows, NOW)
+    assert tables_now(tabled) == {"Maya runs": "b"}
+    with reading(tabled.engine) as session:
+        assert [t.name for t in tables_of(session, "maya")] == ["a", "b", "c"]
+
+
+def test_the_offline_split_names_parts_by_distinctive_words_and_is_deterministic():
+    """Two topics in one table: two parts within the limits, each named by its rare shared words, the same every time."""
+    from consolidator.model.offline.tables import split_table
+    from consolidator.model.schemas import KnownFact, SplitTableRequest
+
+    texts = ["Ana paints watercolour landscapes.", "Ana sells watercolour paintings.", "Ana teaches watercolour classes.",
+             "Ana bakes sourdough bread.", "Ana sells sourdough loaves.", "Ana shares sourdough starter."]
+    request = SplitTableRequest(scope="s", table="hobbies", description="pastimes", parts=2, min_facts=2, max_facts=4,
+                                facts=[KnownFact(id=f"f{i}", text=t) for i, t in enumerate(texts)])
+    reply = split_table(request)
+    assert reply == split_table(request)
+    assert sorted(sorted(p.facts) for p in reply.tables) == [["f0", "f1", "f2"], ["f3", "f4", "f5"]]
+    names = {p.name.split(",")[0] for p in reply.tables}
+    assert names == {"watercolour", "sourdough"}, [p.name for p in reply.tables]
+
+
+def test_a_fact_whose_table_is_gone_is_placed_again_and_recorded():
+    """A restored fact naming a dropped table goes to its nearest table; the move says why."""
+    facts = [fact("x1", unit(1, 0, 0), "a"), fact("x2", unit(1, 0.1, 0), "a"), fact("x3", unit(1, 0, 0.1), "a"),
+             fact("r1", unit(0.9, 0.1, 0), "dropped long ago")]
+    plan = planner().plan("maya", facts, REGISTRY[:1])
+    assert plan.assigned == {"r1": "a"} and plan.placed == 1
+    assert [(m.fact_id, m.from_table, m.to_table, m.why) for m in plan.moves] == [
+        ("r1", "dropped long ago", "a", "its table is gone")]
+
+
+def test_a_model_that_cannot_split_falls_back_and_a_deferred_split_defers_the_pass():
+    """A ModelError from split_table: the offline clustering splits instead; a Deferred propagates (nothing planned)."""
+    from consolidator.model.base import BudgetExceeded, ModelError
+
+    facts = [fact(f"x{i}", unit(1, i % 2, 0, 0.01 * i), "a") for i in range(6)]
+    cfg = FactSettings(tables=TABLES, table_max=5, table_min=2)
+
+    def broken(request):
+        raise ModelError("invalid reply twice")
+
+    plan = planner(Splitter(broken), cfg).plan("maya", facts, REGISTRY[:1])
+    assert plan.splits == 1 and len(plan.tables) >= 2 and "a" not in plan.tables
+
+    def closed(request):
+        raise BudgetExceeded(tier="sleep")
+
+    with pytest.raises(BudgetExceeded):
+        planner(Splitter(closed), cfg).plan("maya", facts, REGISTRY[:1])
