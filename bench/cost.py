@@ -1,6 +1,7 @@
 """Cost benchmark: model calls and tokens of a LoCoMo drain through the real SDK, beside Mem0's design.
 
     python bench/cost.py [--mode live|bulk|both] [--per-step] [--batch-api] [--path ../shared/data/locomo-dev/locomo-dev.json]
+    python bench/cost.py --provider openai [--base-url URL --model NAME] [--context-tokens N] [--quirks]
 
 The three LoCoMo development conversations (bench/locomo.py: one scope per conversation, one
 interaction per session) go through the real `AnthropicModel` (anthropic SDK) against
@@ -29,6 +30,14 @@ Target: at most 3 calls per interaction with both ladders and all three stores.
 is billed at the batch price (half); at each drain time the daemon keeps ticking, every
 2 minutes (`batch_poll` is 1), until a tick finds nothing to do and no batch or queued request
 is left, as a running daemon would. The ledger is checked against the fake's counters as in direct mode.
+
+--provider openai: the OpenAI-compatible backend (openai SDK). Without --base-url it talks to
+FakeOpenAI (tests/support/fake_openai.py) answering as OfflineModel would, with a window of
+--context-tokens (default 8,192) that refuses longer requests as vLLM does; --quirks turns on
+every quirk of a local server (response_format ignored, fenced JSON after a sentence, tools
+refused, 5% of replies cut at max_tokens, 5% 429 and 5% 500), and the fake's counters are
+printed (over-window requests must be 0). With --base-url URL --model NAME it measures a real
+server (a local model: Ollama's http://127.0.0.1:11434/v1), the same tables, no counters.
 """
 
 from __future__ import annotations
@@ -76,10 +85,10 @@ MEM0_DECISION = (550, 40)
 
 
 def drain_locomo(conversations: list[Conversation], mode: str, state_dir: Path, url: str,
-                 combine: bool = True, batch_api: bool = False) -> list[ModelCall]:
-    settings = Settings(state_dir=state_dir,
-                        model={"provider": "anthropic", "base_url": url, "combine_batch_steps": combine,
-                               "batch_api": batch_api, "batch_poll": "1m"})
+                 combine: bool = True, batch_api: bool = False, model: dict | None = None,
+                 inspect=None) -> list[ModelCall]:
+    model = model or {"provider": "anthropic", "batch_api": batch_api, "batch_poll": "1m"}
+    settings = Settings(state_dir=state_dir, model={**model, "base_url": url, "combine_batch_steps": combine})
     app = open_app(settings)
     built = build_consolidator(app)
 
@@ -109,6 +118,8 @@ def drain_locomo(conversations: list[Conversation], mode: str, state_dir: Path, 
     built.steps[0].model.close()
     with reading(app.engine) as session:
         calls = list(session.execute(select(ModelCall)).scalars())
+    if inspect is not None:
+        inspect(app)
     app.close()
     return calls
 
@@ -138,7 +149,7 @@ def _in(c: ModelCall) -> int:
     return c.input_tokens + c.cache_read_tokens + c.cache_write_tokens
 
 
-def report(mode: str, calls: list[ModelCall], messages: int, interactions: int, fake: FakeAnthropic,
+def report(mode: str, calls: list[ModelCall], messages: int, interactions: int, fake: FakeAnthropic | None,
            wall_s: float) -> dict[str, float]:
     answered = [c for c in calls if c.outcome != "error"]
     groups: dict[str, list[ModelCall]] = defaultdict(list)
@@ -169,10 +180,16 @@ def report(mode: str, calls: list[ModelCall], messages: int, interactions: int, 
           f"+ {total_cached * per_k:.0f} cached input, {total_out * per_k:.0f} output tokens, ${cost * per_k:.4f}")
     biggest = max(answered, key=_in)
     print(f"largest input of any call: {_in(biggest)} tokens ({biggest.operation} {biggest.ref})")
-    c = fake.counters
-    same = (len(answered), sum(x.input_tokens for x in answered), total_out) == (c.answered, c.input_tokens,
-                                                                               c.output_tokens)
-    print(f"ledger vs server: {len(answered)} / {c.answered} answered calls; tokens equal: {same}")
+    if fake is not None:
+        c = fake.counters
+        same = (len(answered), sum(x.input_tokens for x in answered), total_out) == (c.answered, c.input_tokens,
+                                                                                   c.output_tokens)
+        print(f"ledger vs server: {len(answered)} / {c.answered} answered calls; tokens equal: {same}")
+        if hasattr(c, "as_dict"):
+            print("fake server: " + ", ".join(f"{k} {v}" for k, v in c.as_dict().items()
+                                              if k not in ("input_tokens", "output_tokens")))
+    invalid, errors = sum(x.outcome == "invalid" for x in calls), sum(x.outcome == "error" for x in calls)
+    print(f"repairs (invalid replies asked again): {invalid}; requests without an answer: {errors}")
     return {"calls": len(answered) / interactions, "cost": cost / interactions,
             "facts_calls": sum(len(groups[g]) for g in FACT_GROUPS) / interactions}
 
@@ -204,7 +221,14 @@ def main() -> None:
     parser.add_argument("--batch-api", action="store_true", help="send every call as Message Batches (half price)")
     parser.add_argument("--per-step", action="store_true",
                         help="one model call per batch step (model.combine_batch_steps = false), for comparison")
+    parser.add_argument("--provider", choices=["anthropic", "openai"], default="anthropic")
+    parser.add_argument("--base-url", default=None, help="openai: a real server (default: the local fake)")
+    parser.add_argument("--model", default=None, help="openai: the model name the server serves")
+    parser.add_argument("--context-tokens", type=int, default=None, help="openai: the server's window (8192)")
+    parser.add_argument("--quirks", action="store_true", help="openai fake: every quirk of a local server on")
     args = parser.parse_args()
+    if args.provider == "openai":
+        return main_openai(args)
     structlog.configure(wrapper_class=structlog.make_filtering_bound_logger(logging.ERROR))
     logging.getLogger("httpx2").setLevel(logging.WARNING)  # one INFO line per HTTP request otherwise
     os.environ["ANTHROPIC_API_KEY"] = KEY  # the local fake's key; no request leaves 127.0.0.1
@@ -222,6 +246,58 @@ def main() -> None:
             if mode == "live":
                 live = last
     print_mem0(conversations, interactions, live if args.mode != "bulk" else last)
+
+
+def stored_outcome(app) -> None:
+    """What the drain stored: batch steps done once each, held windows with a reason, and rows
+    holding text from outside a reply's JSON (a fence, the fake's prose sentence, a raw object)."""
+    from sqlalchemy import func
+
+    from stores.schema.ladders import LadderHold, Summary
+    from stores.schema.ledger import Batch, StepRun
+    from stores.schema.memory import Contact, Fact, Task
+    from tests.support.fake_openai import PROSE
+
+    with reading(app.engine) as s:
+        runs = list(s.execute(select(StepRun.batch_id, StepRun.step, StepRun.status)))
+        batches = s.execute(select(func.count()).select_from(Batch)).scalar_one()
+        holds = [r for (r,) in s.execute(select(LadderHold.reason))]
+        texts = ([t for (t,) in s.execute(select(Summary.text))] + [t for (t,) in s.execute(select(Fact.text))]
+                 + [c.name + c.biography + c.summary for c in s.execute(select(Contact)).scalars()]
+                 + [t for (t,) in s.execute(select(Task.title))])
+    done = sum(status == "done" for _, _, status in runs)
+    once = len({(b, step) for b, step, _ in runs}) == len(runs)
+    leaked = sum("```" in t or PROSE in t or t.lstrip().startswith("{") for t in texts)
+    print(f"stored: {batches} batches, {done}/{len(runs)} batch steps done, each once: {once}; "
+          f"{len(holds)} windows held ({sum(not r for r in holds)} without a reason); "
+          f"{leaked} of {len(texts)} rows with text from outside the JSON")
+
+
+def main_openai(args: argparse.Namespace) -> None:
+    """The same drains through the OpenAI-compatible backend: the fake (with its quirks) or a real server."""
+    from contextlib import nullcontext
+
+    from tests.support.fake_openai import FakeOpenAI, Quirks
+
+    structlog.configure(wrapper_class=structlog.make_filtering_bound_logger(logging.ERROR))
+    logging.getLogger("httpx2").setLevel(logging.WARNING)
+    window = args.context_tokens or 8192
+    if args.base_url and not args.model:
+        raise SystemExit("--base-url needs --model (the name the server serves)")
+    quirks = Quirks.every(window=window) if args.quirks else Quirks(window=window)
+    model = {"provider": "openai", "default_model": args.model or "local-model", "context_tokens": window}
+    conversations = load_locomo(args.path)
+    messages = sum(len(c.messages) for c in conversations)
+    interactions = sum(len(c.sessions) for c in conversations)
+    print(f"provider openai at {args.base_url or 'the local fake'}; context_tokens {window}; "
+          f"quirks {'all on' if args.quirks and not args.base_url else 'off'}")
+    for mode in (["live", "bulk"] if args.mode == "both" else [args.mode]):
+        fake_server = nullcontext() if args.base_url else FakeOpenAI(responder=OfflineResponder(), quirks=quirks)
+        with tempfile.TemporaryDirectory() as tmp, fake_server as fake:
+            started = time.perf_counter()
+            calls = drain_locomo(conversations, mode, Path(tmp), args.base_url or fake.url,
+                                 combine=not args.per_step, model=model, inspect=stored_outcome)
+            report(mode, calls, messages, interactions, fake, time.perf_counter() - started)
 
 
 if __name__ == "__main__":

@@ -2,12 +2,14 @@
 
     python bench/recall.py [--path FILE] [--limit N] [--only conv-26] [--json] [--config FILE]
                            [--settle-days 8] [--keep DIR]
+                           [--provider openai --base-url URL --model NAME [--context-tokens N]]
 
 Each conversation of a LoCoMo-format file (default: the dev subset, shared/data/locomo-dev)
 is imported with bench/locomo.py's loader into a fresh state dir and drained with the
 configured provider through the normal settings and wiring: the offline model by default, the
 Anthropic backend when ANTHROPIC_API_KEY is set (or as the config file says), so a user
-measures the real model the same way. The drain runs 8 days after the last message
+measures the real model the same way (`--provider openai --base-url URL --model NAME`: a
+local model on an OpenAI-compatible server, e.g. Ollama's http://127.0.0.1:11434/v1). The drain runs 8 days after the last message
 (`--settle-days`), so the last day and week close. Then, for every question, per category:
 the share whose answer's content words ALL appear in
 
@@ -305,8 +307,17 @@ def find_data(path: Path | None) -> Path:
     return DEFAULT_PATH
 
 
+def with_model(settings: Settings, overrides: dict[str, Any]) -> Settings:
+    """The settings with `[model]` keys replaced (validated as config.toml's would be)."""
+    if not overrides:
+        return settings
+    model = type(settings.model).model_validate({**settings.model.model_dump(exclude_unset=True), **overrides})
+    return settings.model_copy(update={"model": model})
+
+
 def run(path: Path, limit: int | None = None, only: list[str] | None = None, config: Path | None = None,
-        settle_days: float = 8.0, keep: Path | None = None, progress=None) -> dict[str, Any]:
+        settle_days: float = 8.0, keep: Path | None = None, progress=None,
+        model: dict[str, Any] | None = None) -> dict[str, Any]:
     """The whole bench: every selected conversation drained in its own state dir, then the totals."""
     started = time.perf_counter()
     conversations = load_locomo(path)
@@ -320,7 +331,7 @@ def run(path: Path, limit: int | None = None, only: list[str] | None = None, con
     for conv in conversations:
         with tempfile.TemporaryDirectory(prefix=f"recall-{conv.scope}-") as tmp:
             state_dir = keep / conv.scope if keep else Path(tmp)
-            settings = bench_settings(state_dir, config)
+            settings = with_model(bench_settings(state_dir, config), model or {})
             provider = provider_of(settings)
             r = run_conversation(conv, questions.get(conv.scope, []), settings, settle=timedelta(days=settle_days))
         results.append(r)
@@ -355,14 +366,22 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--config", type=Path, default=None, help="config file (default: the usual lookup)")
     parser.add_argument("--settle-days", type=float, default=8.0, help="drain this long after the last message")
     parser.add_argument("--keep", type=Path, default=None, help="keep each state dir under KEEP/<sample_id>")
+    parser.add_argument("--provider", choices=["offline", "anthropic", "openai"], default=None,
+                        help="the backend (default: as the config says)")
+    parser.add_argument("--base-url", default=None, help="the server's URL (openai: e.g. http://127.0.0.1:11434/v1)")
+    parser.add_argument("--model", default=None, help="the model name (default_model)")
+    parser.add_argument("--context-tokens", type=int, default=None, help="openai: the server's context window")
     args = parser.parse_args(argv)
     logsetup.configure("error")
+    model = {key: value for key, value in (("provider", args.provider), ("base_url", args.base_url),
+                                           ("default_model", args.model), ("context_tokens", args.context_tokens))
+             if value is not None}
     path = find_data(args.path)
     if not path.is_file():
         parser.error(f"no such file: {path}")
     only = [s for item in args.only for s in item.split(",")] if args.only else None
     report = run(path, args.limit, only, args.config, args.settle_days, args.keep,
-                 progress=lambda line: print(line, file=sys.stderr, flush=True))
+                 progress=lambda line: print(line, file=sys.stderr, flush=True), model=model)
     if args.json:
         print(json.dumps(report, indent=1, default=str))
     else:

@@ -170,7 +170,7 @@ BAD_CONFIGS = [
     pytest.param('[daemon]\ntick_intervall = "5s"\n', ["daemon.tick_intervall"], id="unknown-daemon-key"),
     pytest.param('batch_size = "fifty"\n', ["batch_size"], id="wrong-type"),
     pytest.param("batch_size = 0\n", ["batch_size"], id="out-of-range"),
-    pytest.param('[model]\nprovider = "openai"\n', ["model.provider"], id="bad-provider"),
+    pytest.param('[model]\nprovider = "gemini"\n', ["model.provider"], id="bad-provider"),
     pytest.param('flush_idle = "3 fortnights"\n', ["flush_idle", "3 fortnights"], id="bad-duration"),
     pytest.param('timezone = "Mars/Olympus"\n', ["timezone", "Mars/Olympus"], id="bad-timezone"),
     pytest.param('[scopes.x]\ntimezone = "Nowhere/Land"\n', ["scopes.x.timezone", "Nowhere/Land"], id="bad-scope-timezone"),

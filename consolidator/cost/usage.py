@@ -64,7 +64,9 @@ def usage_report(engine: Engine, settings: ModelSettings, now: datetime) -> dict
 def format_usage(model: dict[str, Any]) -> list[str]:
     """A compact table of the model section, for the text status."""
     width = max([len("total"), *map(len, model["by_operation"])]) + 2  # operation names vary in length
-    lines = [f"{'model':<{width + 2}}{'calls':>8}{'today':>8}{'input':>12}{'output':>10}{'cost $':>11}"]
+    where = f" at {model['base_url']}" if model.get("base_url") else ""
+    lines = [f"model backend: {model['provider']}{where}"] if model.get("provider") else []
+    lines += [f"{'model':<{width + 2}}{'calls':>8}{'today':>8}{'input':>12}{'output':>10}{'cost $':>11}"]
     for op, o in model["by_operation"].items():
         lines.append(f"  {op:<{width}}{o['calls']:>8}{o['today_calls']:>8}{o['input_tokens']:>12}"
                      f"{o['output_tokens']:>10}{o['cost_usd']:>11.4f}")

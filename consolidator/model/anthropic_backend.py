@@ -48,11 +48,9 @@ needed, is a direct call. `batches` is the SDK's batch client the courier uses.
 
 from __future__ import annotations
 
-import email.utils
 import os
 import time
 from collections.abc import Callable
-from contextvars import ContextVar
 from datetime import UTC, datetime
 from typing import Any
 
@@ -61,56 +59,28 @@ import structlog
 from pydantic import ValidationError
 
 from consolidator.model.base import BatchOperations, ModelError
+from consolidator.model.calls import (
+    DEADLINE,
+    MIN_ATTEMPT_S,
+    InvalidReplyError,
+    RejectedRequestError,
+    TransientModelError,
+    backoff_s,
+    deadline,
+    record_call,
+    retry_after_s,
+    scrub,
+    sdk_would_retry,
+    status_error,
+    wait_fits,
+)
 from consolidator.model.prompts import _SPECS, _describe, _render, _Spec
 from consolidator.model.refs import resolve
-from consolidator.model.recording import CallRecord, CallRecorder, Outcome
+from consolidator.model.recording import CallRecorder, Outcome
 from consolidator.model.settings import ModelSettings, Operation
 
 log = structlog.get_logger(__name__)
 
-
-
-class _CallError(ModelError):
-    """A request that got no message; the message is built from ids, never from SDK objects."""
-
-    def __init__(
-        self,
-        operation: str,
-        what: str,
-        *,
-        status: int | None = None,
-        error_type: str | None = None,
-        request_id: str | None = None,
-    ) -> None:
-        super().__init__(f"anthropic {operation}: {what}" + (f" (request-id {request_id})" if request_id else ""))
-        self.operation = operation
-        self.status = status
-        self.error_type = error_type
-        self.request_id = request_id
-
-
-class TransientModelError(_CallError):
-    """No reply now (rate limit, overload, server error, timeout, deadline); try again later."""
-
-
-class RejectedRequestError(_CallError):
-    """The API refused the request itself (400, 401, 403, 404, 413...): retrying will not help."""
-
-
-class InvalidReplyError(ModelError):
-    """The model answered twice without a valid tool input."""
-
-
-# --- operations --------------------------------------------------------------------------
-
-
-_DEADLINE: ContextVar[float | None] = ContextVar("consolidator_model_deadline", default=None)
-
-# The SDK's backoff without retry-after: min(0.5 * 2**retries_taken, 8) s, jittered down.
-_BACKOFF_INITIAL_S = 0.5
-_BACKOFF_MAX_S = 8.0
-# An attempt with less time than this left is not worth starting.
-_MIN_ATTEMPT_S = 0.05
 
 
 class _DeadlineExceeded(Exception):
@@ -123,25 +93,6 @@ class _DeadlineExceeded(Exception):
         self.request_id = request_id
 
 
-def _retry_after_s(headers: Any) -> float | None:
-    """The wait the server asks for, read as the SDK reads it (retry-after-ms, seconds, date)."""
-    for name, scale in (("retry-after-ms", 0.001), ("retry-after", 1.0)):
-        try:
-            return float(headers.get(name)) * scale
-        except (TypeError, ValueError):
-            pass
-    raw = headers.get("retry-after")
-    parsed = email.utils.parsedate_tz(raw) if raw else None
-    return None if parsed is None else email.utils.mktime_tz(parsed) - time.time()
-
-
-def _sdk_would_retry(status: int, headers: Any) -> bool:
-    flag = headers.get("x-should-retry")
-    if flag in ("true", "false"):
-        return flag == "true"
-    return status in (408, 409, 429) or status >= 500
-
-
 class _DeadlineMiddleware(anthropic.Middleware):
     def __init__(self, *, clock: Callable[[], float], timeout_s: float, max_retries: int) -> None:
         self._clock = clock
@@ -149,28 +100,28 @@ class _DeadlineMiddleware(anthropic.Middleware):
         self._max_retries = max_retries
 
     def _wait_fits(self, wait_s: float, deadline: float) -> bool:
-        return self._clock() + max(wait_s, 0.0) + _MIN_ATTEMPT_S < deadline
+        return wait_fits(self._clock, wait_s, deadline)
 
     def handle(self, request: anthropic.APIRequest, call_next: Any) -> Any:
-        deadline = _DEADLINE.get()
+        deadline = DEADLINE.get()
         if deadline is None:
             return call_next(request)
         remaining = deadline - self._clock()
-        if remaining < _MIN_ATTEMPT_S:
+        if remaining < MIN_ATTEMPT_S:
             raise _DeadlineExceeded(f"no time left for attempt {request.retries_taken + 1}")
         retries_left = request.retries_taken < self._max_retries
-        backoff_s = min(_BACKOFF_INITIAL_S * 2**request.retries_taken, _BACKOFF_MAX_S)
+        backoff = backoff_s(request.retries_taken)
         try:
             response = call_next(request.copy(timeout=min(self._timeout_s, remaining)))
         except anthropic.APIConnectionError as err:
-            if retries_left and not self._wait_fits(backoff_s, deadline):
+            if retries_left and not self._wait_fits(backoff, deadline):
                 kind = "timed out" if isinstance(err, anthropic.APITimeoutError) else "connection failed"
                 raise _DeadlineExceeded(f"attempt {request.retries_taken + 1} {kind}; no time to retry") from None
             raise
         status, headers = response.status_code, response.headers
-        if status >= 400 and retries_left and _sdk_would_retry(status, headers):
-            wait_s = _retry_after_s(headers)
-            wait_s = backoff_s if wait_s is None or wait_s <= 0 else wait_s
+        if status >= 400 and retries_left and sdk_would_retry(status, headers):
+            wait_s = retry_after_s(headers)
+            wait_s = backoff if wait_s is None or wait_s <= 0 else wait_s
             if not self._wait_fits(wait_s, deadline):
                 request_id = headers.get("request-id")
                 response.close()
@@ -256,8 +207,7 @@ class AnthropicModel(BatchOperations):
             "tool_choice": {"type": "tool", "name": spec.tool},
         }
         messages: list[dict[str, Any]] = [{"role": "user", "content": _render(request)}]
-        token = _DEADLINE.set(self._clock() + self._settings.max_call_s)
-        try:
+        with deadline(self._clock, self._settings.max_call_s):
             for attempt in (1, 2):
                 stored = None
                 if attempt == 1 and self._book is not None:  # raises BatchPending until its batch answers
@@ -277,8 +227,6 @@ class AnthropicModel(BatchOperations):
                 if attempt == 2:
                     raise InvalidReplyError(f"{op}: invalid reply twice ({problem[:300]})")
                 messages += self._repair(spec, message, block, problem)
-        finally:
-            _DEADLINE.reset(token)
         raise AssertionError("unreachable")
 
     def _check(self, spec: _Spec[Any], request: Any, message: Any, block: Any) -> tuple[Any, str | None]:
@@ -330,15 +278,12 @@ class AnthropicModel(BatchOperations):
             case anthropic.APIConnectionError():
                 return TransientModelError(op, "connection failed")
             case anthropic.APIStatusError():
-                status = err.status_code
-                what = f"HTTP {status} {err.type or 'error'}: {self._scrub(str(err.api_message or ''))[:200]}"
-                transient = status in (408, 409, 429) or status >= 500
-                cls = TransientModelError if transient else RejectedRequestError
-                return cls(op, what, status=status, error_type=err.type, request_id=err.request_id)
+                return status_error("anthropic", op, err.status_code, err.type,
+                                    self._scrub(str(err.api_message or "")), err.request_id)
         return RejectedRequestError(op, f"client error {type(err).__name__}")
 
     def _scrub(self, text: str) -> str:
-        return text.replace(self._secret, "[redacted]")
+        return scrub(text, self._secret)
 
     def _record(self, op: str, request: Any, model: str, latency_s: float, outcome: Outcome, usage: Any = None) -> None:
         tokens = {
@@ -347,14 +292,5 @@ class AnthropicModel(BatchOperations):
             "cache_read_tokens": (usage.cache_read_input_tokens or 0) if usage else 0,
             "cache_write_tokens": (usage.cache_creation_input_tokens or 0) if usage else 0,
         }
-        price = self._settings.price_for(model)
-        if usage is not None and price is None:
-            log.warning("model.price_unknown", model=model)
-        rec = CallRecord(
-            operation=op, scope=request.scope, ref=request.ref, model=model, **tokens,
-            latency_s=latency_s, outcome=outcome,
-            cost_usd=price.cost(**tokens) if price else 0.0, at=self._now(),
-        )
-        self._recorder.record(rec)
-        log.info("model.call", operation=op, scope=rec.scope, ref=rec.ref, model=model, outcome=outcome,
-                 latency_s=round(rec.latency_s, 3), cost_usd=rec.cost_usd, **tokens)
+        record_call(self._recorder, self._settings, self._now(), op=op, request=request, model=model,
+                    latency_s=latency_s, outcome=outcome, tokens=tokens if usage is not None else None)

@@ -1,13 +1,17 @@
 """The `[model]` table of config.toml: which backend, which model per operation, limits, prices.
 
 `resolve_provider` turns `provider = "auto"` into a concrete backend from the environment;
-nothing here imports `anthropic` or reads the environment by itself.
+nothing here imports `anthropic` or `openai` or reads the environment by itself. With
+`provider = "openai"` (any OpenAI-compatible server: OpenAI, Ollama, vLLM, llama.cpp, LM Studio)
+`base_url` defaults to OpenAI's, `context_tokens` is the server's window (8,192 unless told, for
+a server that is not OpenAI's) and a model without a `[model.prices]` entry is free there.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
 from datetime import timedelta
+from urllib.parse import urlsplit
 from typing import Annotated, Literal, get_args
 
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, field_validator, model_validator
@@ -70,17 +74,41 @@ DEFAULT_PRICES: dict[str, Price] = {
     DEFAULT_MODEL: Price(input_per_mtok=1.0, output_per_mtok=5.0, cache_read_per_mtok=0.10, cache_write_per_mtok=1.25),
 }
 
+# provider = "openai": OpenAI's own endpoint, its default model and list prices (a prompt-cache
+# write costs the input rate there); any other server's window unless `context_tokens` says.
+OPENAI_URL = "https://api.openai.com/v1"
+OPENAI_DEFAULT_MODEL = "gpt-4o-mini"
+OPENAI_CONTEXT_TOKENS = 128_000
+LOCAL_CONTEXT_TOKENS = 8_192
+_FREE = Price(input_per_mtok=0, output_per_mtok=0, cache_read_per_mtok=0, cache_write_per_mtok=0)
+
+
+def _openai_price(inp: float, out: float, cached: float) -> Price:
+    return Price(input_per_mtok=inp, output_per_mtok=out, cache_read_per_mtok=cached, cache_write_per_mtok=inp)
+
+
+OPENAI_PRICES: dict[str, Price] = {
+    "gpt-4o-mini": _openai_price(0.15, 0.60, 0.075),
+    "gpt-4o": _openai_price(2.50, 10.00, 1.25),
+    "gpt-4.1": _openai_price(2.00, 8.00, 0.50),
+    "gpt-4.1-mini": _openai_price(0.40, 1.60, 0.10),
+    "gpt-4.1-nano": _openai_price(0.10, 0.40, 0.025),
+}
+
 
 class ModelSettings(BaseModel):
     """Settings of the model port. Partial `max_tokens` and `prices` tables extend the defaults."""
 
     model_config = ConfigDict(extra="forbid", allow_inf_nan=False)
 
-    provider: Literal["auto", "offline", "anthropic"] = "auto"
+    provider: Literal["auto", "offline", "anthropic", "openai"] = "auto"
     default_model: str = DEFAULT_MODEL
     models: dict[Operation, str] = Field(default_factory=dict, description="Per-operation model override.")
     max_tokens: dict[Operation, MaxTokens] = Field(default_factory=lambda: dict(DEFAULT_MAX_TOKENS))
     base_url: str | None = None
+    context_tokens: int | None = Field(
+        default=None, ge=1_024, le=10_000_000,
+        description="provider openai: the server's context window (prompt + max_tokens of every request fit in it).")
     max_retries: int = Field(default=2, ge=0, le=10)
     timeout_s: float = Field(default=60.0, gt=0, le=MAX_SECONDS, description="Limit of one HTTP attempt.")
     max_call_s: float = Field(
@@ -117,6 +145,20 @@ class ModelSettings(BaseModel):
             raise ValueError("must be a positive duration")
         return value
 
+    @field_validator("base_url", mode="after")
+    @classmethod
+    def _url(cls, value: str | None) -> str | None:
+        if value is None:
+            return None
+        try:
+            parts = urlsplit(value)
+            parts.port  # noqa: B018 - raises on a port that is not a number
+        except ValueError as exc:
+            raise ValueError(f"not a URL: {exc}") from None
+        if parts.scheme not in ("http", "https") or not parts.hostname:
+            raise ValueError("must be an http:// or https:// URL with a host (e.g. http://127.0.0.1:11434/v1)")
+        return value
+
     @field_validator("max_tokens", mode="after")
     @classmethod
     def _complete_max_tokens(cls, value: dict[Operation, int]) -> dict[Operation, int]:
@@ -128,9 +170,18 @@ class ModelSettings(BaseModel):
         return {**DEFAULT_PRICES, **value}
 
     @model_validator(mode="after")
+    def _openai_model(self) -> ModelSettings:
+        if self.provider == "openai" and "default_model" not in self.model_fields_set:
+            if not self.openai_hosted:
+                raise ValueError(f"default_model: provider \"openai\" at {self.base_url} needs the model name the "
+                                 "server serves (e.g. default_model = \"llama3.1:8b\")")
+            self.default_model = OPENAI_DEFAULT_MODEL
+        return self
+
+    @model_validator(mode="after")
     def _priced_when_budgeted(self) -> ModelSettings:
         if self.daily_budget_usd is not None:
-            unpriced = sorted({self.model_for(op) for op in OPERATIONS} - self.prices.keys())
+            unpriced = sorted(m for m in {self.model_for(op) for op in OPERATIONS} if self.price_for(m) is None)
             if unpriced:
                 raise ValueError(f"daily_budget_usd needs prices for: {', '.join(unpriced)}")
         return self
@@ -142,10 +193,23 @@ class ModelSettings(BaseModel):
         return self.max_tokens[operation]
 
     def price_for(self, model: str) -> Price | None:
+        if self.provider == "openai" and model not in self.prices:
+            return OPENAI_PRICES.get(model) if self.openai_hosted else _FREE
         return self.prices.get(model)
 
+    @property
+    def openai_hosted(self) -> bool:
+        """provider openai at OpenAI itself (no base_url, or api.openai.com): keyed, priced, a large window."""
+        return self.base_url is None or urlsplit(self.base_url).hostname == "api.openai.com"
 
-def resolve_provider(settings: ModelSettings, env: Mapping[str, str]) -> Literal["offline", "anthropic"]:
+    def context_window(self) -> int:
+        """provider openai: the window every request must fit (`context_tokens`, else by server)."""
+        if self.context_tokens is not None:
+            return self.context_tokens
+        return OPENAI_CONTEXT_TOKENS if self.openai_hosted else LOCAL_CONTEXT_TOKENS
+
+
+def resolve_provider(settings: ModelSettings, env: Mapping[str, str]) -> Literal["offline", "anthropic", "openai"]:
     """`auto` means anthropic iff ANTHROPIC_API_KEY is set and non-blank; explicit choices stand."""
     if settings.provider != "auto":
         return settings.provider

@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import importlib
+import os
 import shutil
 from datetime import datetime
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlsplit, urlunsplit
 
 from consolidator.core.app import App
 from consolidator.cost.usage import usage_report
@@ -43,9 +46,40 @@ def gather(app: App, now: datetime) -> dict[str, Any]:
     }
     if len(alive) > 1:  # several daemons sharing a server database
         daemon["holders"] = [d.holder for d in alive]
-    model = usage_report(app.engine, app.settings.model, now)
+    model = {**usage_report(app.engine, app.settings.model, now), **backend(app)}
     return {"scopes": scopes, "daemon": daemon, "state_dir": str(app.settings.state_dir),
             "database": printable_url(app.settings.db_url), "model": model, "faults": active_faults(app)}
+
+
+def backend(app: App) -> dict[str, Any]:
+    """Which backend the daemon would use and where: provider and base_url (never a key)."""
+    from consolidator.model.settings import OPENAI_URL, resolve_provider
+
+    settings = app.settings.model
+    provider = resolve_provider(settings, os.environ)
+    url = settings.base_url or (OPENAI_URL if provider == "openai" else None)
+    if url:
+        parts = urlsplit(url)  # credentials in a URL (user:key@host) are never shown
+        url = urlunsplit((parts.scheme, parts.hostname + (f":{parts.port}" if parts.port else ""), parts.path, "", ""))
+    return {"provider": provider, "base_url": url}
+
+
+def config_faults(app: App) -> list[str]:
+    """What in the configuration `run` would refuse though `status` can read the state: a model key
+    missing from this shell, the SDK not installed, a plugin that is not a step factory."""
+    from consolidator.runtime.model_factory import config_fault
+
+    found = [fault] if (fault := config_fault(app.settings)) else []
+    for spec in app.settings.plugins:
+        module_name, _, attr = spec.partition(":")
+        try:
+            factory = getattr(importlib.import_module(module_name), attr) if module_name and attr else None
+        except Exception as exc:  # not importable, no such name, or the module raised while loading
+            found.append(f"{app.settings.source}: key 'plugins': plugin {spec!r}: {type(exc).__name__}: {exc}")
+            continue
+        if not callable(factory):
+            found.append(f"{app.settings.source}: key 'plugins': plugin {spec!r}: not a factory of batch steps")
+    return found
 
 
 def unreachable_report(app: App) -> dict[str, Any]:
@@ -78,6 +112,8 @@ def active_faults(app: App) -> list[dict[str, Any]]:
             continue
         if free < NEARLY_FULL:
             found.append({**seen, "where": "disk", "cause": f"disk full: {place} ({free} bytes free)"})
+    for cause in config_faults(app):
+        found.append({**seen, "where": "config", "cause": cause})
     for f in fault_rows.active(app.engine):
         found.append({"where": f.where, "scope": f.scope or None, "cause": f.cause, "since": f.since.isoformat(),
                       "last_at": f.last_at.isoformat(), "count": f.count})
