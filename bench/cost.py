@@ -201,7 +201,7 @@ def print_mem0(conversations: list[Conversation], interactions: int, ours: dict[
     tokens_in = sessions * MEM0_EXTRACTION[0] + candidates * MEM0_DECISION[0]
     tokens_out = sessions * MEM0_EXTRACTION[1] + candidates * MEM0_DECISION[1]
     cost = (tokens_in * price.input_per_mtok + tokens_out * price.output_per_mtok) / 1e6
-    print(f"\n== Mem0-style baseline (seed 001), facts only, no ladder ==")
+    print("\n== Mem0-style baseline (seed 001), facts only, no ladder ==")
     print(f"{sessions} extraction calls + {candidates} decision calls (OfflineModel candidates) = {calls} calls: "
           f"{calls / interactions:.2f} per interaction, {tokens_in / interactions:.0f} in / "
           f"{tokens_out / interactions:.0f} out tokens per interaction, ${cost / interactions:.5f} per interaction")
