@@ -25,6 +25,26 @@ def test_design_is_at_most_400_lines() -> None:
     assert len(DESIGN.read_text(encoding="utf-8").splitlines()) <= 400
 
 
+def long_prose_lines(text: str, limit: int = 100) -> list[str]:
+    """Lines over the limit outside fenced code and table rows: prose is wrapped, never joined."""
+    long, fenced = [], False
+    for number, line in enumerate(text.splitlines(), 1):
+        if line.startswith("```"):
+            fenced = not fenced
+        elif not fenced and not line.lstrip().startswith("|") and len(line) > limit:
+            long.append(f"{number}: {line[:40]}... ({len(line)} characters)")
+    return long
+
+
+def test_design_prose_lines_are_at_most_100_characters() -> None:
+    assert long_prose_lines(DESIGN.read_text(encoding="utf-8")) == []
+
+
+def test_the_line_check_sees_a_long_line_but_not_tables_or_code() -> None:
+    text = "\n".join(["| " + "x" * 120 + " |", "```", "y" * 120, "```", "short", "z" * 101])
+    assert long_prose_lines(text) == [f"6: {'z' * 40}... (101 characters)"]
+
+
 def test_the_map_names_every_package() -> None:
     text = DESIGN.read_text(encoding="utf-8")
     packages = sorted(p.parent.relative_to(ROOT).as_posix() for p in (ROOT / "consolidator").glob("*/__init__.py"))
