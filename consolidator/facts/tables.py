@@ -289,11 +289,13 @@ def usable_parts(reply: SplitTableReply, ids: list[str], vectors: np.ndarray, mi
 
 
 def _unique(name: str, taken: dict[str, str]) -> str:
+    """`name` (cut to the column, NAME_MAX) or, when a table has it, `name n`: no name over NAME_MAX."""
+    name = name[:NAME_MAX]
     folded = {n.casefold() for n in taken}
     fresh, n = name, 1
     while fresh.casefold() in folded:
         n += 1
-        fresh = f"{name[:NAME_MAX - 4]} {n}"
+        fresh = f"{name[:NAME_MAX - 1 - len(str(n))]} {n}"
     return fresh
 
 
