@@ -58,7 +58,7 @@ from consolidator.model.calls import (
 from consolidator.model.prompts import _SPECS, _render
 from consolidator.model.recording import CallRecorder, Outcome
 from consolidator.model.refs import resolve
-from consolidator.model.settings import OPENAI_URL, ModelSettings, Operation
+from consolidator.model.settings import OPENAI_URL, ModelSettings, Operation, shown_url
 from consolidator.model.openai_wire import Mode
 
 log = structlog.get_logger(__name__)
@@ -148,7 +148,7 @@ class OpenAIModel(BatchOperations):
                                      timeout=settings.timeout_s, http_client=httpx2.Client(transport=transport))
 
     def __repr__(self) -> str:
-        return f"OpenAIModel(base_url={self._url})"
+        return f"OpenAIModel(base_url={shown_url(self._url)})"
 
     def close(self) -> None:
         self._client.close()
@@ -300,7 +300,7 @@ class OpenAIModel(BatchOperations):
             _MODES[key] = mode
             if final or mode is Mode.TEXT:
                 _SETTLED.add(key)
-        log.info("model.openai_mode", base_url=self._url, model=model, mode=str(mode), why=why,
+        log.info("model.openai_mode", base_url=shown_url(self._url), model=model, mode=str(mode), why=why,
                  settled=bool(final or mode is Mode.TEXT))
 
     # --- the ledger ---

@@ -96,6 +96,19 @@ OPENAI_PRICES: dict[str, Price] = {
 }
 
 
+def shown_url(url: str) -> str:
+    """A base_url fit to show (logs, status, faults, errors): scheme, host, port and path, never
+    credentials (user:key@) nor a query (?api-key=...) it may hold."""
+    parts = urlsplit(url)
+    host = parts.hostname or ""
+    host = f"[{host}]" if ":" in host else host
+    try:
+        port = f":{parts.port}" if parts.port else ""
+    except ValueError:
+        port = ""
+    return f"{parts.scheme}://{host}{port}{parts.path}"
+
+
 class ModelSettings(BaseModel):
     """Settings of the model port. Partial `max_tokens` and `prices` tables extend the defaults."""
 
@@ -173,7 +186,7 @@ class ModelSettings(BaseModel):
     def _openai_model(self) -> ModelSettings:
         if self.provider == "openai" and "default_model" not in self.model_fields_set:
             if not self.openai_hosted:
-                raise ValueError(f"default_model: provider \"openai\" at {self.base_url} needs the model name the "
+                raise ValueError(f"default_model: provider \"openai\" at {shown_url(self.base_url or '')} needs the model name the "
                                  "server serves (e.g. default_model = \"llama3.1:8b\")")
             self.default_model = OPENAI_DEFAULT_MODEL
         return self

@@ -9,7 +9,7 @@ from typing import Mapping
 from consolidator.core.config import ConfigError, Settings
 from consolidator.model.base import Model
 from consolidator.model.recording import CallRecorder, MemoryRecorder
-from consolidator.model.settings import resolve_provider
+from consolidator.model.settings import resolve_provider, shown_url
 
 
 def sdk_installed(name: str) -> bool:
@@ -26,7 +26,7 @@ def config_fault(settings: Settings, env: Mapping[str, str] | None = None) -> st
                 "(or provider = \"auto\" or \"offline\")")
     if provider == "openai":
         if settings.model.openai_hosted and not env.get("OPENAI_API_KEY", "").strip():
-            url = settings.model.base_url or "OpenAI's API"
+            url = shown_url(settings.model.base_url) if settings.model.base_url else "OpenAI's API"
             return f"{where}: \"openai\" at {url} needs OPENAI_API_KEY in the environment (a local server needs none)"
         if not sdk_installed("openai"):
             return f"{where}: \"openai\" needs the openai SDK: pip install 'consolidator[openai]'"

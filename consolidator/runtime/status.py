@@ -8,7 +8,6 @@ import shutil
 from datetime import datetime
 from pathlib import Path
 from typing import Any
-from urllib.parse import urlsplit, urlunsplit
 
 from consolidator.core.app import App
 from consolidator.cost.usage import usage_report
@@ -53,14 +52,13 @@ def gather(app: App, now: datetime) -> dict[str, Any]:
 
 def backend(app: App) -> dict[str, Any]:
     """Which backend the daemon would use and where: provider and base_url (never a key)."""
-    from consolidator.model.settings import OPENAI_URL, resolve_provider
+    from consolidator.model.settings import OPENAI_URL, resolve_provider, shown_url
 
     settings = app.settings.model
     provider = resolve_provider(settings, os.environ)
     url = settings.base_url or (OPENAI_URL if provider == "openai" else None)
     if url:
-        parts = urlsplit(url)  # credentials in a URL (user:key@host) are never shown
-        url = urlunsplit((parts.scheme, parts.hostname + (f":{parts.port}" if parts.port else ""), parts.path, "", ""))
+        url = shown_url(url)  # credentials in a URL (user:key@host, ?api-key=) are never shown
     return {"provider": provider, "base_url": url}
 
 
