@@ -13,7 +13,7 @@ from sqlmodel import Session
 
 from stores.schema.memory import Contact
 from stores.contacts import current_details
-from stores.schema.memory import Fact
+from stores.schema.memory import REFLECTION, Fact
 from stores.schema.log import Message
 from stores.schema.ladders import Announcement, Summary
 from stores.schema.daemon import ViewVersion
@@ -40,6 +40,22 @@ def facts_changed_since(session: Session, scope: str, since: datetime | None) ->
     if since is not None:
         stmt = stmt.where(Fact.updated_at >= since)
     return list(session.execute(stmt.order_by(Fact.updated_at, Fact.id)).scalars())
+
+
+def current_reflections(session: Session, scope: str) -> list[Fact]:
+    """The scope's current reflections (facts/reflect.py): few, read whole when facts change."""
+    stmt = select(Fact).where(Fact.scope == scope, Fact.valid_to.is_(None), Fact.kind == REFLECTION)
+    return list(session.execute(stmt.order_by(Fact.id)).scalars())
+
+
+def current_ids(session: Session, scope: str, ids: set[str], chunk: int = 500) -> set[str]:
+    """Which of these fact ids of the scope are current."""
+    ordered, out = sorted(ids), set()
+    for start in range(0, len(ordered), chunk):
+        stmt = select(Fact.id).where(Fact.scope == scope, Fact.valid_to.is_(None),
+                                     Fact.id.in_(ordered[start:start + chunk]))
+        out.update(session.execute(stmt).scalars())
+    return out
 
 
 def contacts_changed_since(session: Session, scope: str, since: datetime | None

@@ -23,8 +23,8 @@ that stay current (reflections aside):
 A reflection is a `fact` row with kind "reflection", `rests_on` its facts' ids and `sources` the
 union of their messages; its importance is its sources' highest plus one (at most 10), its
 embedding their centroid. The write path never sees reflections (stores.facts._said), the
-offline pass neither merges nor drops them, and facts.json leaves out one whose sources are not
-all current, so a reflection never outlives its evidence between a change and the next pass.
+offline pass neither merges nor drops them, and facts.json and the recall index leave out one whose
+sources are not all current, so a reflection never outlives its evidence between a change and the next pass.
 """
 
 from __future__ import annotations

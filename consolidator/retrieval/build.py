@@ -98,6 +98,20 @@ def _with_vec(item: IndexItem, vec: bytes | None) -> IndexItem:
     return replace(item, vec=vec)
 
 
+def _with_evidence(session, writer: Writer, scope: str, facts: list[Any], keep: list[IndexItem]) -> list[IndexItem]:
+    """`keep` less the reflections whose sources are not all current (a source superseded since the
+    offline pass), plus those a change touched whose sources all are again: none outlives its evidence."""
+    changed = {f.id for f in facts}
+    touched = [r for r in src.current_reflections(session, scope) if r.id in changed or changed & set(r.rests_on or [])]
+    if not touched:
+        return keep
+    live = src.current_ids(session, scope, {i for r in touched for i in r.rests_on or []})
+    valid = {r.id: set(r.rests_on or []) <= live for r in touched}
+    writer.remove(f"fact:{r.id}" for r in touched)
+    keep = [i for i in keep if valid.get(i.id.removeprefix("fact:"), True)]
+    return keep + [i for r in touched if valid[r.id] and r.id not in changed if (i := make.fact_item(r)) is not None]
+
+
 class RecallStage:
     """ports.Stage: the recall index of each scope (see the module docstring)."""
 
@@ -241,6 +255,7 @@ class RecallStage:
                 facts = src.facts_changed_since(session, scope, since)
                 keep = [i for i in (make.fact_item(f) for f in facts) if i is not None]
                 writer.remove(f"fact:{f.id}" for f in facts)
+                keep = _with_evidence(session, writer, scope, facts, keep)
                 written += writer.put(vectors.attach(writer, keep))
                 if facts:
                     marks["facts_at"] = max(f.updated_at for f in facts).isoformat()
