@@ -218,8 +218,8 @@ _SPECS: dict[Operation, _Spec[Any]] = {
         system=(
             "You organise an AI agent's fact store. The facts shown are about one subject and were said "
             "in different conversations. Write one short third-person statement that names the subject "
-            "and lists what the facts share (\"Ana's pastimes: painting (since 2022), pottery, camping "
-            "with her family, running\"; \"Ana has run three half-marathons since 2022\"), at most "
+            "and lists what the facts share (\"Ana's pastimes: chess (since 2019), sailing, baking bread "
+            "with her son, choir singing\"; \"Ana has run three half-marathons since 2022\"), at most "
             "max_items items, each taken from the facts' own words: add nothing they do not say. "
             + _DETAILS + "Cite in rests_on every fact (F1, ...) an item comes from. Leave text empty when "
             "the facts share nothing worth stating. Answer only by calling record_reflection."

@@ -275,6 +275,6 @@ class ReflectRequest(_Strict):
 
 class ReflectReply(_Strict):
     text: str = Field(default="", description="One higher-level fact listing what the facts share, naming the "
-                      "subject: \"Ana's pastimes: painting (since 2022), pottery, camping with her family\". "
+                      "subject: \"Ana's pastimes: chess (since 2019), sailing, baking bread with her son\". "
                       "Empty when the facts share nothing worth stating.")
     rests_on: list[str] = Field(default_factory=list, description="The facts (F1, ...) each listed item comes from.")
