@@ -228,9 +228,16 @@ class OpenAIModel(BatchOperations):
         full = [*asked, *turns]
         if self._prompt(op, full) + max_tokens <= size:
             return full, max_tokens
-        problem = turns[-1] if turns[-1]["role"] == "user" else {"role": "user", "content": turns[-1]["content"]}
-        short = [*asked, problem]
-        return short, max(1, min(max_tokens, size - self._prompt(op, short)))
+        least = min(max_tokens, window.MIN_OUTPUT)
+        text = str(turns[-1]["content"])
+        short = [*asked, {"role": "user", "content": text}]
+        while self._prompt(op, short) + least > size and len(text) > 200:  # a long error list: its head
+            text = text[: len(text) * 3 // 4]
+            short = [*asked, {"role": "user", "content": text + " ..."}]
+        room = size - self._prompt(op, short)
+        if room < least:  # never a request over the window: the reply stays invalid, the call fails
+            raise InvalidReplyError(f"{op}: invalid reply, and no room in context_tokens to ask again")
+        return short, min(max_tokens, room)
 
     def _complete(self, op: Operation, request: Any, model: str, max_tokens: int,
                   messages: list[dict[str, Any]]) -> tuple[Any, Mode, float]:
