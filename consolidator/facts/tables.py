@@ -41,7 +41,7 @@ from consolidator.model.embeddings import Embedder, fill_missing_rows
 from consolidator.model.offline.tables import cut_in_order, fold_small, split_table as offline_split
 from consolidator.model.schemas import KnownFact, SplitTableReply, SplitTableRequest
 from stores.fact_tables import NAME_MAX, Moved, add_table, drop_tables, record_moves, tables_of
-from stores.facts import facts_by_id, to_bytes
+from stores.facts import facts_by_id, state_of, to_bytes
 from stores.schema.memory import Fact
 
 log = structlog.get_logger()
@@ -101,6 +101,9 @@ class TablePlacer:
     def place(self, session: Session, scope: str, rows: Sequence[Fact], now: datetime) -> None:
         if not rows:
             return
+        # under the scope's fact lock (taken by touch() anyway): an offline pass committing a
+        # restructure meanwhile is waited for, so no fact lands in a table it just dropped
+        state_of(session, scope, lock=True)
         registry = tables_of(session, scope)
         if not registry:
             taken: set[str] = set()
