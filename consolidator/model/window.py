@@ -18,7 +18,7 @@ What gives way, in order, when a request does not fit:
 - `summarize`: inputs are dropped lowest rank first (`rank`: the fewest distinct content
   words, which the extractive summariser would drop first), never cut mid-line; a last input
   too long alone loses whole lines from its end;
-- `judge_cluster`: the last facts of the cluster (at least two stay);
+- `judge_cluster` and `reflect`: the last facts of the cluster or group (at least two stay);
 - a single line too long for any window is cut at a word, as a last resort;
 - any other operation is asked whole when it fits, else refused (`WindowTooSmall`).
 """
@@ -75,7 +75,7 @@ def plan(op: Operation, request: Any, measure: Measure, window: int, max_tokens:
         return Ask(op, request, min(max_tokens, room))
     if op == "summarize":
         return Ask(op, _trim_summary(request, measure, window, floor), floor)
-    if op == "judge_cluster":
+    if op in ("judge_cluster", "reflect"):  # the last facts give way (a reflect group's last said)
         return _fit_by(op, request, measure, window, floor, max_tokens,
                        lambda r: r.model_copy(update={"facts": r.facts[:-1]}) if len(r.facts) > 2 else None)
     if op in _KNOWN:
