@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import importlib.metadata
 import importlib.util
 import os
 from typing import Mapping
@@ -12,8 +13,18 @@ from consolidator.model.recording import CallRecorder, MemoryRecorder
 from consolidator.model.settings import resolve_provider, shown_url
 
 
+OPENAI_SDK_MAJOR = 3  # the backend's HTTP transport is httpx2's, which the openai SDK uses from 3.0 on
+
+
 def sdk_installed(name: str) -> bool:
     return importlib.util.find_spec(name) is not None
+
+
+def sdk_version(name: str) -> str | None:
+    try:
+        return importlib.metadata.version(name)
+    except importlib.metadata.PackageNotFoundError:
+        return None
 
 
 def config_fault(settings: Settings, env: Mapping[str, str] | None = None) -> str | None:
@@ -30,6 +41,10 @@ def config_fault(settings: Settings, env: Mapping[str, str] | None = None) -> st
             return f"{where}: \"openai\" at {url} needs OPENAI_API_KEY in the environment (a local server needs none)"
         if not sdk_installed("openai"):
             return f"{where}: \"openai\" needs the openai SDK: pip install 'consolidator[openai]'"
+        version = sdk_version("openai") or ""
+        if version.split(".")[0] != str(OPENAI_SDK_MAJOR):
+            return (f"{where}: \"openai\" needs the openai SDK {OPENAI_SDK_MAJOR}.x (installed: {version or 'unknown'}): "
+                    "pip install -U 'consolidator[openai]'")
     return None
 
 
