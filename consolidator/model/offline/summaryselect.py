@@ -78,7 +78,8 @@ def select(candidates: list[Candidate], turns: list[Turn], target: int, lexicon:
         covered.update(best_pick.concepts)
         repeats.choose(i)
         # a repeat of a chosen sentence goes, and so does one whose concepts are all covered: it never adds again
-        open_ = [j for j in open_ if j != i and not repeats.known(j) and not covered.issuperset(candidates[j].concepts)]
+        known = repeats.known()
+        open_ = [j for j in open_ if j != i and not known[j] and not covered.issuperset(candidates[j].concepts)]
     return chosen
 
 
@@ -94,29 +95,24 @@ class _Repeats:
         import numpy as np
 
         self.np, self.texts, self.threshold = np, texts, threshold
-        self.vectors: object = None  # the pool's rows, (len(texts), dim), zeros until embedded
+        self.vectors = None  # the pool's rows, (len(texts), dim), zeros until embedded
         self.embedded = [False] * len(texts)
-        self.closest: list[float] = [0.0] * len(texts)  # highest cosine to a chosen sentence (embedded rows)
+        self.closest = np.zeros(len(texts))  # highest cosine to a chosen sentence (0 for rows not embedded)
         self.chosen: list[int] = []
-        self.repeat: set[int] = set()
 
-    def known(self, i: int) -> bool:
-        """Whether `i` is already known to repeat a chosen sentence."""
-        return i in self.repeat
+    def known(self) -> list[bool]:
+        """Per sentence, whether it is already known to repeat a chosen one."""
+        return (self.closest >= self.threshold).tolist()
 
     def of_chosen(self, i: int, order: list[int]) -> bool:
         """Whether `i` repeats a chosen sentence; `order`: the candidates by score (what to embed with it)."""
         if not self.embedded[i]:
-            ahead = [i] + [j for j in order if j != i and not self.embedded[j]][:self.AHEAD - 1]
-            self._embed(ahead)
-        if self.closest[i] >= self.threshold:
-            self.repeat.add(i)
-            return True
-        return False
+            self._embed([i] + [j for j in order if j != i and not self.embedded[j]][:self.AHEAD - 1])
+        return bool(self.closest[i] >= self.threshold)
 
     def choose(self, i: int) -> None:
         self.chosen.append(i)
-        self._update(self.vectors @ self.vectors[i], [j for j, done in enumerate(self.embedded) if done])
+        self.closest = self.np.maximum(self.closest, self.vectors @ self.vectors[i])
 
     def _embed(self, rows: list[int]) -> None:
         np = self.np
@@ -127,15 +123,7 @@ class _Repeats:
         for j in rows:
             self.embedded[j] = True
         for c in self.chosen:  # the new rows' cosines to what was chosen before they were embedded
-            self._update(self.vectors @ self.vectors[c], rows)
-
-    def _update(self, cosines, rows: list[int]) -> None:
-        for j in rows:
-            value = float(cosines[j])
-            if value > self.closest[j]:
-                self.closest[j] = value
-            if self.closest[j] >= self.threshold:
-                self.repeat.add(j)
+            self.closest[rows] = np.maximum(self.closest[rows], (self.vectors @ self.vectors[c])[rows])
 
 
 def _added(c: Candidate, text: str, chosen: list[Candidate], positions: list[int], turns: list[Turn]) -> int:
