@@ -54,7 +54,8 @@ loaded once per process, word weights are cached, each distinct sentence is spli
 trimmed and scored once (memos keyed by the sentence and the speakers, the only things those
 results depend on: a day's lines are read again by its interactions' summaries), at most
 pool_targets targets' worth of the best sentences are considered (a burst day's thousand lines
-are never all embedded), and a candidate whose concepts are all covered leaves the selection. The factors
+are never all embedded), of those only the ones about to be chosen are embedded (summaryselect,
+_Repeats), and a candidate whose concepts are all covered leaves the selection. The factors
 named in lower case above are fields of the settings passed in (tuning.OfflineSettings).
 
 The steps run as SUMMARY_PASSES, named passes `(doc, settings) -> doc` over one SummaryDoc
