@@ -1,6 +1,6 @@
 """Ladder benchmark: a heavy scope over three simulated years, fed day by day.
 
-    python bench/ladders.py [--years 3] [--per-day 205] [--seed 5]
+    python bench/ladders.py [--years 3] [--per-day 205] [--seed 5] [--days 364]
 
 Both ladders with the offline model, the daemon's tick called once per simulated day.
 Prints wall time, CPU time per year (other processes may load the machine: CPU time says
@@ -104,6 +104,7 @@ def main() -> None:
     parser.add_argument("--years", type=int, default=3)
     parser.add_argument("--per-day", type=int, default=205)
     parser.add_argument("--seed", type=int, default=5)
+    parser.add_argument("--days", type=int, default=364, help="simulated days a year (fewer: a shortened run for profiling)")
     args = parser.parse_args()
     counter = [0]
     with tempfile.TemporaryDirectory(prefix="consolidator-ladders-") as tmp:
@@ -119,7 +120,7 @@ def main() -> None:
             reset_peak_rss()
             year_start, cpu_start, statements_start = time.perf_counter(), time.process_time(), statements[0]
             raw_tokens = 0
-            days = range(year * 364, (year + 1) * 364)
+            days = range(year * 364, year * 364 + args.days)
             for day in days:
                 batch = day_messages(args.seed, day, args.per_day, counter)
                 if batch:
@@ -130,7 +131,7 @@ def main() -> None:
             per_day = (statements[0] - statements_start) / len(days)
             calls, largest, base, higher = year_figures(app, tick_at(days[0]), tick_at(days[-1] + 1), specs)
             per_year.append((seconds, largest, peak_rss_mb(), raw_tokens, calls, base, higher, cpu, per_day))
-        consolidator.drain(START + timedelta(days=args.years * 364 + 2))
+        consolidator.drain(START + timedelta(days=(args.years - 1) * 364 + args.days + 2))
         wall = time.perf_counter() - started
         with reading(app.engine) as session:
             interactions = interaction_count(session)

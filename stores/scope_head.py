@@ -30,6 +30,7 @@ from sqlalchemy import Integer, bindparam, func, select, update
 from sqlalchemy.engine import Connection
 from sqlmodel import Session
 
+from stores import prepared
 from stores.engine import insert_or_skip
 from stores.schema.archive import DONE, ArchiveFile
 from stores.schema.log import Message, ScopeHead  # the counter and the log it numbers
@@ -57,10 +58,11 @@ def reserve(connection: Connection, counts: Mapping[str, int]) -> dict[str, Rese
     reserved: dict[str, Reserved] = {}
     for scope in sorted(counts):  # always in scope order: two imports never wait on each other in a cycle
         values = {"head_scope": scope, "count": counts[scope]}
-        row = connection.execute(_ADVANCE, values).first()
-        if row is None:
+        rows = prepared.run(connection, _ADVANCE, values)  # the driver directly: once per append
+        if not rows:
             _create(connection, [scope])
-            row = connection.execute(_ADVANCE, values).one()
+            rows = prepared.run(connection, _ADVANCE, values)
+        row = rows[0]
         reserved[scope] = Reserved(row[0] - counts[scope] + 1, row[1])
     return reserved
 

@@ -28,6 +28,7 @@ from sqlalchemy import and_, bindparam, delete, or_, select, text, update
 from sqlalchemy.engine import Connection, Engine
 from sqlmodel import Session
 
+from stores import prepared
 from stores.engine import reading, transaction
 from stores.types import UTCDateTime, utc
 from stores.schema.daemon import DueScope, QueueState
@@ -67,7 +68,10 @@ def mark_due(session_or_conn: Session | Connection, scope: str | Iterable[str], 
     if scopes:
         at = utc(at)
         params = [{"scope": name, "at": at} for name in scopes]
-        session_or_conn.execute(_MARK_STMT, params[0] if len(params) == 1 else params)  # one: no executemany
+        if len(params) == 1 and isinstance(session_or_conn, Connection):  # the append: the driver directly
+            prepared.run(session_or_conn, _MARK_STMT, params[0])
+        else:
+            session_or_conn.execute(_MARK_STMT, params[0] if len(params) == 1 else params)  # one: no executemany
 
 
 def mark_scopes_due(engine: Engine, scopes: Iterable[str], at: datetime) -> None:

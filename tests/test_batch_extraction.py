@@ -18,9 +18,9 @@ from consolidator.pipeline.batch_extraction import BatchParts, SharedExtraction,
 from consolidator.core.config import Settings
 from consolidator.contacts.step import ContactsStep
 from consolidator.facts.step import FactsStep
-from consolidator.model.base import ModelError
+from consolidator.model.base import BatchOperations, ModelError
 from consolidator.model.offline import OfflineModel
-from consolidator.model.schemas import BatchReply, BatchRequest
+from consolidator.model.schemas import BatchReply
 from consolidator.pipeline.steps import BatchWork, MessageView
 from consolidator.tasks.step import TasksStep
 from consolidator.runtime.tick import Consolidator
@@ -47,10 +47,11 @@ STORY = [
 ]
 
 
-class CountingBatchModel:
+class CountingBatchModel(BatchOperations):
     """OfflineModel's answers; counts calls by operation; consolidate_batch is slow and can fail on demand."""
 
     name = "counting-batch"
+    reflect = None  # no reflect capability: the offline pass writes no reflections here
 
     def __init__(self, delay_s: float = 0.05, failures: int = 0) -> None:
         self.inner = OfflineModel()
@@ -59,45 +60,19 @@ class CountingBatchModel:
         self.failures = failures
         self._lock = threading.Lock()
 
-    def _count(self, operation: str) -> None:
-        with self._lock:
-            self.calls[operation] += 1
-
     def batch_calls(self) -> dict[str, int]:
         return {op: n for op, n in self.calls.items() if op in BATCH_OPS}
 
-    def summarize(self, request):
-        self._count("summarize")
-        return self.inner.summarize(request)
-
-    def judge_cluster(self, request):
-        self._count("judge_cluster")
-        return self.inner.judge_cluster(request)
-
-    def extract_facts(self, request):
-        self._count("extract_facts")
-        return self.inner.extract_facts(request)
-
-    def update_contacts(self, request):
-        self._count("update_contacts")
-        return self.inner.update_contacts(request)
-
-    def update_tasks(self, request):
-        self._count("update_tasks")
-        return self.inner.update_tasks(request)
-
-    def split_table(self, request):
-        self._count("split_table")
-        return self.inner.split_table(request)
-
-    def consolidate_batch(self, request: BatchRequest) -> BatchReply:
-        self._count("consolidate_batch")
-        time.sleep(self.delay_s)  # the three steps' prepares overlap while the call is out
+    def call(self, operation: str, request: Any) -> Any:
         with self._lock:
-            failing, self.failures = self.failures > 0, max(0, self.failures - 1)
-        if failing:
-            raise ModelError("model down")
-        return self.inner.consolidate_batch(request)
+            self.calls[operation] += 1
+        if operation == "consolidate_batch":
+            time.sleep(self.delay_s)  # the three steps' prepares overlap while the call is out
+            with self._lock:
+                failing, self.failures = self.failures > 0, max(0, self.failures - 1)
+            if failing:
+                raise ModelError("model down")
+        return getattr(self.inner, operation)(request)
 
 
 def open_story_app(tmp_path, name: str, combine: bool = True) -> App:
@@ -205,22 +180,13 @@ class ZoneRecordingModel(CountingBatchModel):
         super().__init__(delay_s=0)
         self.zones: list[tuple[str, str]] = []
 
-    def extract_facts(self, request):
-        self.zones.append(("extract_facts", request.timezone))
-        return super().extract_facts(request)
-
-    def update_contacts(self, request):
-        self.zones.append(("update_contacts", request.timezone))
-        return super().update_contacts(request)
-
-    def update_tasks(self, request):
-        self.zones.append(("update_tasks", request.timezone))
-        return super().update_tasks(request)
-
-    def consolidate_batch(self, request: BatchRequest) -> BatchReply:
-        parts = (request.facts_request(), request.contacts_request(), request.tasks_request())
-        self.zones += [("consolidate_batch", request.timezone), *(("part", p.timezone) for p in parts)]
-        return super().consolidate_batch(request)
+    def call(self, operation: str, request: Any) -> Any:
+        if operation in BATCH_OPS:
+            self.zones.append((operation, request.timezone))
+        if operation == "consolidate_batch":
+            parts = (request.facts_request(), request.contacts_request(), request.tasks_request())
+            self.zones += [("part", p.timezone) for p in parts]
+        return super().call(operation, request)
 
 
 @pytest.mark.parametrize("combine", [True, False], ids=["combined", "per-step"])

@@ -85,9 +85,7 @@ class ContactsStep:
             known, reply = shared.contacts, ContactsReply(contacts=shared.reply.contacts)
         else:
             known = self.context_for(work)
-            lines = [m.line() for m in work.messages]
-            request = ContactsRequest(scope=work.scope, messages=lines, known=known, ref=f"batch:{work.batch_id}",
-                                      timezone=self.app.settings.timezone_of(work.scope).key)
+            request = ContactsRequest(**work.asked(self.app.settings.timezone_of(work.scope).key), known=known)
             reply = self.model.update_contacts(request)
         return ContactsPrepared(reply=reply, known=tuple(k.name for k in known))
 

@@ -189,20 +189,22 @@ class ArchiveSettings(_Section):
     files_per_tick: int = Field(default=4, ge=1, le=10_000)  # the daemon's share when idle
 
 
+def _check_scope_names(names: Any) -> Any:
+    """Each name (a list's items, a mapping's keys) a valid scope name, else a ValueError for pydantic."""
+    for name in names:
+        try:
+            validate_scope(name)
+        except InvalidScope as exc:
+            raise ValueError(str(exc)) from None
+    return names
+
+
 class MCPSettings(_Section):
     """`consolidator mcp`: the scopes a server may touch when no --scope is given."""
 
     scopes: list[str] = []
 
-    @field_validator("scopes")
-    @classmethod
-    def _names(cls, value: list[str]) -> list[str]:
-        for name in value:
-            try:
-                validate_scope(name)
-            except InvalidScope as exc:
-                raise ValueError(str(exc)) from None
-        return value
+    _names = field_validator("scopes")(lambda cls, v: _check_scope_names(v))
 
 
 class Settings(_Section):
@@ -225,16 +227,7 @@ class Settings(_Section):
     source: str = Field(default="<built-in defaults>", exclude=True)
 
     _tz = field_validator("timezone")(lambda cls, v: _check_timezone(v))
-
-    @field_validator("scopes")
-    @classmethod
-    def _scope_names(cls, value: dict[str, ScopeSettings]) -> dict[str, ScopeSettings]:
-        for name in value:
-            try:
-                validate_scope(name)
-            except InvalidScope as exc:
-                raise ValueError(str(exc)) from None
-        return value
+    _scope_names = field_validator("scopes")(lambda cls, v: _check_scope_names(v))
 
     @property
     def db_url(self) -> str:

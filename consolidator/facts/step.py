@@ -141,10 +141,8 @@ class FactsStep:
             context, candidates = shared.facts, shared.reply.facts
         else:
             context = self.context_for(work)
-            request = FactExtractionRequest(
-                scope=work.scope, messages=[m.line() for m in work.messages], neighbours=context.neighbours,
-                ref=f"batch:{work.batch_id}", timezone=self.app.settings.timezone_of(work.scope).key,
-            )
+            request = FactExtractionRequest(**work.asked(self.app.settings.timezone_of(work.scope).key),
+                                            neighbours=context.neighbours)
             candidates = self.model.extract_facts(request).facts
         plan.neighbours = context.neighbours
         plan.candidates = len(candidates)

@@ -7,14 +7,7 @@ reply that fails validation, or stops at max_tokens, is answered once with an er
 tool_result and asked again; a second failure raises `InvalidReplyError`. Nothing invalid
 is returned.
 
-Exceptions (all `ModelError`)::
-
-    ModelError
-     +-- TransientModelError   429, 408/409, 5xx/529, timeouts, connection errors, deadline:
-     |                         the caller may reschedule the step
-     +-- InvalidReplyError     two invalid replies in a row
-     +-- RejectedRequestError  4xx the request itself caused (400, 401, 403, 404, 413)
-
+Exceptions: `calls.py`'s (all `ModelError`: transient, invalid reply, rejected request).
 Messages are built from the operation, status, error type and request id; the API key is
 never part of them (a server message quoted in one is scrubbed of it), and they are raised
 outside the SDK's `except` block, so no SDK exception (which holds the request and its
@@ -60,19 +53,14 @@ from pydantic import ValidationError
 
 from consolidator.model.base import BatchOperations, ModelError
 from consolidator.model.calls import (
-    DEADLINE,
-    MIN_ATTEMPT_S,
     InvalidReplyError,
     RejectedRequestError,
     TransientModelError,
-    backoff_s,
+    attempt_in_deadline,
     deadline,
     record_call,
-    retry_after_s,
     scrub,
-    sdk_would_retry,
     status_error,
-    wait_fits,
 )
 from consolidator.model.prompts import _SPECS, _describe, _render, _Spec
 from consolidator.model.refs import resolve
@@ -99,38 +87,12 @@ class _DeadlineMiddleware(anthropic.Middleware):
         self._timeout_s = timeout_s
         self._max_retries = max_retries
 
-    def _wait_fits(self, wait_s: float, deadline: float) -> bool:
-        return wait_fits(self._clock, wait_s, deadline)
-
     def handle(self, request: anthropic.APIRequest, call_next: Any) -> Any:
-        deadline = DEADLINE.get()
-        if deadline is None:
-            return call_next(request)
-        remaining = deadline - self._clock()
-        if remaining < MIN_ATTEMPT_S:
-            raise _DeadlineExceeded(f"no time left for attempt {request.retries_taken + 1}")
-        retries_left = request.retries_taken < self._max_retries
-        backoff = backoff_s(request.retries_taken)
-        try:
-            response = call_next(request.copy(timeout=min(self._timeout_s, remaining)))
-        except anthropic.APIConnectionError as err:
-            if retries_left and not self._wait_fits(backoff, deadline):
-                kind = "timed out" if isinstance(err, anthropic.APITimeoutError) else "connection failed"
-                raise _DeadlineExceeded(f"attempt {request.retries_taken + 1} {kind}; no time to retry") from None
-            raise
-        status, headers = response.status_code, response.headers
-        if status >= 400 and retries_left and sdk_would_retry(status, headers):
-            wait_s = retry_after_s(headers)
-            wait_s = backoff if wait_s is None or wait_s <= 0 else wait_s
-            if not self._wait_fits(wait_s, deadline):
-                request_id = headers.get("request-id")
-                response.close()
-                raise _DeadlineExceeded(
-                    f"HTTP {status}; retry in {wait_s:.1f}s would pass the deadline",
-                    status=status,
-                    request_id=request_id,
-                )
-        return response
+        return attempt_in_deadline(
+            lambda timeout: call_next(request if timeout is None else request.copy(timeout=timeout)),
+            clock=self._clock, timeout_s=self._timeout_s, max_retries=self._max_retries,
+            taken=request.retries_taken, transport_errors=anthropic.APIConnectionError, fail=_DeadlineExceeded,
+            failed=lambda err: "timed out" if isinstance(err, anthropic.APITimeoutError) else "connection failed")
 
 
 # --- the backend ---------------------------------------------------------------------------

@@ -14,8 +14,9 @@ scrubbed of the key first (`scrub`).
 
 The deadline: an operation (every HTTP attempt, the SDK's retry waits and a repair request)
 must end within `max_call_s`. `DEADLINE` holds its end for the running thread (a ContextVar,
-so concurrent operations keep their own); the backends' HTTP hooks read it before each attempt
-(`attempt_timeout`) and after a retryable answer (`wait_fits`), and raise rather than let the
+so concurrent operations keep their own); the backends' HTTP hooks (the Anthropic SDK's
+middleware, the OpenAI client's transport) run each attempt through `attempt_in_deadline`,
+which reads it before the attempt and after a retryable answer, and raises rather than let the
 SDK sleep past it.
 """
 
@@ -124,6 +125,43 @@ def sdk_would_retry(status: int, headers: Any) -> bool:
     if flag in ("true", "false"):
         return flag == "true"
     return status in (408, 409, 429) or status >= 500
+
+
+def attempt_in_deadline(send: Callable[[float | None], Any], *, clock: Callable[[], float], timeout_s: float,
+                        max_retries: int, taken: int, transport_errors: type[BaseException],
+                        fail: Callable[..., BaseException], failed: Callable[[BaseException], str] = lambda _: "failed",
+                        request_id_header: str = "request-id") -> Any:
+    """One HTTP attempt (`send(timeout)`, `taken` retries before it) within the running operation's deadline.
+
+    No deadline: `send(None)`. Otherwise the attempt gets `min(timeout_s, time left)`, and
+    `fail(reason, status=, request_id=)` is raised (an error the SDK does not retry) when no time
+    is left for it, or when the SDK would retry a failure but its wait (the server's
+    `retry-after`, else the backoff) would pass the deadline. `failed(err)` says how a transport
+    error failed ("timed out", ...).
+    """
+    end = DEADLINE.get()
+    if end is None:
+        return send(None)
+    remaining = end - clock()
+    if remaining < MIN_ATTEMPT_S:
+        raise fail(f"no time left for attempt {taken + 1}")
+    retries_left = taken < max_retries
+    try:
+        response = send(min(timeout_s, remaining))
+    except transport_errors as err:
+        if retries_left and not wait_fits(clock, backoff_s(taken), end):
+            raise fail(f"attempt {taken + 1} {failed(err)}; no time to retry") from None
+        raise
+    status, headers = response.status_code, response.headers
+    if status >= 400 and retries_left and sdk_would_retry(status, headers):
+        wait_s = retry_after_s(headers)
+        wait_s = backoff_s(taken) if wait_s is None or wait_s <= 0 else wait_s
+        if not wait_fits(clock, wait_s, end):
+            request_id = headers.get(request_id_header)
+            response.close()
+            raise fail(f"HTTP {status}; retry in {wait_s:.1f}s would pass the deadline", status=status,
+                       request_id=request_id)
+    return response
 
 
 # --- the ledger -----------------------------------------------------------------------------

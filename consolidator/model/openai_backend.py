@@ -41,19 +41,14 @@ from consolidator.model import openai_wire as wire
 from consolidator.model import window
 from consolidator.model.base import BatchOperations
 from consolidator.model.calls import (
-    DEADLINE,
-    MIN_ATTEMPT_S,
     InvalidReplyError,
     RejectedRequestError,
     TransientModelError,
-    backoff_s,
+    attempt_in_deadline,
     deadline,
     record_call,
-    retry_after_s,
     scrub,
-    sdk_would_retry,
     status_error,
-    wait_fits,
 )
 from consolidator.model.prompts import _SPECS, _render
 from consolidator.model.recording import CallRecorder, Outcome
@@ -75,10 +70,11 @@ _NO_CHOICE = SimpleNamespace(message=SimpleNamespace(content="", tool_calls=None
 class _DeadlineExceeded(openai.OpenAIError):
     """Raised inside the SDK's retry loop; an OpenAIError, which the SDK passes on without retrying."""
 
-    def __init__(self, reason: str, *, status: int | None = None) -> None:
+    def __init__(self, reason: str, *, status: int | None = None, request_id: str | None = None) -> None:
         super().__init__(reason)
         self.reason = reason
         self.status = status
+        self.request_id = request_id
 
 
 class _OverWindow(Exception):
@@ -98,30 +94,15 @@ class _DeadlineTransport(httpx2.BaseTransport):
         self._inner, self._clock, self._timeout_s, self._max_retries = inner, clock, timeout_s, max_retries
 
     def handle_request(self, request: httpx2.Request) -> httpx2.Response:
-        end = DEADLINE.get()
-        if end is None:
+        def send(limit: float | None) -> httpx2.Response:
+            if limit is not None:
+                request.extensions["timeout"] = {"connect": limit, "read": limit, "write": limit, "pool": limit}
             return self._inner.handle_request(request)
-        taken = int(request.headers.get("x-stainless-retry-count", "0") or 0)
-        remaining = end - self._clock()
-        if remaining < MIN_ATTEMPT_S:
-            raise _DeadlineExceeded(f"no time left for attempt {taken + 1}")
-        limit = min(self._timeout_s, remaining)
-        request.extensions["timeout"] = {"connect": limit, "read": limit, "write": limit, "pool": limit}
-        retries_left = taken < self._max_retries
-        try:
-            response = self._inner.handle_request(request)
-        except httpx2.TransportError:
-            if retries_left and not wait_fits(self._clock, backoff_s(taken), end):
-                raise _DeadlineExceeded(f"attempt {taken + 1} failed; no time to retry") from None
-            raise
-        status = response.status_code
-        if status >= 400 and retries_left and sdk_would_retry(status, response.headers):
-            wait_s = retry_after_s(response.headers)
-            wait_s = backoff_s(taken) if wait_s is None or wait_s <= 0 else wait_s
-            if not wait_fits(self._clock, wait_s, end):
-                response.close()
-                raise _DeadlineExceeded(f"HTTP {status}; retry in {wait_s:.1f}s would pass the deadline", status=status)
-        return response
+
+        return attempt_in_deadline(
+            send, clock=self._clock, timeout_s=self._timeout_s, max_retries=self._max_retries,
+            taken=int(request.headers.get("x-stainless-retry-count", "0") or 0),
+            transport_errors=httpx2.TransportError, fail=_DeadlineExceeded, request_id_header="x-request-id")
 
     def close(self) -> None:
         self._inner.close()

@@ -150,15 +150,13 @@ class SharedExtraction:
         facts = self.parts.facts.context_for(work)
         contacts = self.parts.contacts.context_for(work)
         tasks = self.parts.tasks.context_for(work)
-        lines = [m.line() for m in work.messages]
-        if not any(is_person_line(line) for line in lines):
+        asked = work.asked(self.timezone_of(work.scope))
+        if not any(is_person_line(line) for line in asked["messages"]):
             log.info("batch.no_people", scope=work.scope, batch=work.number)
             return SharedReply(BatchReply(facts=[], contacts=[], tasks=[]), facts, contacts, tasks)
         asks = self.summaries.asks(work) if self.summaries is not None else []
-        request = BatchRequest(
-            scope=work.scope, messages=lines, neighbours=facts.neighbours, known_contacts=contacts,
-            open_tasks=tasks, ref=f"batch:{work.batch_id}", timezone=self.timezone_of(work.scope), summaries=asks,
-        )
+        request = BatchRequest(**asked, neighbours=facts.neighbours, known_contacts=contacts, open_tasks=tasks,
+                               summaries=asks)
         if asks:
             self.summaries.promise(asks)
         try:

@@ -53,6 +53,11 @@ class BatchWork:
     messages: tuple[MessageView, ...]
     now: datetime
 
+    def asked(self, timezone: str) -> dict[str, Any]:
+        """What every request about this batch carries: the scope, the lines, the batch's ref, the zone."""
+        return {"scope": self.scope, "messages": [m.line() for m in self.messages], "ref": f"batch:{self.batch_id}",
+                "timezone": timezone}
+
 
 @runtime_checkable
 class BatchStep(Protocol):

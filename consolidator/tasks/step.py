@@ -67,9 +67,7 @@ class TasksStep:
             known, reply = shared.tasks, TasksReply(changes=shared.reply.tasks)
         else:
             known = self.context_for(work)
-            request = TasksRequest(scope=work.scope, messages=[m.line() for m in work.messages],
-                                   open_tasks=known, ref=f"batch:{work.batch_id}",
-                                   timezone=self.app.settings.timezone_of(work.scope).key)
+            request = TasksRequest(**work.asked(self.app.settings.timezone_of(work.scope).key), open_tasks=known)
             reply = self.model.update_tasks(request)
         return TasksPrepared(reply=reply, shown=tuple(k.id for k in known))
 

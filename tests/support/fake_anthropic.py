@@ -28,8 +28,9 @@ from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from http import HTTPStatus
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any, Literal
+
+from tests.support.local_server import FakeHandler, LocalServer, ModelCounters, estimate_tokens
 
 Responder = Callable[[str, dict[str, Any]], dict[str, Any]]
 FaultKind = Literal[
@@ -90,17 +91,9 @@ def schema_responder(tool_name: str, body: dict[str, Any]) -> dict[str, Any]:
 
 
 @dataclass
-class Counters:
-    received: int = 0
-    answered: int = 0
-    input_tokens: int = 0
-    output_tokens: int = 0
+class Counters(ModelCounters):
     cache_read_tokens: int = 0
     cache_write_tokens: int = 0
-
-
-def _tokens(text: str) -> int:
-    return max(1, len(text) // 4)
 
 
 @dataclass
@@ -120,33 +113,20 @@ class FakeAnthropic:
         self._lock = threading.Lock()
         self._planned: deque[Fault | None] = deque()
         self._cached_prefixes: set[str] = set()
-        self._stopping = threading.Event()
-        self._server: ThreadingHTTPServer | None = None
-        self._thread: threading.Thread | None = None
+        self._server = LocalServer(_handler_for(self), "fake-anthropic")
 
     # --- lifecycle ---
 
     @property
     def url(self) -> str:
-        assert self._server is not None, "server not started"
-        host, port = self._server.server_address[:2]
-        return f"http://{host}:{port}"
+        return self._server.url
 
     def __enter__(self) -> FakeAnthropic:
-        self._server = ThreadingHTTPServer(("127.0.0.1", 0), _handler_for(self))
-        self._server.daemon_threads = True
-        self._thread = threading.Thread(
-            target=self._server.serve_forever, args=(0.05,), name="fake-anthropic", daemon=True
-        )
-        self._thread.start()
+        self._server.__enter__()
         return self
 
     def __exit__(self, *exc: object) -> None:
-        self._stopping.set()
-        assert self._server is not None and self._thread is not None
-        self._server.shutdown()
-        self._server.server_close()
-        self._thread.join(timeout=5)
+        self._server.__exit__(*exc)
 
     def plan(self, *faults: Fault | None) -> None:
         """Faults for the next requests, one each (None: answer normally)."""
@@ -172,12 +152,12 @@ class FakeAnthropic:
             tool_input = {key: {"unexpected": True} for key in tool_input} or {"unexpected": True}
         if fault and fault.kind == "max_tokens":
             tool_input, stop_reason = {}, "max_tokens"
-        output = body["max_tokens"] if stop_reason == "max_tokens" else _tokens(json.dumps(tool_input)) + 10
-        total_in = _tokens("x" * raw_size)
+        output = body["max_tokens"] if stop_reason == "max_tokens" else estimate_tokens(json.dumps(tool_input)) + 10
+        total_in = estimate_tokens("x" * raw_size)
         cache_read = cache_write = 0
         if _has_cache_marker(body):
             prefix = json.dumps([body.get("tools"), body.get("system")], sort_keys=True)
-            prefix_tokens = min(_tokens(prefix), total_in - 1)
+            prefix_tokens = min(estimate_tokens(prefix), total_in - 1)
             with self._lock:
                 hit = prefix in self._cached_prefixes
                 self._cached_prefixes.add(prefix)
@@ -233,24 +213,10 @@ def _problem(body: dict[str, Any]) -> str | None:
     return None
 
 
-def _handler_for(fake: FakeAnthropic) -> type[BaseHTTPRequestHandler]:
-    class Handler(BaseHTTPRequestHandler):
-        protocol_version = "HTTP/1.1"
-        disable_nagle_algorithm = True  # headers and body go out in two writes
-
-        def log_message(self, format: str, *args: Any) -> None:  # noqa: A002 - keep test output quiet
-            pass
-
+def _handler_for(fake: FakeAnthropic) -> type[FakeHandler]:
+    class Handler(FakeHandler):
         def _send(self, status: int, payload: dict[str, Any], headers: dict[str, str] | None = None) -> None:
-            data = json.dumps(payload).encode()
-            self.send_response(status)
-            self.send_header("content-type", "application/json")
-            self.send_header("content-length", str(len(data)))
-            self.send_header("request-id", f"req_fake_{fake.counters.received}")
-            for name, value in (headers or {}).items():
-                self.send_header(name, value)
-            self.end_headers()
-            self.wfile.write(data)
+            self.send_json(status, payload, {"request-id": f"req_fake_{fake.counters.received}", **(headers or {})})
 
         def _error(self, status: int, kind: str, message: str, headers: dict[str, str] | None = None) -> None:
             self._send(status, {"type": "error", "error": {"type": kind, "message": message}}, headers)
@@ -304,10 +270,10 @@ def _handler_for(fake: FakeAnthropic) -> type[BaseHTTPRequestHandler]:
                 return self._error(400, "invalid_request_error", problem)
             if fault is None or fault.kind in ("malformed", "max_tokens"):
                 if fake.latency_s:
-                    fake._stopping.wait(fake.latency_s)
+                    fake._server.stopping.wait(fake.latency_s)
                 return self._send(200, fake._message(body, len(raw), fault))
             if fault.kind == "timeout":
-                fake._stopping.wait(fault.delay_s)  # the client gives up first; then drop the connection
+                fake._server.stopping.wait(fault.delay_s)  # the client gives up first; then drop the connection
                 self.close_connection = True
                 return None
             status, kind = _ERRORS[fault.kind]

@@ -31,12 +31,11 @@ import threading
 from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass, field, fields
-from http.server import BaseHTTPRequestHandler
 from typing import Any
 
 from consolidator.model.prompts import _SPECS
 from tests.support.fake_anthropic import minimal_instance
-from tests.support.local_server import LocalServer, send_json
+from tests.support.local_server import FakeHandler, LocalServer, ModelCounters, estimate_tokens
 
 Responder = Callable[[str, dict[str, Any]], dict[str, Any]]
 _TOOLS = {spec.tool: spec for spec in _SPECS.values()}
@@ -63,11 +62,7 @@ class Quirks:
 
 
 @dataclass
-class Counters:
-    received: int = 0
-    answered: int = 0
-    input_tokens: int = 0
-    output_tokens: int = 0
+class Counters(ModelCounters):
     over_window: int = 0
     tools_refused: int = 0
     format_ignored: int = 0
@@ -83,10 +78,6 @@ class Counters:
 
 def schema_responder(tool_name: str, body: dict[str, Any]) -> dict[str, Any]:
     return minimal_instance(body["tools"][0]["input_schema"])
-
-
-def _tokens(text: str) -> int:
-    return max(1, len(text) // 4)
 
 
 @dataclass
@@ -141,7 +132,7 @@ class FakeOpenAI:
             self.counters.received += 1
             self.bodies.append(body)
             planned = self._planned.popleft() if self._planned else None
-        prompt = _tokens("x" * raw_size)
+        prompt = estimate_tokens("x" * raw_size)
         if q.window is not None and prompt + body.get("max_tokens", 0) > q.window:
             self.count("over_window")
             with self._lock:
@@ -187,7 +178,7 @@ class FakeOpenAI:
                 self.count("prose")
                 text = f"{PROSE}\n\n{text}"
         finish = "tool_calls" if mode == "tools" else "stop"
-        output = _tokens(text) + 5
+        output = estimate_tokens(text) + 5
         if cut or self._draw() < q.cut_rate:
             self.count("cut")
             text, finish, output = text[: len(text) // 2], "length", body.get("max_tokens", output)
@@ -221,23 +212,17 @@ def _asked(body: dict[str, Any]) -> tuple[str, str]:
     return found[1], "text"
 
 
-def _handler_for(fake: FakeOpenAI) -> type[BaseHTTPRequestHandler]:
-    class Handler(BaseHTTPRequestHandler):
-        protocol_version = "HTTP/1.1"
-        disable_nagle_algorithm = True
-
-        def log_message(self, format: str, *args: Any) -> None:  # noqa: A002 - keep test output quiet
-            pass
-
+def _handler_for(fake: FakeOpenAI) -> type[FakeHandler]:
+    class Handler(FakeHandler):
         def do_POST(self) -> None:  # noqa: N802 - http.server's naming
             raw = self.rfile.read(int(self.headers.get("content-length", "0")))
             if self.path.split("?")[0] != "/v1/chat/completions":
-                return send_json(self, 404, {"error": {"message": f"no route {self.path}", "type": "not_found"}})
+                return self.send_json(404, {"error": {"message": f"no route {self.path}", "type": "not_found"}})
             if fake.api_key is not None and self.headers.get("authorization") != f"Bearer {fake.api_key}":
-                return send_json(self, 401, {"error": {"message": "invalid api key", "type": "invalid_request_error"}})
+                return self.send_json(401, {"error": {"message": "invalid api key", "type": "invalid_request_error"}})
             if fake.quirks.delay_s:
                 fake._server.stopping.wait(fake.quirks.delay_s)
             status, payload, headers = fake.answer(json.loads(raw), len(raw))
-            return send_json(self, status, payload, headers)
+            return self.send_json(status, payload, headers)
 
     return Handler

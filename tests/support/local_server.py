@@ -1,13 +1,19 @@
-"""A real HTTP server on 127.0.0.1 in a thread, for the fakes of remote services.
+"""A real HTTP server on 127.0.0.1 in a thread, and what the fakes of remote services built on it share.
 
     with LocalServer(handler_class) as server:
         url = server.url   # http://127.0.0.1:PORT
+
+`FakeHandler` is their request handler's base (HTTP/1.1 keep-alive, quiet, JSON answers);
+`ModelCounters` what a fake model server counts, `estimate_tokens` its token estimate.
 """
 
 from __future__ import annotations
 
+import json
 import threading
+from dataclasses import dataclass
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
 
 
 class LocalServer:
@@ -38,16 +44,37 @@ class LocalServer:
         self._thread.join(timeout=5)
 
 
-def send_json(handler: BaseHTTPRequestHandler, status: int, payload: object,
-              headers: dict[str, str] | None = None) -> None:
-    """One JSON answer with its length (keep-alive connections need it)."""
-    import json
+class FakeHandler(BaseHTTPRequestHandler):
+    """A fake service's handler: keep-alive (HTTP/1.1), no log lines, JSON answers with their length."""
 
-    data = json.dumps(payload).encode()
-    handler.send_response(status)
-    handler.send_header("content-type", "application/json")
-    handler.send_header("content-length", str(len(data)))
-    for name, value in (headers or {}).items():
-        handler.send_header(name, value)
-    handler.end_headers()
-    handler.wfile.write(data)
+    protocol_version = "HTTP/1.1"
+    disable_nagle_algorithm = True  # headers and body go out in two writes
+
+    def log_message(self, format: str, *args: Any) -> None:  # noqa: A002 - keep test output quiet
+        pass
+
+    def send_json(self, status: int, payload: object, headers: dict[str, str] | None = None) -> None:
+        """One JSON answer with its length (keep-alive connections need it)."""
+        data = json.dumps(payload).encode()
+        self.send_response(status)
+        self.send_header("content-type", "application/json")
+        self.send_header("content-length", str(len(data)))
+        for name, value in (headers or {}).items():
+            self.send_header(name, value)
+        self.end_headers()
+        self.wfile.write(data)
+
+
+@dataclass
+class ModelCounters:
+    """What a fake model server received and answered (a fake adds its own counts after these)."""
+
+    received: int = 0
+    answered: int = 0
+    input_tokens: int = 0
+    output_tokens: int = 0
+
+
+def estimate_tokens(text: str) -> int:
+    """A fake server's token count: four bytes a token, at least one."""
+    return max(1, len(text) // 4)

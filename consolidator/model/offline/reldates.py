@@ -25,6 +25,7 @@ Monday-to-Sunday week; weeks start on Monday.
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 from datetime import date, timedelta
 
 from consolidator.model.offline.words import MONTHS as LOWER_MONTHS, WEEKDAYS
@@ -64,11 +65,13 @@ _EXPRESSION = re.compile(
 )
 
 
+@lru_cache(maxsize=1 << 12)
 def resolve_relative_dates(text: str, today: date | None, this_too: bool = False) -> str:
     """`text` with each relative date it contains followed by the absolute date in brackets.
 
     "this week/month/year" is left as it is unless `this_too`: a summary's header dates it, but
-    a fact read months later ("Lena lost her job this month") needs it written out."""
+    a fact read months later ("Lena lost her job this month") needs it written out. Pure, so
+    cached: a day's sentences are read again by its interactions' summaries."""
     if today is None:
         return text
 

@@ -54,7 +54,8 @@ loaded once per process, word weights are cached, each distinct sentence is spli
 trimmed and scored once (memos keyed by the sentence and the speakers, the only things those
 results depend on: a day's lines are read again by its interactions' summaries), at most
 pool_targets targets' worth of the best sentences are considered (a burst day's thousand lines
-are never all embedded), and a candidate whose concepts are all covered leaves the selection. The factors
+are never all embedded), of those only the ones about to be chosen are embedded (summaryselect,
+_Repeats), and a candidate whose concepts are all covered leaves the selection. The factors
 named in lower case above are fields of the settings passed in (tuning.OfflineSettings).
 
 The steps run as SUMMARY_PASSES, named passes `(doc, settings) -> doc` over one SummaryDoc
@@ -118,11 +119,12 @@ class Memo(dict):
         return value
 
 
-# (sentence, speakers, compacting) -> (trimmed text, its dedupe key); (text, speakers) -> scores. The reuse
+# (sentence, speakers, compacting) -> (trimmed text, its dedupe key, its tokens); (text, speakers) -> scores. The reuse
 # is mostly within a tick (a day and its interactions), so 4,096 sentences keep nearly every hit of a
 # recorded ladder year (71,377 misses against 71,098 with 32,768) for 34 MB less peak memory.
 _TRIMMED = Memo(1 << 12)
 _SCORED = Memo(1 << 12)
+_WORD = Memo(1 << 15)  # a scored word -> (its stem, its rarity): both depend on the word alone
 
 
 @dataclass
@@ -173,11 +175,12 @@ def compact_sentences(doc: SummaryDoc, settings: OfflineSettings) -> SummaryDoc:
             known = _TRIMMED.get(memo_key := (sentence, speakers, settings.compact_sentences))
             if known is None:
                 s = trim_edges(compact(sentence) if settings.compact_sentences else sentence, filler)
-                known = _TRIMMED.keep(memo_key, (s, tuple(base_form(t) for t in TOKEN.findall(s)) or (s.lower(),)))
-            s, key = known
+                tokens = TOKEN.findall(s)  # shared by every Sentence of this text: read only
+                known = _TRIMMED.keep(memo_key, (s, tuple(base_form(t) for t in tokens) or (s.lower(),), tokens))
+            s, key, tokens = known
             if key not in seen:
                 seen.add(key)
-                doc.sentences.append(Sentence(n, s, TOKEN.findall(s)))
+                doc.sentences.append(Sentence(n, s, tokens))
     return doc
 
 
@@ -192,7 +195,11 @@ def score_rarity(doc: SummaryDoc, settings: OfflineSettings) -> SummaryDoc:
             scored = lexicon.scored(item.tokens)
             concepts: dict[str, float] = {}
             for w in scored:
-                concepts[stem(w)] = max(concepts.get(stem(w), 0.0), lexicon.weight(w))
+                known_word = _WORD.get(w)
+                if known_word is None:
+                    known_word = _WORD.keep(w, (stem(w), lexicon.weight(w)))
+                k, weight = known_word
+                concepts[k] = max(concepts.get(k, 0.0), weight)
             known = _SCORED.keep(memo_key, (concepts, is_phatic(item.text, scored),
                                             prior_features(item.text, item.tokens, lexicon)))
         item.concepts, item.phatic, item.features = known

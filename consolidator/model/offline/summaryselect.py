@@ -44,18 +44,20 @@ def best_pool(candidates: list[Candidate], target: int, settings: OfflineSetting
 
 
 def select(candidates: list[Candidate], turns: list[Turn], target: int, lexicon: Lexicon,
-            settings: OfflineSettings) -> list[Candidate]:
-    """Budgeted coverage (module docstring, step 6)."""
-    import numpy as np
+           settings: OfflineSettings) -> list[Candidate]:
+    """Budgeted coverage (module docstring, step 6).
 
-    vectors = embed_sentences([c.text for c in candidates])
-    closest = np.zeros(len(candidates))  # highest cosine to a chosen sentence
+    Repeats are found lazily (_Repeats): only a sentence about to be chosen is embedded and
+    compared with the chosen ones, in the order of its score, so a pool's sentences that never
+    come that close (most of them) are never embedded. The choice is the one that comparing
+    every open sentence after each pick makes: a repeat is skipped for the next best."""
+    repeats = _Repeats([c.text for c in candidates], settings.repeat_cosine)
     covered: set[str] = set()
     chosen: list[Candidate] = []  # in input order
     used = 0  # characters of the written summary so far
     open_ = list(range(len(candidates)))
     while open_:
-        best, best_score, best_pick, best_cost = None, 0.0, None, 0
+        fits = []  # (-score, index, pick, cost): the best first, ties to the earlier sentence
         positions = [c.position for c in chosen]
         for i in open_:
             fit = _fitting(candidates[i], chosen, positions, covered, turns, target - used, lexicon, settings)
@@ -63,18 +65,65 @@ def select(candidates: list[Candidate], turns: list[Turn], target: int, lexicon:
                 continue
             pick, cost = fit
             score = pick.prior * sum(w for k, w in pick.concepts.items() if k not in covered) / max(1, cost)
-            if score > best_score:
-                best, best_score, best_pick, best_cost = i, score, pick, cost
+            if score > 0.0:
+                fits.append((-score, i, pick, cost))
+        fits.sort(key=lambda f: (f[0], f[1]))
+        order = [f[1] for f in fits]
+        best = next((f for f in fits if not repeats.of_chosen(f[1], order)), None)
         if best is None:
             break
+        _, i, best_pick, best_cost = best
         chosen.insert(bisect.bisect(positions, best_pick.position), best_pick)
         used += best_cost
         covered.update(best_pick.concepts)
-        closest = np.maximum(closest, vectors @ vectors[best])
+        repeats.choose(i)
         # a repeat of a chosen sentence goes, and so does one whose concepts are all covered: it never adds again
-        open_ = [i for i in open_ if i != best and closest[i] < settings.repeat_cosine
-                 and not covered.issuperset(candidates[i].concepts)]
+        known = repeats.known()
+        open_ = [j for j in open_ if j != i and not known[j] and not covered.issuperset(candidates[j].concepts)]
     return chosen
+
+
+class _Repeats:
+    """Which sentences repeat a chosen one (cosine >= `threshold`), each embedded only when asked
+    about, a few of the next best with it (one embedding call for several). The cosines are
+    those of the whole pool's matrix (rows not embedded yet are zeros, which change no other
+    row's product), so a sentence is judged exactly as if every row had been embedded first."""
+
+    AHEAD = 8  # sentences embedded per call: the one asked about and the next best not embedded yet
+
+    def __init__(self, texts: list[str], threshold: float) -> None:
+        import numpy as np
+
+        self.np, self.texts, self.threshold = np, texts, threshold
+        self.vectors = None  # the pool's rows, (len(texts), dim), zeros until embedded
+        self.embedded = [False] * len(texts)
+        self.closest = np.zeros(len(texts))  # highest cosine to a chosen sentence (0 for rows not embedded)
+        self.chosen: list[int] = []
+
+    def known(self) -> list[bool]:
+        """Per sentence, whether it is already known to repeat a chosen one."""
+        return (self.closest >= self.threshold).tolist()
+
+    def of_chosen(self, i: int, order: list[int]) -> bool:
+        """Whether `i` repeats a chosen sentence; `order`: the candidates by score (what to embed with it)."""
+        if not self.embedded[i]:
+            self._embed([i] + [j for j in order if j != i and not self.embedded[j]][:self.AHEAD - 1])
+        return bool(self.closest[i] >= self.threshold)
+
+    def choose(self, i: int) -> None:
+        self.chosen.append(i)
+        self.closest = self.np.maximum(self.closest, self.vectors @ self.vectors[i])
+
+    def _embed(self, rows: list[int]) -> None:
+        np = self.np
+        fresh = embed_sentences([self.texts[j] for j in rows])
+        if self.vectors is None:
+            self.vectors = np.zeros((len(self.texts), fresh.shape[1]), dtype=fresh.dtype)
+        self.vectors[rows] = fresh
+        for j in rows:
+            self.embedded[j] = True
+        for c in self.chosen:  # the new rows' cosines to what was chosen before they were embedded
+            self.closest[rows] = np.maximum(self.closest[rows], (self.vectors @ self.vectors[c])[rows])
 
 
 def _added(c: Candidate, text: str, chosen: list[Candidate], positions: list[int], turns: list[Turn]) -> int:

@@ -190,8 +190,7 @@ def _can_hold(s: str, *parts: str) -> bool:
     always passed to the pattern (re.I folds a few non-ASCII letters onto ASCII ones)."""
     if not s.isascii():
         return True
-    low = s.lower()
-    return any(part in low for part in parts)
+    return any(map(s.lower().__contains__, parts))
 
 
 # What the costly patterns need before they can match (_can_hold): a pattern skipped on a sentence
@@ -263,7 +262,7 @@ def compact(sentence: str, hedges: bool = True) -> str:
     s = " ".join(s.split())
     s = _SPACE_BEFORE_STOP.sub(r"\1", s)
     s = _STOPS_RUN.sub(r"\1", s).strip(" ,;:-–—")
-    if not any(c.isalnum() for c in s):
+    if not any(map(str.isalnum, s)):
         return sentence
     if end and not s.endswith(end) and s[-1:] not in ".!?":
         s += end

@@ -120,6 +120,8 @@ def trim_edges(sentence: str, is_filler) -> str:
     complement ("Thanks, for the lift to Leeds"), and a sentence that is all filler is left whole.
     `is_filler` must be pure: each clause is judged once."""
     spans = clause_spans(sentence)
+    if len(spans) < 2:  # one clause: kept whole whether it is filler or not, so it is not judged
+        return sentence
     judged: dict[int, bool] = {}
 
     def filler(i: int) -> bool:  # each clause judged once
