@@ -16,6 +16,7 @@ from consolidator.model.offline import OfflineModel
     ('[facts]\ntables = [{ name = "work" }, { name = "Work" }]\n', "two tables share a name"),
     ("[facts]\ntables = []\n", "tables"),
     ('[facts]\ntables = [{ name = "work", colour = "red" }]\n', "colour"),
+    ('[facts]\ntables = [{ name = "work\\nand play" }]\n', "tables"),  # a line break would split its heading
 ])
 def test_bad_table_settings_are_one_line_naming_the_file_and_key(tmp_path: Path, toml: str, says: str) -> None:
     """Each bad table setting is a ConfigError naming the file, the [facts] key and what is wrong."""

@@ -68,3 +68,12 @@ def test_status_names_a_plugin_that_is_not_a_step_factory(tmp_path: Path) -> Non
     faults = config_faults(result.output)
     assert len(faults) == 2 and "key 'plugins'" in faults[0] and "json:__doc__" in faults[0]
     assert "nosuchmodule_zz" in faults[1]
+
+
+def test_status_names_a_plugin_that_exits_while_loading(tmp_path: Path, monkeypatch) -> None:
+    """A plugin module that calls sys.exit at import is a config fault line, not the end of status."""
+    (tmp_path / "exiting_plugin_zz.py").write_text("import sys\nsys.exit(3)\n", encoding="utf-8")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    result = invoke(tmp_path, 'provider = "offline"', "status", plugins='plugins = ["exiting_plugin_zz:make"]\n')
+    faults = config_faults(result.output)
+    assert result.exit_code == 0 and len(faults) == 1 and "exiting_plugin_zz" in faults[0] and "SystemExit" in faults[0]

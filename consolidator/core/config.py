@@ -108,7 +108,7 @@ class LadderSettings(_Section):
 class TableSpec(_Section):
     """One default topic table: a name and a one-line description (placement compares with both)."""
 
-    name: str = Field(min_length=1, max_length=64, pattern=r"\S")
+    name: str = Field(min_length=1, max_length=64, pattern=r"^[^\r\n]*\S[^\r\n]*$")  # one line
     description: str = Field(default="", max_length=300)
 
 

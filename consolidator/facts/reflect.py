@@ -6,7 +6,7 @@ that stay current (reflections aside):
 1. group: each fact's subject is the name it opens with (a person or named thing: "Ana",
    "Max the dog" -> "Max"); a subject's facts are clustered against a centroid
    (sleep.centroid_clusters, facts.reflect_threshold) by the embedding of their text without the
-   subject and the date, so "signed up for a pottery class" meets "made their own pots";
+   subject and the date, so two facts of one pastime said in different words can meet;
 2. a group qualifies with at least facts.reflect_min_facts facts said in two sessions or more
    (the interactions of their source messages; a fact whose messages are archived counts by its day);
 3. the current reflections are reconciled with the groups: one whose sources are mostly gone

@@ -72,7 +72,7 @@ def config_faults(app: App) -> list[str]:
         module_name, _, attr = spec.partition(":")
         try:
             factory = getattr(importlib.import_module(module_name), attr) if module_name and attr else None
-        except Exception as exc:  # not importable, no such name, or the module raised while loading
+        except (Exception, SystemExit) as exc:  # not importable, no such name, raised or exited while loading
             found.append(f"{app.settings.source}: key 'plugins': plugin {spec!r}: {type(exc).__name__}: {exc}")
             continue
         if not callable(factory):

@@ -9,7 +9,7 @@ word to the ones before are skipped; at most `max_items`, those with the most co
 first, kept in the facts' order. The line is headed by the
 words the items share most (in two items or more), so it reads as what the facts have in common:
 
-    "Ana - pottery, class: signed up for a pottery class (2023-07-02); made their own pots ..."
+    "Ana - rowing: joined a rowing club (2024-03-02); bought a rowing machine ..."
 
 Pure: the same request gives the same reply; nothing is invented, so every content word of an
 item is in the fact it cites (bench/recall_reflect.py measures this on both backends).
