@@ -37,7 +37,9 @@ _STATE = LadderState.__table__
 _DIRTY = DirtyWindow.__table__
 _READ = select(_STATE.c.seen_seq, _STATE.c.seen_announcement, _STATE.c.first_unit, _STATE.c.through_unit)
 # The per-tick reads, built once with their values as parameters (building a statement costs more than running it).
+_SCOPE_PROGRESS = _READ.add_columns(_STATE.c.ladder).where(_STATE.c.scope == bindparam("scope"))
 _PROGRESS = _READ.where(_STATE.c.scope == bindparam("scope"), _STATE.c.ladder == bindparam("ladder"))
+_SCOPE_DIRTY = select(_DIRTY.c.ladder, _DIRTY.c.unit, _DIRTY.c.last_at).where(_DIRTY.c.scope == bindparam("scope"))
 _DIRTY_OF = select(_DIRTY.c.unit, _DIRTY.c.last_at).where(_DIRTY.c.scope == bindparam("scope"),
                                                           _DIRTY.c.ladder == bindparam("ladder"))
 
@@ -53,7 +55,7 @@ def progress(session: Session, scope: str, ladder: str) -> Progress | None:
 
 def scope_progress(session: Session, scope: str) -> dict[str, Progress]:
     """ladder -> its state, for every ladder of `scope` the stage has looked at (one query)."""
-    rows = session.execute(_READ.add_columns(_STATE.c.ladder).where(_STATE.c.scope == scope)).all()
+    rows = core(session, _SCOPE_PROGRESS, {"scope": scope}).all()
     return {row[-1]: Progress(*row[:-1]) for row in rows}
 
 
@@ -61,18 +63,19 @@ def start_progress(session: Session, scope: str, ladder: str) -> Progress:
     """The ladder's state, recorded (all cursors at zero) if it was not yet."""
     state = progress(session, scope, ladder)
     if state is None:
-        session.execute(insert_or_skip(_STATE, session.get_bind().dialect).values(scope=scope, ladder=ladder))
+        core(session, insert_or_skip(_STATE, session.get_bind().dialect).values(scope=scope, ladder=ladder))
         state = progress(session, scope, ladder)
     return state
 
 
 def _set(session: Session, scope: str, ladder: str, **values) -> None:
     """One UPDATE of the ladder's state row (recorded first if it was not yet): Core statements,
-    each in the caller's transaction, so a cursor moves with the writes it stands for."""
+    each in the caller's transaction, so a cursor moves with the writes it stands for (past the
+    ORM's execution layer: no ORM object of these tables is ever pending in a session)."""
     stmt = update(_STATE).where(_STATE.c.scope == scope, _STATE.c.ladder == ladder).values(**values)
-    if session.execute(stmt).rowcount == 0:
+    if core(session, stmt).rowcount == 0:
         start_progress(session, scope, ladder)
-        session.execute(stmt)
+        core(session, stmt)
 
 
 def advance_seen_seq(session: Session, scope: str, ladder: str, seq: int) -> None:
@@ -113,7 +116,7 @@ def mark_dirty(session: Session, scope: str, ladder: str, units: Mapping[int, da
         index_elements=[_DIRTY.c.scope, _DIRTY.c.ladder, _DIRTY.c.unit],
         set_={"last_at": case((stmt.excluded.last_at > last_at, stmt.excluded.last_at), else_=last_at)},
     )
-    session.execute(stmt, [{"scope": scope, "ladder": ladder, "unit": unit, "last_at": at} for unit, at in units.items()])
+    core(session, stmt, [{"scope": scope, "ladder": ladder, "unit": unit, "last_at": at} for unit, at in units.items()])
 
 
 def dirty_windows(session: Session, scope: str, ladder: str) -> dict[int, datetime]:
@@ -123,9 +126,8 @@ def dirty_windows(session: Session, scope: str, ladder: str) -> dict[int, dateti
 
 def scope_dirty_windows(session: Session, scope: str) -> dict[str, dict[int, datetime]]:
     """ladder -> its dirty base windows (unit -> newest message time), every ladder of `scope` in one query."""
-    stmt = select(DirtyWindow.ladder, DirtyWindow.unit, DirtyWindow.last_at).where(DirtyWindow.scope == scope)
     out: dict[str, dict[int, datetime]] = {}
-    for ladder, unit, last_at in session.execute(stmt).all():
+    for ladder, unit, last_at in core(session, _SCOPE_DIRTY, {"scope": scope}).all():
         out.setdefault(ladder, {})[unit] = last_at
     return out
 

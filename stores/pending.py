@@ -18,6 +18,7 @@ from stores.schema.ladders import LadderHold
 from stores.schema.ladders import DirtyWindow
 from stores.schema.ledger import ScopeCursor, StepRun
 from stores.schema.log import Message
+from stores.engine import core
 from stores.ledger import FINISHED, OPEN
 from stores.schema.daemon import ViewVersion
 
@@ -74,8 +75,8 @@ def pending(session: Session, scope: str) -> Pending:
     """Read in two round trips: one SELECT of scalar subqueries (each an index probe bounded by
     the scope) and the step heads. The daemon asks this twice per worked scope, so it was the
     largest single source of statements in a drain when each probe was its own statement."""
-    row = session.execute(_PROBES, {"scope": scope}).one()
+    row = core(session, _PROBES, {"scope": scope}).one()
     assigned, batched_seq, newest_seq, tail_at, newest_at, hold, unslept, uses, dirty_day, dirty_at, stale_views = row
-    heads = tuple((step, next_at) for step, next_at in session.execute(_HEADS, {"scope": scope}).all())
+    heads = tuple((step, next_at) for step, next_at in core(session, _HEADS, {"scope": scope}).all())
     return Pending(int(newest_seq), int(assigned), int(batched_seq), tail_at if newest_seq > batched_seq else None,
                    newest_at, heads, hold, bool(unslept), bool(uses), bool(stale_views), dirty_day, dirty_at)

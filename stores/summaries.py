@@ -168,18 +168,22 @@ def _announcement(row: dict) -> dict:
             "summary_id": row["id"], "version": row["version"], "announced_at": row["created_at"]}
 
 
+_INSERT_SUMMARY = insert(Summary.__table__)
+_INSERT_ANNOUNCEMENT = insert(Announcement.__table__)
+
+
 def insert_summaries(session: Session, rows: list[dict]) -> int | None:
     """`write_summary` for summaries given as column values: each row and its announcement, in the
     caller's transaction, as one INSERT per table (announcements in the order given); returns the
     announcement's id when one row was given (the stage's cursor moves up to it), else None."""
     if not rows:
         return None
-    session.execute(insert(Summary.__table__), rows)
+    core(session, _INSERT_SUMMARY, rows)
     announcements = [_announcement(row) for row in rows]
     if len(rows) > 1:
-        session.execute(insert(Announcement.__table__), announcements)
+        core(session, _INSERT_ANNOUNCEMENT, announcements)
         return None
-    return session.execute(insert(Announcement.__table__).values(announcements[0])).inserted_primary_key[0]
+    return core(session, _INSERT_ANNOUNCEMENT.values(announcements[0])).inserted_primary_key[0]
 
 
 _ANNOUNCED_AFTER = (select(Announcement.id, Announcement.rung, Announcement.key)

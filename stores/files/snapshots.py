@@ -1,7 +1,9 @@
 """Snapshot files: ready-made views a planner reads every turn for the cost of a file read.
 
 Written atomically (temporary file in the same directory, fsync, rename, fsync of the
-directory), so a reader sees the old file or the new one, never half of one. Layout:
+directory), so a reader sees the old file or the new one, never half of one. A write of the
+bytes the file already holds is skipped (no rewrite: the file and its directory are fsynced, which
+costs little when they are already durable, and makes them so when a crash left them unsynced). Layout:
 <state_dir>/snapshots/<scope>/<view>, e.g. maya/time/week.json or maya/facts.json.
 """
 
@@ -30,11 +32,33 @@ def write_atomic(path: Path, data: bytes) -> None:
     """Replace `path` with `data` atomically. An OSError (read-only or full file system, no
     permission) names `path` itself, not the temporary file, so a report says which view."""
     try:
-        _write_atomic(path, data)
+        if not _already(path, data):
+            _write_atomic(path, data)
     except OSError as exc:
         if exc.filename == str(path) or exc.errno is None:
             raise
         raise OSError(exc.errno, exc.strerror, str(path)) from exc
+
+
+def _already(path: Path, data: bytes) -> bool:
+    """Whether `path` holds exactly `data`, made durable (fsynced, with its directory) if so."""
+    try:
+        with open(path, "rb") as handle:
+            if os.fstat(handle.fileno()).st_size != len(data) or handle.read(len(data) + 1) != data:
+                return False
+            os.fsync(handle.fileno())
+        _fsync_directory(path.parent)
+    except OSError:  # missing, unreadable: written as before, which reports its own fault
+        return False
+    return True
+
+
+def _fsync_directory(directory: Path) -> None:
+    dir_fd = os.open(directory, os.O_RDONLY)
+    try:
+        os.fsync(dir_fd)
+    finally:
+        os.close(dir_fd)
 
 
 def _write_atomic(path: Path, data: bytes) -> None:
@@ -52,11 +76,7 @@ def _write_atomic(path: Path, data: bytes) -> None:
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
         raise
-    dir_fd = os.open(path.parent, os.O_RDONLY)
-    try:
-        os.fsync(dir_fd)
-    finally:
-        os.close(dir_fd)
+    _fsync_directory(path.parent)
 
 
 def publish_json(root: Path, scope: str, view: str, payload: dict[str, Any]) -> Path:
