@@ -61,28 +61,32 @@ class BaseWindows(RungWriter):
 
     # --- dirty windows ---------------------------------------------------------------------
 
-    def mark_new(self, scope: str, ladder: str, tz: ZoneInfo, now: datetime) -> None:
-        """Mark the windows of the messages logged since the ladder's cursor dirty, and move it on.
+    def mark_new(self, scope: str, ladders: tuple[str, ...], tz: ZoneInfo, now: datetime) -> None:
+        """Mark the windows of the messages logged since each ladder's cursor dirty, and move it on:
+        one transaction and one read of the new arrivals for all the ladders.
 
-        The cursor stops before the first message not yet placed in an interaction: it is
+        A cursor stops before the first message not yet placed in an interaction: it is
         picked up next tick. The stage calls this only when its run's first read found messages
         its ladders have not all seen, so an idle scope takes no write lock. The first time the
         time ladder is looked at, every block closed by `now` counts as woken: none holds a
         summary yet, and the days written from now on wake their blocks themselves.
         """
         with transaction(self.app.engine) as session:
-            state = start_progress(session, scope, ladder)
-            if ladder == "time" and state.through_unit is None:
-                wake_through(session, scope, ladder, closed_through(tz, self.app.settings.ladders.day_grace, now))
-            placed: list[Arrival] = []
-            for arrival in arrivals_after(session, scope, state.seen_seq):
-                if arrival.interaction is None:
-                    break  # not placed yet: pick it up next tick
-                placed.append(arrival)
-            if not placed:
-                return
-            mark_dirty(session, scope, ladder, _units(placed, ladder, tz))
-            advance_seen_seq(session, scope, ladder, placed[-1].seq)
+            states = {ladder: start_progress(session, scope, ladder) for ladder in ladders}
+            if "time" in states and states["time"].through_unit is None:
+                wake_through(session, scope, "time", closed_through(tz, self.app.settings.ladders.day_grace, now))
+            arrivals = arrivals_after(session, scope, min(state.seen_seq for state in states.values()))
+            for ladder, state in states.items():
+                placed: list[Arrival] = []
+                for arrival in arrivals:
+                    if arrival.seq <= state.seen_seq:
+                        continue
+                    if arrival.interaction is None:
+                        break  # not placed yet: pick it up next tick
+                    placed.append(arrival)
+                if placed:
+                    mark_dirty(session, scope, ladder, _units(placed, ladder, tz))
+                    advance_seen_seq(session, scope, ladder, placed[-1].seq)
 
     def mark_all(self, scope: str, ladder: str, tz: ZoneInfo, since: datetime | None) -> int:
         """For rebuild: every base window with messages (from `since`) is dirty again; returns how many.

@@ -110,10 +110,10 @@ class LadderStage:
     def _run_ladders(self, scope: str, tz: ZoneInfo, now: datetime, stop: Stop, progress: Tick, ladders: tuple[str, ...],
                      new_messages: bool) -> int:
         written = 0
+        if new_messages and ladders:  # read just now, with the rest of what decides the run
+            self.base.mark_new(scope, ladders, tz, now)
         for kind in ladders:
             spec = self.specs[kind]
-            if new_messages:  # read just now, with the rest of what decides the run
-                self.base.mark_new(scope, kind, tz, now)
             if kind == "time":
                 written += self.base.write_days(scope, spec, tz, now, stop, progress)
             else:
