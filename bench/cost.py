@@ -231,6 +231,7 @@ def main() -> None:
         return main_openai(args)
     structlog.configure(wrapper_class=structlog.make_filtering_bound_logger(logging.ERROR))
     logging.getLogger("httpx2").setLevel(logging.WARNING)  # one INFO line per HTTP request otherwise
+    logging.getLogger("openai").setLevel(logging.WARNING)  # and one per SDK retry
     os.environ["ANTHROPIC_API_KEY"] = KEY  # the local fake's key; no request leaves 127.0.0.1
     conversations = load_locomo(args.path)
     messages = sum(len(c.messages) for c in conversations)

@@ -50,18 +50,18 @@ def utc(value: datetime) -> datetime:
 def bind_utc(column_type: UTCDateTime, dialect) -> Callable[[datetime | None], object]:
     """The full bind conversion of a UTC column for `dialect` (ours, then the dialect's own),
     looked up once: what the bulk insert path applies so it stores exactly what the ORM does.
-    `_iso_text` where it writes what the dialect's processor writes for every probe (SQLite's
-    default DATETIME text): the import's per-row cost without the processor's format dict."""
+    `_utc_text` wherever it writes what the dialect's processor writes for every probe (a dialect
+    that stores DATETIME as text): the import's per-row cost without the processor's format dict."""
     process = column_type.dialect_impl(dialect).bind_processor(dialect)
     if process is None:
         return lambda value: column_type.process_bind_param(value, dialect)
-    if all(_iso_text(p) == process(p) for p in _PROBES):  # SQLite's DATETIME text, as found
-        return _iso_text
+    if all(_utc_text(p) == process(p) for p in _PROBES):
+        return _utc_text
     return process
 
 
-def _iso_text(value: datetime | None) -> str | None:
-    """An aware time as SQLite's DATETIME text of its UTC instant: "2024-01-02 03:04:05.000006"."""
+def _utc_text(value: datetime | None) -> str | None:
+    """An aware time as the DATETIME text of its UTC instant: "2024-01-02 03:04:05.000006"."""
     return None if value is None else utc(value).replace(tzinfo=None).isoformat(" ", "microseconds")
 
 
