@@ -25,18 +25,21 @@ import random
 import sqlite3
 import statistics
 import tempfile
+import sys
 import time
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
 
 from sqlalchemy import event
 
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # tests.support: run as `python bench/ingest.py`
+
 from consolidator import MessageLog
 from consolidator.core.app import open_app
 from consolidator.core.config import Settings
 from consolidator.messages.ingest import import_stream
 from stores.messages import message_hash
-from tests.support.pg_databases import drop_database, fresh_database  # the repository root is on PYTHONPATH
+from tests.support.pg_databases import drop_database, fresh_database  # noqa: E402 (the root is on sys.path above)
 
 WORDS = ("the a to and of I you it is that for on with we was this meeting tomorrow call "
          "Maya Tom project deadline budget review send draft please thanks sure remind "

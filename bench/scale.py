@@ -36,6 +36,8 @@ from pathlib import Path
 from sqlalchemy import create_engine, event, text
 from sqlmodel import SQLModel
 
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # tests.support: run as `python bench/scale.py`
+
 from consolidator.model.offline import OfflineModel
 from consolidator.core.app import open_app
 from consolidator.core.config import Settings
@@ -43,7 +45,7 @@ from consolidator.runtime.status import gather
 from consolidator.runtime.wiring import build_consolidator
 from stores.engine import transaction
 from stores.messages import NewMessage, append_messages
-from tests.support.pg_databases import drop_database, fresh_database  # the repository root is on PYTHONPATH
+from tests.support.pg_databases import drop_database, fresh_database  # noqa: E402 (the root is on sys.path above)
 from tests.support.processes import stop_all
 
 ROOT = Path(__file__).resolve().parents[1]

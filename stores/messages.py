@@ -238,6 +238,9 @@ def _existing_ids(connection: Connection, keys: set[str]) -> set[str]:
         chunk = ordered[start : start + _EXISTING_CHUNK]
         if array:
             found.update(connection.exec_driver_sql(_ANY_ID_SQL, {"ids": chunk}).scalars())
+        elif connection.dialect.paramstyle == "qmark":  # the IN list written once, not compiled per id
+            marks = ", ".join("?" * len(chunk))
+            found.update(connection.exec_driver_sql(f"SELECT id FROM message WHERE id IN ({marks})", tuple(chunk)).scalars())
         else:
             found.update(connection.execute(select(Message.id).where(Message.id.in_(chunk))).scalars())
     return found
