@@ -189,8 +189,10 @@ def _close_gaps(connection: Connection, firsts: dict[str, int], counts: Counter)
     return kept
 
 
+@lru_cache(maxsize=8)
 def _converter(dialect):
-    """The bind conversion of our UTC datetime columns for this dialect, looked up once."""
+    """The bind conversion of our UTC datetime columns for this dialect, looked up (and its probes
+    run) once per dialect object, not once per append."""
     return bind_utc(Message.__table__.c.at.type, dialect)
 
 
