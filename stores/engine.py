@@ -20,7 +20,7 @@ from urllib.parse import quote
 
 from sqlalchemy import BigInteger, Integer, Table, event
 from sqlalchemy.engine import Dialect, Engine, make_url
-from sqlalchemy.exc import ArgumentError, NoSuchModuleError
+from sqlalchemy.exc import ArgumentError, DBAPIError, NoSuchModuleError
 from sqlmodel import Session, create_engine
 
 from stores.errors import InvalidDatabaseUrl, StorageError, StorageFull, StorageReadOnly, StorageUnavailable
@@ -161,6 +161,18 @@ def _classify(context, url: str, where: str) -> None:
     if context.connection is None and not is_embedded(url):  # refused while connecting: its options
         raise InvalidDatabaseUrl(f"the driver refused its options ({_first_line(context.original_exception)})") \
             from context.sqlalchemy_exception
+
+
+def driver_error(connection, error: BaseException, statement: str, parameters) -> Exception:
+    """What SQLAlchemy would raise for `error`, a driver exception of a statement sent on the
+    driver's cursor (stores/prepared.py): the StorageError the handle_error hook makes of it
+    (embedded databases: the only ones that path serves), else SQLAlchemy's wrapper of it."""
+    url = connection.engine.url.render_as_string(hide_password=False)
+    storage = storage_error(error, url, database_path(url))
+    if storage is not None:
+        return storage
+    return DBAPIError.instance(statement, parameters, error, connection.dialect.loaded_dbapi.Error,
+                               dialect=connection.dialect)
 
 
 def _first_line(error: BaseException) -> str:

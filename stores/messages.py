@@ -23,6 +23,7 @@ from sqlmodel import Session
 
 from stores.archived_lookup import archived_in_files
 from stores.engine import insert_or_skip
+from stores.prepared import send
 from stores.scope_head import Reserved, reserve, set_last
 from stores.archived_ids import archived_among
 from stores.types import bind_utc, utc
@@ -207,7 +208,7 @@ def _insert_rows(connection: Connection, rows: list[tuple]) -> int:
     if dialect.name == "postgresql":
         columns = {name: list(values) for name, values in zip(_COLUMNS, zip(*rows))}
         return connection.exec_driver_sql(_unnest_sql(dialect), columns).rowcount
-    return connection.exec_driver_sql(_values_sql(dialect, len(rows)), tuple(v for row in rows for v in row)).rowcount
+    return send(connection, _values_sql(dialect, len(rows)), tuple(v for row in rows for v in row))[1]
 
 
 @lru_cache(maxsize=4)
