@@ -5,8 +5,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import datetime, timedelta, timezone
 
+from sqlalchemy import select
+
 from stores.engine import reading, transaction
-from stores.schema.log import Interaction
+from stores.schema.log import Interaction, Message
 from stores.interactions import assign_next, interaction_count, last_times, max_number, nearby
 from stores.message_windows import arrivals_after
 from stores.messages import NewMessage, append_messages
@@ -59,6 +61,23 @@ def test_assign_next_places_up_to_limit_and_moves_the_cursor(engine) -> None:
         assert [(a.seq, a.interaction) for a in arrivals_after(session, "s", 0)] == [(1, 1), (2, 1), (3, 2), (4, 2), (5, 3)]
         assert scope_cursors(session)["s"].assigned_seq == 5
         assert max_number(session, "s") == 3 and max_number(session, "t") == 0
+
+
+def test_each_message_gets_the_interaction_its_rule_gave_runs_and_interleavings_alike(engine) -> None:
+    """Runs of consecutive messages in one interaction are set together; interleaved ones, a lone
+    message and one the rule leaves out (not placed) each keep exactly what the rule said."""
+    log(engine, 0, 1, 2, 3, 4, 5, 6, 7, 8)
+    log(engine, 0, 1, scope="t")  # another scope's messages, same seqs: untouched
+    given = {f"s:s-{i}": n for i, n in ((0, 1), (1, 1), (2, 2), (3, 1), (4, 2), (5, 2), (6, 2), (8, 2))}  # 7 left out
+
+    def rule(new, near, newest):
+        spans = {n: Span(None, at(0), at(8), 1, 9) for n in set(given.values())}
+        return {m.id: given[m.id] for m in new if m.id in given}, spans
+
+    assign_next(engine, "s", 20, GAP, rule)
+    with reading(engine) as session:
+        placed = dict(session.execute(select(Message.id, Message.interaction)).all())
+    assert placed == {**given, "s:s-7": None, "t:t-0": None, "t:t-1": None}
 
 
 def test_an_existing_interaction_is_updated_not_duplicated(engine) -> None:
