@@ -25,6 +25,8 @@ from typing import Iterable, Sequence
 import duckdb
 import numpy as np
 
+from stores.files.snapshots import fsync_path
+
 
 COLUMNS = ("id", "scope", "seq", "at", "role", "speaker", "text", "session", "received_at", "interaction",
            "attachments")
@@ -93,9 +95,9 @@ def write_file(root: Path, relative: Path, rows: Sequence[tuple]) -> Written:
         connection.execute(f"COPY (SELECT * FROM t ORDER BY seq) TO '{_quoted(temp)}' (FORMAT parquet, COMPRESSION zstd)")
     finally:
         connection.close()
-    _fsync(temp)
+    fsync_path(temp)
     os.replace(temp, final)
-    _fsync(final.parent)
+    fsync_path(final.parent)
     return Written(relative, len(rows), ids_checksum(r[0] for r in rows), final.stat().st_size)
 
 
@@ -133,14 +135,6 @@ def _quoted(path: Path) -> str:
     return str(path).replace("'", "''")
 
 
-def _fsync(path: Path) -> None:
-    fd = os.open(path, os.O_RDONLY)
-    try:
-        os.fsync(fd)
-    finally:
-        os.close(fd)
-
-
 def verify(root: Path, relative: Path, rows: int, checksum: str) -> bool:
     """Whether the file exists and holds exactly `rows` rows whose ids have `checksum`."""
     path = root / relative
@@ -166,9 +160,14 @@ def _query(sql: str, parameters: Sequence | None = None) -> list[tuple]:
         connection.close()
 
 
+def existing_paths(root: Path, files: Sequence[Path]) -> list[str]:
+    """The paths of those of `files` (relative to `root`) that exist, for DuckDB's read_parquet."""
+    return [str(root / f) for f in files if (root / f).is_file()]
+
+
 def read_rows(root: Path, files: Sequence[Path], where: str = "TRUE", parameters: Sequence = ()) -> list[tuple]:
     """Rows (COLUMNS order, times aware UTC) of the given files matching the DuckDB `where`."""
-    paths = [str(root / f) for f in files if (root / f).is_file()]
+    paths = existing_paths(root, files)
     if not paths:
         return []
     connection = duckdb.connect()

@@ -18,7 +18,8 @@ from typing import Callable, Sequence
 import duckdb
 import numpy as np
 
-from stores.files.archive_files import Written, _fsync, _quoted, ids_checksum, TEMP_SUFFIX
+from stores.files.archive_files import Written, _query, _quoted, existing_paths, ids_checksum, TEMP_SUFFIX
+from stores.files.snapshots import fsync_path
 from stores.schema.ladders import Summary
 
 _TYPES = {
@@ -58,9 +59,9 @@ def write_summaries(root: Path, relative: Path, rows: Sequence[Summary]) -> Writ
                            "(FORMAT parquet, COMPRESSION zstd)")
     finally:
         connection.close()
-    _fsync(temp)
+    fsync_path(temp)
     temp.replace(final)
-    _fsync(final.parent)
+    fsync_path(final.parent)
     return Written(relative, len(rows), ids_checksum(r.id for r in rows), final.stat().st_size)
 
 
@@ -75,15 +76,10 @@ def _summary(row: tuple) -> Summary:
 
 def read_summaries(root: Path, files: Sequence[Path], where: str = "TRUE", parameters: Sequence = ()) -> list[Summary]:
     """The summary rows of the given files matching the DuckDB `where` (detached Summary objects)."""
-    paths = [str(root / f) for f in files if (root / f).is_file()]
+    paths = existing_paths(root, files)
     if not paths:
         return []
-    connection = duckdb.connect()
-    try:
-        rows = connection.execute(f"SELECT {_QUOTED} FROM read_parquet(?) WHERE {where}", [paths, *parameters]).fetchall()
-    finally:
-        connection.close()
-    return [_summary(row) for row in rows]
+    return [_summary(row) for row in _query(f"SELECT {_QUOTED} FROM read_parquet(?) WHERE {where}", [paths, *parameters])]
 
 
 @lru_cache(maxsize=256)
