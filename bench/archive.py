@@ -16,7 +16,6 @@ archive size on disk, and with --tables MB and rows per table at each year's end
 
 from __future__ import annotations
 
-import argparse
 import sqlite3
 import tempfile
 import time
@@ -24,7 +23,7 @@ from dataclasses import dataclass, field
 from datetime import timedelta
 from pathlib import Path
 
-from bench.ladders import START, day_messages, tick_at
+from bench.ladders import START, day_messages, simulation_parser, tick_at
 from bench.table_bytes import print_table_bytes, table_bytes
 from consolidator.runtime.rebuild import Rebuild
 from consolidator.ladders.stage import LadderStage
@@ -108,10 +107,7 @@ def replay(mode: str, args, root: Path) -> Run:
 
 def main() -> None:
     logsetup.configure("warning")
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--years", type=int, default=3)
-    parser.add_argument("--per-day", type=int, default=205)
-    parser.add_argument("--seed", type=int, default=5)
+    parser = simulation_parser(__doc__)
     parser.add_argument("--after-days", type=int, default=90)
     parser.add_argument("--modes", default="off,on")
     parser.add_argument("--no-rebuild", action="store_true")

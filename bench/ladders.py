@@ -98,12 +98,18 @@ def year_figures(app, year_from: datetime, year_to: datetime, specs) -> tuple[in
     return calls, max(base, higher), base, higher
 
 
-def main() -> None:
-    logsetup.configure("warning")
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+def simulation_parser(description: str | None) -> argparse.ArgumentParser:
+    """A bench's parser with the options of the simulated years (`day_messages`): --years, --per-day, --seed."""
+    parser = argparse.ArgumentParser(description=description, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--years", type=int, default=3)
     parser.add_argument("--per-day", type=int, default=205)
     parser.add_argument("--seed", type=int, default=5)
+    return parser
+
+
+def main() -> None:
+    logsetup.configure("warning")
+    parser = simulation_parser(__doc__)
     parser.add_argument("--days", type=int, default=364, help="simulated days a year (fewer: a shortened run for profiling)")
     args = parser.parse_args()
     counter = [0]

@@ -65,32 +65,39 @@ def order(result) -> list[str]:
     return [item.tag for item in result.items]
 
 
-def test_a_when_question_favours_a_dated_turn_over_a_coarse_summary(memory) -> None:
-    """"When ...?" shows the turn rather than the newer week summary saying the same; with the rule off, recency wins."""
-    write, ask = memory
-    write(message("m1", "Maya went to a pottery class.", "2024-05-07T18:00:00"),
-          week("2024-06-10", "Maya went to a pottery class.", "2024-06-10"))
-    assert order(ask("When did Maya go to a pottery class?"))[0] == "m1"
-    assert order(ask("When did Maya go to a pottery class?", when_boost=1.0))[0] == "time/week/2024-06-10"
+DINNERS = (message("mar", "Maya: I cooked risotto for dinner.", "2024-03-10T19:00:00"),
+           message("may", "Maya: I cooked paella for dinner.", "2024-05-10T19:00:00"))
 
 
-def test_a_named_period_favours_items_inside_it(memory) -> None:
-    """"in March" puts March's item before the newer May one; with the rule off, the newer comes first."""
+@pytest.mark.parametrize(("items", "question", "rule", "first", "first_with_the_rule_off"), [
+    # "When ...?" shows the turn rather than the newer week summary saying the same
+    pytest.param((message("m1", "Maya went to a pottery class.", "2024-05-07T18:00:00"),
+                  week("2024-06-10", "Maya went to a pottery class.", "2024-06-10")),
+                 "When did Maya go to a pottery class?", "when_boost", "m1", "time/week/2024-06-10",
+                 id="a_when_question_favours_a_dated_turn_over_a_coarse_summary"),
+    # "in March" puts March's item before the newer May one
+    pytest.param(DINNERS, "What dinner did Maya cook in March?", "period_boost", "mar", "may",
+                 id="a_named_period_favours_items_inside_it"),
+    # "last week" (relative to now, in the scope's zone) favours that week's item over this week's
+    pytest.param((message("lastweek", "Maya: Went hiking on Wednesday.", "2024-06-12T10:00:00"),
+                  message("thisweek", "Maya: Went hiking on Tuesday.", "2024-06-18T10:00:00")),
+                 "Where did Maya go hiking last week?", "period_boost", "lastweek", "thisweek",
+                 id="last_week_is_the_week_before_now"),
+])
+def test_a_time_in_the_question_favours_the_items_it_names(memory, items, question, rule, first,
+                                                           first_with_the_rule_off) -> None:
+    """The item the question's time names comes first; with the rule off, recency wins (the newer first)."""
     write, ask = memory
-    write(message("mar", "Maya: I cooked risotto for dinner.", "2024-03-10T19:00:00"),
-          message("may", "Maya: I cooked paella for dinner.", "2024-05-10T19:00:00"))
-    assert order(ask("What dinner did Maya cook in March?"))[0] == "mar"
-    assert order(ask("What dinner did Maya cook in March?", period_boost=1.0))[0] == "may"
+    write(*items)
+    assert order(ask(question))[0] == first
+    assert order(ask(question, **{rule: 1.0}))[0] == first_with_the_rule_off
+
+
+def test_a_named_period_with_its_year_favours_items_inside_it(memory) -> None:
+    """"in May 2024" puts May's item first."""
+    write, ask = memory
+    write(*DINNERS)
     assert order(ask("What dinner did Maya cook in May 2024?"))[0] == "may"
-
-
-def test_last_week_is_the_week_before_now(memory) -> None:
-    """"last week" (relative to now, in the scope's zone) favours that week's item over this week's."""
-    write, ask = memory
-    write(message("lastweek", "Maya: Went hiking on Wednesday.", "2024-06-12T10:00:00"),
-          message("thisweek", "Maya: Went hiking on Tuesday.", "2024-06-18T10:00:00"))
-    assert order(ask("Where did Maya go hiking last week?"))[0] == "lastweek"
-    assert order(ask("Where did Maya go hiking last week?", period_boost=1.0))[0] == "thisweek"
 
 
 def test_the_newer_of_two_equal_items_comes_first(memory) -> None:

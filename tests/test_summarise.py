@@ -254,39 +254,36 @@ def test_who_and_when_never_change_which_sentences_are_chosen():
 
 # --- the fact prior ----------------------------------------------------------------------------------
 
-TOLD_OR_REACTED = lines(
-    ("Ana", "Your greenhouse with cedar beds and a compost heap sounds lovely."),
-    ("Ben", "I planted tomatoes and basil in the greenhouse."),
-)
+# Each case: the conversation, the line chosen with room for one, and the prior's settings that,
+# set neutral, let another line win (the control).
+PRIORS = [
+    # the first-person event, not the second-person reaction
+    pytest.param(lines(
+        ("Ana", "Your greenhouse with cedar beds and a compost heap sounds lovely."),
+        ("Ben", "I planted tomatoes and basil in the greenhouse."),
+    ), "I planted tomatoes and basil in the greenhouse.", {"first_boost": 1.0, "second_only": 1.0},
+        id="a_speaker_telling_about_themselves_beats_a_reaction_to_the_listener"),
+    # the answer to the other speaker's question, not an unprompted remark nor the question itself
+    # (neutral: the reply boost and its answer-sentence part both off)
+    pytest.param(lines(
+        ("Ana", "The marathon club meets near the harbour every Sunday morning."),
+        ("Ben", "Which course did you pick?"),
+        ("Ana", "The evening pottery course at the community centre."),
+    ), "The evening pottery course at the community centre.", {"answer_boost": 1.0, "echo_boost": 1.0},
+        id="a_reply_to_a_question_beats_an_unprompted_remark_and_the_question_itself"),
+]
 
 
-def test_a_speaker_telling_about_themselves_beats_a_reaction_to_the_listener():
-    """With room for one line: the first-person event, not the second-person reaction."""
-    assert said(extractive_summary(TOLD_OR_REACTED, 19)) == ["I planted tomatoes and basil in the greenhouse."]
+@pytest.mark.parametrize(("conversation", "chosen", "neutral"), PRIORS)
+def test_the_prior_chooses_the_line(conversation, chosen, neutral):
+    """With room for one line: the line the prior favours."""
+    assert said(extractive_summary(conversation, 19)) == [chosen]
 
 
-def test_without_the_prior_the_reaction_would_win():
-    """The control for the test above: with a neutral prior the reaction (cut to fit) is chosen."""
-    neutral = replace(DEFAULTS, first_boost=1.0, second_only=1.0)
-    assert said(extractive_summary(TOLD_OR_REACTED, 19, settings=neutral)) != ["I planted tomatoes and basil in the greenhouse."]
-
-
-ASKED = lines(
-    ("Ana", "The marathon club meets near the harbour every Sunday morning."),
-    ("Ben", "Which course did you pick?"),
-    ("Ana", "The evening pottery course at the community centre."),
-)
-
-
-def test_a_reply_to_a_question_beats_an_unprompted_remark_and_the_question_itself():
-    """With room for one line: the answer to the other speaker's question."""
-    assert said(extractive_summary(ASKED, 19)) == ["The evening pottery course at the community centre."]
-
-
-def test_without_the_reply_boost_the_remark_would_win():
-    """The control for the test above (the reply boost and its answer-sentence part both off)."""
-    unboosted = replace(DEFAULTS, answer_boost=1.0, echo_boost=1.0)
-    assert said(extractive_summary(ASKED, 19, settings=unboosted)) != ["The evening pottery course at the community centre."]
+@pytest.mark.parametrize(("conversation", "chosen", "neutral"), PRIORS)
+def test_without_the_prior_another_line_would_win(conversation, chosen, neutral):
+    """The control for the test above: with the prior neutral, another line (cut to fit) is chosen."""
+    assert said(extractive_summary(conversation, 19, settings=replace(DEFAULTS, **neutral))) != [chosen]
 
 
 # --- coverage and repeats --------------------------------------------------------------------------------

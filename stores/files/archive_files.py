@@ -20,10 +20,12 @@ import shutil
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Iterable, Sequence
+from typing import Callable, Iterable, Sequence
 
 import duckdb
 import numpy as np
+
+from stores.files.snapshots import fsync_path
 
 
 COLUMNS = ("id", "scope", "seq", "at", "role", "speaker", "text", "session", "received_at", "interaction",
@@ -80,23 +82,34 @@ _SCHEMA = ('"id" VARCHAR, "scope" VARCHAR, "seq" BIGINT, "at" TIMESTAMP, "role" 
 QUOTED = ", ".join(f'"{name}"' for name in COLUMNS)  # `at` is a keyword in DuckDB
 
 
-def write_file(root: Path, relative: Path, rows: Sequence[tuple]) -> Written:
-    """Write `rows` to root/relative crash-safely (temp name, fsync, rename, fsync folder)."""
+def write_parquet(root: Path, relative: Path, copy: Callable[[duckdb.DuckDBPyConnection, Path], object],
+                  rows: int, ids: Iterable[str]) -> Written:
+    """Write root/relative crash-safely: `copy(connection, temp)` writes the file under its temporary
+    name, which is fsynced, renamed into place and its folder fsynced. Returns what verify must find
+    (`rows` rows whose ids are `ids`)."""
     final = root / relative
     final.parent.mkdir(parents=True, exist_ok=True)
     temp = final.with_name(final.name.removesuffix(".parquet") + TEMP_SUFFIX)
     connection = duckdb.connect()
     try:
+        copy(connection, temp)
+    finally:
+        connection.close()
+    fsync_path(temp)
+    os.replace(temp, final)
+    fsync_path(final.parent)
+    return Written(relative, rows, ids_checksum(ids), final.stat().st_size)
+
+
+def write_file(root: Path, relative: Path, rows: Sequence[tuple]) -> Written:
+    """Write `rows` to root/relative crash-safely (temp name, fsync, rename, fsync folder)."""
+    def copy(connection: duckdb.DuckDBPyConnection, temp: Path) -> None:
         connection.execute(f"CREATE TABLE t ({_SCHEMA})")
         connection.register("frame_view", _frame(rows))
         connection.execute(f"INSERT INTO t SELECT {QUOTED} FROM frame_view")
         connection.execute(f"COPY (SELECT * FROM t ORDER BY seq) TO '{_quoted(temp)}' (FORMAT parquet, COMPRESSION zstd)")
-    finally:
-        connection.close()
-    _fsync(temp)
-    os.replace(temp, final)
-    _fsync(final.parent)
-    return Written(relative, len(rows), ids_checksum(r[0] for r in rows), final.stat().st_size)
+
+    return write_parquet(root, relative, copy, len(rows), (r[0] for r in rows))
 
 
 EXPORT_FIELDS = ("id", "scope", "at", "role", "text", "session", "speaker", "attachments")  # the import format's fields
@@ -133,14 +146,6 @@ def _quoted(path: Path) -> str:
     return str(path).replace("'", "''")
 
 
-def _fsync(path: Path) -> None:
-    fd = os.open(path, os.O_RDONLY)
-    try:
-        os.fsync(fd)
-    finally:
-        os.close(fd)
-
-
 def verify(root: Path, relative: Path, rows: int, checksum: str) -> bool:
     """Whether the file exists and holds exactly `rows` rows whose ids have `checksum`."""
     path = root / relative
@@ -166,9 +171,14 @@ def _query(sql: str, parameters: Sequence | None = None) -> list[tuple]:
         connection.close()
 
 
+def existing_paths(root: Path, files: Sequence[Path]) -> list[str]:
+    """The paths of those of `files` (relative to `root`) that exist, for DuckDB's read_parquet."""
+    return [str(root / f) for f in files if (root / f).is_file()]
+
+
 def read_rows(root: Path, files: Sequence[Path], where: str = "TRUE", parameters: Sequence = ()) -> list[tuple]:
     """Rows (COLUMNS order, times aware UTC) of the given files matching the DuckDB `where`."""
-    paths = [str(root / f) for f in files if (root / f).is_file()]
+    paths = existing_paths(root, files)
     if not paths:
         return []
     connection = duckdb.connect()

@@ -47,18 +47,19 @@ def _already(path: Path, data: bytes) -> bool:
             if os.fstat(handle.fileno()).st_size != len(data) or handle.read(len(data) + 1) != data:
                 return False
             os.fsync(handle.fileno())
-        _fsync_directory(path.parent)
+        fsync_path(path.parent)
     except OSError:  # missing, unreadable: written as before, which reports its own fault
         return False
     return True
 
 
-def _fsync_directory(directory: Path) -> None:
-    dir_fd = os.open(directory, os.O_RDONLY)
+def fsync_path(path: Path) -> None:
+    """fsync a file or a directory by its path (a directory: the names in it are durable)."""
+    fd = os.open(path, os.O_RDONLY)
     try:
-        os.fsync(dir_fd)
+        os.fsync(fd)
     finally:
-        os.close(dir_fd)
+        os.close(fd)
 
 
 def _write_atomic(path: Path, data: bytes) -> None:
@@ -76,7 +77,7 @@ def _write_atomic(path: Path, data: bytes) -> None:
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
         raise
-    _fsync_directory(path.parent)
+    fsync_path(path.parent)
 
 
 def publish_json(root: Path, scope: str, view: str, payload: dict[str, Any]) -> Path:

@@ -18,7 +18,7 @@ from typing import Callable, Sequence
 import duckdb
 import numpy as np
 
-from stores.files.archive_files import Written, _fsync, _quoted, ids_checksum, TEMP_SUFFIX
+from stores.files.archive_files import Written, _query, _quoted, existing_paths, write_parquet
 from stores.schema.ladders import Summary
 
 _TYPES = {
@@ -46,22 +46,14 @@ def _text(name: str, value) -> str | None:
 
 def write_summaries(root: Path, relative: Path, rows: Sequence[Summary]) -> Written:
     """Write the summary rows to root/relative crash-safely; returns what verify must find."""
-    final = root / relative
-    final.parent.mkdir(parents=True, exist_ok=True)
-    temp = final.with_name(final.name.removesuffix(".parquet") + TEMP_SUFFIX)
-    frame = {name: np.array([_text(name, getattr(r, name)) for r in rows], dtype=object) for name in COLUMNS}
-    casts = ", ".join(f'CAST("{name}" AS {kind}) AS "{name}"' for name, kind in _TYPES.items())
-    connection = duckdb.connect()
-    try:
+    def copy(connection: duckdb.DuckDBPyConnection, temp: Path) -> None:
+        frame = {name: np.array([_text(name, getattr(r, name)) for r in rows], dtype=object) for name in COLUMNS}
+        casts = ", ".join(f'CAST("{name}" AS {kind}) AS "{name}"' for name, kind in _TYPES.items())
         connection.register("frame_view", frame)
         connection.execute(f"COPY (SELECT {casts} FROM frame_view ORDER BY \"id\") TO '{_quoted(temp)}' "
                            "(FORMAT parquet, COMPRESSION zstd)")
-    finally:
-        connection.close()
-    _fsync(temp)
-    temp.replace(final)
-    _fsync(final.parent)
-    return Written(relative, len(rows), ids_checksum(r.id for r in rows), final.stat().st_size)
+
+    return write_parquet(root, relative, copy, len(rows), (r.id for r in rows))
 
 
 def _summary(row: tuple) -> Summary:
@@ -75,15 +67,10 @@ def _summary(row: tuple) -> Summary:
 
 def read_summaries(root: Path, files: Sequence[Path], where: str = "TRUE", parameters: Sequence = ()) -> list[Summary]:
     """The summary rows of the given files matching the DuckDB `where` (detached Summary objects)."""
-    paths = [str(root / f) for f in files if (root / f).is_file()]
+    paths = existing_paths(root, files)
     if not paths:
         return []
-    connection = duckdb.connect()
-    try:
-        rows = connection.execute(f"SELECT {_QUOTED} FROM read_parquet(?) WHERE {where}", [paths, *parameters]).fetchall()
-    finally:
-        connection.close()
-    return [_summary(row) for row in rows]
+    return [_summary(row) for row in _query(f"SELECT {_QUOTED} FROM read_parquet(?) WHERE {where}", [paths, *parameters])]
 
 
 @lru_cache(maxsize=256)
