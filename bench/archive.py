@@ -17,11 +17,14 @@ archive size on disk, and with --tables MB and rows per table at each year's end
 from __future__ import annotations
 
 import sqlite3
+import sys
 import tempfile
 import time
 from dataclasses import dataclass, field
 from datetime import timedelta
 from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # the bench package: run as `python bench/archive.py`
 
 from bench.ladders import START, day_messages, simulation_parser, tick_at
 from bench.table_bytes import print_table_bytes, table_bytes
