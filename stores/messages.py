@@ -147,7 +147,7 @@ def insert_new(connection: Connection, messages: Sequence[NewMessage], received_
     if inserted < len(fresh):
         inserted = _close_gaps(connection, firsts, counts)
     if inserted:  # work_queue: the scopes have new work
-        mark_due(connection, counts, min([utc(received_at), *(utc(m.at) for m, _ in fresh)]))
+        mark_due(connection, counts, min([received_at, *(m.at for m, _ in fresh)]))  # aware: compared as instants
     return AppendResult(added=inserted, duplicates=len(messages) - inserted, ids=keys)
 
 
