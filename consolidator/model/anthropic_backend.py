@@ -51,17 +51,9 @@ import anthropic
 import structlog
 from pydantic import ValidationError
 
+from consolidator.model import calls
+from consolidator.model.calls import InvalidReplyError, RejectedRequestError, TransientModelError  # callers catch them here
 from consolidator.model.base import BatchOperations, ModelError
-from consolidator.model.calls import (
-    InvalidReplyError,
-    RejectedRequestError,
-    TransientModelError,
-    attempt_in_deadline,
-    deadline,
-    record_call,
-    scrub,
-    status_error,
-)
 from consolidator.model.prompts import _SPECS, _describe, _render, _Spec
 from consolidator.model.refs import resolve
 from consolidator.model.recording import CallRecorder, Outcome
@@ -71,16 +63,6 @@ log = structlog.get_logger(__name__)
 
 
 
-class _DeadlineExceeded(Exception):
-    """Raised inside the SDK's retry loop; deliberately not an SDK error so it is not retried."""
-
-    def __init__(self, reason: str, *, status: int | None = None, request_id: str | None = None) -> None:
-        super().__init__(reason)
-        self.reason = reason
-        self.status = status
-        self.request_id = request_id
-
-
 class _DeadlineMiddleware(anthropic.Middleware):
     def __init__(self, *, clock: Callable[[], float], timeout_s: float, max_retries: int) -> None:
         self._clock = clock
@@ -88,10 +70,10 @@ class _DeadlineMiddleware(anthropic.Middleware):
         self._max_retries = max_retries
 
     def handle(self, request: anthropic.APIRequest, call_next: Any) -> Any:
-        return attempt_in_deadline(
+        return calls.attempt_in_deadline(
             lambda timeout: call_next(request if timeout is None else request.copy(timeout=timeout)),
             clock=self._clock, timeout_s=self._timeout_s, max_retries=self._max_retries,
-            taken=request.retries_taken, transport_errors=anthropic.APIConnectionError, fail=_DeadlineExceeded,
+            taken=request.retries_taken, transport_errors=anthropic.APIConnectionError, fail=calls.DeadlineExceeded,
             failed=lambda err: "timed out" if isinstance(err, anthropic.APITimeoutError) else "connection failed")
 
 
@@ -169,7 +151,7 @@ class AnthropicModel(BatchOperations):
             "tool_choice": {"type": "tool", "name": spec.tool},
         }
         messages: list[dict[str, Any]] = [{"role": "user", "content": _render(request)}]
-        with deadline(self._clock, self._settings.max_call_s):
+        with calls.deadline(self._clock, self._settings.max_call_s):
             for attempt in (1, 2):
                 stored = None
                 if attempt == 1 and self._book is not None:  # raises BatchPending until its batch answers
@@ -220,7 +202,7 @@ class AnthropicModel(BatchOperations):
         started = self._clock()
         try:
             message = self._client.messages.create(messages=messages, **params)
-        except (_DeadlineExceeded, anthropic.AnthropicError) as err:
+        except (calls.DeadlineExceeded, anthropic.AnthropicError) as err:
             failure = self._translate(op, err)
         else:
             return message, self._clock() - started
@@ -231,21 +213,17 @@ class AnthropicModel(BatchOperations):
         raise failure
 
     def _translate(self, op: str, err: Exception) -> TransientModelError | RejectedRequestError:
-        match err:
-            case _DeadlineExceeded():
-                what = f"no reply within max_call_s={self._settings.max_call_s:g}s: {err.reason}"
-                return TransientModelError(op, what, status=err.status, request_id=err.request_id)
-            case anthropic.APITimeoutError():
-                return TransientModelError(op, "request timed out")
-            case anthropic.APIConnectionError():
-                return TransientModelError(op, "connection failed")
-            case anthropic.APIStatusError():
-                return status_error("anthropic", op, err.status_code, err.type,
-                                    self._scrub(str(err.api_message or "")), err.request_id)
+        failure = calls.transient_failure(op, err, anthropic, max_call_s=self._settings.max_call_s,
+                                          provider="anthropic")
+        if failure is not None:
+            return failure
+        if isinstance(err, anthropic.APIStatusError):
+            return calls.status_error("anthropic", op, err.status_code, err.type,
+                                      self._scrub(str(err.api_message or "")), err.request_id)
         return RejectedRequestError(op, f"client error {type(err).__name__}")
 
     def _scrub(self, text: str) -> str:
-        return scrub(text, self._secret)
+        return calls.scrub(text, self._secret)
 
     def _record(self, op: str, request: Any, model: str, latency_s: float, outcome: Outcome, usage: Any = None) -> None:
         tokens = {
@@ -254,5 +232,5 @@ class AnthropicModel(BatchOperations):
             "cache_read_tokens": (usage.cache_read_input_tokens or 0) if usage else 0,
             "cache_write_tokens": (usage.cache_creation_input_tokens or 0) if usage else 0,
         }
-        record_call(self._recorder, self._settings, self._now(), op=op, request=request, model=model,
+        calls.record_call(self._recorder, self._settings, self._now(), op=op, request=request, model=model,
                     latency_s=latency_s, outcome=outcome, tokens=tokens if usage is not None else None)

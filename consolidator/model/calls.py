@@ -75,6 +75,32 @@ def status_error(provider: str, op: str, status: int, kind: str | None, message:
                request_id=request_id, provider=provider)
 
 
+class DeadlineExceeded(Exception):
+    """Raised by `attempt_in_deadline` inside an SDK's retry loop: the operation's deadline would pass.
+
+    A backend raises it as is, or as a subclass the SDK passes on without retrying."""
+
+    def __init__(self, reason: str, *, status: int | None = None, request_id: str | None = None) -> None:
+        super().__init__(reason)
+        self.reason = reason
+        self.status = status
+        self.request_id = request_id
+
+
+def transient_failure(op: str, err: BaseException, sdk: Any, *, max_call_s: float,
+                      provider: str) -> TransientModelError | None:
+    """The failures both SDKs report alike (their error classes share names): the deadline passed, the
+    request timed out, no connection. None for anything else (the backend's own reading)."""
+    if isinstance(err, DeadlineExceeded):
+        return TransientModelError(op, f"no reply within max_call_s={max_call_s:g}s: {err.reason}", status=err.status,
+                                   request_id=err.request_id, provider=provider)
+    if isinstance(err, sdk.APITimeoutError):
+        return TransientModelError(op, "request timed out", provider=provider)
+    if isinstance(err, sdk.APIConnectionError):
+        return TransientModelError(op, "connection failed", provider=provider)
+    return None
+
+
 def scrub(text: str, secret: str) -> str:
     return text.replace(secret, "[redacted]") if secret else text
 

@@ -39,17 +39,8 @@ import structlog
 
 from consolidator.model import openai_wire as wire
 from consolidator.model import window
+from consolidator.model import calls
 from consolidator.model.base import BatchOperations
-from consolidator.model.calls import (
-    InvalidReplyError,
-    RejectedRequestError,
-    TransientModelError,
-    attempt_in_deadline,
-    deadline,
-    record_call,
-    scrub,
-    status_error,
-)
 from consolidator.model.prompts import _SPECS, _render
 from consolidator.model.recording import CallRecorder, Outcome
 from consolidator.model.refs import resolve
@@ -67,14 +58,8 @@ _LOCK = threading.Lock()
 _NO_CHOICE = SimpleNamespace(message=SimpleNamespace(content="", tool_calls=None), finish_reason=None)
 
 
-class _DeadlineExceeded(openai.OpenAIError):
+class _DeadlineExceeded(openai.OpenAIError, calls.DeadlineExceeded):
     """Raised inside the SDK's retry loop; an OpenAIError, which the SDK passes on without retrying."""
-
-    def __init__(self, reason: str, *, status: int | None = None, request_id: str | None = None) -> None:
-        super().__init__(reason)
-        self.reason = reason
-        self.status = status
-        self.request_id = request_id
 
 
 class _OverWindow(Exception):
@@ -99,7 +84,7 @@ class _DeadlineTransport(httpx2.BaseTransport):
                 request.extensions["timeout"] = {"connect": limit, "read": limit, "write": limit, "pool": limit}
             return self._inner.handle_request(request)
 
-        return attempt_in_deadline(
+        return calls.attempt_in_deadline(
             send, clock=self._clock, timeout_s=self._timeout_s, max_retries=self._max_retries,
             taken=int(request.headers.get("x-stainless-retry-count", "0") or 0),
             transport_errors=httpx2.TransportError, fail=_DeadlineExceeded, request_id_header="x-request-id")
@@ -118,7 +103,7 @@ class OpenAIModel(BatchOperations):
                  now: Callable[[], datetime] = lambda: datetime.now(UTC)) -> None:
         key = (api_key or "").strip()
         if not key and settings.openai_hosted:
-            raise RejectedRequestError("(any)", "no API key: set OPENAI_API_KEY", provider=PROVIDER)
+            raise calls.RejectedRequestError("(any)", "no API key: set OPENAI_API_KEY", provider=PROVIDER)
         self._settings, self._recorder, self._clock, self._now = settings, recorder, clock, now
         self._secret = key
         self._url = settings.base_url or OPENAI_URL
@@ -150,17 +135,18 @@ class OpenAIModel(BatchOperations):
         try:
             step = window.plan(op, request, self.measure, size, self._settings.max_tokens_for(op))
         except window.WindowTooSmall as exc:
-            raise RejectedRequestError(op, f"{exc} ({size} tokens)", provider=PROVIDER) from None
+            raise calls.RejectedRequestError(op, f"{exc} ({size} tokens)", provider=PROVIDER) from None
         if isinstance(step, window.Split):
             log.info("model.request_split", operation=op, scope=request.scope, ref=request.ref, parts=len(step.parts),
                      into=[o for o, _ in step.parts])
             return step.merge([self._planned(o, r, over_window_retry=over_window_retry) for o, r in step.parts])
         try:
-            with deadline(self._clock, self._settings.max_call_s):  # each request of a split its own
+            with calls.deadline(self._clock, self._settings.max_call_s):  # each request of a split its own
                 return self._ask(step.operation, step.request, step.max_tokens)
         except _OverWindow as over:
             if not over_window_retry:
-                raise RejectedRequestError(op, "over the server's context length twice", provider=PROVIDER) from None
+                raise calls.RejectedRequestError(op, "over the server's context length twice",
+                                                 provider=PROVIDER) from None
             told = over.limit if over.limit is not None and over.limit < size else int(size * 0.8)
             self._squeeze = told / self._settings.context_window()
             log.warning("model.over_window", operation=op, context_tokens=size, now_assumed=told)
@@ -197,7 +183,7 @@ class OpenAIModel(BatchOperations):
             log.warning("model.reply_invalid", operation=op, scope=request.scope, ref=request.ref, attempt=attempt,
                         mode=str(mode), finish_reason=choice.finish_reason, problem=problem[:300])
             if attempt == 2:
-                raise InvalidReplyError(f"{op}: invalid reply twice ({problem[:300]})")
+                raise calls.InvalidReplyError(f"{op}: invalid reply twice ({problem[:300]})")
             messages, max_tokens = self._repair(op, asked, wire.repair(mode, text, call, problem), max_tokens)
         raise AssertionError("unreachable")
 
@@ -217,7 +203,7 @@ class OpenAIModel(BatchOperations):
             short = [*asked, {"role": "user", "content": text + " ..."}]
         room = size - self._prompt(op, short)
         if room < least:  # never a request over the window: the reply stays invalid, the call fails
-            raise InvalidReplyError(f"{op}: invalid reply, and no room in context_tokens to ask again")
+            raise calls.InvalidReplyError(f"{op}: invalid reply, and no room in context_tokens to ask again")
         return short, min(max_tokens, room)
 
     def _complete(self, op: Operation, request: Any, model: str, max_tokens: int,
@@ -230,16 +216,11 @@ class OpenAIModel(BatchOperations):
             try:
                 completion = self._client.chat.completions.create(**params)
                 return completion, mode, self._clock() - started
-            except _DeadlineExceeded as err:
-                failure: Exception = TransientModelError(
-                    op, f"no reply within max_call_s={self._settings.max_call_s:g}s: {err.reason}",
-                    status=err.status, provider=PROVIDER)
-            except openai.APITimeoutError:
-                failure = TransientModelError(op, "request timed out", provider=PROVIDER)
-            except openai.APIConnectionError:
-                failure = TransientModelError(op, "connection failed", provider=PROVIDER)
+            except (_DeadlineExceeded, openai.APITimeoutError, openai.APIConnectionError) as err:
+                failure = calls.transient_failure(op, err, openai, max_call_s=self._settings.max_call_s,
+                                                  provider=PROVIDER)
             except openai.APIStatusError as err:
-                message = scrub(str(_message(err)), self._secret)
+                message = calls.scrub(str(_message(err)), self._secret)
                 if err.status_code == 400 and _OVER_WINDOW in message:
                     failure = _OverWindow(message)
                 elif err.status_code in (400, 422) and mode is not Mode.TEXT:
@@ -248,7 +229,7 @@ class OpenAIModel(BatchOperations):
                                  f"{mode} refused: HTTP {err.status_code}")
                     continue
                 else:
-                    failure = status_error(PROVIDER, op, err.status_code, _kind(err), message,
+                    failure = calls.status_error(PROVIDER, op, err.status_code, _kind(err), message,
                                            err.response.headers.get("x-request-id"))
             # Raised outside the except blocks: no SDK exception (which holds the request) in its context.
             self._record(op, request, model, None, "error", self._clock() - started)
@@ -296,7 +277,7 @@ class OpenAIModel(BatchOperations):
     def _record(self, op: str, request: Any, model: str, completion: Any, outcome: Outcome,
                 latency_s: float | None = None) -> None:
         tokens = wire.usage_tokens(completion.usage) if completion is not None else None
-        record_call(self._recorder, self._settings, self._now(), op=op, request=request, model=model,
+        calls.record_call(self._recorder, self._settings, self._now(), op=op, request=request, model=model,
                     latency_s=latency_s or 0.0, outcome=outcome, tokens=tokens)
 
 

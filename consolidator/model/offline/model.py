@@ -41,6 +41,7 @@ from __future__ import annotations
 import re
 
 from consolidator.domain import is_person_line
+from consolidator.model import schemas
 from consolidator.model.offline.contacts import contact_updates
 from consolidator.model.offline.extraction import extract_facts, negated
 from consolidator.model.offline.summarise import extractive_summary, fallback_days
@@ -52,25 +53,6 @@ from consolidator.model.offline.tasks import task_changes
 from consolidator.model.offline.tables import split_table
 from consolidator.model.offline.tuning import DEFAULTS, OfflineSettings
 from consolidator.model.offline.text import content_stems, normalise
-from consolidator.model.schemas import (
-    BatchReply,
-    WindowSummary,
-    BatchRequest,
-    ClusterReply,
-    ClusterRequest,
-    ContactsReply,
-    ContactsRequest,
-    FactExtractionReply,
-    FactExtractionRequest,
-    ReflectReply,
-    ReflectRequest,
-    SummarizeRequest,
-    SummaryReply,
-    TasksReply,
-    TasksRequest,
-    SplitTableReply,
-    SplitTableRequest,
-)
 
 _NUMBER = re.compile(r"\d+(?:[.,:]\d+)*")
 
@@ -85,65 +67,66 @@ class OfflineModel:
 
     # --- summaries -----------------------------------------------------------------------
 
-    def summarize(self, request: SummarizeRequest) -> SummaryReply:
+    def summarize(self, request: schemas.SummarizeRequest) -> schemas.SummaryReply:
         """Extractive: the inputs' most telling sentences within the budget (summarise.py)."""
         days = fallback_days([i.label for i in request.inputs], request.window_label)
-        return SummaryReply(text=extractive_summary([i.text for i in request.inputs], request.budget_tokens, days,
-                                                   self.settings))
+        text = extractive_summary([i.text for i in request.inputs], request.budget_tokens, days, self.settings)
+        return schemas.SummaryReply(text=text)
 
     # --- facts ---------------------------------------------------------------------------
 
-    def extract_facts(self, request: FactExtractionRequest) -> FactExtractionReply:
+    def extract_facts(self, request: schemas.FactExtractionRequest) -> schemas.FactExtractionReply:
         """Claims of the people's lines, merged, novel, decided and within their share (extraction.py)."""
-        return FactExtractionReply(facts=extract_facts(request, self.settings))
+        return schemas.FactExtractionReply(facts=extract_facts(request, self.settings))
 
     # --- offline pass ----------------------------------------------------------------------
 
-    def judge_cluster(self, request: ClusterRequest) -> ClusterReply:
+    def judge_cluster(self, request: schemas.ClusterRequest) -> schemas.ClusterReply:
         facts = request.facts
         if len(facts) < 2:
-            return ClusterReply(merge=False, reason="fewer than two facts")
+            return schemas.ClusterReply(merge=False, reason="fewer than two facts")
         for i, a in enumerate(facts):
             for b in facts[i + 1:]:
                 reason = conflict(a.text, b.text)
                 if reason:
-                    return ClusterReply(merge=False, reason=f"{a.id} vs {b.id}: {reason}")
+                    return schemas.ClusterReply(merge=False, reason=f"{a.id} vs {b.id}: {reason}")
         best = max(facts, key=lambda f: (len(content_stems(normalise(f.text))), len(f.text)))
         best_words = set(content_stems(normalise(best.text)))
         for f in facts:
             extra = [w for w in content_stems(normalise(f.text)) if w not in best_words]
             if extra:
-                return ClusterReply(merge=False, reason=f"{f.id} says more than {best.id}: {', '.join(extra)}")
-        return ClusterReply(merge=True, text=best.text, reason=f"all agree with {best.id}")
+                return schemas.ClusterReply(merge=False, reason=f"{f.id} says more than {best.id}: {', '.join(extra)}")
+        return schemas.ClusterReply(merge=True, text=best.text, reason=f"all agree with {best.id}")
 
-    def split_table(self, request: SplitTableRequest) -> SplitTableReply:
+    def split_table(self, request: schemas.SplitTableRequest) -> schemas.SplitTableReply:
         """k-means over the shipped embeddings, each part named by its most distinctive words (tables.py)."""
         return split_table(request)
 
-    def reflect(self, request: ReflectRequest) -> ReflectReply:
+    def reflect(self, request: schemas.ReflectRequest) -> schemas.ReflectReply:
         """An extractive list of what one subject's related facts say (offline/reflect.py)."""
         return reflect(request)
 
     # --- contacts and tasks ------------------------------------------------------------------
 
-    def update_contacts(self, request: ContactsRequest) -> ContactsReply:
+    def update_contacts(self, request: schemas.ContactsRequest) -> schemas.ContactsReply:
         people = [line for line in request.messages if is_person_line(line)]
         known = [name for k in request.known for name in (k.name, *k.aliases)]
-        return ContactsReply(contacts=contact_updates(people, claims_of_lines(people, request.timezone, known), request.known))
+        claims = claims_of_lines(people, request.timezone, known)
+        return schemas.ContactsReply(contacts=contact_updates(people, claims, request.known))
 
-    def update_tasks(self, request: TasksRequest) -> TasksReply:
+    def update_tasks(self, request: schemas.TasksRequest) -> schemas.TasksReply:
         people = [line for line in request.messages if is_person_line(line)]
-        return TasksReply(changes=task_changes(people, request.open_tasks, request.timezone))
+        return schemas.TasksReply(changes=task_changes(people, request.open_tasks, request.timezone))
 
     # --- one batch, all three --------------------------------------------------------------
 
-    def consolidate_batch(self, request: BatchRequest) -> BatchReply:
+    def consolidate_batch(self, request: schemas.BatchRequest) -> schemas.BatchReply:
         """Exactly the three operations' replies to the request's parts."""
-        return BatchReply(
+        return schemas.BatchReply(
             facts=self.extract_facts(request.facts_request()).facts,
             contacts=self.update_contacts(request.contacts_request()).contacts,
             tasks=self.update_tasks(request.tasks_request()).changes,
-            summaries=[WindowSummary(ref=r.ref, text=self.summarize(r).text) for r in request.summaries],
+            summaries=[schemas.WindowSummary(ref=r.ref, text=self.summarize(r).text) for r in request.summaries],
         )
 
 
