@@ -9,7 +9,7 @@ from sqlalchemy import BigInteger, Column, Index, Integer, String
 from sqlmodel import Field, SQLModel
 
 from stores.engine import ROWID_BIGINT
-from stores.types import UTCDateTime
+from stores.schema.fields import scope_field, instant_field
 
 
 # archive_file.state: the file is written and verified; its rows are gone from the hot store.
@@ -21,7 +21,7 @@ class ArchiveFile(SQLModel, table=True):
     __table_args__ = (Index("ix_archive_file_scope", "scope", "last_at"),)
 
     id: int | None = Field(default=None, primary_key=True)
-    scope: str = Field(sa_column=Column(String(128), nullable=False))
+    scope: str = scope_field()
     month: str = Field(sa_column=Column(String(7), nullable=False))  # YYYY-MM (UTC)
     path: str = Field(sa_column=Column(String(1024), nullable=False, unique=True))  # relative to archive.dir
     state: str = Field(sa_column=Column(String(8), nullable=False))
@@ -30,11 +30,11 @@ class ArchiveFile(SQLModel, table=True):
     bytes: int = Field(sa_column=Column(BigInteger, nullable=False))
     first_seq: int
     last_seq: int
-    first_at: datetime = Field(sa_column=Column(UTCDateTime(), nullable=False))
-    last_at: datetime = Field(sa_column=Column(UTCDateTime(), nullable=False))
+    first_at: datetime = instant_field()
+    last_at: datetime = instant_field()
     first_interaction: int = Field(sa_column=Column(Integer, nullable=False))
     last_interaction: int = Field(sa_column=Column(Integer, nullable=False))
-    created_at: datetime = Field(sa_column=Column(UTCDateTime(), nullable=False))
+    created_at: datetime = instant_field()
 
 
 class SummaryArchiveFile(SQLModel, table=True):
@@ -42,7 +42,7 @@ class SummaryArchiveFile(SQLModel, table=True):
     __table_args__ = (Index("ix_summary_archive_file_scope", "scope", "ladder", "last_position"),)
 
     id: int | None = Field(default=None, primary_key=True)
-    scope: str = Field(sa_column=Column(String(128), nullable=False))
+    scope: str = scope_field()
     ladder: str = Field(sa_column=Column(String(8), nullable=False))
     path: str = Field(sa_column=Column(String(1024), nullable=False, unique=True))  # relative to archive.dir
     state: str = Field(sa_column=Column(String(8), nullable=False))
@@ -51,7 +51,7 @@ class SummaryArchiveFile(SQLModel, table=True):
     bytes: int = Field(sa_column=Column(BigInteger, nullable=False))
     first_position: int = Field(sa_column=Column(Integer, nullable=False))
     last_position: int = Field(sa_column=Column(Integer, nullable=False))
-    created_at: datetime = Field(sa_column=Column(UTCDateTime(), nullable=False))
+    created_at: datetime = instant_field()
 
 
 class ArchivedId(SQLModel, table=True):
@@ -62,7 +62,7 @@ class ArchivedId(SQLModel, table=True):
     __tablename__ = "archived_id"
 
     hash: int = Field(sa_column=Column(ROWID_BIGINT, primary_key=True, autoincrement=False))
-    scope: str = Field(sa_column=Column(String(128), nullable=False))
+    scope: str = scope_field()
 
 
 class ArchivedIdExpiry(SQLModel, table=True):

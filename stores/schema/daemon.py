@@ -8,6 +8,7 @@ from datetime import datetime
 from sqlalchemy import Column, Index, String, Text
 from sqlmodel import Field, SQLModel
 
+from stores.schema.fields import instant_field
 from stores.types import UTCDateTime
 
 
@@ -18,9 +19,9 @@ class Lease(SQLModel, table=True):
     holder: str = Field(sa_column=Column(String(256), nullable=False))
     host: str = Field(sa_column=Column(String(256), nullable=False))
     pid: int
-    acquired_at: datetime = Field(sa_column=Column(UTCDateTime(), nullable=False))
-    heartbeat_at: datetime = Field(sa_column=Column(UTCDateTime(), nullable=False))
-    expires_at: datetime = Field(sa_column=Column(UTCDateTime(), nullable=False))
+    acquired_at: datetime = instant_field()
+    heartbeat_at: datetime = instant_field()
+    expires_at: datetime = instant_field()
 
 
 class DueScope(SQLModel, table=True):
@@ -28,7 +29,7 @@ class DueScope(SQLModel, table=True):
     __table_args__ = (Index("ix_due_scope_due_at", "due_at"),)
 
     scope: str = Field(sa_column=Column(String(128), primary_key=True))
-    due_at: datetime = Field(sa_column=Column(UTCDateTime(), nullable=False))
+    due_at: datetime = instant_field()
     marks: int = 0  # bumped by every mark_due: work that came in while a daemon held the claim
     holder: str | None = Field(default=None, sa_column=Column(String(256)))
     claimed_until: datetime | None = Field(default=None, sa_column=Column(UTCDateTime()))
@@ -40,7 +41,7 @@ class QueueState(SQLModel, table=True):
     __tablename__ = "work_queue_state"
 
     name: str = Field(sa_column=Column(String(32), primary_key=True))
-    at: datetime = Field(sa_column=Column(UTCDateTime(), nullable=False))
+    at: datetime = instant_field()
 
 
 class Fault(SQLModel, table=True):
@@ -49,8 +50,8 @@ class Fault(SQLModel, table=True):
     where: str = Field(sa_column=Column(String(64), primary_key=True))
     scope: str = Field(default="", sa_column=Column(String(128), primary_key=True))
     cause: str = Field(default="", sa_column=Column(Text, nullable=False))
-    since: datetime = Field(sa_column=Column(UTCDateTime(), nullable=False))
-    last_at: datetime = Field(sa_column=Column(UTCDateTime(), nullable=False))
+    since: datetime = instant_field()
+    last_at: datetime = instant_field()
     count: int = 1
 
 

@@ -8,6 +8,7 @@ from datetime import datetime
 from sqlalchemy import JSON, Column, Index, String, Text, UniqueConstraint
 from sqlmodel import Field, SQLModel
 
+from stores.schema.fields import scope_field, instant_field
 from stores.types import UTCDateTime
 
 
@@ -22,7 +23,7 @@ class Summary(SQLModel, table=True):
     )
 
     id: str = Field(sa_column=Column(String(256), primary_key=True))
-    scope: str = Field(sa_column=Column(String(128), nullable=False))
+    scope: str = scope_field()
     ladder: str = Field(sa_column=Column(String(8), nullable=False))
     rung: str = Field(sa_column=Column(String(16), nullable=False))
     key: str = Field(sa_column=Column(String(32), nullable=False))
@@ -41,7 +42,7 @@ class Summary(SQLModel, table=True):
     last_number: int | None = None
     watermark_seq: int = 0
     watermark_at: datetime | None = Field(default=None, sa_column=Column(UTCDateTime()))
-    created_at: datetime = Field(sa_column=Column(UTCDateTime(), nullable=False))
+    created_at: datetime = instant_field()
 
 
 class Announcement(SQLModel, table=True):
@@ -51,13 +52,13 @@ class Announcement(SQLModel, table=True):
     __table_args__ = (Index("ix_announcement_scope", "scope", "ladder", "id"),)
 
     id: int | None = Field(default=None, primary_key=True)
-    scope: str = Field(sa_column=Column(String(128), nullable=False))
+    scope: str = scope_field()
     ladder: str = Field(sa_column=Column(String(8), nullable=False))
     rung: str = Field(sa_column=Column(String(16), nullable=False))
     key: str = Field(sa_column=Column(String(32), nullable=False))
     summary_id: str = Field(sa_column=Column(String(256), nullable=False))
     version: int
-    announced_at: datetime = Field(sa_column=Column(UTCDateTime(), nullable=False))
+    announced_at: datetime = instant_field()
 
 
 class LadderState(SQLModel, table=True):
@@ -85,7 +86,7 @@ class DirtyWindow(SQLModel, table=True):
     scope: str = Field(sa_column=Column(String(128), primary_key=True))
     ladder: str = Field(sa_column=Column(String(8), primary_key=True))
     unit: int = Field(primary_key=True)
-    last_at: datetime = Field(sa_column=Column(UTCDateTime(), nullable=False))
+    last_at: datetime = instant_field()
 
 
 class LadderHold(SQLModel, table=True):
@@ -98,5 +99,5 @@ class LadderHold(SQLModel, table=True):
     rung: str = Field(sa_column=Column(String(16), primary_key=True))
     key: str = Field(sa_column=Column(String(32), primary_key=True))
     attempts: int = 0
-    next_at: datetime = Field(sa_column=Column(UTCDateTime(), nullable=False))
+    next_at: datetime = instant_field()
     reason: str = Field(default="", sa_column=Column(Text, nullable=False))

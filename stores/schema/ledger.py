@@ -12,6 +12,7 @@ from enum import Enum
 from sqlalchemy import Column, Index, String, Text, UniqueConstraint
 from sqlmodel import Field, SQLModel
 
+from stores.schema.fields import scope_field, instant_field
 from stores.types import UTCDateTime
 
 
@@ -28,13 +29,13 @@ class Batch(SQLModel, table=True):
     __table_args__ = (UniqueConstraint("scope", "number", name="uq_batch_scope_number"),)
 
     id: int | None = Field(default=None, primary_key=True)
-    scope: str = Field(sa_column=Column(String(128), nullable=False))
+    scope: str = scope_field()
     number: int
     first_seq: int
     last_seq: int
     size: int
     reason: str = Field(sa_column=Column(String(16), nullable=False))  # "full" | "idle"
-    created_at: datetime = Field(sa_column=Column(UTCDateTime(), nullable=False))
+    created_at: datetime = instant_field()
 
 
 class StepRun(SQLModel, table=True):
@@ -46,7 +47,7 @@ class StepRun(SQLModel, table=True):
 
     id: int | None = Field(default=None, primary_key=True)
     batch_id: int = Field(foreign_key="batch.id", nullable=False)
-    scope: str = Field(sa_column=Column(String(128), nullable=False))
+    scope: str = scope_field()
     step: str = Field(sa_column=Column(String(64), nullable=False))
     status: str = Field(default=RunStatus.PENDING.value, sa_column=Column(String(16), nullable=False))
     attempts: int = 0

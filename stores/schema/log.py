@@ -7,6 +7,7 @@ from datetime import datetime
 from sqlalchemy import Column, Index, Integer, String, Text
 from sqlmodel import Field, SQLModel
 
+from stores.schema.fields import scope_field, instant_field
 from stores.scopes import MAX_SCOPE_CHARS
 from stores.types import UTCDateTime
 
@@ -32,12 +33,12 @@ class Message(SQLModel, table=True):
     id: str = Field(sa_column=Column(String(STORED_ID_CHARS), primary_key=True))
     scope: str = Field(sa_column=Column(String(MAX_SCOPE_CHARS), nullable=False))
     seq: int
-    at: datetime = Field(sa_column=Column(UTCDateTime(), nullable=False))
+    at: datetime = instant_field()
     role: str = Field(sa_column=Column(String(16), nullable=False))
     speaker: str | None = Field(default=None, sa_column=Column(String(MAX_SPEAKER_CHARS)))
     text: str
     session: str | None = Field(default=None, sa_column=Column(String(MAX_SESSION_CHARS)))
-    received_at: datetime = Field(sa_column=Column(UTCDateTime(), nullable=False))
+    received_at: datetime = instant_field()
     interaction: int | None = None  # assigned by the daemon, in arrival order
     # JSON text of the message's attachments ([{"kind", "caption", "uri"?}, ...]), NULL for none;
     # validated at import (consolidator/messages/ingest.py), read by consolidator/model/attachments.py.
@@ -63,10 +64,10 @@ class Interaction(SQLModel, table=True):
     )
 
     id: int | None = Field(default=None, primary_key=True)
-    scope: str = Field(sa_column=Column(String(128), nullable=False))
+    scope: str = scope_field()
     number: int
     session: str | None = Field(default=None, sa_column=Column(String(256)))
-    first_at: datetime = Field(sa_column=Column(UTCDateTime(), nullable=False))
-    last_at: datetime = Field(sa_column=Column(UTCDateTime(), nullable=False))
+    first_at: datetime = instant_field()
+    last_at: datetime = instant_field()
     message_count: int = 0
     max_seq: int = 0

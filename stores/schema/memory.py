@@ -10,6 +10,7 @@ from sqlalchemy import JSON, Boolean, Column, Date, Float, ForeignKey, Index, In
 from sqlmodel import Field, SQLModel
 
 from stores.bounds import Bounded
+from stores.schema.fields import scope_field, instant_field
 from stores.types import UTCDateTime
 
 
@@ -21,16 +22,16 @@ class Fact(SQLModel, table=True):
     )
 
     id: str = Field(sa_column=Column(String(32), primary_key=True))
-    scope: str = Field(sa_column=Column(String(128), nullable=False))
+    scope: str = scope_field()
     text: str = Field(sa_column=Column(Text, nullable=False))
     norm_hash: str = Field(sa_column=Column(String(64), nullable=False))
     embedding: bytes = Field(sa_column=Column(LargeBinary, nullable=False))
     importance: int = Field(sa_column=Column(Integer, nullable=False))
     strength: float = Field(default=1.0, sa_column=Column(Float, nullable=False))
-    last_used: datetime = Field(sa_column=Column(UTCDateTime(), nullable=False))
-    created_at: datetime = Field(sa_column=Column(UTCDateTime(), nullable=False))
-    updated_at: datetime = Field(sa_column=Column(UTCDateTime(), nullable=False))
-    valid_from: datetime = Field(sa_column=Column(UTCDateTime(), nullable=False))
+    last_used: datetime = instant_field()
+    created_at: datetime = instant_field()
+    updated_at: datetime = instant_field()
+    valid_from: datetime = instant_field()
     valid_to: datetime | None = Field(default=None, sa_column=Column(UTCDateTime()))
     superseded_by: str | None = Field(default=None, sa_column=Column(String(32)))
     end_reason: str | None = Field(default=None, sa_column=Column(String(16)))
@@ -67,9 +68,9 @@ class FactUse(SQLModel, table=True):
     __table_args__ = (Index("ix_fact_use_scope", "scope", "id"),)
 
     id: int | None = Field(default=None, primary_key=True)
-    scope: str = Field(sa_column=Column(String(128), nullable=False))
+    scope: str = scope_field()
     fact_id: str = Field(sa_column=Column(String(32), nullable=False))
-    at: datetime = Field(sa_column=Column(UTCDateTime(), nullable=False))
+    at: datetime = instant_field()
 
 
 class FactState(SQLModel, table=True):
@@ -89,7 +90,7 @@ class RefusedCluster(SQLModel, table=True):
 
     scope: str = Field(sa_column=Column(String(128), primary_key=True))
     key: str = Field(sa_column=Column(String(64), primary_key=True))
-    decided_at: datetime = Field(sa_column=Column(UTCDateTime(), nullable=False))
+    decided_at: datetime = instant_field()
 
 
 class Contact(SQLModel, table=True):
@@ -97,13 +98,13 @@ class Contact(SQLModel, table=True):
     __table_args__ = (Index("ix_contact_scope", "scope", "updated_at"),)
 
     id: int | None = Field(default=None, primary_key=True)
-    scope: str = Field(sa_column=Column(String(128), nullable=False))
+    scope: str = scope_field()
     name: str = Field(sa_column=Column(Bounded(256), nullable=False))
     aliases: list[str] = Field(default_factory=list, sa_column=Column(JSON, nullable=False))
     biography: str = Field(default="", sa_column=Column(Text, nullable=False))
     summary: str = Field(default="", sa_column=Column(Text, nullable=False))
-    created_at: datetime = Field(sa_column=Column(UTCDateTime(), nullable=False))
-    updated_at: datetime = Field(sa_column=Column(UTCDateTime(), nullable=False))
+    created_at: datetime = instant_field()
+    updated_at: datetime = instant_field()
     sources: list[str] = Field(default_factory=list, sa_column=Column(JSON, nullable=False))
 
     def names(self) -> list[str]:
@@ -119,10 +120,10 @@ class ContactDetail(SQLModel, table=True):
 
     id: int | None = Field(default=None, primary_key=True)
     contact_id: int = Field(sa_column=Column(Integer, ForeignKey("contact.id"), nullable=False))
-    scope: str = Field(sa_column=Column(String(128), nullable=False))
+    scope: str = scope_field()
     key: str = Field(sa_column=Column(Bounded(64), nullable=False))
     value: str = Field(sa_column=Column(Text, nullable=False))
-    valid_from: datetime = Field(sa_column=Column(UTCDateTime(), nullable=False))
+    valid_from: datetime = instant_field()
     valid_to: datetime | None = Field(default=None, sa_column=Column(UTCDateTime()))
     superseded_by: int | None = None
     source_ids: list[str] = Field(default_factory=list, sa_column=Column(JSON, nullable=False))
@@ -136,12 +137,12 @@ class Task(SQLModel, table=True):
     __table_args__ = (Index("ix_task_scope_status", "scope", "status", "norm_title"),)
 
     id: int | None = Field(default=None, primary_key=True)
-    scope: str = Field(sa_column=Column(String(128), nullable=False))
+    scope: str = scope_field()
     title: str = Field(sa_column=Column(Text, nullable=False))
     norm_title: str = Field(sa_column=Column(Bounded(512), nullable=False))
     status: str = Field(default=OPEN, sa_column=Column(String(16), nullable=False))
     due: date | None = Field(default=None, sa_column=Column(Date))
-    opened_at: datetime = Field(sa_column=Column(UTCDateTime(), nullable=False))
+    opened_at: datetime = instant_field()
     closed_at: datetime | None = Field(default=None, sa_column=Column(UTCDateTime()))
     opened_by: list[str] = Field(default_factory=list, sa_column=Column(JSON, nullable=False))
     closed_by: list[str] = Field(default_factory=list, sa_column=Column(JSON, nullable=False))

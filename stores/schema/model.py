@@ -9,6 +9,7 @@ from sqlalchemy import Boolean, Column, Float, Index, Integer, String, Text
 from sqlmodel import Field, SQLModel
 
 from stores.bounds import Bounded
+from stores.schema.fields import scope_field, instant_field
 from stores.types import UTCDateTime
 
 
@@ -22,9 +23,9 @@ class ModelCall(SQLModel, table=True):
     __table_args__ = (Index("ix_model_call_at", "at"), {"info": {"forget_keeps": {"scope": FORGOTTEN_SCOPE, "ref": ""}}})
 
     id: int | None = Field(default=None, primary_key=True)
-    at: datetime = Field(sa_column=Column(UTCDateTime(), nullable=False))
+    at: datetime = instant_field()
     operation: str = Field(sa_column=Column(Bounded(32), nullable=False))
-    scope: str = Field(sa_column=Column(String(128), nullable=False))
+    scope: str = scope_field()
     ref: str = Field(sa_column=Column(Bounded(256), nullable=False))
     model: str = Field(sa_column=Column(Bounded(128), nullable=False))
     input_tokens: int = 0
@@ -41,7 +42,7 @@ class BatchRequest(SQLModel, table=True):
     __table_args__ = (Index("ix_model_batch_request_state", "state"), Index("ix_model_batch_request_batch", "batch_key"))
 
     custom_id: str = Field(sa_column=Column(String(64), primary_key=True))
-    scope: str = Field(sa_column=Column(String(128), nullable=False))
+    scope: str = scope_field()
     operation: str = Field(sa_column=Column(String(32), nullable=False))
     ref: str = Field(sa_column=Column(String(256), nullable=False))
     model: str = Field(sa_column=Column(String(128), nullable=False))
@@ -50,7 +51,7 @@ class BatchRequest(SQLModel, table=True):
     alone: bool = Field(default=False, sa_column=Column(Boolean, nullable=False))  # resubmit in a batch of its own
     tries: int = Field(default=0, sa_column=Column(Integer, nullable=False))  # batches it was sent in
     batch_key: int | None = Field(default=None, sa_column=Column(Integer))
-    created_at: datetime = Field(sa_column=Column(UTCDateTime(), nullable=False))
+    created_at: datetime = instant_field()
     answered_at: datetime | None = Field(default=None, sa_column=Column(UTCDateTime()))
     result: str | None = Field(default=None, sa_column=Column(Text))  # the answering Message, JSON
 
@@ -62,7 +63,7 @@ class MessageBatch(SQLModel, table=True):
     batch_id: str | None = Field(default=None, sa_column=Column(String(128), unique=True))  # the API's
     state: str = Field(sa_column=Column(String(16), nullable=False))  # submitting | in_progress | ended
     requests: int = 0
-    created_at: datetime = Field(sa_column=Column(UTCDateTime(), nullable=False))
+    created_at: datetime = instant_field()
     ended_at: datetime | None = Field(default=None, sa_column=Column(UTCDateTime()))
 
 
@@ -70,7 +71,7 @@ class PromisedSummary(SQLModel, table=True):
     __tablename__ = "promised_summary"
 
     key: str = Field(sa_column=Column(String(64), primary_key=True))
-    scope: str = Field(sa_column=Column(String(128), nullable=False))
+    scope: str = scope_field()
     ref: str = Field(sa_column=Column(String(256), nullable=False))
-    created_at: datetime = Field(sa_column=Column(UTCDateTime(), nullable=False))
+    created_at: datetime = instant_field()
     text: str | None = Field(default=None, sa_column=Column(Text))

@@ -13,7 +13,7 @@ from sqlalchemy import Column, Index, LargeBinary, String, Text
 from sqlmodel import Field, SQLModel
 
 from stores.bounds import Bounded
-from stores.types import UTCDateTime
+from stores.schema.fields import scope_field, instant_field
 
 
 class FactTable(SQLModel, table=True):
@@ -24,8 +24,8 @@ class FactTable(SQLModel, table=True):
     slug: str = Field(sa_column=Column(String(64), nullable=False))
     description: str = Field(default="", sa_column=Column(Text, nullable=False))
     vector: bytes | None = Field(default=None, sa_column=Column(LargeBinary))  # None: embed "name: description"
-    created_at: datetime = Field(sa_column=Column(UTCDateTime(), nullable=False))
-    updated_at: datetime = Field(sa_column=Column(UTCDateTime(), nullable=False))
+    created_at: datetime = instant_field()
+    updated_at: datetime = instant_field()
 
 
 class FactTableMove(SQLModel, table=True):
@@ -35,10 +35,10 @@ class FactTableMove(SQLModel, table=True):
     __table_args__ = (Index("ix_fact_table_move_scope", "scope", "id"),)
 
     id: int | None = Field(default=None, primary_key=True)
-    scope: str = Field(sa_column=Column(String(128), nullable=False))
+    scope: str = scope_field()
     fact_id: str = Field(sa_column=Column(String(32), nullable=False))
     from_table: str | None = Field(default=None, sa_column=Column(String(64)))
     to_table: str = Field(sa_column=Column(String(64), nullable=False))
-    at: datetime = Field(sa_column=Column(UTCDateTime(), nullable=False))
+    at: datetime = instant_field()
     kind: str = Field(sa_column=Column(String(16), nullable=False))  # move, merge, split
     why: str = Field(default="", sa_column=Column(Bounded(512), nullable=False))
