@@ -149,6 +149,7 @@ class TestRetriesAndErrors:
         with pytest.raises(TransientModelError) as caught:
             model.judge_cluster(REQUESTS["judge_cluster"])
         assert caught.value.status == 429 and fake.counters.received == 1
+        assert caught.value.request_id and f"(request-id {caught.value.request_id})" in str(caught.value)
         assert [r.outcome for r in recorder.records] == ["error"]
 
     @pytest.mark.slow

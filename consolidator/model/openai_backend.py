@@ -37,9 +37,9 @@ import httpx2
 import openai
 import structlog
 
+from consolidator.model import calls
 from consolidator.model import openai_wire as wire
 from consolidator.model import window
-from consolidator.model import calls
 from consolidator.model.base import BatchOperations
 from consolidator.model.prompts import _SPECS, _render
 from consolidator.model.recording import CallRecorder, Outcome

@@ -25,6 +25,7 @@ counters say what was received, answered, refused and why, so a test compares th
 from __future__ import annotations
 
 import json
+import uuid
 import random
 import re
 import threading
@@ -223,6 +224,7 @@ def _handler_for(fake: FakeOpenAI) -> type[FakeHandler]:
             if fake.quirks.delay_s:
                 fake._server.stopping.wait(fake.quirks.delay_s)
             status, payload, headers = fake.answer(json.loads(raw), len(raw))
-            return self.send_json(status, payload, headers)
+            # OpenAI's API names every answer (vLLM and Ollama do not; the backend reads it when there)
+            return self.send_json(status, payload, {"x-request-id": f"req_{uuid.uuid4().hex[:24]}", **headers})
 
     return Handler
