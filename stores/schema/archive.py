@@ -9,7 +9,8 @@ from sqlalchemy import BigInteger, Column, Index, Integer, String
 from sqlmodel import Field, SQLModel
 
 from stores.engine import ROWID_BIGINT
-from stores.schema.fields import scope_field, instant_field
+from stores.schema.fields import instant_field, scope_field
+from stores.scopes import MAX_SCOPE_CHARS
 
 
 # archive_file.state: the file is written and verified; its rows are gone from the hot store.
@@ -70,5 +71,5 @@ class ArchivedIdExpiry(SQLModel, table=True):
 
     __tablename__ = "archived_id_expiry"
 
-    scope: str = Field(sa_column=Column(String(128), primary_key=True))
+    scope: str = Field(sa_column=Column(String(MAX_SCOPE_CHARS), primary_key=True))
     through_file: int = Field(sa_column=Column(Integer, nullable=False))

@@ -9,6 +9,7 @@ from sqlalchemy import Column, Index, String, Text
 from sqlmodel import Field, SQLModel
 
 from stores.schema.fields import instant_field
+from stores.scopes import MAX_SCOPE_CHARS
 from stores.types import UTCDateTime
 
 
@@ -28,7 +29,7 @@ class DueScope(SQLModel, table=True):
     __tablename__ = "due_scope"
     __table_args__ = (Index("ix_due_scope_due_at", "due_at"),)
 
-    scope: str = Field(sa_column=Column(String(128), primary_key=True))
+    scope: str = Field(sa_column=Column(String(MAX_SCOPE_CHARS), primary_key=True))
     due_at: datetime = instant_field()
     marks: int = 0  # bumped by every mark_due: work that came in while a daemon held the claim
     holder: str | None = Field(default=None, sa_column=Column(String(256)))
@@ -48,7 +49,7 @@ class Fault(SQLModel, table=True):
     __tablename__ = "fault"
 
     where: str = Field(sa_column=Column(String(64), primary_key=True))
-    scope: str = Field(default="", sa_column=Column(String(128), primary_key=True))
+    scope: str = Field(default="", sa_column=Column(String(MAX_SCOPE_CHARS), primary_key=True))
     cause: str = Field(default="", sa_column=Column(Text, nullable=False))
     since: datetime = instant_field()
     last_at: datetime = instant_field()
@@ -58,7 +59,7 @@ class Fault(SQLModel, table=True):
 class ViewVersion(SQLModel, table=True):
     __tablename__ = "view_version"
 
-    scope: str = Field(sa_column=Column(String(128), primary_key=True))
+    scope: str = Field(sa_column=Column(String(MAX_SCOPE_CHARS), primary_key=True))
     view: str = Field(sa_column=Column(String(32), primary_key=True))
     version: int = 0
     published: int = 0

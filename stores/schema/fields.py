@@ -9,14 +9,13 @@ from typing import Any
 from sqlalchemy import Column, String
 from sqlmodel import Field
 
+from stores.scopes import MAX_SCOPE_CHARS
 from stores.types import UTCDateTime
-
-SCOPE_LENGTH = 128
 
 
 def scope_field() -> Any:
     """The owning scope: every query filters on it, so it is never null."""
-    return Field(sa_column=Column(String(SCOPE_LENGTH), nullable=False))
+    return Field(sa_column=Column(String(MAX_SCOPE_CHARS), nullable=False))
 
 
 def instant_field() -> Any:

@@ -8,7 +8,8 @@ from datetime import datetime
 from sqlalchemy import JSON, Column, Index, String, Text, UniqueConstraint
 from sqlmodel import Field, SQLModel
 
-from stores.schema.fields import scope_field, instant_field
+from stores.schema.fields import instant_field, scope_field
+from stores.scopes import MAX_SCOPE_CHARS
 from stores.types import UTCDateTime
 
 
@@ -66,7 +67,7 @@ class LadderState(SQLModel, table=True):
 
     __tablename__ = "ladder_state"
 
-    scope: str = Field(sa_column=Column(String(128), primary_key=True))
+    scope: str = Field(sa_column=Column(String(MAX_SCOPE_CHARS), primary_key=True))
     ladder: str = Field(sa_column=Column(String(8), primary_key=True))
     seen_seq: int = 0  # messages up to here have marked their base windows dirty
     seen_announcement: int = 0  # announcements up to here have triggered their readers
@@ -83,7 +84,7 @@ class DirtyWindow(SQLModel, table=True):
 
     __tablename__ = "dirty_window"
 
-    scope: str = Field(sa_column=Column(String(128), primary_key=True))
+    scope: str = Field(sa_column=Column(String(MAX_SCOPE_CHARS), primary_key=True))
     ladder: str = Field(sa_column=Column(String(8), primary_key=True))
     unit: int = Field(primary_key=True)
     last_at: datetime = instant_field()
@@ -94,7 +95,7 @@ class LadderHold(SQLModel, table=True):
 
     __tablename__ = "ladder_hold"
 
-    scope: str = Field(sa_column=Column(String(128), primary_key=True))
+    scope: str = Field(sa_column=Column(String(MAX_SCOPE_CHARS), primary_key=True))
     ladder: str = Field(sa_column=Column(String(8), primary_key=True))
     rung: str = Field(sa_column=Column(String(16), primary_key=True))
     key: str = Field(sa_column=Column(String(32), primary_key=True))

@@ -12,7 +12,8 @@ from enum import Enum
 from sqlalchemy import Column, Index, String, Text, UniqueConstraint
 from sqlmodel import Field, SQLModel
 
-from stores.schema.fields import scope_field, instant_field
+from stores.schema.fields import instant_field, scope_field
+from stores.scopes import MAX_SCOPE_CHARS
 from stores.types import UTCDateTime
 
 
@@ -62,7 +63,7 @@ class ScopeCursor(SQLModel, table=True):
 
     __tablename__ = "scope_cursor"
 
-    scope: str = Field(sa_column=Column(String(128), primary_key=True))
+    scope: str = Field(sa_column=Column(String(MAX_SCOPE_CHARS), primary_key=True))
     assigned_seq: int = 0  # messages up to here have an interaction
     batched_seq: int = 0  # messages up to here are in a batch
     batches: int = 0  # number of the newest batch

@@ -7,7 +7,7 @@ from datetime import datetime
 from sqlalchemy import Column, Index, Integer, String, Text
 from sqlmodel import Field, SQLModel
 
-from stores.schema.fields import scope_field, instant_field
+from stores.schema.fields import instant_field, scope_field
 from stores.scopes import MAX_SCOPE_CHARS
 from stores.types import UTCDateTime
 
@@ -31,7 +31,7 @@ class Message(SQLModel, table=True):
     )
 
     id: str = Field(sa_column=Column(String(STORED_ID_CHARS), primary_key=True))
-    scope: str = Field(sa_column=Column(String(MAX_SCOPE_CHARS), nullable=False))
+    scope: str = scope_field()
     seq: int
     at: datetime = instant_field()
     role: str = Field(sa_column=Column(String(16), nullable=False))

@@ -10,7 +10,8 @@ from sqlalchemy import JSON, Boolean, Column, Date, Float, ForeignKey, Index, In
 from sqlmodel import Field, SQLModel
 
 from stores.bounds import Bounded
-from stores.schema.fields import scope_field, instant_field
+from stores.schema.fields import instant_field, scope_field
+from stores.scopes import MAX_SCOPE_CHARS
 from stores.types import UTCDateTime
 
 
@@ -78,7 +79,7 @@ class FactState(SQLModel, table=True):
 
     __tablename__ = "fact_state"
 
-    scope: str = Field(sa_column=Column(String(128), primary_key=True))
+    scope: str = Field(sa_column=Column(String(MAX_SCOPE_CHARS), primary_key=True))
     revision: int = 0  # raised by every change to the scope's facts
     importance_since_sleep: int = 0  # summed importance of facts added since the last pass
     slept_revision: int = -1  # revision the last pass left behind
@@ -88,7 +89,7 @@ class FactState(SQLModel, table=True):
 class RefusedCluster(SQLModel, table=True):
     __tablename__ = "refused_cluster"
 
-    scope: str = Field(sa_column=Column(String(128), primary_key=True))
+    scope: str = Field(sa_column=Column(String(MAX_SCOPE_CHARS), primary_key=True))
     key: str = Field(sa_column=Column(String(64), primary_key=True))
     decided_at: datetime = instant_field()
 

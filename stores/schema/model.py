@@ -9,7 +9,7 @@ from sqlalchemy import Boolean, Column, Float, Index, Integer, String, Text
 from sqlmodel import Field, SQLModel
 
 from stores.bounds import Bounded
-from stores.schema.fields import scope_field, instant_field
+from stores.schema.fields import instant_field, scope_field
 from stores.types import UTCDateTime
 
 

@@ -13,13 +13,14 @@ from sqlalchemy import Column, Index, LargeBinary, String, Text
 from sqlmodel import Field, SQLModel
 
 from stores.bounds import Bounded
-from stores.schema.fields import scope_field, instant_field
+from stores.schema.fields import instant_field, scope_field
+from stores.scopes import MAX_SCOPE_CHARS
 
 
 class FactTable(SQLModel, table=True):
     __tablename__ = "fact_table"
 
-    scope: str = Field(sa_column=Column(String(128), primary_key=True))
+    scope: str = Field(sa_column=Column(String(MAX_SCOPE_CHARS), primary_key=True))
     name: str = Field(sa_column=Column(String(64), primary_key=True))
     slug: str = Field(sa_column=Column(String(64), nullable=False))
     description: str = Field(default="", sa_column=Column(Text, nullable=False))
