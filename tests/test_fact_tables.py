@@ -15,16 +15,35 @@ from consolidator.model.schemas import SplitTableReply, TablePart
 from stores.engine import reading, transaction
 from stores.fact_tables import moves_of, table_sizes, tables_of
 from stores.facts import current_facts
-from tests.support.facts_kit import NOW, TableEmbedder, put, unit
+from tests.support.facts_kit import NOW, TableEmbedder, put as put_fact, unit
 
-LABELS = {"a: alpha": unit(1, 0, 0), "b: beta": unit(0, 1, 0), "c: gamma": unit(0, 0, 1)}
+LABELS = {"a: alpha": unit(1, 0, 0), "b: beta": unit(0, 1, 0), "c: gamma": unit(0, 0, 1), "d: delta": unit(0, 1, 0.3)}
 TABLES = [TableSpec(name="a", description="alpha"), TableSpec(name="b", description="beta"),
           TableSpec(name="c", description="gamma")]
 CFG = FactSettings(tables=TABLES, table_max=4, table_min=2, table_move_margin=0.1)
 
 
+# fact text -> the topic vector the embedder answers for it in these tests (facts.tables.topic_vectors)
+VECTORS: dict[str, np.ndarray] = {}
+
+
+@pytest.fixture(autouse=True)
+def _fresh_vectors():
+    VECTORS.clear()
+
+
+def embedder() -> TableEmbedder:
+    return TableEmbedder({**LABELS, **VECTORS})
+
+
 def fact(fid: str, vec: np.ndarray, table: str | None) -> Survivor:
+    VECTORS[f"text of {fid}"] = vec
     return Survivor(fid, f"text of {fid}", vec.astype(np.float32), table)
+
+
+def put(app, text: str, vec: np.ndarray) -> str:
+    VECTORS[text] = vec
+    return put_fact(app, text, vec)
 
 
 class Splitter(OfflineModel):
@@ -40,20 +59,31 @@ class Splitter(OfflineModel):
 
 
 def planner(model=None, cfg=CFG) -> TablePlanner:
-    return TablePlanner(TableEmbedder(LABELS), model or Splitter(), cfg)
+    return TablePlanner(embedder(), model or Splitter(), cfg)
 
 
 REGISTRY = [("a", "alpha"), ("b", "beta"), ("c", "gamma")]
 
 
-def test_facts_without_a_table_go_to_the_nearest_and_small_tables_merge():
-    """A first pass seeds the default tables, places each fact by similarity; c (one fact) merges into its nearest."""
+def test_facts_without_a_table_go_to_the_nearest_and_a_small_made_table_merges():
+    """A pass places each fact by similarity; d (a table a split made) with one fact merges into its
+    nearest; c, a default table, keeps its one fact: a topic a reader looks for, however small."""
     facts = [fact("x1", unit(1, 0.1, 0), None), fact("x2", unit(1, 0, 0.1), None), fact("y1", unit(0, 1, 0), None),
-             fact("y2", unit(0.1, 1, 0), None), fact("z1", unit(0, 0.9, 1), None)]
-    plan = planner().plan("maya", facts, [])
-    assert plan.assigned == {"x1": "a", "x2": "a", "y1": "b", "y2": "b", "z1": "b"}
-    assert set(plan.tables) == {"a", "b"} and plan.merged == 1 and plan.placed == 5
-    assert [(m.fact_id, m.from_table, m.to_table, m.kind) for m in plan.moves] == [("z1", "c", "b", "merge")]
+             fact("y2", unit(0.1, 1, 0), None), fact("z1", unit(0, 0.2, 1), None), fact("w1", unit(0, 1, 0.3), "d")]
+    plan = planner().plan("maya", facts, REGISTRY + [("d", "delta")])
+    assert plan.assigned == {"x1": "a", "x2": "a", "y1": "b", "y2": "b", "z1": "c", "w1": "b"}
+    assert set(plan.tables) == {"a", "b", "c"} and plan.merged == 1 and plan.placed == 5
+    assert [(m.fact_id, m.from_table, m.to_table, m.kind) for m in plan.moves] == [("w1", "d", "b", "merge")]
+    assert plan.dropped == {"d"}
+
+
+def test_an_empty_default_table_is_dropped_and_made_again_when_a_fact_fits_it():
+    """None empty after a pass; a default table the scope lost is still there to be chosen."""
+    first = planner().plan("maya", [fact("x1", unit(1, 0, 0), None), fact("x2", unit(1, 0.1, 0), None)], [])
+    assert set(first.tables) == {"a"} and first.dropped == set()
+    later = [fact("x1", unit(1, 0, 0), "a"), fact("x2", unit(1, 0.1, 0), "a"), fact("z1", unit(0, 0, 1), None)]
+    plan = planner().plan("maya", later, [("a", "alpha")])
+    assert plan.assigned == {"z1": "c"} and set(plan.tables) == {"a", "c"} and "c" in plan.touched
 
 
 def test_a_fact_moves_only_when_another_table_fits_better_by_the_margin():
@@ -116,7 +146,7 @@ def tabled(app):
 
 
 def stage(app, model=None) -> SleepStage:
-    return SleepStage(app, model or Splitter(), TableEmbedder(LABELS))
+    return SleepStage(app, model or Splitter(), embedder())
 
 
 def tables_now(app) -> dict[str, str]:
@@ -125,7 +155,7 @@ def tables_now(app) -> dict[str, str]:
 
 
 def test_the_pass_writes_tables_and_records_and_a_second_pass_changes_nothing(tabled):
-    """Placed, merged and split facts are written with their registry and moves; the next pass is a no-op."""
+    """Placed and split facts are written with their registry and moves; the next pass is a no-op."""
     for i in range(6):
         put(tabled, f"Maya paints {i}", unit(1, 0.05 * i, 0, 0.3 * (i % 2)))
     put(tabled, "Maya runs", unit(0, 1, 0))
@@ -139,9 +169,10 @@ def test_the_pass_writes_tables_and_records_and_a_second_pass_changes_nothing(ta
         sizes = table_sizes(session, "maya")
         registry = {t.name for t in tables_of(session, "maya")}
         kinds = {m.kind for m in moves_of(session, "maya")}
-    assert set(sizes) == registry and all(2 <= n <= 4 for n in sizes.values()), sizes
-    assert {placed["Maya runs"], placed["Maya swims"], placed["Maya sleeps"]} == {"b"}
-    assert kinds == {"merge", "split"}
+    assert set(sizes) == registry and all(2 <= n <= 4 for name, n in sizes.items() if name != "c"), sizes
+    assert {placed["Maya runs"], placed["Maya swims"]} == {"b"}
+    assert placed["Maya sleeps"] == "c" and sizes["c"] == 1  # a default table keeps its one fact
+    assert kinds == {"split"}
     put(tabled, "Maya jogs", unit(0, 1, 0.05))
     again = stage(tabled).run_scope("maya", NOW + timedelta(hours=1))
     assert not again.tables.moves and tables_now(tabled)["Maya jogs"] == "b"
@@ -152,7 +183,7 @@ def test_a_new_fact_is_placed_when_the_step_adds_it(tabled):
     put(tabled, "Maya runs", unit(0, 1, 0))
     with transaction(tabled.engine) as session:
         rows = current_facts(session, "maya")
-        TablePlacer(TableEmbedder(LABELS), CFG).place(session, "maya", rows, NOW)
+        TablePlacer(embedder(), CFG).place(session, "maya", rows, NOW)
     assert tables_now(tabled) == {"Maya runs": "b"}
     with reading(tabled.engine) as session:
         assert [t.name for t in tables_of(session, "maya")] == ["a", "b", "c"]

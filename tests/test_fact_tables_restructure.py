@@ -6,9 +6,11 @@ from __future__ import annotations
 import subprocess
 import sys
 from datetime import timedelta
+from pathlib import Path
 
 import pytest
 
+from consolidator.core.config import FactSettings, Settings
 from consolidator.facts.sleep import SleepStage
 from consolidator.model.anthropic_backend import AnthropicModel
 from consolidator.model.embeddings import HashingEmbedder
@@ -33,6 +35,14 @@ THINGS = ["paints landscapes", "plays chess", "runs marathons", "bakes bread", "
           "adopted a cat", "moved to Oslo", "started a new job", "broke a wrist", "joined a band",
           "sold a car", "bought a house", "ran for council", "won a prize", "met an old friend"]
 EMBEDDER = HashingEmbedder()
+# 200 facts on 40 topics spread over the seven default tables (about 29 each): a limit of 20 makes
+# the pass split several of them
+FACTS = FactSettings(table_max=20, table_min=3)
+
+
+@pytest.fixture
+def settings(state_dir: Path) -> Settings:
+    return Settings(state_dir=state_dir, facts=FACTS)
 
 
 def store_200(app) -> None:
@@ -75,7 +85,7 @@ import os, signal, sys
 from datetime import datetime
 from pathlib import Path
 from consolidator.core.app import open_app
-from consolidator.core.config import Settings
+from consolidator.core.config import FactSettings, Settings
 from consolidator.facts import sleep
 from consolidator.model.embeddings import HashingEmbedder
 from consolidator.model.offline import OfflineModel
@@ -86,7 +96,7 @@ def write_then_die(session, scope, plan, now):
     session.flush()
     os.kill(os.getpid(), signal.SIGKILL)  # tables and moves written, transaction open
 sleep.write_plan = write_then_die
-app = open_app(Settings(state_dir=Path(sys.argv[1])))
+app = open_app(Settings(state_dir=Path(sys.argv[1]), facts=FactSettings(table_max=20, table_min=3)))
 sleep.SleepStage(app, OfflineModel(), HashingEmbedder()).run_scope("maya", datetime.fromisoformat(sys.argv[2]))
 """
 

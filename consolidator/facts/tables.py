@@ -4,7 +4,8 @@ Every current fact is in exactly one table of its scope (`fact.fact_table`). A s
 facts seed its tables from `facts.tables`; a new fact goes to the table whose vector it is most
 similar to (`TablePlacer`, in the facts step's apply transaction). A table's vector is the unit
 sum of its label's embedding ("name: description") and its facts' unit centroid, so a table
-is found by what it is called and by what it holds.
+is found by what it is called and by what it holds. A fact's vector here is its topic vector:
+its text embedded with the names of people and things left out (`topic_vectors`).
 
 The offline pass (`TablePlanner.plan`, called from consolidator/facts/sleep.py) then, over the
 facts that survive its merges and drops:
@@ -30,14 +31,15 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Any, Sequence
+from typing import Any, Callable, Sequence
 
 import numpy as np
 import structlog
 from stores.engine import Session
 
 from consolidator.model.base import Deferred, ModelError
-from consolidator.model.embeddings import Embedder, fill_missing_rows
+from consolidator.model.embeddings import Embedder
+from consolidator.model.offline.names import topic_texts
 from consolidator.model.offline.tables import cut_in_order, fold_small, split_table as offline_split
 from consolidator.model.schemas import KnownFact, SplitTableReply, SplitTableRequest
 from stores.fact_tables import NAME_MAX, Moved, add_table, drop_tables, record_moves, tables_of
@@ -67,14 +69,14 @@ def table_vector(label_vector: np.ndarray, members: np.ndarray) -> np.ndarray:
     return (total / max(float(np.linalg.norm(total)), 1e-12)).astype(np.float32)
 
 
-def fact_vectors(facts: Sequence[Any], embedder: Embedder) -> np.ndarray:
-    """Unit rows of the facts' stored embeddings; rows of another embedder are embedded again."""
-    if not facts:
+def topic_vectors(texts: Sequence[str], embedder: Embedder,
+                  read: Callable[[list[str]], list[str]] = topic_texts) -> np.ndarray:
+    """Unit rows embedding what each fact says with the names left out (names.topic_texts): a
+    table is chosen by what a fact is about, not by whom, so the facts of one person do not all
+    gather in whichever table holds most of them. Not the stored embedding (which dedup uses)."""
+    if not texts:
         return np.zeros((0, embedder.dim), np.float32)
-    rows = [f.vector() if f.vector().shape[0] == embedder.dim else np.zeros(embedder.dim, np.float32) for f in facts]
-    matrix = np.stack(rows).astype(np.float32)
-    fill_missing_rows(matrix, [f.text for f in facts], embedder)
-    return unit_rows(matrix)
+    return unit_rows(embedder.embed(read(list(texts))).astype(np.float32))
 
 
 class LabelCache:
@@ -108,13 +110,20 @@ class TablePlacer:
         if not registry:
             taken: set[str] = set()
             registry = [add_table(session, scope, t.name, t.description, now, taken=taken) for t in self.settings.tables]
+        have = {t.name for t in registry}
+        candidates = [(t.name, t.description, t.vector) for t in registry]
+        candidates += [(t.name, t.description, None) for t in self.settings.tables if t.name not in have]
         dim = self.labels.embedder.dim
-        matrix = np.stack([np.frombuffer(t.vector, np.float32) if t.vector and len(t.vector) == 4 * dim
-                           else self.labels(t.name, t.description) for t in registry])
-        best = np.argmax(fact_vectors(rows, self.labels.embedder) @ matrix.T, axis=1)
+        matrix = np.stack([np.frombuffer(vector, np.float32) if vector and len(vector) == 4 * dim
+                           else self.labels(name, description) for name, description, vector in candidates])
+        best = np.argmax(topic_vectors([r.text for r in rows], self.labels.embedder) @ matrix.T, axis=1)
+        rows_of = {t.name: t for t in registry}
         for row, i in zip(rows, best.tolist()):
-            row.fact_table = registry[i].name
-            registry[i].updated_at = now
+            name, description, _ = candidates[i]
+            if name not in rows_of:  # a default table the scope no longer has: made again for this fact
+                rows_of[name] = add_table(session, scope, name, description, now)
+            row.fact_table = name
+            rows_of[name].updated_at = now
 
 
 @dataclass
@@ -138,17 +147,22 @@ class TablePlan:
 class TablePlanner:
     """The offline pass's restructure (see the module docstring); `model` answers `split_table`."""
 
-    def __init__(self, embedder: Embedder, model: Any, settings: Any) -> None:
+    def __init__(self, embedder: Embedder, model: Any, settings: Any,
+                 read: Callable[[list[str]], list[str]] = topic_texts) -> None:
         self.labels = LabelCache(embedder)
         self.model = model
         self.settings = settings
+        self.read = read  # what of a fact's text its topic vector embeds (bench/table_placement.py compares)
 
     def plan(self, scope: str, facts: Sequence[Any], registry: Sequence[tuple[str, str]]) -> TablePlan:
         """`facts`: the pass's surviving facts (id, text, vector(), fact_table); `registry`: (name, description)."""
         cfg, out = self.settings, TablePlan()
-        known = dict(registry) or {t.name: t.description for t in cfg.tables}
-        new_tables = set() if registry else set(known)
-        vectors = fact_vectors(facts, self.labels.embedder)
+        seeds = {t.name: t.description for t in cfg.tables}
+        known = dict(registry) or dict(seeds)
+        # a default table is always there to be chosen (made again when a fact lands in it)
+        known.update((name, description) for name, description in seeds.items() if name not in known)
+        new_tables = set(known) - {name for name, _ in registry}
+        vectors = topic_vectors([f.text for f in facts], self.labels.embedder, self.read)
         ids = [f.id for f in facts]
         was = [f.fact_table if f.fact_table in known else None for f in facts]
         now = list(was)
@@ -167,9 +181,12 @@ class TablePlanner:
                 out.placed += 1
                 if facts[i].fact_table is not None:  # its table is gone
                     out.moves.append(Moved(ids[i], facts[i].fact_table, names[j], "move", "its table is gone"))
-        # 2. move facts that fit another table better by the margin
-        if len(desc) > 1 and len(facts):
-            names, matrix = self._matrix(vecs())
+        # 2. move facts that fit another table better by the margin, among the tables that hold
+        #    facts (an empty default table is there for facts nothing else fits, not to pull
+        #    facts out of the narrower tables a split made of it)
+        live_vecs = {n: v for n, v in vecs().items() if n in set(now)}
+        if len(live_vecs) > 1:
+            names, matrix = self._matrix(live_vecs)
             sims = vectors @ matrix.T
             at = {n: k for k, n in enumerate(names)}
             for i in range(len(facts)):
@@ -180,11 +197,12 @@ class TablePlanner:
                                            f"similarity {sims[i, j]:.2f} to {names[j]} vs {own:.2f}"))
                     now[i] = names[j]
                     out.moved += 1
-        # 3. merge tables under table_min into their nearest; drop the empty ones
+        # 3. merge tables under table_min into their nearest (not a default table: a topic a reader
+        #    looks for, however few its facts); drop the empty ones
         while True:
             sizes = {n: sum(1 for t in now if t == n) for n in desc}
             live = [n for n in desc if sizes[n]]
-            small = sorted((sizes[n], n) for n in live if sizes[n] < cfg.table_min)
+            small = sorted((sizes[n], n) for n in live if sizes[n] < cfg.table_min and n not in seeds)
             if not small or len(live) < 2:
                 break
             _, name = small[0]

@@ -27,11 +27,11 @@ Lookups are cached; the frequency list loads once per process, on first use.
 from __future__ import annotations
 
 import re
-from typing import Iterable
+from typing import Iterable, Sequence
 
 from consolidator.model.offline.text import sentences
 from consolidator.model.offline.words import (
-    ADDRESS_OPENERS, FULL_LIST, IRREGULAR_PAST, NAME_STOPWORDS, RELATIONS, STOPWORDS, alternation, zipf,
+    ADDRESS_OPENERS, EVERYDAY_ZIPF, FULL_LIST, IRREGULAR_PAST, NAME_STOPWORDS, RELATIONS, STOPWORDS, alternation, zipf,
 )
 
 RARE_ZIPF = 3.0  # below this a lower-cased word is too rare to be common English ("xiomara": 0)
@@ -147,4 +147,29 @@ def known_subjects(texts: Iterable[str]) -> list[str]:
         m = re.match(rf"({_NAME})(?:'s)?\b", text)
         if m and m.group(1).split()[0].lower() not in NAME_STOPWORDS:
             out.append(m.group(1))
+    return out
+
+
+def topic_texts(texts: Sequence[str]) -> list[str]:
+    """The texts without the names of people and things: what each says, not whom it is about.
+
+    A topic vector (which table a fact belongs in) made from "Maya adopted a cat" is mostly
+    Maya when the static embedding of a rare name outweighs "adopted a cat", and every fact
+    about Maya then looks alike whatever it says. A capitalised word is left out where the
+    texts show it is a name: capitalised and never seen in lower case in any of `texts`, unless
+    it opens a text and is one of English's commonest words ("The", "After"). A text left with
+    no word keeps its own words."""
+    lower = {m.group() for text in texts for m in _LOWER_WORD.finditer(text)}
+    out = []
+    for text in texts:
+        starts = _starts(text)
+
+        def drop(m: re.Match[str]) -> str:
+            low = m.group().lower()
+            if low in lower or (m.start() in starts and zipf(low) >= EVERYDAY_ZIPF):
+                return m.group()
+            return ""
+
+        kept = _CAP_WORD.sub(drop, text)
+        out.append(kept if _LOWER_WORD.search(kept) else text)
     return out

@@ -4,7 +4,8 @@ k-means (k from the request: enough parts of at most `max_facts`), seeded determ
 (farthest point from the centroid, then farthest from the seeds chosen), a fixed number of
 rounds; parts under `min_facts` join their nearest part with room, and a part still over
 `max_facts` (or a table k-means leaves whole) is cut into runs along its main direction of
-spread, so there are at least two parts and none over the limit. Each part is named by its most
+spread, so there are at least two parts and none over the limit. Both read the facts with the
+names of people and things left out (names.topic_texts). Each part is named by its most
 distinctive words: frequent in the part, rare in the rest of the table (tf x idf over facts),
 weighted towards rarer English words (wordfreq's Zipf scale), never a function word, one of
 English's few hundred commonest words, or a number. Same facts in, same tables out.
@@ -18,12 +19,12 @@ from collections import Counter
 import numpy as np
 
 from consolidator.model.embeddings import default_embedder
+from consolidator.model.offline.names import topic_texts
 from consolidator.model.offline.text import STOPWORDS, words
-from consolidator.model.offline.words import zipf
+from consolidator.model.offline.words import EVERYDAY_ZIPF, zipf
 from consolidator.model.schemas import SplitTableReply, SplitTableRequest, TablePart
 
 ROUNDS = 25
-EVERYDAY = 5.5  # Zipf frequency of English's few hundred commonest words ("much", "people"): they name no topic
 FILL = 0.75  # a run cut in order aims at three quarters of max_facts
 
 
@@ -32,9 +33,9 @@ def split_table(request: SplitTableRequest) -> SplitTableReply:
     if len(facts) < 2:
         return SplitTableReply(tables=[TablePart(name=request.table, description=request.description,
                                                  facts=[f.id for f in facts])])
-    vectors = default_embedder().embed([f.text for f in facts]).astype(np.float64)
+    texts = topic_texts([f.text for f in facts])  # what the facts say, not whom they are about
+    vectors = default_embedder().embed(texts).astype(np.float64)
     parts = [p for p in _parts(vectors, request.parts, request.min_facts, request.max_facts) if p]
-    texts = [f.text for f in facts]
     names = _names(texts, parts, request.table)
     return SplitTableReply(tables=[
         TablePart(name=name, description=f"Facts about {_listed(words_)}." if words_ else request.description,
@@ -126,7 +127,7 @@ def _names(texts: list[str], parts: list[list[int]], table: str) -> list[tuple[s
     for part in parts:
         tf = Counter(w for i in part for w in bags[i])
         ranked = sorted(tf, key=lambda w: (-(tf[w] / len(part)) * math.log((1 + len(texts)) / df[w])
-                                           * (EVERYDAY - zipf(w)), w))
+                                           * (EVERYDAY_ZIPF - zipf(w)), w))
         top = [w for w in ranked if tf[w] > 1][:5] or ranked[:5]
         name = ", ".join(top[:2]) or f"{table} {len(out) + 1}"
         while name in used:
@@ -138,7 +139,7 @@ def _names(texts: list[str], parts: list[list[int]], table: str) -> list[tuple[s
 
 def _worthy(word: str) -> bool:
     return (len(word) > 2 and word not in STOPWORDS and not any(ch.isdigit() for ch in word)
-            and zipf(word) < EVERYDAY)
+            and zipf(word) < EVERYDAY_ZIPF)
 
 
 def _listed(items: list[str]) -> str:

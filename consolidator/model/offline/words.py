@@ -22,7 +22,8 @@ from functools import lru_cache
 from consolidator.domain import AGENT_SPEAKERS, MONTHS, NEGATIONS, STOPWORDS, WEEKDAYS
 
 __all__ = [
-    "AGENT_SPEAKERS", "ADDRESS_OPENERS", "CALLING_OPENERS", "FULL_LIST", "GREETINGS", "IRREGULAR_PAST", "MAX_ZIPF",
+    "AGENT_SPEAKERS", "ADDRESS_OPENERS", "CALLING_OPENERS", "EVERYDAY_ZIPF", "FULL_LIST", "GREETINGS",
+    "IRREGULAR_PAST", "MAX_ZIPF",
     "MONTHS", "NAME_STOPWORDS", "NEGATIONS", "PHATIC", "RELATIONS", "SMALL_LIST", "SPECIES", "STOPWORDS", "WEEKDAYS",
     "alternation", "zipf",
 ]
@@ -80,6 +81,7 @@ def alternation(words: tuple[str, ...]) -> str:
     return "|".join(words)
 
 
+EVERYDAY_ZIPF = 5.5  # English's few hundred commonest words ("the", "much", "people"): never a name, never a topic
 MAX_ZIPF = 7.0  # the summariser's weight = max(0, MAX_ZIPF - zipf): unknown words weigh 7
 SMALL_LIST = "small"  # wordfreq's small English list: the summariser's word weights
 FULL_LIST = "best"  # wordfreq's fullest English list: name evidence

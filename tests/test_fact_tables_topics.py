@@ -1,0 +1,57 @@
+"""A fact's table is chosen by what it says, not by whom it is about (names.topic_texts).
+
+With the shipped static embeddings a rare name weighs as much as the words around it, so every
+fact about one person looked alike: the first table to hold a few of them drew the rest, whatever
+they said. These tests use the real embedder (a fake would not show the effect)."""
+
+from __future__ import annotations
+
+from consolidator.core.config import FactSettings
+from consolidator.facts.tables import Survivor, TablePlanner, topic_vectors
+from consolidator.model.embeddings import default_embedder
+from consolidator.model.offline import OfflineModel
+from consolidator.model.offline.names import topic_texts
+
+HOBBIES = ["Ravi paints landscapes at weekends.", "Ravi plays chess online.", "Ravi collects old stamps.",
+           "Ravi sings in a choir.", "Ravi knits scarves for friends.", "Ravi builds model trains."]
+WORK = "Ravi works as a nurse at the city hospital."
+HEALTH = "Ravi is allergic to peanuts."
+
+
+def test_names_are_left_out_and_everything_else_is_kept():
+    texts = ["Ravi adopted a cat named Pixel.", "Tom is Ravi's brother.", "The cafe near the office has good coffee.",
+             "Coffee makes Ravi jittery.", "Ravi", "Ravi met Ines in March."]
+    assert topic_texts(texts) == [
+        " adopted a cat named .",  # the subject and the cat's name
+        " is 's brother.",
+        "The cafe near the office has good coffee.",  # an everyday word opening a text is no name
+        "Coffee makes  jittery.",  # seen in lower case elsewhere ("good coffee"): a word, not a name
+        "Ravi",  # nothing left: the text keeps its own words
+        " met  in .",
+    ]
+
+
+def test_a_persons_many_facts_do_not_pull_a_new_fact_into_their_table():
+    """Six hobbies of one person fill a table; a fact about that person's job or allergy still goes
+    where its words belong, not after the name the hobbies share."""
+    embedder = default_embedder()
+    cfg = FactSettings()
+    def survivor(fid: str, text: str, table: str | None) -> Survivor:
+        return Survivor(fid, text, embedder.embed([text])[0], table)
+
+    facts = [survivor(f"h{i}", text, "hobbies and interests") for i, text in enumerate(HOBBIES)]
+    facts += [survivor("w", WORK, None), survivor("a", HEALTH, None)]
+    registry = [(t.name, t.description) for t in cfg.tables]
+    plan = TablePlanner(embedder, OfflineModel(), cfg.model_copy(update={"table_min": 1})).plan("s", facts, registry)
+    assert plan.assigned["w"] == "work and study"
+    assert plan.assigned["a"] == "health"
+    assert not {f"h{i}" for i in range(len(HOBBIES))} & set(plan.assigned)  # the hobbies stay
+
+
+def test_topic_vectors_ignore_whom_a_fact_is_about():
+    """The same statement about two people has one topic vector; about two things, two."""
+    embedder = default_embedder()
+    texts = ["Ravi works as a nurse.", "Mirela works as a nurse.", "Ravi plays chess online."]
+    a, b, c = topic_vectors(texts, embedder)
+    assert float(a @ b) > 0.999
+    assert float(a @ c) < 0.9
