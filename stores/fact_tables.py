@@ -81,6 +81,12 @@ def record_moves(session: Session, scope: str, moves: Iterable[Moved], at: datet
     return len(rows)
 
 
+def split_names(session: Session, scope: str) -> set[str]:
+    """The names of the scope's tables a restructure split (their facts live on in the parts)."""
+    stmt = select(FactTableMove.from_table).where(FactTableMove.scope == scope, FactTableMove.kind == "split").distinct()
+    return {name for name in session.execute(stmt).scalars() if name}
+
+
 def moves_of(session: Session, scope: str, limit: int = 1000) -> list[FactTableMove]:
     """The scope's recorded moves, newest first."""
     stmt = select(FactTableMove).where(FactTableMove.scope == scope).order_by(FactTableMove.id.desc()).limit(limit)

@@ -138,6 +138,11 @@ def current_facts(session: Session, scope: str) -> list[Fact]:
     return list(session.execute(stmt).scalars())
 
 
+def current_texts(session: Session, scope: str) -> list[str]:
+    """The texts of the scope's current facts (no rows loaded): evidence of which words are names."""
+    return list(session.execute(select(Fact.text).where(Fact.scope == scope, Fact.valid_to.is_(None))).scalars())
+
+
 def all_facts(session: Session, scope: str) -> list[Fact]:
     return list(session.execute(select(Fact).where(Fact.scope == scope).order_by(Fact.created_at, Fact.id)).scalars())
 

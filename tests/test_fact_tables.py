@@ -86,6 +86,20 @@ def test_an_empty_default_table_is_dropped_and_made_again_when_a_fact_fits_it():
     assert plan.assigned == {"z1": "c"} and set(plan.tables) == {"a", "c"} and "c" in plan.touched
 
 
+def test_a_default_table_is_not_offered_again_when_a_table_has_its_name_or_a_split_retired_it():
+    """"C" holds the gamma facts: "c" (case folded, the same name) is not made beside it; "c" split
+    into "c parts" earlier (retired): its facts live on in the parts, it is not made again."""
+    alike = [fact("z1", unit(0, 0, 1), "C"), fact("z2", unit(0, 0.1, 1), None), fact("x1", unit(1, 0, 0), "a")]
+    plan = planner().plan("maya", alike, [("a", "alpha"), ("C", "gamma facts")])
+    assert plan.assigned == {"z2": "C"} and set(plan.tables) == {"a", "C"}
+    split = [fact("z1", unit(0, 0, 1), "c parts"), fact("z2", unit(0, 0.1, 1), None), fact("x1", unit(1, 0, 0), "a")]
+    plan = planner().plan("maya", split, [("a", "alpha"), ("c parts", "gamma facts")], retired={"c"})
+    assert plan.assigned == {"z2": "c parts"} and set(plan.tables) == {"a", "c parts"}
+    # control, not retired: c is made again for z2 and then draws z1 back out of the part
+    plan = planner().plan("maya", split, [("a", "alpha"), ("c parts", "gamma facts")])
+    assert plan.assigned == {"z1": "c", "z2": "c"}
+
+
 def test_a_fact_moves_only_when_another_table_fits_better_by_the_margin():
     """x3 sits far nearer b than a: it moves (recorded with why); x2, barely nearer b, stays in a."""
     facts = [fact("x1", unit(1, 0, 0), "a"), fact("x2", unit(1, 1.05, 0), "a"), fact("x3", unit(0.1, 1, 0), "a"),

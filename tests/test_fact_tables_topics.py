@@ -20,15 +20,24 @@ HEALTH = "Ravi is allergic to peanuts."
 
 def test_names_are_left_out_and_everything_else_is_kept():
     texts = ["Ravi adopted a cat named Pixel.", "Tom is Ravi's brother.", "The cafe near the office has good coffee.",
-             "Coffee makes Ravi jittery.", "Ravi", "Ravi met Ines in March."]
+             "Coffee makes Ravi jittery.", "Ravi", "Ravi met Ines in March.", "Zoë moved to Ávila with Anne-Marie.",
+             "I think O'Brien is kind."]
     assert topic_texts(texts) == [
         " adopted a cat named .",  # the subject and the cat's name
-        " is 's brother.",
+        " is  brother.",  # a name with its possessive
         "The cafe near the office has good coffee.",  # an everyday word opening a text is no name
         "Coffee makes  jittery.",  # seen in lower case elsewhere ("good coffee"): a word, not a name
         "Ravi",  # nothing left: the text keeps its own words
         " met  in .",
+        " moved to  with .",  # names in any script, hyphenated names
+        "I think  is kind.",  # one letter stays
     ]
+
+
+def test_other_texts_of_the_scope_are_evidence():
+    """Placement reads one new fact: the scope's other facts tell "Swimming" is a word."""
+    assert topic_texts(["Swimming helps Ravi relax."]) == [" helps  relax."]
+    assert topic_texts(["Swimming helps Ravi relax."], ["Ravi loves swimming."]) == ["Swimming helps  relax."]
 
 
 def test_a_persons_many_facts_do_not_pull_a_new_fact_into_their_table():

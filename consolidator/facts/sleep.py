@@ -47,7 +47,7 @@ from consolidator.model.schemas import ClusterRequest, KnownFact
 from consolidator.facts import reflect
 from consolidator.facts.scoring import scores
 from consolidator.facts.tables import TablePlan, TablePlanner, survivors, write_plan
-from stores.fact_tables import tables_of
+from stores.fact_tables import split_names, tables_of
 from stores.cluster_verdicts import cluster_key, refused_keys, remember_refusals
 from stores.engine import reading, transaction
 from stores.facts import facts_by_id, revision, unslept_states, apply_uses, close_fact, current_facts, new_fact_id, norm_hash, scopes_with_uses, state_of, to_bytes, touch
@@ -205,6 +205,7 @@ class SleepStage:
             facts = current_facts(session, scope)
             refused_before = refused_keys(session, scope)
             registry = [(t.name, t.description) for t in tables_of(session, scope)]
+            retired = split_names(session, scope)
         reflections = [f for f in facts if f.is_reflection]
         facts = [f for f in facts if not f.is_reflection]
         report.facts = len(facts)
@@ -216,7 +217,8 @@ class SleepStage:
         report.drops = self._drops(facts, gone, report.merges, now)
         report.dropped = len(report.drops)
         # 5. the topic tables of what survives: place, move, merge, split (model calls, before the lock)
-        report.tables = self.tables.plan(scope, survivors(facts, report.merges, gone | set(report.drops)), registry)
+        report.tables = self.tables.plan(scope, survivors(facts, report.merges, gone | set(report.drops)), registry,
+                                          retired)
         staying = {f.id: f for f in facts if f.id not in gone and f.id not in set(report.drops)}
         if self.settings.reflect and reflect.can_reflect(self.model):
             report.reflections = self._reflections(scope, staying, reflections, refused_before)

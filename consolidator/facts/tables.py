@@ -42,8 +42,8 @@ from consolidator.model.embeddings import Embedder
 from consolidator.model.offline.names import topic_texts
 from consolidator.model.offline.tables import cut_in_order, fold_small, split_table as offline_split
 from consolidator.model.schemas import KnownFact, SplitTableReply, SplitTableRequest
-from stores.fact_tables import NAME_MAX, Moved, add_table, drop_tables, record_moves, tables_of
-from stores.facts import facts_by_id, state_of, to_bytes
+from stores.fact_tables import NAME_MAX, Moved, add_table, drop_tables, record_moves, split_names, tables_of
+from stores.facts import current_texts, facts_by_id, state_of, to_bytes
 from stores.schema.memory import Fact
 
 log = structlog.get_logger()
@@ -69,14 +69,26 @@ def table_vector(label_vector: np.ndarray, members: np.ndarray) -> np.ndarray:
     return (total / max(float(np.linalg.norm(total)), 1e-12)).astype(np.float32)
 
 
-def topic_vectors(texts: Sequence[str], embedder: Embedder,
-                  read: Callable[[list[str]], list[str]] = topic_texts) -> np.ndarray:
-    """Unit rows embedding what each fact says with the names left out (names.topic_texts): a
-    table is chosen by what a fact is about, not by whom, so the facts of one person do not all
-    gather in whichever table holds most of them. Not the stored embedding (which dedup uses)."""
+Read = Callable[[list[str], Sequence[str]], list[str]]  # (texts, other texts of the scope) -> what to embed
+
+
+def topic_vectors(texts: Sequence[str], embedder: Embedder, read: Read = topic_texts,
+                  context: Sequence[str] = ()) -> np.ndarray:
+    """Unit rows embedding what each fact says with the names left out (names.topic_texts, with
+    `context` as more evidence of which words are names): a table is chosen by what a fact is
+    about, not by whom, so the facts of one person do not all gather in whichever table holds most
+    of them. Not the stored embedding (which dedup uses)."""
     if not texts:
         return np.zeros((0, embedder.dim), np.float32)
-    return unit_rows(embedder.embed(read(list(texts))).astype(np.float32))
+    return unit_rows(embedder.embed(read(list(texts), context)).astype(np.float32))
+
+
+def offered_defaults(names: Sequence[str], settings: Any, retired: set[str]) -> list[tuple[str, str]]:
+    """The default tables a scope lacks that are still there to be chosen (made again when a fact
+    fits one best): not one whose name a table of the scope already has (case folded), nor one a
+    restructure split (its facts live on in the parts)."""
+    taken = {n.casefold() for n in (*names, *retired)}
+    return [(t.name, t.description) for t in settings.tables if t.name.casefold() not in taken]
 
 
 class LabelCache:
@@ -110,13 +122,14 @@ class TablePlacer:
         if not registry:
             taken: set[str] = set()
             registry = [add_table(session, scope, t.name, t.description, now, taken=taken) for t in self.settings.tables]
-        have = {t.name for t in registry}
         candidates = [(t.name, t.description, t.vector) for t in registry]
-        candidates += [(t.name, t.description, None) for t in self.settings.tables if t.name not in have]
+        candidates += [(name, description, None) for name, description in
+                       offered_defaults([t.name for t in registry], self.settings, split_names(session, scope))]
         dim = self.labels.embedder.dim
         matrix = np.stack([np.frombuffer(vector, np.float32) if vector and len(vector) == 4 * dim
                            else self.labels(name, description) for name, description, vector in candidates])
-        best = np.argmax(topic_vectors([r.text for r in rows], self.labels.embedder) @ matrix.T, axis=1)
+        vectors = topic_vectors([r.text for r in rows], self.labels.embedder, context=current_texts(session, scope))
+        best = np.argmax(vectors @ matrix.T, axis=1)
         rows_of = {t.name: t for t in registry}
         for row, i in zip(rows, best.tolist()):
             name, description, _ = candidates[i]
@@ -147,20 +160,20 @@ class TablePlan:
 class TablePlanner:
     """The offline pass's restructure (see the module docstring); `model` answers `split_table`."""
 
-    def __init__(self, embedder: Embedder, model: Any, settings: Any,
-                 read: Callable[[list[str]], list[str]] = topic_texts) -> None:
+    def __init__(self, embedder: Embedder, model: Any, settings: Any, read: Read = topic_texts) -> None:
         self.labels = LabelCache(embedder)
         self.model = model
         self.settings = settings
         self.read = read  # what of a fact's text its topic vector embeds (bench/table_placement.py compares)
 
-    def plan(self, scope: str, facts: Sequence[Any], registry: Sequence[tuple[str, str]]) -> TablePlan:
-        """`facts`: the pass's surviving facts (id, text, vector(), fact_table); `registry`: (name, description)."""
+    def plan(self, scope: str, facts: Sequence[Any], registry: Sequence[tuple[str, str]],
+             retired: set[str] = frozenset()) -> TablePlan:
+        """`facts`: the pass's surviving facts (id, text, vector(), fact_table); `registry`: (name,
+        description); `retired`: the names of tables a restructure split (stores.fact_tables.split_names)."""
         cfg, out = self.settings, TablePlan()
         seeds = {t.name: t.description for t in cfg.tables}
         known = dict(registry) or dict(seeds)
-        # a default table is always there to be chosen (made again when a fact lands in it)
-        known.update((name, description) for name, description in seeds.items() if name not in known)
+        known.update(offered_defaults(list(known), cfg, retired))  # made when a fact lands in one
         new_tables = set(known) - {name for name, _ in registry}
         vectors = topic_vectors([f.text for f in facts], self.labels.embedder, self.read)
         ids = [f.id for f in facts]

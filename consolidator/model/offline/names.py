@@ -150,26 +150,33 @@ def known_subjects(texts: Iterable[str]) -> list[str]:
     return out
 
 
-def topic_texts(texts: Sequence[str]) -> list[str]:
+_ANY_WORD = re.compile(r"(?<![\w@])[^\W\d_]+(?:[-'’][^\W\d_]+)*")  # any script: "Zoë", "Anne-Marie", "Ana's"
+
+
+def topic_texts(texts: Sequence[str], context: Iterable[str] = ()) -> list[str]:
     """The texts without the names of people and things: what each says, not whom it is about.
 
     A topic vector (which table a fact belongs in) made from "Maya adopted a cat" is mostly
     Maya when the static embedding of a rare name outweighs "adopted a cat", and every fact
-    about Maya then looks alike whatever it says. A capitalised word is left out where the
-    texts show it is a name: capitalised and never seen in lower case in any of `texts`, unless
-    it opens a text and is one of English's commonest words ("The", "After"). A text left with
-    no word keeps its own words."""
-    lower = {m.group() for text in texts for m in _LOWER_WORD.finditer(text)}
+    about Maya then looks alike whatever it says. A capitalised word (with its possessive) is
+    left out where the texts show it is a name: capitalised and never seen in lower case in
+    `texts` or `context` (other texts of the same scope: more evidence), unless it opens a
+    sentence and is one of English's commonest words ("The", "After"), or is one letter. A text
+    left with no word keeps its own words."""
+    lower = {m.group().casefold() for text in (*texts, *context) for m in _ANY_WORD.finditer(text)
+             if m.group()[0].islower()}
     out = []
     for text in texts:
         starts = _starts(text)
 
         def drop(m: re.Match[str]) -> str:
-            low = m.group().lower()
-            if low in lower or (m.start() in starts and zipf(low) >= EVERYDAY_ZIPF):
-                return m.group()
+            word = m.group()
+            low = word.casefold()
+            if (not word[0].isupper() or len(word) == 1 or low in lower
+                    or (m.start() in starts and zipf(low) >= EVERYDAY_ZIPF)):
+                return word
             return ""
 
-        kept = _CAP_WORD.sub(drop, text)
-        out.append(kept if _LOWER_WORD.search(kept) else text)
+        kept = _ANY_WORD.sub(drop, text)
+        out.append(kept if any(m.group()[0].islower() for m in _ANY_WORD.finditer(kept)) else text)
     return out
