@@ -5,16 +5,19 @@ facts seed its tables from `facts.tables`; a new fact goes to the table whose ve
 similar to (`TablePlacer`, in the facts step's apply transaction). A table's vector is the unit
 sum of its label's embedding ("name: description") and its facts' unit centroid, so a table
 is found by what it is called and by what it holds. A fact's vector here is its topic vector:
-its text embedded with the names of people and things left out (`topic_vectors`).
+its text embedded with the names of people and things left out (`topic_vectors`). A default
+table the scope lost because it was left empty is still a candidate (`offered_defaults`: not one
+a split retired, nor one whose name a table has), made again when a fact fits it best.
 
 The offline pass (`TablePlanner.plan`, called from consolidator/facts/sleep.py) then, over the
 facts that survive its merges and drops:
 
 1. places the facts that have no table yet (or a table that is gone);
-2. moves a fact to another table when that table's similarity beats its own by
+2. moves a fact to another table that holds facts when that table's similarity beats its own by
    `facts.table_move_margin` (one round);
 3. merges each table under `facts.table_min` facts into its nearest table, smallest first,
-   and drops tables left empty;
+   except the default tables (a topic a reader looks for, however small), and drops tables
+   left empty;
 4. splits each table over `facts.table_max` with one `split_table` model call: the reply's
    parts are checked (every fact in exactly one part; unlisted facts join their nearest part;
    parts under table_min join their nearest), a reply with fewer than two usable parts (or a
@@ -195,9 +198,9 @@ class TablePlanner:
                 if facts[i].fact_table is not None:  # its table is gone
                     out.moves.append(Moved(ids[i], facts[i].fact_table, names[j], "move", "its table is gone"))
         # 2. move facts that fit another table better by the margin, among the tables that hold
-        #    facts (an empty default table is there for facts nothing else fits, not to pull
-        #    facts out of the narrower tables a split made of it)
-        live_vecs = {n: v for n, v in vecs().items() if n in set(now)}
+        #    facts (an empty default table is there for new facts nothing else fits)
+        holding = set(now)
+        live_vecs = {n: v for n, v in vecs().items() if n in holding}
         if len(live_vecs) > 1:
             names, matrix = self._matrix(live_vecs)
             sims = vectors @ matrix.T
