@@ -64,3 +64,22 @@ def test_topic_vectors_ignore_whom_a_fact_is_about():
     a, b, c = topic_vectors(texts, embedder)
     assert float(a @ b) > 0.999
     assert float(a @ c) < 0.9
+
+
+def test_a_specific_topic_heads_the_fact_and_a_generic_one_does_not():
+    """The extractor's topic says what a fact is about: "pets" files an adoption with the pets
+    (hobbies and interests); the same fact with the generic "events" is read by its words alone."""
+    embedder = default_embedder()
+    cfg = FactSettings()
+    registry = [(t.name, t.description) for t in cfg.tables]
+    text = "Ravi adopted a cat named Pixel."
+
+    def table(topic: str) -> str:
+        fact = Survivor("p", text, embedder.embed([text])[0], None, topic)
+        return TablePlanner(embedder, OfflineModel(), cfg).plan("s", [fact], registry).assigned["p"]
+
+    assert table("pets") == "hobbies and interests"
+    assert table("events") != "hobbies and interests"
+    assert table("general") == table("events")
+    a, b = topic_vectors([text, text], embedder, topics=["pets", "events"])
+    assert float(a @ b) < 0.99

@@ -73,17 +73,23 @@ def table_vector(label_vector: np.ndarray, members: np.ndarray) -> np.ndarray:
 
 
 Read = Callable[[list[str], Sequence[str]], list[str]]  # (texts, other texts of the scope) -> what to embed
+GENERIC_TOPICS = frozenset({"events", "general"})  # what a fact's topic is when nothing more was said
 
 
 def topic_vectors(texts: Sequence[str], embedder: Embedder, read: Read = topic_texts,
-                  context: Sequence[str] = ()) -> np.ndarray:
+                  context: Sequence[str] = (), topics: Sequence[str | None] = ()) -> np.ndarray:
     """Unit rows embedding what each fact says with the names left out (names.topic_texts, with
-    `context` as more evidence of which words are names): a table is chosen by what a fact is
-    about, not by whom, so the facts of one person do not all gather in whichever table holds most
-    of them. Not the stored embedding (which dedup uses)."""
+    `context` as more evidence of which words are names), headed by the fact's topic when the
+    model gave one more specific than GENERIC_TOPICS ("pets: adopted a cat named ."): a table is
+    chosen by what a fact is about, not by whom, so the facts of one person do not all gather in
+    whichever table holds most of them. Not the stored embedding (which dedup uses)."""
     if not texts:
         return np.zeros((0, embedder.dim), np.float32)
-    return unit_rows(embedder.embed(read(list(texts), context)).astype(np.float32))
+    read_texts = read(list(texts), context)
+    if topics:
+        read_texts = [f"{topic}: {text}" if topic and topic.casefold() not in GENERIC_TOPICS else text
+                      for topic, text in zip(topics, read_texts)]
+    return unit_rows(embedder.embed(read_texts).astype(np.float32))
 
 
 def offered_defaults(names: Sequence[str], settings: Any, retired: set[str]) -> list[tuple[str, str]]:
@@ -131,7 +137,8 @@ class TablePlacer:
         dim = self.labels.embedder.dim
         matrix = np.stack([np.frombuffer(vector, np.float32) if vector and len(vector) == 4 * dim
                            else self.labels(name, description) for name, description, vector in candidates])
-        vectors = topic_vectors([r.text for r in rows], self.labels.embedder, context=current_texts(session, scope))
+        vectors = topic_vectors([r.text for r in rows], self.labels.embedder, context=current_texts(session, scope),
+                                topics=[r.topic for r in rows])
         best = np.argmax(vectors @ matrix.T, axis=1)
         rows_of = {t.name: t for t in registry}
         for row, i in zip(rows, best.tolist()):
@@ -178,7 +185,8 @@ class TablePlanner:
         known = dict(registry) or dict(seeds)
         known.update(offered_defaults(list(known), cfg, retired))  # made when a fact lands in one
         new_tables = set(known) - {name for name, _ in registry}
-        vectors = topic_vectors([f.text for f in facts], self.labels.embedder, self.read)
+        vectors = topic_vectors([f.text for f in facts], self.labels.embedder, self.read,
+                                topics=[getattr(f, "topic", None) for f in facts])
         ids = [f.id for f in facts]
         was = [f.fact_table if f.fact_table in known else None for f in facts]
         now = list(was)
@@ -344,6 +352,7 @@ class Survivor:
     text: str
     embedding: np.ndarray
     fact_table: str | None
+    topic: str | None = None
 
     def vector(self) -> np.ndarray:
         return self.embedding
@@ -354,10 +363,10 @@ def survivors(facts: Sequence[Fact], merges: Sequence[Any], gone: set[str]) -> l
     by_id = {f.id: f for f in facts}
     kept = {m.kept: m for m in merges if m.kept}
     out = [Survivor(f.id, kept[f.id].text if f.id in kept else f.text,
-                    np.asarray(kept[f.id].embedding if f.id in kept else f.vector(), np.float32), f.fact_table)
+                    np.asarray(kept[f.id].embedding if f.id in kept else f.vector(), np.float32), f.fact_table, f.topic)
            for f in facts if f.id not in gone]
-    out += [Survivor(m.new_id, m.text, np.asarray(m.embedding, np.float32), by_id[m.members[0]].fact_table)
-            for m in merges if m.kept is None]
+    out += [Survivor(m.new_id, m.text, np.asarray(m.embedding, np.float32), by_id[m.members[0]].fact_table,
+                     by_id[m.members[0]].topic) for m in merges if m.kept is None]
     return out
 
 
