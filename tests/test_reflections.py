@@ -216,6 +216,28 @@ class TestModels:
         reply = resolve(request, ReflectReply(text="Ana's pastimes: pottery, camping", rests_on=["F1", "F2"]))
         assert reply.rests_on == ["a", "b"]
 
+    def test_the_topic_most_facts_share_heads_the_offline_line_and_reaches_the_prompt(self):
+        """Three pet facts of four: "Ana - pets: ..."; no shared topic: the words the items share."""
+        pets = [KnownFact(id="p1", text="Ana adopted a cat named Miso (2023-03-01)."),
+                KnownFact(id="p2", text="Ana adopted a rabbit named Bun (2023-04-02)."),
+                KnownFact(id="p3", text="Ana adopted a cat named Pixel (2023-05-03).")]
+        with_topic = OfflineModel().reflect(ReflectRequest(scope="s", subject="Ana", facts=pets, topic="pets"))
+        assert with_topic.text.startswith("Ana - pets: adopted a cat named Miso")
+        without = OfflineModel().reflect(ReflectRequest(scope="s", subject="Ana", facts=pets))
+        assert without.text.startswith("Ana - adopted") and without.rests_on == with_topic.rests_on
+        assert "topic: pets" in _render(ReflectRequest(scope="s", subject="Ana", facts=pets, topic="pets"))
+        assert "topic:" not in _render(ReflectRequest(scope="s", subject="Ana", facts=pets))
+
+    @pytest.mark.parametrize(("topics", "shared"), [(["pets", "pets", "events", "pets"], "pets"),
+                                                    (["pets", "work", "events", "events"], ""),
+                                                    (["work", "work", "pets", "pets"], "pets"),
+                                                    (["events", "general", "events"], "")])
+    def test_shared_topic_is_the_specific_topic_of_half_the_facts(self, topics, shared):
+        class F:
+            def __init__(self, topic):
+                self.topic = topic
+        assert reflect.shared_topic([F(t) for t in topics]) == shared
+
     @pytest.mark.parametrize(("text", "subject"), [("Maya's kids love nature.", "Maya"), ("Max the dog barks.", "Max"),
                                                    ("The user likes tea.", None), ("It rained (2023-05-01).", None)])
     def test_subject_of(self, text, subject):

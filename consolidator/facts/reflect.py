@@ -40,6 +40,7 @@ import numpy as np
 
 from consolidator.model.base import Layer
 from consolidator.model.schemas import KnownFact, ReflectRequest
+from consolidator.facts.tables import GENERIC_TOPICS
 from stores.cluster_verdicts import cluster_key
 from stores.facts import close_fact, norm_hash, to_bytes
 from stores.schema.memory import REFLECTION, Fact
@@ -166,6 +167,15 @@ def plan(scope: str, groups: list[Group], reflections: list[Fact], current: dict
     return out
 
 
+def shared_topic(facts: list[Fact]) -> str:
+    """The topic at least half of the facts were given, when it says more than GENERIC_TOPICS; else ''."""
+    counts = Counter(f.topic for f in facts if f.topic and f.topic.casefold() not in GENERIC_TOPICS)
+    if not counts:
+        return ""
+    topic, n = min(counts.items(), key=lambda kv: (-kv[1], kv[0]))
+    return topic if 2 * n >= len(facts) else ""
+
+
 def _ask(scope: str, group: Group, current: dict[str, Fact], model, model_name: str, max_facts: int,
          out: ReflectionPlan, refused_before: set[str]) -> ReflectionWrite | None:
     facts = [current[i] for i in group.ids]
@@ -174,7 +184,7 @@ def _ask(scope: str, group: Group, current: dict[str, Fact], model, model_name: 
         return None
     out.asked += 1
     reply = model.reflect(ReflectRequest(scope=scope, subject=group.subject, max_items=max_facts,
-                                         ref=f"reflect:{facts[0].id}",
+                                         ref=f"reflect:{facts[0].id}", topic=shared_topic(facts),
                                          facts=[KnownFact(id=f.id, text=f.text) for f in facts]))
     rests_on = [i for i in dict.fromkeys(reply.rests_on) if i in set(group.ids)]
     text = " ".join(reply.text.split())

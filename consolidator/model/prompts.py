@@ -253,8 +253,8 @@ def _render(request: BaseModel) -> str:
             # `F1 text` in the order given: the stored ids and similarity scores said nothing to the judge.
             return f"facts:\n{render_facts(request.facts, ranked=False)}"
         case ReflectRequest():
-            return (f"subject: {request.subject}\nmax_items: {request.max_items}\n"
-                    f"facts:\n{render_facts(request.facts, ranked=False)}")
+            return (f"subject: {request.subject}\n" + (f"topic: {request.topic}\n" if request.topic else "")
+                    + f"max_items: {request.max_items}\nfacts:\n{render_facts(request.facts, ranked=False)}")
         case ContactsRequest():
             return (_zone(request.timezone) + _known("known contacts", request.known, render_contacts)
                     + _messages(request.messages, request.timezone))

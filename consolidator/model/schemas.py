@@ -271,6 +271,8 @@ class ReflectRequest(_Strict):
     facts: list[KnownFact]
     max_items: int = 8
     ref: str = ""
+    topic: str = Field(default="", description=(
+        "What most of the facts are about, where their extraction said (pets, work, health...); empty otherwise."))
 
 
 class ReflectReply(_Strict):

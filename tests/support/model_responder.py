@@ -169,7 +169,7 @@ def parse_request(operation: str, text: str) -> Any:
         case "reflect":
             head = dict(row.split(": ", 1) for row in parts.get("head", []) if ": " in row)
             return schemas.ReflectRequest(scope="fake", subject=head["subject"], max_items=int(head["max_items"]),
-                                          facts=parse_facts(parts.get("facts", [])))
+                                          facts=parse_facts(parts.get("facts", [])), topic=head.get("topic", ""))
     raise ValueError(f"unknown operation {operation!r}")
 
 
