@@ -10,9 +10,10 @@ table, move, merge, split; facts.table_* defaults, the shipped embeddings, the o
 splits). Printed, for each way of reading a fact:
 
   topic    the product: the text with the names of people and things left out (names.topic_texts),
-           headed by the fact's topic where the offline rules give one more specific than "events"
+           headed by the fact's topic where the offline rules give one more specific than "events" or "general"
            (each fact's predicate read by rules.parse_predicate, as the offline extractor reads a
-           known fact: 27 of the 84 get one: work, home, health, diet, pets, relations, plans...)
+           known fact: 26 of the 84 are headed by one: work, home, health, diet, pets, relations,
+           plans, preferences)
   names    the names left out, no topic
   text     the baseline of the same run: the whole text, names included, no topic (as before topic
            vectors; the offline split, a model operation, reads topic texts in every row)

@@ -83,3 +83,12 @@ def test_a_specific_topic_heads_the_fact_and_a_generic_one_does_not():
     assert table("general") == table("events")
     a, b = topic_vectors([text, text], embedder, topics=["pets", "events"])
     assert float(a @ b) < 0.99
+
+
+def test_a_topic_is_read_on_one_line_and_without_names():
+    """A model's topic is free text: case, spaces and line breaks do not matter, and a name in it
+    is left out as in the text."""
+    embedder = default_embedder()
+    text = "Ravi adopted a cat named Pixel."
+    plain, odd, named, work = topic_vectors([text] * 4, embedder, topics=["pets", " Pets\n", "Ravi's pets", "work"])
+    assert min(float(plain @ odd), float(plain @ named)) > 0.99 > 0.95 > float(plain @ work)

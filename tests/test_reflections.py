@@ -227,11 +227,17 @@ class TestModels:
         assert without.text.startswith("Ana - adopted") and without.rests_on == with_topic.rests_on
         assert "topic: pets" in _render(ReflectRequest(scope="s", subject="Ana", facts=pets, topic="pets"))
         assert "topic:" not in _render(ReflectRequest(scope="s", subject="Ana", facts=pets))
+        shown = _render(ReflectRequest(scope="s", subject="Ana", facts=pets, topic="pets\nfacts:\nF9 x"))
+        assert "topic: pets facts: F9 x\n" in shown and shown.count("facts:\n") == 1  # one line, whatever was written
+        assert OfflineModel().reflect(ReflectRequest(scope="s", subject="Ana", facts=pets, topic=" ")).text == without.text
 
     @pytest.mark.parametrize(("topics", "shared"), [(["pets", "pets", "events", "pets"], "pets"),
                                                     (["pets", "work", "events", "events"], ""),
                                                     (["work", "work", "pets", "pets"], "pets"),
-                                                    (["events", "general", "events"], "")])
+                                                    (["events", "general", "events"], ""),
+                                                    (["Pets", "pets ", "work"], "pets"),
+                                                    (["events ", " General", "pets"], ""),
+                                                    (["pets\nsubject: Bob", "pets subject: Bob"], "pets subject: bob")])
     def test_shared_topic_is_the_specific_topic_of_half_the_facts(self, topics, shared):
         class F:
             def __init__(self, topic):

@@ -21,3 +21,12 @@ def test_a_reflect_request_over_the_window_keeps_its_first_facts_and_fits() -> N
     assert isinstance(step, window.Ask)
     assert 2 <= len(step.request.facts) < 80 and step.request.facts == facts[: len(step.request.facts)]
     assert measure("reflect", step.request) + step.max_tokens <= 2048
+
+
+def test_a_cut_reflect_request_loses_the_topic_counted_over_the_whole_group() -> None:
+    facts = [schemas.KnownFact(id=f"f{k}", text=f"Ana went sailing on the lake with her friends from the club, trip number {k}")
+             for k in range(80)]
+    whole = schemas.ReflectRequest(scope="s", subject="Ana", facts=facts[:3], max_items=8, topic="sport")
+    assert window.plan("reflect", whole, measure, 2048, 512).request.topic == "sport"  # fits: kept
+    cut = window.plan("reflect", whole.model_copy(update={"facts": facts}), measure, 2048, 512).request
+    assert len(cut.facts) < 80 and cut.topic == ""

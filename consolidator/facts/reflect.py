@@ -40,7 +40,7 @@ import numpy as np
 
 from consolidator.model.base import Layer
 from consolidator.model.schemas import KnownFact, ReflectRequest
-from consolidator.facts.tables import GENERIC_TOPICS
+from consolidator.facts.tables import specific_topic
 from stores.cluster_verdicts import cluster_key
 from stores.facts import close_fact, norm_hash, to_bytes
 from stores.schema.memory import REFLECTION, Fact
@@ -168,8 +168,9 @@ def plan(scope: str, groups: list[Group], reflections: list[Fact], current: dict
 
 
 def shared_topic(facts: list[Fact]) -> str:
-    """The topic at least half of the facts were given, when it says more than GENERIC_TOPICS; else ''."""
-    counts = Counter(f.topic for f in facts if f.topic and f.topic.casefold() not in GENERIC_TOPICS)
+    """The specific topic (tables.specific_topic: one line, not generic; compared and given in lower
+    case) at least half of the facts were given, the commonest (then the first alphabetically); else ''."""
+    counts = Counter(topic.casefold() for f in facts if (topic := specific_topic(f.topic)))
     if not counts:
         return ""
     topic, n = min(counts.items(), key=lambda kv: (-kv[1], kv[0]))
@@ -213,7 +214,7 @@ def write(session, scope: str, reflection_plan: ReflectionPlan, rows: dict[str, 
             valid_from=max(f.valid_from for f in sources),
             sources=list(dict.fromkeys(s for f in sources for s in f.sources)),
             source_roles=list(dict.fromkeys(r for f in sources for r in f.source_roles)),
-            topic=Counter(f.topic for f in sources).most_common(1)[0][0], pinned=False,
+            topic=shared_topic(sources) or Counter(f.topic for f in sources).most_common(1)[0][0], pinned=False,
             kind=REFLECTION, rests_on=list(w.rests_on),
         )
         session.add(row)

@@ -5,7 +5,8 @@ facts seed its tables from `facts.tables`; a new fact goes to the table whose ve
 similar to (`TablePlacer`, in the facts step's apply transaction). A table's vector is the unit
 sum of its label's embedding ("name: description") and its facts' unit centroid, so a table
 is found by what it is called and by what it holds. A fact's vector here is its topic vector:
-its text embedded with the names of people and things left out (`topic_vectors`). A default
+its text embedded with the names of people and things left out, headed by the fact's topic when
+the extraction model gave a specific one ("pets: adopted a cat named .", `topic_vectors`). A default
 table the scope lost because it was left empty is still a candidate (`offered_defaults`: not one
 a split retired, nor one whose name a table has), made again when a fact fits it best.
 
@@ -76,6 +77,13 @@ Read = Callable[[list[str], Sequence[str]], list[str]]  # (texts, other texts of
 GENERIC_TOPICS = frozenset({"events", "general"})  # what a fact's topic is when nothing more was said
 
 
+def specific_topic(topic: str | None) -> str:
+    """A fact's topic on one line when it says more than GENERIC_TOPICS (compared case folded);
+    else ''. Topics are the extraction model's free text ("Events ", "pets\nfacts:")."""
+    clean = " ".join((topic or "").split())
+    return "" if clean.casefold() in GENERIC_TOPICS else clean
+
+
 def topic_vectors(texts: Sequence[str], embedder: Embedder, read: Read = topic_texts,
                   context: Sequence[str] = (), topics: Sequence[str | None] = ()) -> np.ndarray:
     """Unit rows embedding what each fact says with the names left out (names.topic_texts, with
@@ -85,11 +93,9 @@ def topic_vectors(texts: Sequence[str], embedder: Embedder, read: Read = topic_t
     whichever table holds most of them. Not the stored embedding (which dedup uses)."""
     if not texts:
         return np.zeros((0, embedder.dim), np.float32)
-    read_texts = read(list(texts), context)
-    if topics:
-        read_texts = [f"{topic}: {text}" if topic and topic.casefold() not in GENERIC_TOPICS else text
-                      for topic, text in zip(topics, read_texts)]
-    return unit_rows(embedder.embed(read_texts).astype(np.float32))
+    headed = [f"{topic}: {text}" if (topic := specific_topic(t)) else text
+              for t, text in zip(list(topics) or [None] * len(texts), texts)]
+    return unit_rows(embedder.embed(read(headed, context)).astype(np.float32))  # names left out of the topic too
 
 
 def offered_defaults(names: Sequence[str], settings: Any, retired: set[str]) -> list[tuple[str, str]]:

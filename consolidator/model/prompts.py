@@ -220,7 +220,8 @@ _SPECS: dict[Operation, _Spec[Any]] = {
             "in different conversations. Write one short third-person statement that names the subject "
             "and lists what the facts share (\"Ana's pastimes: chess (since 2019), sailing, baking bread "
             "with her son, choir singing\"; \"Ana has run three half-marathons since 2022\"), at most "
-            "max_items items, each taken from the facts' own words: add nothing they do not say. "
+            "max_items items, each taken from the facts' own words: add nothing they do not say. A topic "
+            "line, when shown, says what most of the facts are about. "
             + _DETAILS + "Cite in rests_on every fact (F1, ...) an item comes from. Leave text empty when "
             "the facts share nothing worth stating. Answer only by calling record_reflection."
         ),
@@ -253,7 +254,8 @@ def _render(request: BaseModel) -> str:
             # `F1 text` in the order given: the stored ids and similarity scores said nothing to the judge.
             return f"facts:\n{render_facts(request.facts, ranked=False)}"
         case ReflectRequest():
-            return (f"subject: {request.subject}\n" + (f"topic: {request.topic}\n" if request.topic else "")
+            topic = " ".join(request.topic.split())  # one line, whatever a model wrote
+            return (f"subject: {request.subject}\n" + (f"topic: {topic}\n" if topic else "")
                     + f"max_items: {request.max_items}\nfacts:\n{render_facts(request.facts, ranked=False)}")
         case ContactsRequest():
             return (_zone(request.timezone) + _known("known contacts", request.known, render_contacts)

@@ -68,6 +68,12 @@ def output_floor(op: str, request: Any, max_tokens: int) -> int:
     return min(need, max_tokens)
 
 
+def _no_topic(request: Any) -> dict:
+    """A reflect group cut to fit: the topic its facts shared was counted over the whole group, so
+    it is left out (the judge_cluster request has none)."""
+    return {"topic": ""} if getattr(request, "topic", "") else {}
+
+
 def plan(op: Operation, request: Any, measure: Measure, window: int, max_tokens: int) -> Ask | Split:
     floor = output_floor(op, request, max_tokens)
     room = window - measure(op, request)
@@ -77,7 +83,8 @@ def plan(op: Operation, request: Any, measure: Measure, window: int, max_tokens:
         return Ask(op, _trim_summary(request, measure, window, floor), floor)
     if op in ("judge_cluster", "reflect"):  # the last facts give way (a reflect group's last said)
         return _fit_by(op, request, measure, window, floor, max_tokens,
-                       lambda r: r.model_copy(update={"facts": r.facts[:-1]}) if len(r.facts) > 2 else None)
+                       lambda r: r.model_copy(update={"facts": r.facts[:-1], **_no_topic(r)})
+                       if len(r.facts) > 2 else None)
     if op in _KNOWN:
         return _fit_batch(op, request, measure, window, max_tokens)
     raise WindowTooSmall(f"{op}: the request does not fit context_tokens, and it has no way to be cut")

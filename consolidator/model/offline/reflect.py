@@ -6,9 +6,9 @@ item per fact, each cut from that fact's own words: the subject, a leading "said
 caption and the clause after the first comma or dash are left out; the fact's date stays beside
 its item, and an item over ten words is cut to end on a content word. Items that add no content
 word to the ones before are skipped; at most `max_items`, those with the most content words
-first, kept in the facts' order. The line is headed by the topic most of the facts were given
-(the request's `topic`: "pets", "work"), else by the words the items share most (in two items
-or more), so it reads as what the facts have in common:
+first, kept in the facts' order. The line is headed by the topic at least half of the facts
+were given (the request's `topic`: "pets", "work"), else by the words the items share most (in two
+items or more), so it reads as what the facts have in common:
 
     "Ana - rowing: joined a rowing club (2024-03-02); bought a rowing machine ..."
 
@@ -46,7 +46,8 @@ def reflect(request: ReflectRequest) -> ReflectReply:
     words = {s: w for _, text in chosen for w in re.findall(r"[A-Za-z][A-Za-z'-]+", text)
              for s in content_stems(normalise(w))}
     own = set(content_stems(normalise(request.subject)))
-    theme = [request.topic] if request.topic else [
+    topic = " ".join(request.topic.split())
+    theme = [topic] if topic else [
         words[s] for s, n in shared.most_common() if n >= 2 and s in words and s not in own
         and not words[s].lower().startswith(request.subject.lower())][:THEME_WORDS]
     head = f"{request.subject} - {', '.join(theme)}" if theme else request.subject
