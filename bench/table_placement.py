@@ -80,15 +80,14 @@ def run_passes(rows: list[tuple[str, str]], read, seed: int, batch: int, topics:
     facts: list[Survivor] = []
     retired: set[str] = set()
     for start in range(0, len(order), batch):
-        facts += [Survivor(f"f{start + k}", text, np.zeros(embedder.dim, np.float32), None,
-                           topic_of(text) if topics else None)
+        facts += [Survivor(f"f{start + k}", text, None, topic_of(text) if topics else None)
                   for k, (_, text) in enumerate(order[start:start + batch])]
         plan = planner.plan("bench", facts, registry, retired)
         for move in plan.moves:
             if move.kind == "split":
                 origin.setdefault(move.to_table, origin.get(move.from_table, move.from_table))
                 retired.add(move.from_table)  # as stores.fact_tables.split_names reads the records
-        facts = [Survivor(f.id, f.text, f.embedding, plan.assigned.get(f.id, f.fact_table), f.topic) for f in facts]
+        facts = [Survivor(f.id, f.text, plan.assigned.get(f.id, f.fact_table), f.topic) for f in facts]
         registry = [(name, description) for name, (description, _) in plan.tables.items()]
     return {f.text: origin.get(f.fact_table, f.fact_table) for f in facts}
 

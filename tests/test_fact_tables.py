@@ -38,7 +38,7 @@ def embedder() -> TableEmbedder:
 
 def fact(fid: str, vec: np.ndarray, table: str | None) -> Survivor:
     VECTORS[f"text of {fid}"] = vec
-    return Survivor(fid, f"text of {fid}", vec.astype(np.float32), table)
+    return Survivor(fid, f"text of {fid}", table)
 
 
 def put(app, text: str, vec: np.ndarray) -> str:

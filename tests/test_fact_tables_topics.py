@@ -46,7 +46,7 @@ def test_a_persons_many_facts_do_not_pull_a_new_fact_into_their_table():
     embedder = default_embedder()
     cfg = FactSettings()
     def survivor(fid: str, text: str, table: str | None) -> Survivor:
-        return Survivor(fid, text, embedder.embed([text])[0], table)
+        return Survivor(fid, text, table)
 
     facts = [survivor(f"h{i}", text, "hobbies and interests") for i, text in enumerate(HOBBIES)]
     facts += [survivor("w", WORK, None), survivor("a", HEALTH, None)]
@@ -75,7 +75,7 @@ def test_a_specific_topic_heads_the_fact_and_a_generic_one_does_not():
     text = "Ravi adopted a cat named Pixel."
 
     def table(topic: str) -> str:
-        fact = Survivor("p", text, embedder.embed([text])[0], None, topic)
+        fact = Survivor("p", text, None, topic)
         return TablePlanner(embedder, OfflineModel(), cfg).plan("s", [fact], registry).assigned["p"]
 
     assert table("pets") == "hobbies and interests"

@@ -184,7 +184,7 @@ class TablePlanner:
 
     def plan(self, scope: str, facts: Sequence[Any], registry: Sequence[tuple[str, str]],
              retired: set[str] = frozenset()) -> TablePlan:
-        """`facts`: the pass's surviving facts (id, text, vector(), fact_table); `registry`: (name,
+        """`facts`: the pass's surviving facts (id, text, fact_table, topic); `registry`: (name,
         description); `retired`: the names of tables a restructure split (stores.fact_tables.split_names)."""
         cfg, out = self.settings, TablePlan()
         seeds = {t.name: t.description for t in cfg.tables}
@@ -352,27 +352,23 @@ def _unique(name: str, taken: dict[str, str]) -> str:
 
 @dataclass
 class Survivor:
-    """A fact as the pass leaves it: a kept merge has the merged text and centroid, a new one its group's table."""
+    """A fact as the pass leaves it: a kept merge has the merged text, a new one its group's table
+    and topic (the planner embeds the text itself: `topic_vectors`)."""
 
     id: str
     text: str
-    embedding: np.ndarray
     fact_table: str | None
     topic: str | None = None
-
-    def vector(self) -> np.ndarray:
-        return self.embedding
 
 
 def survivors(facts: Sequence[Fact], merges: Sequence[Any], gone: set[str]) -> list[Survivor]:
     """The facts current after the pass's merges (`merges`: sleep.Merge) and drops (`gone`: every id closed)."""
     by_id = {f.id: f for f in facts}
     kept = {m.kept: m for m in merges if m.kept}
-    out = [Survivor(f.id, kept[f.id].text if f.id in kept else f.text,
-                    np.asarray(kept[f.id].embedding if f.id in kept else f.vector(), np.float32), f.fact_table, f.topic)
+    out = [Survivor(f.id, kept[f.id].text if f.id in kept else f.text, f.fact_table, f.topic)
            for f in facts if f.id not in gone]
-    out += [Survivor(m.new_id, m.text, np.asarray(m.embedding, np.float32), by_id[m.members[0]].fact_table,
-                     by_id[m.members[0]].topic) for m in merges if m.kept is None]
+    out += [Survivor(m.new_id, m.text, by_id[m.members[0]].fact_table, by_id[m.members[0]].topic)
+            for m in merges if m.kept is None]
     return out
 
 
