@@ -308,7 +308,10 @@ def reading(engine: Engine, snapshot: bool = False) -> Iterator[Session]:
     options = {READONLY: True}
     if engine.dialect.name == "postgresql" and not snapshot:
         options["isolation_level"] = "AUTOCOMMIT"
-    with Session(engine.execution_options(**options), expire_on_commit=False) as session:
+    with Session(engine, expire_on_commit=False) as session:
+        # the options set on the session's connection as it is taken, before it begins (the begin
+        # hook reads them): `engine.execution_options` would make an engine object a read
+        session.connection(execution_options=options)
         yield session
 
 

@@ -63,6 +63,9 @@ _EXPRESSION = re.compile(
     rf")\b{_NOT_RESOLVED_YET}",
     re.IGNORECASE,
 )
+# A word every expression holds: a text without one has nothing to resolve (most sentences), and
+# this search is a fraction of the expression's.
+_CUE = re.compile(r"yesterday|tomorrow|last|next|this|ago", re.IGNORECASE)
 
 
 @lru_cache(maxsize=1 << 12)
@@ -72,7 +75,7 @@ def resolve_relative_dates(text: str, today: date | None, this_too: bool = False
     "this week/month/year" is left as it is unless `this_too`: a summary's header dates it, but
     a fact read months later ("Lena lost her job this month") needs it written out. Pure, so
     cached: a day's sentences are read again by its interactions' summaries."""
-    if today is None:
+    if today is None or not _CUE.search(text):
         return text
 
     def write(match: re.Match) -> str:
@@ -85,7 +88,7 @@ def resolve_relative_dates(text: str, today: date | None, this_too: bool = False
 def relative_dates(text: str, today: date | None) -> list[tuple[re.Match, str]]:
     """Each relative date of `text` that resolves against `today`, with what it resolves to
     (as written beside it: "2023-05-07", "week of 2023-05-01", "June 2023", "2022")."""
-    if today is None:
+    if today is None or not _CUE.search(text):
         return []
     return [(m, r) for m in _EXPRESSION.finditer(text) if (r := _resolve(m, today))]
 

@@ -56,6 +56,9 @@ def select(candidates: list[Candidate], turns: list[Turn], target: int, lexicon:
     chosen: list[Candidate] = []  # in input order
     used = 0  # characters of the written summary so far
     open_ = list(range(len(candidates)))
+    # a whole candidate's uncovered worth, kept until a pick covers one of its concepts (the same
+    # sum over the same concepts: the scores are those computed afresh, to the bit)
+    worth: dict[int, float] = {}
     while open_:
         fits = []  # (-score, index, pick, cost): the best first, ties to the earlier sentence
         positions = [c.position for c in chosen]
@@ -64,7 +67,13 @@ def select(candidates: list[Candidate], turns: list[Turn], target: int, lexicon:
             if fit is None:
                 continue
             pick, cost = fit
-            score = pick.prior * sum(w for k, w in pick.concepts.items() if k not in covered) / max(1, cost)
+            if pick is candidates[i]:
+                uncovered = worth.get(i)
+                if uncovered is None:
+                    uncovered = worth[i] = sum(w for k, w in pick.concepts.items() if k not in covered)
+            else:
+                uncovered = sum(w for k, w in pick.concepts.items() if k not in covered)
+            score = pick.prior * uncovered / max(1, cost)
             if score > 0.0:
                 fits.append((-score, i, pick, cost))
         fits.sort(key=lambda f: (f[0], f[1]))
@@ -75,7 +84,10 @@ def select(candidates: list[Candidate], turns: list[Turn], target: int, lexicon:
         _, i, best_pick, best_cost = best
         chosen.insert(bisect.bisect(positions, best_pick.position), best_pick)
         used += best_cost
-        covered.update(best_pick.concepts)
+        fresh = best_pick.concepts.keys() - covered
+        covered.update(fresh)
+        for j in [j for j in worth if not fresh.isdisjoint(candidates[j].concepts)]:
+            del worth[j]
         repeats.choose(i)
         # a repeat of a chosen sentence goes, and so does one whose concepts are all covered: it never adds again
         known = repeats.known()
