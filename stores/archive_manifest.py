@@ -17,9 +17,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
+from functools import lru_cache
 from typing import Sequence
 
-from sqlalchemy import delete, func, select
+from sqlalchemy import bindparam, delete, func, select
 from sqlmodel import Session
 
 from stores.engine import Engine, transaction
@@ -95,19 +96,28 @@ def files_overlapping(session: Session, scope: str, *, start: datetime | None = 
                       interactions: tuple[int, int] | None = None) -> list[ArchiveFile]:
     """The scope's files (any state) that may hold messages in [start, end), of `interaction`,
     or of an interaction in the range `interactions` (first, last)."""
-    stmt = select(ArchiveFile).where(ArchiveFile.scope == scope)
-    if end is not None:
-        stmt = stmt.where(ArchiveFile.first_at < end)
-    if start is not None:
-        stmt = stmt.where(ArchiveFile.last_at >= start)
-    if interaction is not None:
-        stmt = stmt.where(ArchiveFile.first_interaction <= interaction, ArchiveFile.last_interaction >= interaction)
-    if interactions is not None:
-        stmt = stmt.where(ArchiveFile.first_interaction <= interactions[1],
-                          ArchiveFile.last_interaction >= interactions[0])
-    if through_seq is not None:
-        stmt = stmt.where(ArchiveFile.first_seq <= through_seq)
-    return list(session.execute(stmt.order_by(ArchiveFile.first_seq)).scalars())
+    parameters = {"scope": scope, "start": start, "end": end, "interaction": interaction, "through_seq": through_seq,
+                  "first": interactions[0] if interactions else None, "last": interactions[1] if interactions else None}
+    shape = (end is not None, start is not None, interaction is not None, interactions is not None, through_seq is not None)
+    return list(session.execute(_overlapping(*shape), {k: v for k, v in parameters.items() if v is not None}).scalars())
+
+
+@lru_cache(maxsize=32)
+def _overlapping(end: bool, start: bool, interaction: bool, interactions: bool, through_seq: bool):
+    """files_overlapping's statement for the bounds given, built once per shape."""
+    stmt = select(ArchiveFile).where(ArchiveFile.scope == bindparam("scope"))
+    if end:
+        stmt = stmt.where(ArchiveFile.first_at < bindparam("end"))
+    if start:
+        stmt = stmt.where(ArchiveFile.last_at >= bindparam("start"))
+    if interaction:
+        stmt = stmt.where(ArchiveFile.first_interaction <= bindparam("interaction"),
+                          ArchiveFile.last_interaction >= bindparam("interaction"))
+    if interactions:
+        stmt = stmt.where(ArchiveFile.first_interaction <= bindparam("last"), ArchiveFile.last_interaction >= bindparam("first"))
+    if through_seq:
+        stmt = stmt.where(ArchiveFile.first_seq <= bindparam("through_seq"))
+    return stmt.order_by(ArchiveFile.first_seq)
 
 
 @dataclass(frozen=True)

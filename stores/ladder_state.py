@@ -14,6 +14,7 @@ from collections.abc import Iterable
 
 from dataclasses import dataclass
 from datetime import datetime
+from functools import lru_cache
 from typing import Mapping
 
 from sqlalchemy import bindparam, case, delete, or_, select, update
@@ -68,41 +69,57 @@ def start_progress(session: Session, scope: str, ladder: str) -> Progress:
     return state
 
 
-def _set(session: Session, scope: str, ladder: str, **values) -> None:
-    """One UPDATE of the ladder's state row (recorded first if it was not yet): Core statements,
-    each in the caller's transaction, so a cursor moves with the writes it stands for (past the
-    ORM's execution layer: no ORM object of these tables is ever pending in a session)."""
-    stmt = update(_STATE).where(_STATE.c.scope == scope, _STATE.c.ladder == ladder).values(**values)
-    if core(session, stmt).rowcount == 0:
+def _set(session: Session, scope: str, ladder: str, stmt, **values) -> None:
+    """One UPDATE of the ladder's state row (recorded first if it was not yet), `stmt` one of the
+    setters below with its `values`: Core statements, each in the caller's transaction, so a
+    cursor moves with the writes it stands for (past the ORM's execution layer: no ORM object of
+    these tables is ever pending in a session)."""
+    parameters = {"b_scope": scope, "b_ladder": ladder} | {f"v_{name}": value for name, value in values.items()}
+    if core(session, stmt, parameters).rowcount == 0:
         start_progress(session, scope, ladder)
-        core(session, stmt)
+        core(session, stmt, parameters)
+
+
+def _setter(*columns: str, raise_only: bool = False):
+    """The UPDATE of `columns` of one ladder's state row, each from the parameter v_<column>,
+    built once; `raise_only`: a cursor that never goes back (a NULL one is set)."""
+    values = {}
+    for name in columns:
+        column, value = _STATE.c[name], bindparam(f"v_{name}", type_=_STATE.c[name].type)
+        values[name] = case((or_(column.is_(None), column < value), value), else_=column) if raise_only else value
+    return update(_STATE).where(_STATE.c.scope == bindparam("b_scope"), _STATE.c.ladder == bindparam("b_ladder")).values(values)
+
+
+_SET_SEEN_SEQ = _setter("seen_seq")
+_SET_ANNOUNCEMENT = _setter("seen_announcement")
+_RAISE_ANNOUNCEMENT = _setter("seen_announcement", raise_only=True)
+_SET_DAYS = _setter("first_unit", "through_unit")
+_RAISE_THROUGH = _setter("through_unit", raise_only=True)
 
 
 def advance_seen_seq(session: Session, scope: str, ladder: str, seq: int) -> None:
     """Messages up to `seq` have marked their windows dirty."""
-    _set(session, scope, ladder, seen_seq=seq)
+    _set(session, scope, ladder, _SET_SEEN_SEQ, seen_seq=seq)
 
 
 def advance_seen_announcement(session: Session, scope: str, ladder: str, announcement_id: int) -> None:
     """Announcements up to `announcement_id` have woken their readers (the cursor never goes back)."""
-    column = _STATE.c.seen_announcement
-    _set(session, scope, ladder, seen_announcement=case((column < announcement_id, announcement_id), else_=column))
+    _set(session, scope, ladder, _RAISE_ANNOUNCEMENT, seen_announcement=announcement_id)
 
 
 def rewind_announcements(session: Session, scope: str, ladder: str) -> None:
     """Every announcement wakes its readers again (a rebuild: up-to-date blocks then skip for free)."""
-    _set(session, scope, ladder, seen_announcement=0)
+    _set(session, scope, ladder, _SET_ANNOUNCEMENT, seen_announcement=0)
 
 
 def set_announced_days(session: Session, scope: str, ladder: str, first: int | None, through: int | None) -> None:
     """Set both day cursors (first_unit, through_unit) as they are."""
-    _set(session, scope, ladder, first_unit=first, through_unit=through)
+    _set(session, scope, ladder, _SET_DAYS, first_unit=first, through_unit=through)
 
 
 def wake_through(session: Session, scope: str, ladder: str, unit: int) -> None:
     """The blocks that close on days up to `unit` have been woken (the cursor never goes back)."""
-    column = _STATE.c.through_unit
-    _set(session, scope, ladder, through_unit=case((or_(column.is_(None), column < unit), unit), else_=column))
+    _set(session, scope, ladder, _RAISE_THROUGH, through_unit=unit)
 
 
 def mark_dirty(session: Session, scope: str, ladder: str, units: Mapping[int, datetime]) -> None:
@@ -110,13 +127,19 @@ def mark_dirty(session: Session, scope: str, ladder: str, units: Mapping[int, da
     one upsert for all of them."""
     if not units:
         return
-    stmt = dialect_insert(_DIRTY, session.get_bind().dialect)
+    core(session, _mark_statement(session.get_bind().dialect),
+         [{"scope": scope, "ladder": ladder, "unit": unit, "last_at": at} for unit, at in units.items()])
+
+
+@lru_cache(maxsize=4)
+def _mark_statement(dialect):
+    """mark_dirty's upsert, built once per dialect."""
+    stmt = dialect_insert(_DIRTY, dialect)
     last_at = _DIRTY.c.last_at
-    stmt = stmt.on_conflict_do_update(
+    return stmt.on_conflict_do_update(
         index_elements=[_DIRTY.c.scope, _DIRTY.c.ladder, _DIRTY.c.unit],
         set_={"last_at": case((stmt.excluded.last_at > last_at, stmt.excluded.last_at), else_=last_at)},
     )
-    core(session, stmt, [{"scope": scope, "ladder": ladder, "unit": unit, "last_at": at} for unit, at in units.items()])
 
 
 def dirty_windows(session: Session, scope: str, ladder: str) -> dict[int, datetime]:

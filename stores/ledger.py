@@ -12,7 +12,7 @@ from datetime import datetime
 from typing import Callable, Iterator, Sequence, TypeVar
 
 from contextlib import contextmanager
-from sqlalchemy import Select, func, insert, select, update
+from sqlalchemy import Select, bindparam, func, insert, select, update
 from sqlalchemy.engine import Engine
 from sqlalchemy.exc import IntegrityError
 from sqlmodel import Session
@@ -40,6 +40,11 @@ def cursor_for_update(session: Session, scope: str) -> ScopeCursor:
     return cursor
 
 
+_UNBATCHED = (select(Message.seq, Message.at).where(Message.scope == bindparam("scope"), Message.seq > bindparam("after"))
+              .order_by(Message.seq))
+_INSERT_BATCH = insert(Batch.__table__)
+
+
 def record_batches(engine: Engine, scope: str, step_names: Sequence[str], now: datetime,
                    plan: Callable[[list[tuple[int, datetime]]], list]) -> list[int]:
     """Cut the batches `plan` picks from the scope's unbatched (seq, at) pairs, each with a
@@ -48,15 +53,14 @@ def record_batches(engine: Engine, scope: str, step_names: Sequence[str], now: d
     `plan` returns cuts with first_seq, last_seq, size and reason (pipeline.batching)."""
     with transaction(engine) as session:
         cursor = cursor_for_update(session, scope)
-        stmt = select(Message.seq, Message.at).where(Message.scope == scope, Message.seq > cursor.batched_seq).order_by(Message.seq)
-        pending = [(seq, at) for seq, at in session.execute(stmt)]
+        pending = [(seq, at) for seq, at in core(session, _UNBATCHED, {"scope": scope, "after": cursor.batched_seq})]
         ids: list[int] = []
         runs: list[dict] = []
         for cut in plan(pending):  # Core inserts: a batch's id, then its runs in one executemany
             cursor.batches += 1
             batch = {"scope": scope, "number": cursor.batches, "first_seq": cut.first_seq, "last_seq": cut.last_seq,
                      "size": cut.size, "reason": cut.reason, "created_at": now}
-            batch_id = core(session, insert(Batch.__table__).values(batch)).inserted_primary_key[0]  # no autoflush
+            batch_id = core(session, _INSERT_BATCH, batch).inserted_primary_key[0]  # no autoflush
             runs += [{"batch_id": batch_id, "scope": scope, "step": name, "status": RunStatus.PENDING.value}
                      for name in step_names]
             cursor.batched_seq = cut.last_seq

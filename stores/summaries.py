@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import datetime
+from functools import lru_cache
 
 from sqlalchemy import bindparam, func, insert, select, union_all
 from sqlmodel import Session
@@ -33,6 +34,9 @@ _LATEST = _ROW.where(*_OF_LADDER, Summary.rung.in_(bindparam("rungs", expanding=
                      Summary.key.in_(bindparam("keys", expanding=True)))
 _REUSABLE = _ROW.where(Summary.scope == bindparam("scope"), Summary.input_hash == bindparam("hash"),
                        Summary.kind == "summarized").limit(1)
+_KINDS = select(Summary.key, Summary.version, Summary.kind).where(
+    *_OF_LADDER, Summary.rung == bindparam("rung"), Summary.window_start >= bindparam("start"),
+    Summary.window_start < bindparam("end"))
 _CONTENT_START = (select(Summary.window_start).where(*_OF_LADDER, Summary.rung == bindparam("rung"), Summary.kind != "empty")
                   .order_by(Summary.window_start.desc()).limit(1))
 
@@ -70,14 +74,24 @@ def newest_versions(session: Session, scope: str, ladder: str, rung: str) -> lis
     return rows
 
 
-def _newest_of_rung(scope: str, ladder: str, rung: str):
+def _newest_of_rung(ladder: str, n: int):
+    """The id of the newest version of the rung's newest window that has something in it; the
+    rung is the parameter `rung{n}`, the scope `scope`."""
     order = Summary.first_number.desc() if ladder == "count" else Summary.window_start.desc()
     return (
         select(Summary.id)
-        .where(Summary.scope == scope, Summary.ladder == ladder, Summary.rung == rung, Summary.kind != "empty")
+        .where(Summary.scope == bindparam("scope"), Summary.ladder == ladder, Summary.rung == bindparam(f"rung{n}"),
+               Summary.kind != "empty")
         .order_by(order, Summary.version.desc())
         .limit(1)
     )
+
+
+@lru_cache(maxsize=64)
+def _newest_of_rungs(ladder: str, rungs: int):
+    """newest_summaries' statement for `rungs` rungs of the ladder, built once per shape."""
+    probes = [select(_newest_of_rung(ladder, n).subquery().c.id) for n in range(rungs)]
+    return _ROW.where(Summary.id.in_(probes[0] if rungs == 1 else union_all(*probes)))
 
 
 def newest_summary(session: Session, scope: str, ladder: str, rung: str) -> Summary | None:
@@ -90,10 +104,9 @@ def newest_summaries(session: Session, scope: str, ladder: str, rungs: list[str]
     indexed probe per rung (the snapshot stage publishes a scope's stale rungs together)."""
     if not rungs:
         return {}
-    probes = [select(_newest_of_rung(scope, ladder, rung).subquery().c.id) for rung in sorted(set(rungs))]
-    ids = probes[0] if len(probes) == 1 else union_all(*probes)
-    rows = session.execute(_ROW.where(Summary.id.in_(ids))).all()
-    return {row.rung: row for row in rows}
+    wanted = sorted(set(rungs))
+    parameters = {"scope": scope} | {f"rung{n}": rung for n, rung in enumerate(wanted)}
+    return {row.rung: row for row in core(session, _newest_of_rungs(ladder, len(wanted)), parameters).all()}
 
 
 def newest_content_start(session: Session, scope: str, ladder: str, rung: str) -> datetime | None:
@@ -103,12 +116,9 @@ def newest_content_start(session: Session, scope: str, ladder: str, rung: str) -
 
 def newest_kinds(session: Session, scope: str, ladder: str, rung: str, start: datetime, end: datetime) -> dict[str, tuple[int, str]]:
     """key -> (version, kind) of the newest version of each of the rung's windows starting in [start, end)."""
-    stmt = select(Summary.key, Summary.version, Summary.kind).where(
-        Summary.scope == scope, Summary.ladder == ladder, Summary.rung == rung,
-        Summary.window_start >= start, Summary.window_start < end,
-    )
+    parameters = {"scope": scope, "ladder": ladder, "rung": rung, "start": start, "end": end}
     newest: dict[str, tuple[int, str]] = {}
-    for key, version, kind in session.execute(stmt).all():
+    for key, version, kind in core(session, _KINDS, parameters).all():
         if key not in newest or version > newest[key][0]:
             newest[key] = (version, kind)
     return newest
@@ -183,7 +193,7 @@ def insert_summaries(session: Session, rows: list[dict]) -> int | None:
     if len(rows) > 1:
         core(session, _INSERT_ANNOUNCEMENT, announcements)
         return None
-    return core(session, _INSERT_ANNOUNCEMENT.values(announcements[0])).inserted_primary_key[0]
+    return core(session, _INSERT_ANNOUNCEMENT, announcements[0]).inserted_primary_key[0]
 
 
 _ANNOUNCED_AFTER = (select(Announcement.id, Announcement.rung, Announcement.key)

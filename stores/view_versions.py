@@ -8,6 +8,8 @@ the next tick: a snapshot can lag its data, never miss it.
 
 from __future__ import annotations
 
+from functools import lru_cache
+
 from sqlalchemy import bindparam, select, update
 from sqlmodel import Session
 
@@ -24,11 +26,16 @@ def bump_all(session: Session, views: list[tuple[str, str]]) -> None:
     """`bump` for several (scope, view) at once: one executemany of the upsert."""
     if not views:
         return
+    core(session, _bump_statement(session.get_bind().dialect), [{"scope": scope, "view": view} for scope, view in views])
+
+
+@lru_cache(maxsize=4)
+def _bump_statement(dialect):
+    """The upsert that raises a view's version (inserted at 1), built once per dialect."""
     table = ViewVersion.__table__
-    stmt = (dialect_insert(table, session.get_bind().dialect)
+    return (dialect_insert(table, dialect)
             .values(scope=bindparam("scope"), view=bindparam("view"), version=1)
             .on_conflict_do_update(index_elements=[table.c.scope, table.c.view], set_={"version": table.c.version + 1}))
-    core(session, stmt, [{"scope": scope, "view": view} for scope, view in views])
 
 
 def bump_once(session: Session, scope: str, view: str) -> None:
@@ -70,11 +77,12 @@ def mark_all_published(session: Session, scope: str, versions: list[tuple[str, i
     scope's views after writing their files."""
     if not versions:
         return
-    table = ViewVersion.__table__
-    stmt = (update(table)
-            .where(table.c.scope == bindparam("s"), table.c.view == bindparam("v"), table.c.published < bindparam("n"))
-            .values(published=bindparam("n")))
-    session.execute(stmt, [{"s": scope, "v": view, "n": version} for view, version in versions])
+    core(session, _MARK_PUBLISHED, [{"s": scope, "v": view, "n": version} for view, version in versions])
+
+
+_T = ViewVersion.__table__
+_MARK_PUBLISHED = (update(_T).where(_T.c.scope == bindparam("s"), _T.c.view == bindparam("v"), _T.c.published < bindparam("n"))
+                   .values(published=bindparam("n")))
 
 
 # What the published context.md was composed from. context.md also shows the messages not yet

@@ -29,7 +29,7 @@ from sqlalchemy.engine import Connection, Engine
 from sqlmodel import Session
 
 from stores import prepared
-from stores.engine import reading, transaction
+from stores.engine import core, reading, transaction
 from stores.types import UTCDateTime, utc
 from stores.schema.daemon import DueScope, QueueState
 
@@ -109,35 +109,45 @@ def mark_all_due(engine: Engine, at: datetime) -> int:
         return added or 0
 
 
+def _claimable(shared: bool):
+    """claim_due's read, built once (`shared=False`: a claim left by another holder is void)."""
+    now = bindparam("now", type_=UTCDateTime())
+    claimable = DueScope.due_at <= now
+    if shared:  # else the caller is the only worker (it holds the SQLite lease): a claim left by
+        # another holder is a dead daemon's (SIGKILL), taken at once like its lease
+        claimable = and_(claimable, or_(DueScope.holder.is_(None), DueScope.holder == bindparam("holder"),
+                                        DueScope.claimed_until <= now))
+    return (select(DueScope.scope, DueScope.marks)
+            .where(claimable, DueScope.scope.not_in(bindparam("skip", expanding=True)))
+            .order_by(DueScope.due_at, DueScope.scope)
+            .limit(bindparam("limit"))
+            .with_for_update(skip_locked=True))  # PostgreSQL: a row another daemon is claiming is passed over
+
+
+# The tick's statements, built once (a select built per call costs more than SQLite runs it).
+_CLAIMABLE = {shared: _claimable(shared) for shared in (True, False)}
+_TAKE = (update(_T).where(_T.c.scope.in_(bindparam("names", expanding=True)))
+         .values(holder=bindparam("b_holder"), claimed_until=bindparam("until", type_=UTCDateTime())))
+_MINE = and_(_T.c.scope == bindparam("b_scope"), _T.c.holder == bindparam("b_holder"))  # b_: not a column's name
+_SETTLE_DONE = delete(_T).where(_MINE, _T.c.marks == bindparam("b_marks"))
+_SETTLE_LATER = (update(_T).where(_MINE, _T.c.marks == bindparam("b_marks"))
+                 .values(due_at=bindparam("b_due_at", type_=UTCDateTime()), holder=None, claimed_until=None))
+_UNCLAIM = update(_T).where(_MINE).values(holder=None, claimed_until=None)
+
+
 def claim_due(engine: Engine, holder: str, now: datetime, ttl: timedelta, limit: int = 1,
               exclude: Iterable[str] = (), shared: bool = True) -> list[Claim]:
     """Claim up to `limit` scopes due at `now` that nobody else holds (or whose claim expired),
     oldest due first, leaving out `exclude` (the few scopes this tick already worked).
     `shared=False`: the caller is the database's only worker, and other holders' claims are void."""
     until = now + ttl
-    skip = sorted(exclude)
     with transaction(engine) as session:
-        claimable = DueScope.due_at <= now
-        if shared:  # else the caller is the only worker (it holds the SQLite lease): a claim left by
-            # another holder is a dead daemon's (SIGKILL), taken at once like its lease
-            claimable = and_(claimable, or_(DueScope.holder.is_(None), DueScope.holder == holder,
-                                            DueScope.claimed_until <= now))
-        if skip:
-            claimable = and_(claimable, DueScope.scope.not_in(skip))
-        stmt = (
-            select(DueScope.scope, DueScope.marks)
-            .where(claimable)
-            .order_by(DueScope.due_at, DueScope.scope)
-            .limit(limit)
-            .with_for_update(skip_locked=True)  # PostgreSQL: a row another daemon is claiming is passed over
-        )
-        rows = session.execute(stmt).all()
+        rows = core(session, _CLAIMABLE[shared], {"now": now, "holder": holder, "skip": sorted(exclude),
+                                                   "limit": limit}).all()
         if not rows:
             return []
         names = [scope for scope, _ in rows]
-        session.execute(
-            update(_T).where(_T.c.scope.in_(names)).values(holder=holder, claimed_until=until)
-        )
+        core(session, _TAKE, {"names": names, "b_holder": holder, "until": until})
     return [Claim(scope, marks, until) for scope, marks in rows]
 
 
@@ -169,15 +179,14 @@ def settle(engine: Engine, claim: Claim, holder: str, next_due: datetime | None)
 
     If a mark came in while we worked (marks changed), the row keeps its earlier due time and
     only the claim is cleared: that new work is looked at by the next claim."""
-    mine = and_(_T.c.scope == claim.scope, _T.c.holder == holder)
+    mine = {"b_scope": claim.scope, "b_holder": holder, "b_marks": claim.marks}
     with transaction(engine) as session:
-        unchanged = and_(mine, _T.c.marks == claim.marks)
         if next_due is None:
-            done = session.execute(delete(_T).where(unchanged))
+            done = core(session, _SETTLE_DONE, mine)
         else:
-            done = session.execute(update(_T).where(unchanged).values(due_at=next_due, holder=None, claimed_until=None))
+            done = core(session, _SETTLE_LATER, {**mine, "b_due_at": next_due})
         if done.rowcount == 0:
-            session.execute(update(_T).where(mine).values(holder=None, claimed_until=None))
+            core(session, _UNCLAIM, mine)
 
 
 def release(engine: Engine, scope: str, holder: str) -> None:
