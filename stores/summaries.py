@@ -101,7 +101,8 @@ def newest_summary(session: Session, scope: str, ladder: str, rung: str) -> Summ
 
 def newest_summaries(session: Session, scope: str, ladder: str, rungs: list[str]) -> dict[str, Summary]:
     """rung -> `newest_summary` of each rung that has one, in one statement: a UNION ALL of one
-    indexed probe per rung (the snapshot stage publishes a scope's stale rungs together)."""
+    indexed probe per rung (the snapshot stage publishes a scope's stale rungs together). A Core
+    read (stores.engine.core): a summary pending in the session is not flushed first."""
     if not rungs:
         return {}
     wanted = sorted(set(rungs))
@@ -115,7 +116,8 @@ def newest_content_start(session: Session, scope: str, ladder: str, rung: str) -
 
 
 def newest_kinds(session: Session, scope: str, ladder: str, rung: str, start: datetime, end: datetime) -> dict[str, tuple[int, str]]:
-    """key -> (version, kind) of the newest version of each of the rung's windows starting in [start, end)."""
+    """key -> (version, kind) of the newest version of each of the rung's windows starting in [start, end)
+    (a Core read, as newest_summaries)."""
     parameters = {"scope": scope, "ladder": ladder, "rung": rung, "start": start, "end": end}
     newest: dict[str, tuple[int, str]] = {}
     for key, version, kind in core(session, _KINDS, parameters).all():
