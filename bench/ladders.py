@@ -23,6 +23,7 @@ from pathlib import Path
 from sqlalchemy import event
 
 from consolidator.runtime import logsetup
+from consolidator.runtime.collector import tune_collector
 from consolidator.core.app import open_app
 from consolidator.core.config import Settings
 from consolidator.ladders.stage import LadderStage, ladder_specs
@@ -109,6 +110,7 @@ def simulation_parser(description: str | None) -> argparse.ArgumentParser:
 
 def main() -> None:
     logsetup.configure("warning")
+    tune_collector()  # as `consolidator run` does: this script stands in for the daemon's process
     parser = simulation_parser(__doc__)
     parser.add_argument("--days", type=int, default=364, help="simulated days a year (fewer: a shortened run for profiling)")
     args = parser.parse_args()

@@ -62,6 +62,17 @@ def test_a_row_does_not_depend_on_its_batch(wl):
     assert np.array_equal(alone, together)
 
 
+def test_rows_are_wordllamas_own_to_the_bit(wl):
+    """Each text tokenized on its own (no thread pool), then padded and pooled as the model does:
+    the same rows as the model's batch `embed`, across its chunk size, with empty, long and
+    non-ASCII texts among them."""
+    texts = [f"Sentence {n}: Maya {'walked' if n % 2 else 'drove'} to the market on day {n}." for n in range(70)]
+    texts[3:6] = ["", "Zoë's café — naïve 日本語 🎉", "word " * 400]
+    expected = np.asarray(wl._model.embed(texts, norm=False), dtype=np.float32)
+    assert np.array_equal(wl._pooled(texts), expected)
+    assert np.array_equal(wl._pooled(texts[:1]), expected[:1])
+
+
 # --- the default and its fallback ---------------------------------------------------------------------
 
 

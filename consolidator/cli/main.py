@@ -17,6 +17,7 @@ from typing import Any
 import click
 
 from consolidator.runtime import logsetup
+from consolidator.runtime.collector import tune_collector
 from consolidator.cli import facts as facts_commands
 from consolidator.cli import archive as archive_commands
 from consolidator.cli import stats as stats_commands
@@ -44,6 +45,7 @@ def cli(ctx: click.Context, config: Path | None, log_level: str | None) -> None:
     ctx.ensure_object(dict)["config"] = config
     ctx.obj["log_level"] = log_level
     logsetup.configure(log_level or ("info" if ctx.invoked_subcommand == "run" else "warning"))
+    tune_collector()  # this process is ours: its start-up objects frozen, young garbage collected in bulk
 
 
 @cli.command("log")
