@@ -5,7 +5,8 @@ from __future__ import annotations
 import pytest
 
 from consolidator.model.offline.text import normalise
-from tests.support.offline_kit import said_by_caroline
+from consolidator.model.offline.lineclaims import claims_of_lines
+from tests.support.offline_kit import chat, image, said_by_caroline
 
 
 @pytest.mark.parametrize(
@@ -100,6 +101,43 @@ def test_a_pointer_stays_a_pointer_when_the_photo_it_means_is_unclear(said):
     facts = said_by_caroline(said[0], *said[1])
     assert any(f.startswith("Caroline painted it after") for f in facts), facts
     assert not any("(photo:" in f for f in facts), facts
+
+
+@pytest.mark.parametrize(
+    ("said", "shown"),
+    [
+        ("Here's our latest work from last weekend.", "a photo of a painting of a lighthouse at dusk"),
+        ("By the way, take a look at this!", "a photo of a painting of a lighthouse at dusk"),
+        ("Oh, check it out.", "a picture of a painting of a lighthouse at dusk"),
+        ("Look what we finished yesterday!", "a painting of a lighthouse at dusk"),
+    ],
+)
+def test_a_sentence_that_only_presents_its_photo_gives_the_photo_as_the_fact(said, shown):
+    """'Here's ...', 'take a look', 'check it out', 'look what ...' state nothing a clause rule reads;
+    the photo they present is what was said (its medium words dropped, as a summary's photo is)."""
+    assert said_by_caroline(said, shown) == ["Caroline shared a photo of a painting of a lighthouse at dusk (2023-05-07)."]
+
+
+@pytest.mark.parametrize(
+    ("said", "photos"),
+    [
+        ("Here's our latest work from last weekend.", ()),  # nothing shown: nothing to keep
+        ("Here's our latest work from last weekend.", ("a photo of a lighthouse", "a photo of a harbour")),  # which one?
+        ("Here's our latest work from last weekend. We drove back at night.", ("a photo of a lighthouse",)),
+    ],
+)
+def test_a_presenting_sentence_without_its_one_photo_gives_no_fact(said, photos):
+    assert not any("shared a photo" in f for f in said_by_caroline(said, *photos))
+
+
+def test_a_photo_a_fact_already_names_is_not_presented_again():
+    """'Here's dinner: I made this grilled dish!' presents its photo, and its clause names it through
+    'this': one claim of the photo, not two (read before the novelty filter, which would also drop a
+    repeat that says no more)."""
+    lines = chat(("Caroline", "Here's dinner: I made this grilled dish!"), ("Melanie", "Wow, that's great!"))
+    lines[0] = lines[0].model_copy(update={"attachments": [image("a photo of a plate of salmon and rice")]})
+    texts = [c.text for c in claims_of_lines(lines)]
+    assert [t for t in texts if "salmon" in t] == ["Caroline made this grilled dish (photo: a plate of salmon and rice) (2023-05-07)."]
 
 
 def test_this_month_in_a_fact_is_written_out():

@@ -22,7 +22,7 @@ from consolidator.model.offline.names import NameBook
 from consolidator.model.offline.parse import CLAUSE_BREAK, Context, parse_sentence
 from consolidator.model.offline.reldates import resolve_relative_dates
 from consolidator.model.offline.rules import Claim
-from consolidator.model.offline.shown import caption_of, with_shown
+from consolidator.model.offline.shown import caption_of, presented, with_shown
 from consolidator.model.offline.text_compact import compact
 from consolidator.model.offline.text import sentences
 
@@ -78,6 +78,7 @@ def _claims(people: tuple[_Line, ...], zone: str, known: frozenset[str]) -> tupl
             sentence = compact(sentence, hedges=False)  # no "Whoa," or "you know" in a fact (text_compact)
             # "this" points at the photo the sentence carries (shown.py): a line's photo follows its last sentence
             caption = line.shown if k == last else None
+            found = len(out)
             for c in parse_sentence(sentence, ctx):  # (a plain clause was dated by clauses.event_date)
                 if _ORPHAN_CLITIC.search(c.text):
                     continue  # "tomorrow's gonna be a blast" less its date word: "'s gonna be ...", no statement
@@ -85,6 +86,10 @@ def _claims(people: tuple[_Line, ...], zone: str, known: frozenset[str]) -> tupl
                 c = replace(c, text=with_shown(c.text, caption))
                 text = c.text if c.attribute == "event" else resolve_relative_dates(c.text, today, this_too=True)
                 out.append(replace(c, source_ids=(line.id,), text=text))
+            # "Here's the finished bookshelf" + its photo, no claim of the sentence naming it: the photo is the fact
+            if (shared := presented(sentence, caption, ctx.me)) and not any(caption in c.text for c in out[found:]):
+                out.append(Claim(ctx.me, "event", shared.removeprefix(f"{ctx.me} "), f"{shared} ({ctx.day}).",
+                                 kind="event", happened=ctx.day, sentence=sentence, source_ids=(line.id,)))
     return tuple(out)
 
 
