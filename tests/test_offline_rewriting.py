@@ -124,6 +124,9 @@ def test_a_sentence_that_only_presents_its_photo_gives_the_photo_as_the_fact(sai
         ("Here's our latest work from last weekend.", ()),  # nothing shown: nothing to keep
         ("Here's our latest work from last weekend.", ("a photo of a lighthouse", "a photo of a harbour")),  # which one?
         ("Here's our latest work from last weekend. We drove back at night.", ("a photo of a lighthouse",)),
+        ("Here's one!", (" ",)),  # a caption with nothing in it
+        ("Here's one!", ("a photo of",)),  # a caption naming only its medium
+        ("Here's one!", ("...",)),
     ],
 )
 def test_a_presenting_sentence_without_its_one_photo_gives_no_fact(said, photos):

@@ -36,7 +36,7 @@ from __future__ import annotations
 import re
 
 from consolidator.model.attachments import Attachment, render_one
-from consolidator.model.offline.text_compact import compact_aside
+from consolidator.model.offline.text_compact import MEDIA, compact_aside
 
 # The noun phrase after "this" ends at a preposition, conjunction, verb marker or punctuation.
 _NP_END = frozenset(
@@ -87,5 +87,8 @@ def presented(sentence: str, caption: str | None, speaker: str) -> str | None:
     shows>", the photo as the fact (shown.py's module docstring); else None."""
     if not caption or not _PRESENTING.match(sentence.strip()):
         return None
-    what = caption.split(": ", 1)[-1].strip().rstrip(".")
-    return f"{speaker} shared a photo of {what}" if what else None
+    what = _MEDIUM_ONLY.sub("", caption.partition(":")[2].strip().rstrip(".").strip())
+    return f"{speaker} shared a photo of {what}" if re.search(r"\w", what) else None
+
+
+_MEDIUM_ONLY = re.compile(rf"^(?:(?:a|an|the)\s+)?(?:{MEDIA})(?:\s+of)?$", re.I)  # "a photo of": it shows nothing said
