@@ -209,6 +209,21 @@ class TestModels:
             assert item in reply.text
             assert set(content_stems(normalise(item))) <= set(content_stems(normalise(by_id[fid])))
 
+    @pytest.mark.parametrize(("fact", "item"), [
+        ("Ana shared a photo of a painting of a lighthouse over a stormy sea (2023-05-08).",
+         "shared a photo of a painting of a lighthouse (2023-05-08)"),
+        ("Ana keeps the old boat and two kayaks somewhere behind the boathouse in Porto (2020).",
+         "keeps the old boat and two kayaks somewhere (2020)"),
+        ("Ana says her father and his brothers all grew up near Porto (2020).",  # a phrasal verb's particle stays
+         "says her father and his brothers all grew up (2020)"),
+        ("Ana encouraged the students in her class at the library to join (2023-06-01).",
+         "encouraged the students in her class at the library (2023-06-01)"),
+    ])
+    def test_a_cut_item_ends_on_a_word_of_its_own_not_a_dangling_preposition(self, fact, item):
+        """Cut to ten words, an item drops what no longer leads anywhere: "to", and "over" or "behind"
+        once the phrase after them is gone; the particle of "grew up" stays."""
+        assert item_of(fact, "Ana") == item
+
     def test_the_anthropic_request_shows_short_refs_and_the_reply_resolves_them(self):
         request = ReflectRequest(scope="s", subject="Ana", facts=self.FACTS[:2])
         shown = _render(request)

@@ -31,6 +31,12 @@ _SAID = re.compile(r"^(?:said|says|wrote)\s*:\s*", re.I)
 _CUT = re.compile(r"\s+-\s+|[,;:]\s+|\s+(?:which|because|so that|but)\s+", re.I)
 _LEAD = re.compile(r"^(?:also|even|just|finally|really|always)\s+", re.I)
 MAX_ITEM_WORDS = 10
+# Where a cut item may not end either: prepositions STOPWORDS leaves as words of weight, which say
+# nothing once the phrase after them is cut ("a sunset over"). Particles that end a phrasal verb
+# ("grew up", "worked out") are not among them.
+_DANGLING = frozenset("""over under above below across through near behind beside between around along against
+toward towards during without within upon like than via per""".split())
+_NOT_LAST = STOPWORDS | _DANGLING
 THEME_WORDS = 3
 
 
@@ -69,7 +75,7 @@ def item_of(text: str, subject: str) -> str:
         return ""
     if len(words) > MAX_ITEM_WORDS:  # a cut item ends on a content word, not "... encouraged students to"
         words = words[:MAX_ITEM_WORDS]
-        while len(words) > 1 and words[-1].lower().strip(".,'\"") in STOPWORDS:
+        while len(words) > 1 and words[-1].lower().strip(".,'\"") in _NOT_LAST:
             words.pop()
     body = " ".join(words)
     return f"{body} ({dates[-1]})" if dates else body
