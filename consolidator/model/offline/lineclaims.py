@@ -87,9 +87,9 @@ def _claims(people: tuple[_Line, ...], zone: str, known: frozenset[str]) -> tupl
                 text = c.text if c.attribute == "event" else resolve_relative_dates(c.text, today, this_too=True)
                 out.append(replace(c, source_ids=(line.id,), text=text))
             # "Here's the finished bookshelf" + its photo, no claim of the sentence naming it: the photo is the fact
-            if (shared := presented(sentence, caption, ctx.me)) and not any(caption in c.text for c in out[found:]):
-                out.append(Claim(ctx.me, "event", shared.removeprefix(f"{ctx.me} "), f"{shared} ({ctx.day}).",
-                                 kind="event", happened=ctx.day, sentence=sentence, source_ids=(line.id,)))
+            if (shared := presented(sentence, caption)) and not any(caption in c.text for c in out[found:]):
+                out.append(Claim(ctx.me, "event", shared, f"{ctx.me} {shared} ({ctx.day}).", kind="event",
+                                 happened=ctx.day, sentence=sentence, source_ids=(line.id,)))
     return tuple(out)
 
 

@@ -80,15 +80,13 @@ _PRESENTING = re.compile(
     r"look what|see this)\b",
     re.I,
 )
+_MEDIUM_ONLY = re.compile(rf"^(?:(?:a|an|the)\s+)?(?:{MEDIA})(?:\s+of)?$", re.I)  # "a photo of": it shows nothing said
 
 
-def presented(sentence: str, caption: str | None, speaker: str) -> str | None:
-    """For a sentence that presents the line's one photo: "<speaker> shared a photo of <what it
-    shows>", the photo as the fact (shown.py's module docstring); else None."""
+def presented(sentence: str, caption: str | None) -> str | None:
+    """For a sentence that presents the line's one photo: "shared a photo of <what it shows>",
+    the photo as what was said (shown.py's module docstring); else None."""
     if not caption or not _PRESENTING.match(sentence.strip()):
         return None
     what = _MEDIUM_ONLY.sub("", caption.partition(":")[2].strip().rstrip(".").strip())
-    return f"{speaker} shared a photo of {what}" if re.search(r"\w", what) else None
-
-
-_MEDIUM_ONLY = re.compile(rf"^(?:(?:a|an|the)\s+)?(?:{MEDIA})(?:\s+of)?$", re.I)  # "a photo of": it shows nothing said
+    return f"shared a photo of {what}" if re.search(r"\w", what) else None
