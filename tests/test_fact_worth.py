@@ -10,6 +10,7 @@ import pytest
 from consolidator.contacts.step import SUMMARY_ENTRIES, newest_entries
 from consolidator.model.offline import OfflineModel
 from consolidator.model.offline.contacts import SUMMARY_WORDS
+from consolidator.model.offline.text import activities
 from consolidator.model.offline.worth import is_evaluation, kind_of, new_worth, stems_of, tidy, worth
 from consolidator.model.schemas import ContactsRequest, FactExtractionRequest, KnownFact
 from tests.support.offline_kit import chat, fact_texts, said_by_caroline
@@ -74,6 +75,8 @@ def test_an_evaluation_has_nothing_rare_in_it():
         ("wants to savor the good vibes", "attitude"),
         ("mentors a transgender teen", "state"),
         ("is a Weight Watchers coach", "state"),
+        ("is off to go swimming with the kids", "event"),
+        ("loves going hiking", "attitude"),
     ],
 )
 def test_kinds_of_predicate(predicate, kind):
@@ -81,7 +84,32 @@ def test_kinds_of_predicate(predicate, kind):
     assert kind_of(predicate) == kind
 
 
+def test_a_pastime_named_by_go_weighs_as_a_name():
+    """"went swimming": the -ing form after "go" names what someone does, however common the
+    word; "went according to plan" names nothing."""
+    assert activities("We went biking, then I'm going swimming. Things go according to plan.") == {"biking", "swimming"}
+    assert worth("went swimming") == worth("went to Lisbon") > worth("went to swim")
+    assert worth("went according to plan") < worth("went swimming")
+
+
 # --- what the extractor keeps --------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("said", "fact"),
+    [
+        ("I'm off to go swimming with the kids. Talk to you soon!",
+         "Caroline is off to go swimming with the kids (2023-05-07)."),
+        ("Yesterday we went camping.", "Caroline went camping (2023-05-06)."),
+    ],
+)
+def test_a_pastime_is_a_fact_though_its_word_is_common(said, fact):
+    """Before, "swimming" and "camping" were too common to give a fact a worth of its own."""
+    assert fact in said_by_caroline(said)
+
+
+def test_a_go_without_a_pastime_gives_no_fact():
+    assert said_by_caroline("Things went according to plan, all good.") == []
 
 
 @pytest.mark.parametrize(

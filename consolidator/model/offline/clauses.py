@@ -48,7 +48,7 @@ from zoneinfo import ZoneInfo
 from consolidator.model.attachments import ATTACHMENT_FORM
 from consolidator.model.offline.text_cut import TITLE
 from consolidator.model.offline.reldates import DATE_NOTE, relative_dates, resolve_relative_dates
-from consolidator.model.offline.text import stem, third_person
+from consolidator.model.offline.text import activities, stem, third_person
 from consolidator.model.offline.words import MONTHS, STOPWORDS, WEEKDAYS
 
 MIN_SUBSTANCE = 2  # a clause about a person keeps at least this much substance (see substance)
@@ -185,10 +185,12 @@ def _day(text: str | None) -> date | None:
 
 def substance(predicate: str, names: tuple[str, ...] = ()) -> int:
     """How informative a predicate is: its distinct content words that are not VAGUE, a name,
-    title or number counting twice ("went to a support group": 2; "visited Boston": 2). The words
+    title, number or pastime ("went sailing") counting twice ("went to a support group": 2;
+    "visited Boston": 2). The words
     of a quoted title are never vague: "The Great Gatsby" is a name, not a judgement."""
     skip = {n.lower() for name in names for n in name.split()}
     titled = {w.lower() for title in TITLE.findall(predicate) for w in _WORD.findall(title)}  # a title is a name
+    pastimes = activities(predicate)  # "went sailing": a pastime named, as specific as a name
     found: dict[str, int] = {}
     for i, w in enumerate(_WORD.findall(predicate)):
         low = w.lower()
@@ -196,7 +198,7 @@ def substance(predicate: str, names: tuple[str, ...] = ()) -> int:
         vague = low in VAGUE or stem(low) in _VAGUE_STEMS
         if low in STOPWORDS or low in skip or (vague and low not in titled):
             continue
-        specific = any(c.isdigit() for c in w) or (i > 0 and w[:1].isupper())
+        specific = any(c.isdigit() for c in w) or (i > 0 and w[:1].isupper()) or low in pastimes
         found[stem(low)] = max(found.get(stem(low), 0), 2 if specific else 1)
     return sum(found.values())
 

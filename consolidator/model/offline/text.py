@@ -10,7 +10,7 @@ import re
 from functools import lru_cache
 
 from consolidator.model.offline.words import (  # noqa: F401  (stated once: words.py)
-    IRREGULAR_PAST, MONTHS, NAME_STOPWORDS, RELATIONS, SPECIES, STOPWORDS, WEEKDAYS,
+    IRREGULAR_PAST, MONTHS, NAME_STOPWORDS, NOT_ACTIVITIES, RELATIONS, SPECIES, STOPWORDS, WEEKDAYS,
 )
 
 _QUOTES = str.maketrans({"\u2019": "'", "\u2018": "'", "\u201c": '"', "\u201d": '"'})
@@ -128,6 +128,15 @@ def stem(word: str) -> str:
     if w[-1:] == w[-2:-1] and w[-1] not in "aeious" and len(w) > (4 if w[-1] == "l" else 3):
         w = w[:-1]
     return w
+
+
+# "go fishing", "went sailing", "going bowling": English names a pastime by "go" and its -ing form.
+_ACTIVITY = re.compile(r"\b(?:go|goes|going|went|gone)\s+([a-z]{2,}ing)\b", re.I)
+
+
+def activities(text: str) -> frozenset[str]:
+    """The pastimes `text` names after a form of "go", lower-cased ("went sailing" -> {"sailing"})."""
+    return frozenset(a for a in (m.lower() for m in _ACTIVITY.findall(text)) if a not in NOT_ACTIVITIES)
 
 
 def content_stems(text: str) -> list[str]:

@@ -66,6 +66,12 @@ IRREGULAR_PAST = frozenset(
     burnt spelt spoilt leapt knelt""".split()
 )
 
+# Words in -ing that are no activity after "go" ("went according to plan", "going nothing").
+NOT_ACTIVITIES = frozenset(
+    """according during nothing something anything everything morning evening thing king ring spring string
+    wing sing bring ceiling being""".split()
+)
+
 # Relations and species as regex alternations: "my sister Ana", "a cat named Oliver".
 RELATIONS = (
     "sister|brother|mother|mom|mum|father|dad|wife|husband|partner|boyfriend|girlfriend|fiance|"

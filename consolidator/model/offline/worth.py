@@ -10,11 +10,14 @@ titles, places, objects, activities. Four pure functions of the text follow from
   (text.STOPWORDS), the closed classes of feelings, praise, light verbs and time words
   (clauses.VAGUE, lexicon.PHATIC) and the names of the people talking weigh nothing; a number
   weighs NUMBER_WEIGHT; a capitalised word past the first (a name, a title) at least
-  NAME_WEIGHT. "went to a pottery workshop" weighs about 4; "is up for the challenge" about 1.
+  NAME_WEIGHT, as does a pastime named by "go" and its -ing form ("went fishing"): English's
+  way of naming what a person does for fun, which questions ask about and the word's commonness
+  hides. "went to a pottery workshop" weighs about 4; "is up for the challenge" about 1.
 - `tidy`: the clause without intensifiers ("really", "super", "so" before a word of
   feeling), emoticons, and a trailing evaluation ("..., and it was really enlightening"):
   they say how the speaker felt about the fact, not what happened.
-- `kind_of`: what a predicate tells: an "event" (went, is taking, was hit by, has finished),
+- `kind_of`: what a predicate tells: an "event" (went, is taking, was hit by, has finished,
+  goes sailing),
   an "attitude" (a feeling, wish, belief or intention: is grateful, wants to, will keep,
   can make), or a "state" (mentors a teen, is a coach).
 - `novel`: the plain clauses of a batch that add enough to what is known, i.e. to the
@@ -46,12 +49,12 @@ from typing import Iterable
 
 from consolidator.model.offline.clauses import VAGUE
 from consolidator.model.offline.reldates import DATE_NOTE
-from consolidator.model.offline.text import stem
+from consolidator.model.offline.text import activities, stem
 from consolidator.model.offline.words import IRREGULAR_PAST, PHATIC, STOPWORDS, zipf
 
 RARE_BASE = 6.0  # a word weighs max(0, RARE_BASE - zipf): "the" (7.7) 0, "support" (5.5) 0.5, "pottery" (3.7) 2.3
 NUMBER_WEIGHT = 3.0  # "18th", "2022", "10 miles": numbers are what questions ask for
-NAME_WEIGHT = 3.0  # a capitalised word past the first weighs at least this (names, titles, places)
+NAME_WEIGHT = 3.0  # a capitalised word past the first (a name, title, place) or a pastime weighs at least this
 MIN_WORTH = 2.0  # a clause about a person is a fact from this worth on
 MIN_WORTH_SAID = 3.0  # a clause kept in the speaker's name (no person for subject) needs more
 EVALUATION_WORTH = 3.0  # "it was ..." below this worth is an evaluation, cut from the clause
@@ -100,6 +103,7 @@ def word_weight(word: str) -> float:
 
 def _weights(text: str, names: tuple[str, ...]) -> dict[str, float]:
     skip = {part.lower() for name in names for part in name.split()}
+    pastimes = activities(text)
     found: dict[str, float] = {}
     for i, token in enumerate(_WORD.findall(DATE_NOTE.sub("", text))):
         low = token.lower()
@@ -110,7 +114,7 @@ def _weights(text: str, names: tuple[str, ...]) -> dict[str, float]:
             weight = NUMBER_WEIGHT
         else:
             weight = word_weight(low)
-            if i > 0 and token[:1].isupper():
+            if i > 0 and token[:1].isupper() or low in pastimes:
                 weight = max(weight, NAME_WEIGHT)
         key = stem(low)
         found[key] = max(found.get(key, 0.0), weight)
@@ -189,6 +193,8 @@ def kind_of(predicate: str) -> str:
     verb, nxt = words[0], (words[1] if len(words) > 1 else "")
     if verb in _ATTITUDE_VERBS:
         return "attitude"
+    if activities(predicate):  # "is off to go fishing", "goes sailing": something done
+        return "event"
     if verb in _COPULAS:  # "is taking a class", "was hit by": under way or done; "is grateful": a stance
         if nxt.endswith(("ing", "ed")) and nxt not in _STANCE_FORMS or nxt in IRREGULAR_PAST:
             return "event"
