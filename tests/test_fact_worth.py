@@ -10,7 +10,7 @@ import pytest
 from consolidator.contacts.step import SUMMARY_ENTRIES, newest_entries
 from consolidator.model.offline import OfflineModel
 from consolidator.model.offline.contacts import SUMMARY_WORDS
-from consolidator.model.offline.text import activities
+from consolidator.model.offline.text import activities, destinations
 from consolidator.model.offline.worth import is_evaluation, kind_of, new_worth, stems_of, tidy, worth
 from consolidator.model.schemas import ContactsRequest, FactExtractionRequest, KnownFact
 from tests.support.offline_kit import chat, fact_texts, said_by_caroline
@@ -110,6 +110,31 @@ def test_a_pastime_is_a_fact_though_its_word_is_common(said, fact):
 
 def test_a_go_without_a_pastime_gives_no_fact():
     assert said_by_caroline("Things went according to plan, all good.") == []
+
+
+def test_where_someone_went_weighs_as_a_place_name():
+    """The head of "went to the ..." / "took the kids to the ..." names a place, however common
+    its word; the day's routine ("went to bed") and "going to <verb>" name none."""
+    assert destinations("Yesterday I took the kids to the aquarium, so cool") == {"aquarium"}
+    assert destinations("We went to a street fair recently and have been to the new art gallery") == {"fair", "gallery"}
+    assert destinations("I went to bed early. I'm going to try that. I went back to work.") == frozenset()
+    assert worth("went to the fair") == worth("went to Lisbon") > worth("saw the fair")
+
+
+@pytest.mark.parametrize(
+    ("said", "fact"),
+    [
+        ("Oh yeah, we went to the beach last weekend. It was awesome!", "Caroline went to the beach (2023-04-29)."),
+        ("Yesterday I took the kids to the zoo - they loved it!", "Caroline took the kids to the zoo (2023-05-06)."),
+    ],
+)
+def test_a_visit_is_a_fact_though_its_place_is_a_common_word(said, fact):
+    """Before, "beach" alone was too little substance for a fact."""
+    assert fact in said_by_caroline(said)
+
+
+def test_a_routine_going_gives_no_fact():
+    assert said_by_caroline("I went to bed early last night.") == []
 
 
 @pytest.mark.parametrize(

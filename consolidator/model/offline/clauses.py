@@ -48,7 +48,7 @@ from zoneinfo import ZoneInfo
 from consolidator.model.attachments import ATTACHMENT_FORM
 from consolidator.model.offline.text_cut import TITLE
 from consolidator.model.offline.reldates import DATE_NOTE, relative_dates, resolve_relative_dates
-from consolidator.model.offline.text import activities, stem, third_person
+from consolidator.model.offline.text import activities, destinations, stem, third_person
 from consolidator.model.offline.words import MONTHS, STOPWORDS, WEEKDAYS
 
 MIN_SUBSTANCE = 2  # a clause about a person keeps at least this much substance (see substance)
@@ -185,12 +185,12 @@ def _day(text: str | None) -> date | None:
 
 def substance(predicate: str, names: tuple[str, ...] = ()) -> int:
     """How informative a predicate is: its distinct content words that are not VAGUE, a name,
-    title, number or pastime ("went sailing") counting twice ("went to a support group": 2;
-    "visited Boston": 2). The words
+    title, number, pastime ("went sailing") or destination ("went to the aquarium") counting twice
+    ("visited Boston": 2; "went to a support group": 3). The words
     of a quoted title are never vague: "The Great Gatsby" is a name, not a judgement."""
     skip = {n.lower() for name in names for n in name.split()}
     titled = {w.lower() for title in TITLE.findall(predicate) for w in _WORD.findall(title)}  # a title is a name
-    pastimes = activities(predicate)  # "went sailing": a pastime named, as specific as a name
+    pastimes = activities(predicate) | destinations(predicate)  # as specific as a name
     found: dict[str, int] = {}
     for i, w in enumerate(_WORD.findall(predicate)):
         low = w.lower()

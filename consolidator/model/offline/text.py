@@ -10,7 +10,7 @@ import re
 from functools import lru_cache
 
 from consolidator.model.offline.words import (  # noqa: F401  (stated once: words.py)
-    IRREGULAR_PAST, MONTHS, NAME_STOPWORDS, NOT_ACTIVITIES, RELATIONS, SPECIES, STOPWORDS, WEEKDAYS,
+    IRREGULAR_PAST, MONTHS, NAME_STOPWORDS, NOT_ACTIVITIES, RELATIONS, ROUTINE_PLACES, SPECIES, STOPWORDS, WEEKDAYS,
 )
 
 _QUOTES = str.maketrans({"\u2019": "'", "\u2018": "'", "\u201c": '"', "\u201d": '"'})
@@ -137,6 +137,31 @@ _ACTIVITY = re.compile(r"\b(?:go|goes|going|went|gone)\s+([a-z]{2,}ing)\b", re.I
 def activities(text: str) -> frozenset[str]:
     """The pastimes `text` names after a form of "go", lower-cased ("went sailing" -> {"sailing"})."""
     return frozenset(a for a in (m.lower() for m in _ACTIVITY.findall(text)) if a not in NOT_ACTIVITIES)
+
+
+# "went to the aquarium", "took the kids to a street fair": where someone went, as a noun phrase.
+_DESTINATION = re.compile(
+    r"\b(?:go|goes|going|went|gone|been|headed|heading|came|coming|took|taking|brought)\b(?:\s+[\w'-]+){0,3}?"
+    r"\s+to\s+(?:the|a|an|my|our|their|his|her|this|that|some)\s+((?:[a-z][\w-]*\s*){1,3})", re.I)
+_PLACE_ENDS = frozenset(
+    """to for with on in at from by of about after before when while because since as and or but so that which
+    who is was are were has have had will would can could it recently yesterday today tonight tomorrow last next
+    again together too early late once twice there here""".split())
+
+
+def destinations(text: str) -> frozenset[str]:
+    """The head nouns of where `text` says someone went ("went to the street fair" -> {"fair"}),
+    lower-cased; a day's routine ("went to bed") is none."""
+    found = set()
+    for phrase in _DESTINATION.findall(text):
+        head = ""
+        for word in phrase.lower().split():
+            if word in _PLACE_ENDS:
+                break
+            head = word
+        if head and head not in ROUTINE_PLACES:
+            found.add(head)
+    return frozenset(found)
 
 
 def content_stems(text: str) -> list[str]:

@@ -72,6 +72,9 @@ NOT_ACTIVITIES = frozenset(
     wing sing bring ceiling being""".split()
 )
 
+# Where a day's routine goes, not a place worth remembering ("went to bed", "got back to work").
+ROUTINE_PLACES = frozenset("bed sleep work toilet bathroom restroom kitchen lunch dinner breakfast".split())
+
 # Relations and species as regex alternations: "my sister Ana", "a cat named Oliver".
 RELATIONS = (
     "sister|brother|mother|mom|mum|father|dad|wife|husband|partner|boyfriend|girlfriend|fiance|"

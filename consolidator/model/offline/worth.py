@@ -10,9 +10,10 @@ titles, places, objects, activities. Four pure functions of the text follow from
   (text.STOPWORDS), the closed classes of feelings, praise, light verbs and time words
   (clauses.VAGUE, lexicon.PHATIC) and the names of the people talking weigh nothing; a number
   weighs NUMBER_WEIGHT; a capitalised word past the first (a name, a title) at least
-  NAME_WEIGHT, as does a pastime named by "go" and its -ing form ("went fishing"): English's
-  way of naming what a person does for fun, which questions ask about and the word's commonness
-  hides. "went to a pottery workshop" weighs about 4; "is up for the challenge" about 1.
+  NAME_WEIGHT, as do a pastime named by "go" and its -ing form ("went fishing") and the place
+  someone went to ("took the kids to the aquarium"; text.activities, text.destinations): what
+  a person does and where they go are what questions ask about, and the words' commonness hides
+  it. "went to a pottery workshop" weighs about 4; "is up for the challenge" about 1.
 - `tidy`: the clause without intensifiers ("really", "super", "so" before a word of
   feeling), emoticons, and a trailing evaluation ("..., and it was really enlightening"):
   they say how the speaker felt about the fact, not what happened.
@@ -34,8 +35,8 @@ later batches and the facts section of context.md, and leave only months later u
 facts.score_floor. A fact never written costs nothing. Among the facts kept, attitudes get a
 lower importance (model.py), so they rank below events and fade sooner when unused.
 
-Known limits: rarity is not meaning ("savor the good vibes" weighs more than "took the kids to
-the park"); the known texts are all the neighbours, whoever they are about, so a second
+Known limits: rarity is not meaning ("savor the good vibes" weighs more than "made dinner for
+the kids"); the known texts are all the neighbours, whoever they are about, so a second
 person doing the same thing with no new detail adds nothing (a name that is not a speaker's
 counts as a new word, so "Ana went to the pottery class too" is kept the first time Ana is
 seen near it).
@@ -49,12 +50,12 @@ from typing import Iterable
 
 from consolidator.model.offline.clauses import VAGUE
 from consolidator.model.offline.reldates import DATE_NOTE
-from consolidator.model.offline.text import activities, stem
+from consolidator.model.offline.text import activities, destinations, stem
 from consolidator.model.offline.words import IRREGULAR_PAST, PHATIC, STOPWORDS, zipf
 
 RARE_BASE = 6.0  # a word weighs max(0, RARE_BASE - zipf): "the" (7.7) 0, "support" (5.5) 0.5, "pottery" (3.7) 2.3
 NUMBER_WEIGHT = 3.0  # "18th", "2022", "10 miles": numbers are what questions ask for
-NAME_WEIGHT = 3.0  # a capitalised word past the first (a name, title, place) or a pastime weighs at least this
+NAME_WEIGHT = 3.0  # a capitalised word past the first (a name, title), a pastime, a destination: at least this
 MIN_WORTH = 2.0  # a clause about a person is a fact from this worth on
 MIN_WORTH_SAID = 3.0  # a clause kept in the speaker's name (no person for subject) needs more
 EVALUATION_WORTH = 3.0  # "it was ..." below this worth is an evaluation, cut from the clause
@@ -103,7 +104,7 @@ def word_weight(word: str) -> float:
 
 def _weights(text: str, names: tuple[str, ...]) -> dict[str, float]:
     skip = {part.lower() for name in names for part in name.split()}
-    pastimes = activities(text)
+    pastimes = activities(text) | destinations(text)
     found: dict[str, float] = {}
     for i, token in enumerate(_WORD.findall(DATE_NOTE.sub("", text))):
         low = token.lower()
