@@ -114,9 +114,9 @@ def test_a_go_without_a_pastime_gives_no_fact():
 
 def test_where_someone_went_weighs_as_a_place_name():
     """The head of "went to the ..." / "took the kids to the ..." names a place, however common
-    its word; the day's routine ("went to bed") and "going to <verb>" name none."""
-    assert destinations("Yesterday I took the kids to the aquarium, so cool") == {"aquarium"}
-    assert destinations("We went to a street fair recently and have been to the new art gallery") == {"fair", "gallery"}
+    its word ("fair"); the day's routine ("went to bed") and "going to <verb>" name none."""
+    assert destinations("We went to a street fair recently and have been to the new art gallery") == {
+        "street fair", "new art gallery"}
     assert destinations("I went to bed early. I'm going to try that. I went back to work.") == frozenset()
     assert worth("went to the fair") == worth("went to Lisbon") > worth("saw the fair")
 

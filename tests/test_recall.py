@@ -274,3 +274,19 @@ def test_the_readme_loop_recall_then_mark_used_strengthens_the_facts_shown(app, 
     consolidator.drain(T0 + timedelta(minutes=7))
     with reading(app.engine) as session:
         assert get_fact(session, "maya", fid).strength == 2.0
+
+
+def test_a_contact_is_recalled_as_its_details_not_the_summary_that_repeats_a_fact(app, settings) -> None:
+    """Maya's running summary repeats the batch's fact ("Maya started pottery classes ..."): her
+    contact item holds her details and biography only, so the fact, the item a planner marks
+    used, is shown and not skipped as a repeat of the card."""
+    log(app, "maya", CHAT)
+    drain(app, T0 + timedelta(hours=2))
+    contacts = json.loads((settings.snapshot_dir / "maya" / "contacts.json").read_text(encoding="utf-8"))
+    summary = next(c["summary"] for c in contacts["contacts"] if c["name"] == "Maya")
+    assert "pottery" in summary  # the running summary repeats the fact
+    got = recall("maya", "Which classes did Maya start?", config=settings, now=T0 + timedelta(hours=2))
+    assert any(i.kind == "fact" and "pottery" in i.text for i in got.items), got.text
+    card = recall("maya", "Tell me about Maya", config=settings, now=T0 + timedelta(hours=2))
+    maya = next(i for i in card.items if i.kind == "contact" and i.text.startswith("Maya"))
+    assert "pottery" not in maya.text

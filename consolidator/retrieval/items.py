@@ -79,8 +79,11 @@ def summary_item(summary: Any) -> IndexItem | None:
 
 
 def contact_item(contact: Any, details: dict[str, str]) -> IndexItem:
+    """A contact as its current details and biography. Not its running summary: a dated line per
+    batch of what the facts already hold, which would make the card a copy of the fact it repeats
+    (the fact, with the id a planner marks used, is the item to show)."""
     head = contact.name + (f" (aka {', '.join(contact.aliases)})" if contact.aliases else "")
-    parts = ["; ".join(f"{k}: {v}" for k, v in sorted(details.items()) if v), contact.biography, contact.summary]
+    parts = ["; ".join(f"{k}: {v}" for k, v in sorted(details.items()) if v), contact.biography]
     text = head + ": " + " ".join(p.strip() for p in parts if p and p.strip()) if any(parts) else head
     return IndexItem(id=f"contact:{contact.id}", kind="contact", text=text, body=text, label=contact.name,
                      at=_ts(contact.updated_at), sources=tuple(contact.sources[-SOURCES_KEPT:]))

@@ -190,7 +190,7 @@ def substance(predicate: str, names: tuple[str, ...] = ()) -> int:
     of a quoted title are never vague: "The Great Gatsby" is a name, not a judgement."""
     skip = {n.lower() for name in names for n in name.split()}
     titled = {w.lower() for title in TITLE.findall(predicate) for w in _WORD.findall(title)}  # a title is a name
-    pastimes = activities(predicate) | destinations(predicate)  # as specific as a name
+    pastimes = activities(predicate) | {d.split()[-1].lower() for d in destinations(predicate)}  # as specific as a name
     found: dict[str, int] = {}
     for i, w in enumerate(_WORD.findall(predicate)):
         low = w.lower()

@@ -20,11 +20,14 @@ person is one line: their most telling claim of the batch (`_summary`).
 from __future__ import annotations
 
 import re
+from dataclasses import replace
 
+from consolidator.domain import is_negated
 from consolidator.model.offline.names import COMMON_ZIPF, common_plural
 from consolidator.model.offline.parse import parse_text, take_name
 from consolidator.model.offline.rules import Claim, Polarity, same_subject, spec_of
-from consolidator.model.offline.text import content_stems, normalise, sentences, truncate_words
+from consolidator.model.offline.text import activities, content_stems, destinations, normalise, sentences, truncate_words
+from consolidator.model.offline.text_compact import compact
 from consolidator.model.offline.words import AGENT_SPEAKERS, CALLING_OPENERS, FULL_LIST, NAME_STOPWORDS, alternation, zipf
 from consolidator.model.offline.worth import worth
 from consolidator.model.schemas import ContactUpdate, KnownContact, Line
@@ -34,7 +37,7 @@ DETAIL_KEYS = {
     "avoids": "avoids", "allergy": "allergy", "condition": "condition", "injury": "health",
     "pet": "pets", "relation": "relation", "training": "training", "learning": "learning",
     "plan": "plans", "goal": "goals", "likes": "likes", "dislikes": "dislikes", "age": "age",
-    "partner": "partner",
+    "partner": "partner", "pastime": "pastimes", "place": "places",
 }
 BIOGRAPHY_WORDS = 60
 SUMMARY_WORDS = 20
@@ -223,6 +226,7 @@ def contact_updates(lines: list[Line], claims: list[Claim], known: list[KnownCon
         if claim.person and claim.subject != "The user" and claim.source_ids:
             by_sentence.setdefault((claim.source_ids[0], claim.sentence), []).append(claim)
     reg = _Registry(known)
+    people = {n.lower() for k in known for n in (k.name, *k.aliases)} | {(l.speaker or "").strip().lower() for l in lines}
     speakers = list(dict.fromkeys(s for s in ((line.speaker or "").strip() for line in lines) if s and s.lower() not in AGENT_SPEAKERS))
     for line in lines:
         speaker = (line.speaker or "").strip()
@@ -232,8 +236,9 @@ def contact_updates(lines: list[Line], claims: list[Claim], known: list[KnownCon
             _addressed(reg, sentence, line, speakers)
             for form in _mentions(normalise(sentence)):
                 reg.see(form, line.id, sentence)
-            for claim in by_sentence.get((line.id, sentence), []):
-                reg.see(claim.subject, line.id, sentence).claims.append(claim)
+            # a claim's sentence is the compacted one ("Oh, I've been ..." -> "I've been ...", lineclaims.py)
+            for claim in by_sentence.get((line.id, compact(sentence, hedges=False)), []):
+                reg.see(claim.subject, line.id, sentence).claims.extend([claim, *_pastimes(claim, people)])
     updates: list[ContactUpdate] = []
     for p in reg.people:
         before = dict(p.known.details) if p.known else {}
@@ -264,6 +269,19 @@ def contact_updates(lines: list[Line], claims: list[Claim], known: list[KnownCon
             source_ids=_evidence(p, fresh, names, aliases, summary_line),
         ))
     return updates
+
+
+def _pastimes(claim: Claim, people: set[str]) -> list[Claim]:
+    """A plain clause's pastimes and the places it says the person went ("went sailing",
+    "took the kids to the aquarium") as claims of their listed "pastimes" and "places" details,
+    each told by the clause itself; none when the clause is denied. A person gone to ("came
+    to Ana") is no place: `people` are the lower-cased names of the batch's speakers and known
+    contacts."""
+    if claim.attribute != "event" or claim.polarity is not Polarity.ASSERTED or is_negated(claim.text):
+        return []
+    places = sorted(p for p in destinations(claim.value) if p.lower() not in people)
+    return [*(replace(claim, attribute="pastime", value=a, detail=a) for a in sorted(activities(claim.value))),
+            *(replace(claim, attribute="place", value=p, detail=p) for p in places)]
 
 
 def _evidence(p: _Person, fresh: list[Claim], names: list[str], aliases: list[str],

@@ -66,6 +66,8 @@ ATTRS: dict[str, AttrSpec] = {
     "favourite": AttrSpec("preferences", 4, True),
     "age": AttrSpec("personal", 5, True),
     "habit": AttrSpec("general", 5, False),
+    "pastime": AttrSpec("hobbies", 4, False),  # a contact's pastimes and the places they went,
+    "place": AttrSpec("places", 4, False),  # read off plain clauses (contacts.py)
     "partner": AttrSpec("relations", 7, True),
     "event": AttrSpec("events", 5, False),  # a plain clause no rule covers (clauses.py)
 }

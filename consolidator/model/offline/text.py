@@ -62,7 +62,9 @@ _IRREGULAR = {
     "ran": "run", "brought": "bring", "thought": "think", "found": "find", "kept": "keep",
     "felt": "feel", "broke": "break", "broken": "break", "children": "child", "people": "person",
 }
-_THIRD_PERSON = {"am": "is", "are": "is", "have": "has", "do": "does", "go": "goes", "be": "is"}
+_THIRD_PERSON = {"am": "is", "are": "is", "have": "has", "do": "does", "go": "goes", "be": "is",
+                 # a perfect said without its "have" ("I just been busy"): the participle keeps it
+                 "been": "has been", "gone": "has gone", "seen": "has seen", "done": "has done"}
 _NO_INFLECT = frozenset(
     """is was were has had does did will would can could shall should may might must cannot
     quit put set cut hurt let hit cost read""".split()
@@ -142,25 +144,27 @@ def activities(text: str) -> frozenset[str]:
 # "went to the aquarium", "took the kids to a street fair": where someone went, as a noun phrase.
 _DESTINATION = re.compile(
     r"\b(?:go|goes|going|went|gone|been|headed|heading|came|coming|took|taking|brought)\b(?:\s+[\w'-]+){0,3}?"
-    r"\s+to\s+(?:the|a|an|my|our|their|his|her|this|that|some)\s+((?:[a-z][\w-]*\s*){1,3})", re.I)
+    r"\s+to\s+(?:(?:the|a|an|my|our|their|his|her|this|that|some)\s+((?:[a-z][\w+'-]*\s*){1,3})"
+    r"|(?-i:([A-Z][\w-]+(?:\s+[A-Z][\w-]+)*)))", re.I)
 _PLACE_ENDS = frozenset(
     """to for with on in at from by of about after before when while because since as and or but so that which
     who is was are were has have had will would can could it recently yesterday today tonight tomorrow last next
-    again together too early late once twice there here""".split())
+    again together too early late once twice there here this these those""".split())
 
 
 def destinations(text: str) -> frozenset[str]:
-    """The head nouns of where `text` says someone went ("went to the street fair" -> {"fair"}),
-    lower-cased; a day's routine ("went to bed") is none."""
+    """Where `text` says someone went, as written: the noun phrase after the determiner ("went
+    to the street fair" -> {"street fair"}) or the name ("has been to Lisbon" -> {"Lisbon"});
+    a day's routine ("went to bed") is none. Its last word is the place's head noun."""
     found = set()
-    for phrase in _DESTINATION.findall(text):
-        head = ""
-        for word in phrase.lower().split():
-            if word in _PLACE_ENDS:
+    for phrase, name in _DESTINATION.findall(text):
+        words = name.split()
+        for word in phrase.split():
+            if word.lower() in _PLACE_ENDS:
                 break
-            head = word
-        if head and head not in ROUTINE_PLACES:
-            found.add(head)
+            words.append(word)
+        if words and words[-1].lower() not in ROUTINE_PLACES | _PLACE_ENDS:
+            found.add(" ".join(words))
     return frozenset(found)
 
 

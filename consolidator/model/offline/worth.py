@@ -104,7 +104,7 @@ def word_weight(word: str) -> float:
 
 def _weights(text: str, names: tuple[str, ...]) -> dict[str, float]:
     skip = {part.lower() for name in names for part in name.split()}
-    pastimes = activities(text) | destinations(text)
+    pastimes = activities(text) | {d.split()[-1].lower() for d in destinations(text)}
     found: dict[str, float] = {}
     for i, token in enumerate(_WORD.findall(DATE_NOTE.sub("", text))):
         low = token.lower()

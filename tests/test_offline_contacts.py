@@ -1,0 +1,62 @@
+"""The offline contacts rules: the pastimes and places a person's own clauses name, and claims
+of sentences that open with an interjection reaching the person they are about."""
+
+from __future__ import annotations
+
+from datetime import datetime, timezone
+
+from consolidator.model.offline.model import OfflineModel
+from consolidator.model.offline.text import destinations, third_person_predicate
+from consolidator.model.schemas import ContactsRequest, KnownContact, Line
+
+MODEL = OfflineModel()
+AT = datetime(2024, 3, 9, 10, 0, tzinfo=timezone.utc)
+
+
+def contacts(*said: tuple[str, str], known: list[KnownContact] = ()) -> dict:
+    lines = [Line(id=f"m{i}", at=AT, role="user", speaker=who, text=text) for i, (who, text) in enumerate(said)]
+    reply = MODEL.update_contacts(ContactsRequest(scope="s", messages=lines, known=list(known)))
+    return {c.name: c for c in reply.contacts}
+
+
+def test_a_persons_pastimes_and_places_become_listed_details():
+    """"went sailing", "took the kids to the aquarium", "been to Lisbon": what Tomas does and where
+    he goes, kept on his card whatever the fact store keeps of the clauses."""
+    got = contacts(("Tomas", "We went sailing last weekend. Yesterday I took the kids to the aquarium."),
+                   ("Ines", "Nice! I have never been to Lisbon."),
+                   ("Tomas", "Oh, I've been to Lisbon twice! And I went to a street fair there."))
+    tomas = got["Tomas"]
+    assert tomas.details["pastimes"] == "sailing"
+    assert tomas.details["places"] == "aquarium; Lisbon; street fair"
+    assert "Tomas went sailing" in tomas.biography
+    assert "places" not in got["Ines"].details  # "never been": a place not gone to
+
+
+def test_a_listed_place_is_added_to_the_known_ones_once():
+    known = [KnownContact(name="Tomas", details={"places": "aquarium; Lisbon"})]
+    got = contacts(("Tomas", "I went to the aquarium again, and then we went to a night market."), known=known)
+    assert got["Tomas"].details["places"] == "aquarium; Lisbon; night market"
+
+
+def test_a_person_gone_to_and_the_days_routine_are_no_places():
+    got = contacts(("Tomas", "I went to Ines for advice, then I went to bed early."), ("Ines", "Good call."))
+    assert "places" not in got["Tomas"].details
+
+
+def test_a_claim_after_an_interjection_reaches_its_person():
+    """"Oh, I've moved to Porto!": the claim is read from the sentence without its "Oh," and,
+    before, was never matched back to Tomas's sentence, so his home was not updated."""
+    got = contacts(("Tomas", "Oh, I've moved to Porto!"), ("Ines", "Wow, congrats!"))
+    assert got["Tomas"].details["home"] == "Porto"
+
+
+def test_destinations_are_noun_phrases_or_names_as_written():
+    assert destinations("Yesterday I took the kids to the aquarium, so cool") == {"aquarium"}
+    assert destinations("We've been to New York City and went to an LGBTQ+ book fair") == {"New York City", "LGBTQ+ book fair"}
+    assert destinations("I went to bed early. I'm going to try that.") == frozenset()
+
+
+def test_a_perfect_said_without_its_have_keeps_a_verb_that_agrees():
+    """"I just been busy" is "has been", never "beens"."""
+    assert third_person_predicate("been looking after him") == "has been looking after him"
+    assert third_person_predicate("gone to the market") == "has gone to the market"
