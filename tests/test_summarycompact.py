@@ -77,6 +77,19 @@ def test_a_name_addressed_keeps_its_comma_when_a_marker_after_it_goes(sentence, 
 
 
 @pytest.mark.parametrize(("sentence", "compacted"), [
+    ("I quit the choir, by the way, I joined a rowing club.", "I quit the choir, I joined a rowing club."),
+    ("The flat is tiny, honestly, we need a bigger one.", "The flat is tiny, we need a bigger one."),
+    ("It was great and, honestly, I loved it.", "It was great and I loved it."),
+    ("We went, you know, to the fair.", "We went to the fair."),
+])
+def test_a_clause_after_a_marker_keeps_the_comma_that_ends_the_one_before(sentence, compacted):
+    """"the choir, by the way, I joined" is two clauses: without the comma they ran into one
+    ("quit the choir I joined a rowing club"), and the facts parser read one claim of both.
+    After a link word ("and, honestly, I") the link joins them already."""
+    assert compact(sentence, hedges=False) == compacted
+
+
+@pytest.mark.parametrize(("sentence", "compacted"), [
     ("Oh, I think we'll move to Leeds in May, you know.", "I think we'll move to Leeds in May."),
     ("Well, I guess we'll rent a cabin near the lake.", "I guess we'll rent a cabin near the lake."),
     ("The choir, I believe, rehearses on Tuesdays.", "The choir, I believe, rehearses on Tuesdays."),

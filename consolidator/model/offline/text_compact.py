@@ -125,19 +125,24 @@ def _hedge_marker(m: re.Match[str]) -> bool:
 _CLAUSE_OPENERS = frozenset("i i'm i've i'd i'll you you're we we're it it's this that that's these those the a an my "
                             "our your he he's she she's they they're there there's here here's what what's how let's"
                             .split())
+_SUBJECTS = frozenset("i you we he she they".split())
+_LINKS = frozenset("and but so or because since as that if when while though although".split())
 _GREETINGS = frozenset(GREETINGS)  # "Hi Mari, you know, ...": still the name addressed
 
 
 def _joined(m: re.Match[str]) -> str:
     """What an inner interjection or marker set off by commas leaves: a space ("and, yikes, the"
     -> "and the"), or the comma when a lone word is before it, a name addressed ("Mari, you know,
-    that sign" -> "Mari, that sign", never "Mari that sign")."""
+    that sign" -> "Mari, that sign", never "Mari that sign"), or when a new subject follows a
+    clause ("the gym, by the way, I switched" -> "the gym, I switched", never "the gym I switched")."""
     before = re.split(r"[,;:.!?]", m.string[:m.start()])[-1].split()
     after = (m.string[m.end():].split() or [""])[0].lower().replace("\u2019", "'")
     named = bool(before) and before[-1][:1].isupper() and (len(before) == 1 or (
         len(before) == 2 and before[0].lower() in _GREETINGS))
     addressed = named and after in _CLAUSE_OPENERS
-    return ", " if addressed else " "
+    # "the gym, by the way, I switched": a new subject after a clause keeps the comma between them
+    joins_clauses = after.split("'")[0] in _SUBJECTS and bool(before) and before[-1].lower() not in _LINKS
+    return ", " if addressed or joins_clauses else " "
 
 
 def _kind_of(m: re.Match[str]) -> str:
