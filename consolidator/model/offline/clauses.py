@@ -48,7 +48,7 @@ from zoneinfo import ZoneInfo
 from consolidator.model.attachments import ATTACHMENT_FORM
 from consolidator.model.offline.text_cut import TITLE
 from consolidator.model.offline.reldates import DATE_NOTE, relative_dates, resolve_relative_dates
-from consolidator.model.offline.text import activities, destinations, stem, third_person
+from consolidator.model.offline.text import specifics, stem, third_person
 from consolidator.model.offline.words import MONTHS, STOPWORDS, WEEKDAYS
 
 MIN_SUBSTANCE = 2  # a clause about a person keeps at least this much substance (see substance)
@@ -190,7 +190,7 @@ def substance(predicate: str, names: tuple[str, ...] = ()) -> int:
     of a quoted title are never vague: "The Great Gatsby" is a name, not a judgement."""
     skip = {n.lower() for name in names for n in name.split()}
     titled = {w.lower() for title in TITLE.findall(predicate) for w in _WORD.findall(title)}  # a title is a name
-    pastimes = activities(predicate) | {d.split()[-1].lower() for d in destinations(predicate)}  # as specific as a name
+    pastimes = specifics(predicate)  # as specific as a name
     found: dict[str, int] = {}
     for i, w in enumerate(_WORD.findall(predicate)):
         low = w.lower()

@@ -168,6 +168,13 @@ def destinations(text: str) -> frozenset[str]:
     return frozenset(found)
 
 
+def specifics(text: str) -> frozenset[str]:
+    """The words that name what a person did and where they went, lower-cased: the pastimes of
+    `activities` and the head nouns of `destinations`, as specific as a name however common
+    ("went fishing", "went to the fair")."""
+    return activities(text) | {p.split()[-1].lower() for p in destinations(text)}
+
+
 def content_stems(text: str) -> list[str]:
     """Stems of the non-stopwords of `text`, first occurrence order, no repeats."""
     seen: dict[str, None] = {}

@@ -11,7 +11,7 @@ titles, places, objects, activities. Four pure functions of the text follow from
   (clauses.VAGUE, lexicon.PHATIC) and the names of the people talking weigh nothing; a number
   weighs NUMBER_WEIGHT; a capitalised word past the first (a name, a title) at least
   NAME_WEIGHT, as do a pastime named by "go" and its -ing form ("went fishing") and the place
-  someone went to ("took the kids to the aquarium"; text.activities, text.destinations): what
+  someone went to ("took the kids to the aquarium"; text.specifics): what
   a person does and where they go are what questions ask about, and the words' commonness hides
   it. "went to a pottery workshop" weighs about 4; "is up for the challenge" about 1.
 - `tidy`: the clause without intensifiers ("really", "super", "so" before a word of
@@ -50,7 +50,7 @@ from typing import Iterable
 
 from consolidator.model.offline.clauses import VAGUE
 from consolidator.model.offline.reldates import DATE_NOTE
-from consolidator.model.offline.text import activities, destinations, stem
+from consolidator.model.offline.text import activities, specifics, stem
 from consolidator.model.offline.words import IRREGULAR_PAST, PHATIC, STOPWORDS, zipf
 
 RARE_BASE = 6.0  # a word weighs max(0, RARE_BASE - zipf): "the" (7.7) 0, "support" (5.5) 0.5, "pottery" (3.7) 2.3
@@ -104,7 +104,7 @@ def word_weight(word: str) -> float:
 
 def _weights(text: str, names: tuple[str, ...]) -> dict[str, float]:
     skip = {part.lower() for name in names for part in name.split()}
-    pastimes = activities(text) | {d.split()[-1].lower() for d in destinations(text)}
+    pastimes = specifics(text)
     found: dict[str, float] = {}
     for i, token in enumerate(_WORD.findall(DATE_NOTE.sub("", text))):
         low = token.lower()
