@@ -11,9 +11,9 @@ titles, places, objects, activities. Four pure functions of the text follow from
   (clauses.VAGUE, lexicon.PHATIC) and the names of the people talking weigh nothing; a number
   weighs NUMBER_WEIGHT; a capitalised word past the first (a name, a title) at least
   NAME_WEIGHT, as do a pastime named by "go" and its -ing form ("went fishing") and the place
-  someone went to ("took the kids to the aquarium"; text.specifics): what
-  a person does and where they go are what questions ask about, and the words' commonness hides
-  it. "went to a pottery workshop" weighs about 4; "is up for the challenge" about 1.
+  someone went to ("took the kids to the aquarium"; text.specifics): what a person does and
+  where they go are what questions ask about, and the words' commonness hides it. "went to a
+  pottery workshop" weighs about 4; "is up for the challenge" about 1.
 - `tidy`: the clause without intensifiers ("really", "super", "so" before a word of
   feeling), emoticons, and a trailing evaluation ("..., and it was really enlightening"):
   they say how the speaker felt about the fact, not what happened.
