@@ -17,14 +17,15 @@ single-valued ones (home, job, employer, partner, diet...) supersede the old val
 verb said it (verb classes, not set phrases). Every other clause of substance about a person
 is kept as an event or experience, third person, dated with the local day it was said in the
 scope's time zone ("Ana went to a choir rehearsal (2023-05-07)."); a clause with no
-person for subject is kept as what the speaker said (parse.py, clauses.py). Such plain
+person for subject is kept as what the speaker said (parse.py, clauses.py), a concrete
+suggestion to the other person as "Ana suggested Tomas try ..." (suggest.py). Such plain
 clauses lose their intensifiers and trailing evaluations, and are kept only when they add
 enough rare content to the neighbours shown and the batch's earlier claims: little for what
 happened, more for a feeling or intention, more for a longer fact (worth.py). Subjects:
 I/we (the speaker, else "The user"), you (the other person speaking), "my X" (the speaker's X),
 she/he/they (the last person named in the same message), and names the batch's evidence vets
 (names.py): never a capitalised opener such as "Sounds" or "Unconditional". Contacts are
-people only (contacts.py). Tasks open on requests, reminders and dated or errand promises that
+people only (contacts.py), with the pastimes and places their clauses name. Tasks open on requests, reminders and dated or errand promises that
 carry an action, close on "done"/"I sent ...", cancel on "cancel"/"never mind" (tasks.py).
 
 Limits: English only; attribute values end at the first comma or conjunction ("works at Acme

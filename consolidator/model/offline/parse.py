@@ -12,7 +12,8 @@ unless it and what follows it only judge it ("- it was so much fun"). A first se
 drops its "I" ("Took a trip to Rome") has the speaker as subject (clauses.dropped_i). The
 predicate goes to the attribute rules (rules.py); when none
 applies it is kept whole as a dated plain clause (clauses.py), if it has substance. Questions
-give no plain clauses.
+give no plain clauses. A sentence that gives no claim but suggests the other person try something
+gives that suggestion (suggest.py).
 
 The same parser reads stored facts (`parse_text`): there no batch evidence exists, capitals
 are trusted, and a fact's trailing "(YYYY-MM-DD)" is not part of its value.
@@ -40,6 +41,7 @@ from consolidator.model.offline.clauses import (
 )
 from consolidator.model.offline.names import NameBook, agrees_with_singular
 from consolidator.model.offline.rules import Claim, parse_predicate
+from consolidator.model.offline.suggest import suggestion
 from consolidator.model.offline.worth import MIN_WORTH, MIN_WORTH_SAID, is_evaluation, is_stance, kind_of, tidy, worth
 from consolidator.model.offline.text import (
     NAME_STOPWORDS, RELATIONS, SPECIES, STOPWORDS, clean_general, normalise, sentences, untagged,
@@ -356,6 +358,8 @@ def parse_sentence(sentence: str, ctx: Context) -> list[Claim]:
         if (said or extra) and current.person and not current.first_person and current.name != "The user":
             ctx.last = current.name
         claims += extra + said
+    if not claims and ctx.names is not None and ctx.day and (tip := suggestion(strip_asides(statement), ctx.me, ctx.you)):
+        claims.append(Claim(ctx.me, "event", tip, f"{ctx.me} {tip} ({ctx.day}).", kind="said", happened=ctx.day))
     return [replace(c, person=c.person and _is_person(c.subject), sentence=sentence) for c in claims]
 
 
