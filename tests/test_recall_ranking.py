@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from consolidator.retrieval.rank import Candidate, RankSettings
-from consolidator.retrieval.read import recall
+from consolidator.retrieval.read import _handle, recall
 from consolidator.retrieval.render import fill, line_for
 from consolidator.retrieval.terms import content_stems, only_asks, query_words, stem
 from consolidator.core.config import Settings
@@ -220,3 +220,17 @@ def test_only_asks_tells_a_question_from_a_turn_that_says_something() -> None:
     assert only_asks("Cool! Did you see that band? (photo: a photo of a stage)")
     assert not only_asks("Thanks. It's still a work in progress, but I'm doing my best. Any plans for the summer?")
     assert not only_asks("We went camping at the beach.")
+
+
+def test_a_compound_in_the_question_finds_its_two_words_in_the_memory(memory, tmp_path) -> None:
+    """"roadtrips" asked, "road trip" said: the word no item holds is searched as the two words
+    items do; a word that splits only into a short piece ("mentorship": "mentors" + "hip") and a
+    word items hold are searched as they are."""
+    write, ask = memory
+    write(message("trip", "Maya: We took a road trip along the coast to Porto.", "2024-05-02T10:00:00"),
+          message("hip", "Maya: My hip hurts and my mentors say rest.", "2024-05-03T10:00:00"),
+          *(message(f"m{i}", f"Maya: Lunch at the usual place, number {i}.", "2024-05-04T10:00:00") for i in range(6)))
+    got = ask("Where did Maya go on roadtrips?", budget=60)
+    assert order(got)[:1] == ["trip"], got.text
+    handle = _handle(index_path(tmp_path / "state" / "snapshots" / "maya"))
+    assert handle.searchable(["roadtrips", "mentorship", "lunch"]) == ["road", "trips", "mentorship", "lunch"]

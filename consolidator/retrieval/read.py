@@ -2,7 +2,7 @@
 
 Reads the scope's recall index (a snapshot file the daemon keeps, stores/files/recall_index.py) and
 nothing else: no database, no network, no tokenizer. Per call: the query's words go to FTS5
-(BM25), its vector (from the index's word table) to one matrix product over the cached item
+(BM25; a word no item holds as two words items do, `_Handle.searchable`), its vector (from the index's word table) to one matrix product over the cached item
 vectors; the pool is ranked (consolidator.retrieval.rank) and filled best first
 (consolidator.retrieval.render). A process keeps one open connection and one vector matrix per
 index, and catches up with what the daemon changed since (rows added, rows dropped).
@@ -23,7 +23,7 @@ from zoneinfo import ZoneInfo
 
 import numpy as np
 
-from consolidator.domain import estimate_tokens
+from consolidator.domain import STOPWORDS, estimate_tokens
 
 from consolidator.retrieval.tables import table_fact_ids
 from consolidator.retrieval import rank as ranking
@@ -38,6 +38,7 @@ from stores.scopes import validate_scope
 MIN_BUDGET, MAX_BUDGET = 50, 100_000
 MAX_QUERY_CHARS = 4_000
 ROW_CACHE = 50_000  # rows a process keeps per index
+MIN_PART = 4  # a compound is split into parts of at least this many letters ("mentorship" is no "mentors hip")
 MATCHED_ROWS = 4_000  # items BM25 scores per query at most (about 5 ms on one core)
 DENSE_ROWS = 32_768  # the newest items compared by vector (about 3 ms); older ones are found by their words
 
@@ -101,6 +102,27 @@ class _Handle:
             self.rows.update(index.rows_by_number(self.conn, missing))
         return {n: self.rows[n] for n in numbers if n in self.rows}
 
+    def count(self, word: str) -> int:
+        """How many items hold `word` (FTS5, the porter stem), counted once per index state."""
+        if word not in self.df:
+            self.df[word] = index.matching(self.conn, fts_query([word]))
+        return self.df[word]
+
+    def searchable(self, words: list[str]) -> list[str]:
+        """`words`, a word no item holds split into two that items do ("roadtrips" -> "road",
+        "trips"; "selfcare" -> "self", "care"): a compound written as one word in the question
+        and as two in the memory. The split with the longer first part wins."""
+        out: list[str] = []
+        for word in words:
+            if len(word) < 2 * MIN_PART + 1 or not word.isalpha() or self.count(word):
+                out.append(word)
+                continue
+            parts = next(([a, b] for i in range(len(word) - MIN_PART, MIN_PART - 1, -1)
+                          if (a := word[:i]) not in STOPWORDS and (b := word[i:]) not in STOPWORDS
+                          and self.count(a) and self.count(b)), [word])
+            out += [p for p in parts if p not in out]
+        return out
+
     def lexical(self, words: list[str], limit: int, context_weight: float,
                 window: tuple[float, float] | None = None) -> list[tuple[int, float]]:
         """BM25 over the words whose rows, together, stay within MATCHED_ROWS (rarest first): a
@@ -109,8 +131,7 @@ class _Handle:
         if not words:
             return []
         for word in words:
-            if word not in self.df:
-                self.df[word] = index.matching(self.conn, fts_query([word]))
+            self.count(word)
         chosen, total = [], 0
         for word in sorted((w for w in words if self.df[w]), key=lambda w: self.df[w]):
             if chosen and total + self.df[word] > MATCHED_ROWS:
@@ -259,7 +280,7 @@ def _pool(handle: _Handle, query: str, budget: int, settings: ranking.RankSettin
     query that names only a period, the period's items (summaries first) at a base relevance."""
     conn = handle.conn
     n_lexical, n_dense = ranking.pool_sizes(budget, settings)
-    words = query_words(query)
+    words = handle.searchable(query_words(query))
     lexical = dict(handle.lexical(words, n_lexical, settings.context_weight))
     base: dict[int, float] = {}
     if window is not None:
