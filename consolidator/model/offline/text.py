@@ -152,10 +152,14 @@ _PLACE_ENDS = frozenset(
     again together too early late once twice there here this these those""".split())
 
 
+_NO_PLACE = ROUTINE_PLACES | _PLACE_ENDS | frozenset(RELATIONS.split("|"))  # "went to my sister": a person
+
+
 def destinations(text: str) -> frozenset[str]:
     """Where `text` says someone went, as written: the noun phrase after the determiner ("went
     to the street fair" -> {"street fair"}) or the name ("has been to Lisbon" -> {"Lisbon"});
-    a day's routine ("went to bed") is none. Its last word is the place's head noun."""
+    a day's routine ("went to bed") and a relative ("went to my sister") are none. Its last word
+    is the place's head noun."""
     found = set()
     for phrase, name in _DESTINATION.findall(text):
         words = name.split()
@@ -163,7 +167,7 @@ def destinations(text: str) -> frozenset[str]:
             if word.lower() in _PLACE_ENDS:
                 break
             words.append(word)
-        if words and words[-1].lower() not in ROUTINE_PLACES | _PLACE_ENDS:
+        if words and words[-1].lower() not in _NO_PLACE:
             found.add(" ".join(words))
     return frozenset(found)
 
