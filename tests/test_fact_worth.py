@@ -88,6 +88,7 @@ def test_a_pastime_named_by_go_weighs_as_a_name():
     """"went swimming": the -ing form after "go" names what someone does, however common the
     word; "went according to plan" names nothing."""
     assert activities("We went biking, then I'm going swimming. Things go according to plan.") == {"biking", "swimming"}
+    assert activities("The cat went missing.") == frozenset()
     assert worth("went swimming") == worth("went to Lisbon") > worth("went to swim")
     assert worth("went according to plan") < worth("went swimming")
 

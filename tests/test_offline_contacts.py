@@ -55,6 +55,7 @@ def test_destinations_are_noun_phrases_or_names_as_written():
     assert destinations("We've been to New York City and went to an LGBTQ+ book fair") == {"New York City", "LGBTQ+ book fair"}
     assert destinations("I went to bed early. I'm going to try that.") == frozenset()
     assert destinations("Then we went to my sister. We came to the old mill.") == {"old mill"}  # a relative is no place
+    assert destinations("I came to the conclusion it was brought to my attention late.") == frozenset()  # idioms
 
 
 def test_a_perfect_said_without_its_have_keeps_a_verb_that_agrees():

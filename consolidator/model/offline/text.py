@@ -10,7 +10,8 @@ import re
 from functools import lru_cache
 
 from consolidator.model.offline.words import (  # noqa: F401  (stated once: words.py)
-    IRREGULAR_PAST, MONTHS, NAME_STOPWORDS, NOT_ACTIVITIES, RELATIONS, ROUTINE_PLACES, SPECIES, STOPWORDS, WEEKDAYS,
+    IDIOM_ENDS, IRREGULAR_PAST, MONTHS, NAME_STOPWORDS, NOT_ACTIVITIES, RELATIONS, ROUTINE_PLACES, SPECIES, STOPWORDS,
+    WEEKDAYS,
 )
 
 _QUOTES = str.maketrans({"\u2019": "'", "\u2018": "'", "\u201c": '"', "\u201d": '"'})
@@ -152,14 +153,14 @@ _PLACE_ENDS = frozenset(
     again together too early late once twice there here this these those""".split())
 
 
-_NO_PLACE = ROUTINE_PLACES | _PLACE_ENDS | frozenset(RELATIONS.split("|"))  # "went to my sister": a person
+_NO_PLACE = ROUTINE_PLACES | IDIOM_ENDS | _PLACE_ENDS | frozenset(RELATIONS.split("|"))  # "my sister": a person
 
 
 def destinations(text: str) -> frozenset[str]:
     """Where `text` says someone went, as written: the noun phrase after the determiner ("went
     to the street fair" -> {"street fair"}) or the name ("has been to Lisbon" -> {"Lisbon"});
-    a day's routine ("went to bed") and a relative ("went to my sister") are none. Its last word
-    is the place's head noun."""
+    a day's routine ("went to bed"), an idiom ("came to the conclusion") and a relative ("went to
+    my sister") are none. Its last word is the place's head noun."""
     found = set()
     for phrase, name in _DESTINATION.findall(text):
         words = name.split()

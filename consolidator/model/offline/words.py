@@ -66,14 +66,19 @@ IRREGULAR_PAST = frozenset(
     burnt spelt spoilt leapt knelt""".split()
 )
 
-# Words in -ing that are no activity after "go" ("went according to plan", "going nothing").
+# Words in -ing that are no activity after "go" ("went according to plan", "the cat went missing").
 NOT_ACTIVITIES = frozenset(
     """according during nothing something anything everything morning evening thing king ring spring string
-    wing sing bring ceiling being""".split()
+    wing sing bring ceiling being missing""".split()
 )
 
 # Where a day's routine goes, not a place worth remembering ("went to bed", "got back to work").
 ROUTINE_PLACES = frozenset("bed sleep work toilet bathroom restroom kitchen lunch dinner breakfast".split())
+# ...nor the end of an idiom ("came to the conclusion", "brought it to my attention", "went to the trouble").
+IDIOM_ENDS = frozenset(
+    "conclusion realization realisation attention end point rescue mind surface fore trouble decision limit extreme"
+    .split()
+)
 
 # Relations and species as regex alternations: "my sister Ana", "a cat named Oliver".
 RELATIONS = (
