@@ -2,10 +2,11 @@
 
 Reads the scope's recall index (a snapshot file the daemon keeps, stores/files/recall_index.py) and
 nothing else: no database, no network, no tokenizer. Per call: the query's words go to FTS5
-(BM25; a word no item holds as two words items do, `_Handle.searchable`), its vector (from the index's word table) to one matrix product over the cached item
-vectors; the pool is ranked (consolidator.retrieval.rank) and filled best first
-(consolidator.retrieval.render). A process keeps one open connection and one vector matrix per
-index, and catches up with what the daemon changed since (rows added, rows dropped).
+(BM25; a word no item holds as two words items do, `_Handle.searchable`), its vector (from the
+index's word table) to one matrix product over the cached item vectors; the pool is ranked
+(consolidator.retrieval.rank) and filled best first (consolidator.retrieval.render). A process
+keeps one open connection and one vector matrix per index, and catches up with what the daemon
+changed since (rows added, rows dropped).
 
 A scope with no index yet (never drained) is answered from the message log itself, lexically,
 and the result says so (`Recall.source == "log"`); that path opens the database.

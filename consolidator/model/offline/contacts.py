@@ -13,7 +13,8 @@ Forms of one name merge: equal ignoring case, or one is the other's first name (
 Lopez"); a known contact's name and aliases win, else the longest form is the name. Details come
 from the claims about the person, keyed as in DETAIL_KEYS; only new or changed values are sent.
 A detail ended or denied ("no longer training for the marathon") is sent as "" (cleared).
-Multi-valued details (allergies, likes, pets) are kept as "a; b". The batch's summary of a
+Multi-valued details (allergies, likes, pets, and the pastimes and places a person's own
+clauses name: "went sailing", "took the kids to the aquarium") are kept as "a; b". The batch's summary of a
 person is one line: their most telling claim of the batch (`_summary`).
 """
 
@@ -26,7 +27,9 @@ from consolidator.domain import is_negated
 from consolidator.model.offline.names import COMMON_ZIPF, common_plural
 from consolidator.model.offline.parse import parse_text, take_name
 from consolidator.model.offline.rules import Claim, Polarity, same_subject, spec_of
-from consolidator.model.offline.text import activities, content_stems, destinations, normalise, sentences, truncate_words
+from consolidator.model.offline.text import (
+    activities, content_stems, destinations, normalise, sentences, truncate_words,
+)
 from consolidator.model.offline.text_compact import compact
 from consolidator.model.offline.words import AGENT_SPEAKERS, CALLING_OPENERS, FULL_LIST, NAME_STOPWORDS, alternation, zipf
 from consolidator.model.offline.worth import worth
@@ -226,7 +229,8 @@ def contact_updates(lines: list[Line], claims: list[Claim], known: list[KnownCon
         if claim.person and claim.subject != "The user" and claim.source_ids:
             by_sentence.setdefault((claim.source_ids[0], claim.sentence), []).append(claim)
     reg = _Registry(known)
-    people = {n.lower() for k in known for n in (k.name, *k.aliases)} | {(l.speaker or "").strip().lower() for l in lines}
+    people = {n.lower() for k in known for n in (k.name, *k.aliases)}
+    people |= {(line.speaker or "").strip().lower() for line in lines}  # no one is a place gone to
     speakers = list(dict.fromkeys(s for s in ((line.speaker or "").strip() for line in lines) if s and s.lower() not in AGENT_SPEAKERS))
     for line in lines:
         speaker = (line.speaker or "").strip()
@@ -238,7 +242,7 @@ def contact_updates(lines: list[Line], claims: list[Claim], known: list[KnownCon
                 reg.see(form, line.id, sentence)
             # a claim's sentence is the compacted one ("Oh, I've been ..." -> "I've been ...", lineclaims.py)
             for claim in by_sentence.get((line.id, compact(sentence, hedges=False)), []):
-                reg.see(claim.subject, line.id, sentence).claims.extend([claim, *_pastimes(claim, people)])
+                reg.see(claim.subject, line.id, sentence).claims.extend([claim, *_pastimes_and_places(claim, people)])
     updates: list[ContactUpdate] = []
     for p in reg.people:
         before = dict(p.known.details) if p.known else {}
@@ -271,7 +275,7 @@ def contact_updates(lines: list[Line], claims: list[Claim], known: list[KnownCon
     return updates
 
 
-def _pastimes(claim: Claim, people: set[str]) -> list[Claim]:
+def _pastimes_and_places(claim: Claim, people: set[str]) -> list[Claim]:
     """A plain clause's pastimes and the places it says the person went ("went sailing",
     "took the kids to the aquarium") as claims of their listed "pastimes" and "places" details,
     each told by the clause itself; none when the clause is denied. A person gone to ("came

@@ -25,8 +25,9 @@ happened, more for a feeling or intention, more for a longer fact (worth.py). Su
 I/we (the speaker, else "The user"), you (the other person speaking), "my X" (the speaker's X),
 she/he/they (the last person named in the same message), and names the batch's evidence vets
 (names.py): never a capitalised opener such as "Sounds" or "Unconditional". Contacts are
-people only (contacts.py), with the pastimes and places their clauses name. Tasks open on requests, reminders and dated or errand promises that
-carry an action, close on "done"/"I sent ...", cancel on "cancel"/"never mind" (tasks.py).
+people only (contacts.py), with the pastimes and places their clauses name. Tasks open on
+requests, reminders and dated or errand promises that carry an action, close on "done"/"I sent
+...", cancel on "cancel"/"never mind" (tasks.py).
 
 Limits: English only; attribute values end at the first comma or conjunction ("works at Acme
 as a nurse" keeps only Acme as the employer); sarcasm, hypotheticals ("if I moved to Paris")

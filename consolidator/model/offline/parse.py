@@ -358,7 +358,8 @@ def parse_sentence(sentence: str, ctx: Context) -> list[Claim]:
         if (said or extra) and current.person and not current.first_person and current.name != "The user":
             ctx.last = current.name
         claims += extra + said
-    if not claims and ctx.names is not None and ctx.day and (tip := suggestion(strip_asides(statement), ctx.me, ctx.you)):
+    tip = suggestion(strip_asides(statement), ctx.me, ctx.you) if not claims and ctx.names is not None else None
+    if tip and ctx.day:
         claims.append(Claim(ctx.me, "event", tip, f"{ctx.me} {tip} ({ctx.day}).", kind="said", happened=ctx.day))
     return [replace(c, person=c.person and _is_person(c.subject), sentence=sentence) for c in claims]
 

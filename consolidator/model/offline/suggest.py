@@ -42,7 +42,8 @@ def suggestion(sentence: str, me: str, you: str | None) -> str | None:
     m = _SUGGESTING.match(sentence.strip())
     if not m:
         return None
-    verb = (m.group("verb") or _BASE.get((m.group("asked") or "").lower()) or m.group("modal") or m.group("why")).lower()
+    asked = _BASE.get((m.group("asked") or "").lower())
+    verb = (m.group("verb") or asked or m.group("modal") or m.group("why")).lower()
     what = m.group("what").strip(" \t.!?;:,")
     if _POINTER.match(what):
         return None

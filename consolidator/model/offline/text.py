@@ -151,8 +151,6 @@ _PLACE_ENDS = frozenset(
     """to for with on in at from by of about after before when while because since as and or but so that which
     who is was are were has have had will would can could it recently yesterday today tonight tomorrow last next
     again together too early late once twice there here this these those""".split())
-
-
 _NO_PLACE = ROUTINE_PLACES | IDIOM_ENDS | _PLACE_ENDS | frozenset(RELATIONS.split("|"))  # "my sister": a person
 
 
