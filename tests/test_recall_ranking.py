@@ -229,8 +229,10 @@ def test_a_compound_in_the_question_finds_its_two_words_in_the_memory(memory, tm
     write, ask = memory
     write(message("trip", "Maya: We took a road trip along the coast to Porto.", "2024-05-02T10:00:00"),
           message("hip", "Maya: My hip hurts and my mentors say rest.", "2024-05-03T10:00:00"),
+          message("care", "Maya: Sundays are for self care.", "2024-05-03T11:00:00"),
           *(message(f"m{i}", f"Maya: Lunch at the usual place, number {i}.", "2024-05-04T10:00:00") for i in range(6)))
     got = ask("Where did Maya go on roadtrips?", budget=60)
     assert order(got)[:1] == ["trip"], got.text
     handle = _handle(index_path(tmp_path / "state" / "snapshots" / "maya"))
     assert handle.searchable(["roadtrips", "mentorship", "lunch"]) == ["road", "trips", "mentorship", "lunch"]
+    assert handle.searchable(["selfcare"]) == ["self", "care"]  # two parts of four letters

@@ -40,6 +40,7 @@ MIN_BUDGET, MAX_BUDGET = 50, 100_000
 MAX_QUERY_CHARS = 4_000
 ROW_CACHE = 50_000  # rows a process keeps per index
 MIN_PART = 4  # a compound is split into parts of at least this many letters ("mentorship" is no "mentors hip")
+MAX_COMPOUND = 24  # a longer word is not split (each split tried costs a count of two words)
 MATCHED_ROWS = 4_000  # items BM25 scores per query at most (about 5 ms on one core)
 DENSE_ROWS = 32_768  # the newest items compared by vector (about 3 ms); older ones are found by their words
 
@@ -115,7 +116,7 @@ class _Handle:
         and as two in the memory. The split with the longer first part wins."""
         out: list[str] = []
         for word in words:
-            if len(word) < 2 * MIN_PART + 1 or not word.isalpha() or self.count(word):
+            if not 2 * MIN_PART <= len(word) <= MAX_COMPOUND or not word.isalpha() or self.count(word):
                 out.append(word)
                 continue
             parts = next(([a, b] for i in range(len(word) - MIN_PART, MIN_PART - 1, -1)
