@@ -62,3 +62,13 @@ def test_a_perfect_said_without_its_have_keeps_a_verb_that_agrees():
     """"I just been busy" is "has been", never "beens"."""
     assert third_person_predicate("been looking after him") == "has been looking after him"
     assert third_person_predicate("gone to the market") == "has gone to the market"
+
+
+def test_a_listed_detail_keeps_its_newest_items():
+    """Twenty places gone to, in one history: the card lists the newest LISTED_ITEMS of them."""
+    from consolidator.model.offline.contacts import LISTED_ITEMS
+
+    known = [KnownContact(name="Tomas", details={"places": "; ".join(f"Town{i}" for i in range(LISTED_ITEMS))})]
+    got = contacts(("Tomas", "Last week I went to Lisbon."), known=known)
+    places = got["Tomas"].details["places"].split("; ")
+    assert len(places) == LISTED_ITEMS and places[-1] == "Lisbon" and "Town0" not in places

@@ -14,7 +14,8 @@ Lopez"); a known contact's name and aliases win, else the longest form is the na
 from the claims about the person, keyed as in DETAIL_KEYS; only new or changed values are sent.
 A detail ended or denied ("no longer training for the marathon") is sent as "" (cleared).
 Multi-valued details (allergies, likes, pets, and the pastimes and places a person's own
-clauses name: "went sailing", "took the kids to the aquarium") are kept as "a; b". The batch's summary of a
+clauses name: "went sailing", "took the kids to the aquarium") are kept as "a; b", the newest
+LISTED_ITEMS of them. The batch's summary of a
 person is one line: their most telling claim of the batch (`_summary`).
 """
 
@@ -43,6 +44,7 @@ DETAIL_KEYS = {
     "partner": "partner", "pastime": "pastimes", "place": "places",
 }
 BIOGRAPHY_WORDS = 60
+LISTED_ITEMS = 12  # a listed detail keeps its newest items (the detail rows keep the former values)
 SUMMARY_WORDS = 20
 CHANGE_BONUS = 3.0  # a claim that changes a detail is news: it weighs as much as one more name
 _ISO_DAY = re.compile(r" \(\d{4}-\d{2}-\d{2}\)(?=\.$)")
@@ -166,7 +168,7 @@ def _apply(details: dict[str, str], claim: Claim) -> str | None:
     items = _items(current)
     if claim.polarity is Polarity.ASSERTED:
         if not any(_same(i, value) for i in items):
-            details[key] = "; ".join([*items, value])
+            details[key] = "; ".join([*items, value][-LISTED_ITEMS:])
     else:
         details[key] = "; ".join(i for i in items if not (stems and stems <= set(content_stems(i))))
     return key
