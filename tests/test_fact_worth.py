@@ -10,6 +10,7 @@ import pytest
 from consolidator.contacts.step import SUMMARY_ENTRIES, newest_entries
 from consolidator.model.offline import OfflineModel
 from consolidator.model.offline.contacts import SUMMARY_WORDS
+from consolidator.model.offline.clauses import substance
 from consolidator.model.offline.text import activities, destinations
 from consolidator.model.offline.worth import is_evaluation, kind_of, new_worth, stems_of, tidy, worth
 from consolidator.model.schemas import ContactsRequest, FactExtractionRequest, KnownFact
@@ -103,6 +104,7 @@ def test_where_someone_went_weighs_as_a_place_name():
         "street fair", "new art gallery"}
     assert destinations("I went to bed early. I'm going to try that. I went back to work.") == frozenset()
     assert worth("went to the fair") == worth("went to Lisbon") > worth("saw the fair")
+    assert substance("went to Boston") == 2 and substance("went to a support group") == 3  # clauses.substance
 
 
 @pytest.mark.parametrize(
