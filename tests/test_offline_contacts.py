@@ -72,3 +72,13 @@ def test_a_listed_detail_keeps_its_newest_items():
     got = contacts(("Tomas", "Last week I went to Lisbon."), known=known)
     places = got["Tomas"].details["places"].split("; ")
     assert len(places) == LISTED_ITEMS and places[-1] == "Lisbon" and "Town0" not in places
+
+
+def test_a_listed_item_said_more_specifically_gives_way_and_a_vaguer_one_adds_nothing():
+    """"pride parade" after "LGBTQ+ pride parade" adds nothing; "dog" gives way to "Rex (dog)"."""
+    known = [KnownContact(name="Tomas", details={"places": "LGBTQ+ pride parade; old mill"})]
+    got = contacts(("Tomas", "Yesterday I went to the pride parade again."), known=known)
+    assert "places" not in got["Tomas"].details  # nothing new: no change sent
+    known = [KnownContact(name="Tomas", details={"places": "market; old mill"})]
+    got = contacts(("Tomas", "Yesterday I went to the night market."), known=known)
+    assert got["Tomas"].details["places"] == "old mill; night market"

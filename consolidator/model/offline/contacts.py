@@ -15,7 +15,8 @@ from the claims about the person, keyed as in DETAIL_KEYS; only new or changed v
 A detail ended or denied ("no longer training for the marathon") is sent as "" (cleared).
 Multi-valued details (allergies, likes, pets, and the pastimes and places a person's own
 clauses name: "went sailing", "took the kids to the aquarium") are kept as "a; b", the newest
-LISTED_ITEMS of them. The batch's summary of a
+LISTED_ITEMS of them; an item said more specifically replaces the vaguer one ("Rockies" gives
+way to "Rocky Mountains"; "pride parade" after "LGBTQ+ pride parade" adds nothing). The batch's summary of a
 person is one line: their most telling claim of the batch (`_summary`).
 """
 
@@ -167,8 +168,11 @@ def _apply(details: dict[str, str], claim: Claim) -> str | None:
         return key
     items = _items(current)
     if claim.polarity is Polarity.ASSERTED:
-        if not any(_same(i, value) for i in items):
-            details[key] = "; ".join([*items, value][-LISTED_ITEMS:])
+        # an item already listed as specifically or more ("LGBTQ+ pride parade" holds "pride parade")
+        # adds nothing; one the new value says more specifically gives way to it ("dog" to "Rex (dog)")
+        if not any(_same(i, value) or stems and stems <= set(content_stems(i)) for i in items):
+            kept = [i for i in items if not (stems and set(content_stems(i)) < stems)]
+            details[key] = "; ".join([*kept, value][-LISTED_ITEMS:])
     else:
         details[key] = "; ".join(i for i in items if not (stems and stems <= set(content_stems(i))))
     return key
