@@ -37,11 +37,8 @@ import re
 
 from consolidator.model.attachments import Attachment, render_one
 from consolidator.model.offline.text_compact import MEDIA, compact_aside
+from consolidator.model.offline.words import NP_ENDS  # the noun phrase after "this" ends there or at punctuation
 
-# The noun phrase after "this" ends at a preposition, conjunction, verb marker or punctuation.
-_NP_END = frozenset(
-    "to for with on in at from by of about after before when while because since as and or but so that which who "
-    "is was are were has have had will would can could".split())
 _THIS = re.compile(r"\b(?:this|these)\b", re.I)
 _OBJECT = re.compile(r"^(?:[A-Z][\w'-]*\s+){1,3}[a-z]+\s+(?:it|this|these)\b(?!\s*['’])")
 MAX_NP_WORDS = 4
@@ -65,7 +62,7 @@ def with_shown(fact: str, caption: str | None) -> str:
     if not fact[:end].lower().endswith("it"):  # "this pic", "these cookies": the noun phrase too
         for _ in range(MAX_NP_WORDS):
             word = _NEXT_WORD.match(fact, end)
-            if not word or word.group(1).lower() in _NP_END or word.group(1)[:1].isupper():
+            if not word or word.group(1).lower() in NP_ENDS or word.group(1)[:1].isupper():
                 break
             end = word.end()
     return f"{fact[:end]} ({caption}){fact[end:]}"

@@ -10,8 +10,8 @@ import re
 from functools import lru_cache
 
 from consolidator.model.offline.words import (  # noqa: F401  (stated once: words.py)
-    IDIOM_ENDS, IRREGULAR_PAST, MONTHS, NAME_STOPWORDS, NOT_ACTIVITIES, RELATIONS, ROUTINE_PLACES, SPECIES, STOPWORDS,
-    WEEKDAYS,
+    IDIOM_ENDS, IRREGULAR_PAST, MONTHS, NAME_STOPWORDS, NOT_ACTIVITIES, NP_ENDS, RELATIONS, ROUTINE_PLACES, SPECIES,
+    STOPWORDS, WEEKDAYS,
 )
 
 _QUOTES = str.maketrans({"\u2019": "'", "\u2018": "'", "\u201c": '"', "\u201d": '"'})
@@ -147,10 +147,9 @@ _DESTINATION = re.compile(
     r"\b(?:go|goes|going|went|gone|been|headed|heading|came|coming|took|taking|brought)\b(?:\s+[\w'-]+){0,3}?"
     r"\s+to\s+(?:(?:the|a|an|my|our|their|his|her|this|that|some)\s+((?:[a-z][\w+'-]*\s*){1,3})"
     r"|(?-i:([A-Z][\w-]+(?:\s+[A-Z][\w-]+)*)))", re.I)
-_PLACE_ENDS = frozenset(
-    """to for with on in at from by of about after before when while because since as and or but so that which
-    who is was are were has have had will would can could it recently yesterday today tonight tomorrow last next
-    again together too early late once twice there here this these those""".split())
+_PLACE_ENDS = NP_ENDS | frozenset(
+    "it recently yesterday today tonight tomorrow last next again together too early late once twice there here this "
+    "these those".split())
 _NO_PLACE = ROUTINE_PLACES | IDIOM_ENDS | _PLACE_ENDS | frozenset(RELATIONS.split("|"))  # "my sister": a person
 
 
@@ -171,6 +170,7 @@ def destinations(text: str) -> frozenset[str]:
     return frozenset(found)
 
 
+@lru_cache(maxsize=1 << 14)
 def specifics(text: str) -> frozenset[str]:
     """The words that name what a person did and where they went, lower-cased: the pastimes of
     `activities` and the head nouns of `destinations`, as specific as a name however common

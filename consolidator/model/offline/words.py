@@ -66,6 +66,12 @@ IRREGULAR_PAST = frozenset(
     burnt spelt spoilt leapt knelt""".split()
 )
 
+# Where a noun phrase ends: a preposition, conjunction or verb marker ("this pic of ...", "went to
+# the fair with ..."): shown.py's pointer phrases, text.py's destinations.
+NP_ENDS = frozenset(
+    "to for with on in at from by of about after before when while because since as and or but so that which who "
+    "is was are were has have had will would can could".split())
+
 # Words in -ing that are no activity after "go" ("went according to plan", "the cat went missing").
 NOT_ACTIVITIES = frozenset(
     """according during nothing something anything everything morning evening thing king ring spring string
