@@ -5,9 +5,11 @@ from __future__ import annotations
 
 from datetime import datetime, timezone
 from pathlib import Path
+from types import SimpleNamespace
 
 import pytest
 
+from consolidator.retrieval.items import contact_item
 from consolidator.retrieval.rank import Candidate, RankSettings
 from consolidator.retrieval.read import _handle, recall
 from consolidator.retrieval.render import fill, line_for
@@ -236,3 +238,42 @@ def test_a_compound_in_the_question_finds_its_two_words_in_the_memory(memory, tm
     handle = _handle(index_path(tmp_path / "state" / "snapshots" / "maya"))
     assert handle.searchable(["roadtrips", "mentorship", "lunch"]) == ["road", "trips", "mentorship", "lunch"]
     assert handle.searchable(["selfcare"]) == ["self", "care"]  # two parts of four letters
+
+
+def _card(query: str, max_tokens: int) -> str:
+    """A contact card of four details and a dated biography, as the index holds it, cut to fit."""
+    tomas = SimpleNamespace(id=7, name="Tomas", aliases=["Tom"], updated_at=datetime(2024, 6, 1, tzinfo=timezone.utc),
+                            sources=[], biography="Tomas moved to Lisbon (2021-03-01). Tomas works as a nurse (2023-01-10).")
+    item = contact_item(tomas, {"health": "a sprained ankle", "likes": "sailing; fish tacos; old jazz records; long walks",
+                                "places": "Lisbon; the aquarium; a street fair", "plans": "visit Porto"})
+    card = Row(n=1, id=item.id, kind="contact", status="", ladder=None, rung=None, label=item.label, speaker=None,
+               text=item.text, at=item.at, until=None, importance=5.0, sources_json="[]")
+    shown, line = line_for(Candidate(card, score=1.0), "maya", timezone.utc, content_stems(query), max_tokens)
+    assert line.endswith("[contact:7]")
+    return shown
+
+
+def test_a_contact_card_cut_to_fit_shows_the_detail_asked_about_and_whose_it_is() -> None:
+    """Each detail of a card is a sentence of its own: cut to fit, the card shows the detail the
+    query names (not the first ones in key order, cut mid-list), opened by the person's name,
+    then as many other details as fit; the biography no longer runs on from the last detail."""
+    assert "plans: visit Porto. Tomas moved to Lisbon (2021-03-01)." in _card("", 200)
+    shown = _card("Which places has Tomas been to?", 30)
+    assert shown.startswith("Tomas (aka Tom): ")
+    assert "places: Lisbon; the aquarium; a street fair." in shown
+    assert "health: a sprained ankle." in shown  # room left: the card's first detail too
+    # No word of the query in the card: its details in order, as many as fit, not just the first.
+    assert _card("What is Tomas up to?", 30) == ("Tomas (aka Tom): health: a sprained ankle. … "
+                                                 "likes: sailing; fish tacos; old jazz records; long walks.")
+
+
+def test_the_period_a_query_names_does_not_pick_a_cut_items_dated_sentences(memory) -> None:
+    """"in 2023" selects by time; as a word it would pick the card's sentences dated 2023 (their
+    date notes) over the detail the query asks about."""
+    write, ask = memory
+    tomas = SimpleNamespace(id=7, name="Tomas", aliases=[], updated_at=datetime(2024, 6, 1, tzinfo=timezone.utc),
+                            sources=[], biography="Tomas works as a nurse (2023-01-10). Tomas adopted a cat (2023-02-11).")
+    write(contact_item(tomas, {"health": "a sprained ankle", "likes": "sailing; fish tacos; old jazz records",
+                               "places": "Lisbon; the aquarium; a street fair"}))
+    card = next(i.text for i in ask("Which places did Tomas visit in 2023?", budget=100).items if i.kind == "contact")
+    assert "places: Lisbon; the aquarium; a street fair." in card and "nurse" not in card

@@ -327,7 +327,7 @@ def answer(scope: str, query: str, budget: int, now: datetime, settings: ranking
     ranked = ranking.score(pool, qt, now.timestamp(), settings, names)
     header = f"## Memory recall ({scope}; times {zone.key})"
     terms = frozenset(stem(w) for w in query_words(qt.search_text(query)))
-    lines, shown = fill(ranked, budget, scope, zone, content_stems(query), turns, settings, header=header,
+    lines, shown = fill(ranked, budget, scope, zone, content_stems(qt.search_text(query)), turns, settings, header=header,
                         cache=cache, terms=terms)
     if len(lines) == 1:
         lines.append("- nothing found")

@@ -95,16 +95,18 @@ def sentences_of(text: str) -> tuple[tuple[str, frozenset[str]], ...]:
     return tuple(out)
 
 
-def excerpt(sentences: tuple[tuple[str, frozenset[str]], ...], query: frozenset[str], max_tokens: int) -> str:
+def excerpt(sentences: tuple[tuple[str, frozenset[str]], ...], query: frozenset[str], max_tokens: int,
+            whole: bool = False) -> str:
     """The sentences with the most query words, in their order, within `max_tokens` (the best one
-    cut at a word when even it does not fit)."""
+    cut at a word when even it does not fit). `whole`: then as many of the others as fit (a
+    contact card: each of its sentences is a detail of the person asked about)."""
     scored = sorted(range(len(sentences)), key=lambda i: (-len(sentences[i][1] & query), i))
     room = chars_within(max_tokens)
     chosen: list[int] = []
     used = 0
     for i in scored:
         piece, stems = sentences[i]
-        if chosen and not stems & query:
+        if chosen and not stems & query and not whole:
             break
         extra = len(piece) + (3 if chosen else 0)
         if used + extra <= room:
@@ -138,14 +140,20 @@ def line_for(c: Candidate, scope: str, zone: tzinfo, query: frozenset[str], max_
         sentences = parts[4] = sentences_of(row.text[len(who):])
     # The item's own subject (a contact's name, a turn's speaker) is in most of its sentences: a
     # query naming that person says nothing about which sentence answers.
-    shown = excerpt(sentences, query - content_stems(subject_of(row)), max_tokens - estimate_tokens(who))
+    shown = excerpt(sentences, query - content_stems(subject_of(row)), max_tokens - estimate_tokens(who),
+                    whole=row.kind == "contact")
     shown = f"{who}{shown}" if shown else ""
     return shown, f"{prefix}{shown}{suffix}"
 
 
 def speaker_prefix(row: Row) -> str:
-    """A message's "Speaker: " opening: kept on an excerpt, but not scored as one of its sentences
-    (the person a query names would otherwise pick the first sentence of every turn they said)."""
+    """A message's "Speaker: " opening, a contact card's "Name (aka ...): ": kept on an excerpt,
+    but not scored as one of its sentences (the person a query names would otherwise pick the
+    first sentence of every turn they said, and a card cut to its later details would lose whose
+    they are)."""
+    if row.kind == "contact" and row.label and row.text.startswith(row.label):
+        end = row.text.find(": ")
+        return row.text[:end + 2] if end >= 0 else ""
     if row.kind != "message" or not row.speaker:
         return ""
     head = f"{row.speaker}: "
