@@ -148,11 +148,26 @@ def test_a_trailing_evaluation_and_what_continues_it_leave_the_fact(said, fact):
         ("Started hitting the gym last week.", "Caroline started hitting the gym (week of 2023-04-24)."),
         ("Been practicing salsa routines with my sister.",
          "Caroline has been practicing salsa routines with their sister (2023-05-07)."),
+        ("Just moved to Lisbon.", "Caroline lives in Lisbon."),  # "moved to" is going, not "so moved"
+        ("Headed to the coast for a sailing weekend.",
+         "Caroline headed to the coast for a sailing weekend (2023-05-07)."),
+        ("Gonna try the grilled octopus in Lisbon next week.",
+         "Caroline is going to try the grilled octopus in Lisbon (week of 2023-05-08)."),
+        ("Gotta finish the aquarium tank before Friday.",
+         "Caroline has to finish the aquarium tank before Friday (2023-05-07)."),
+        ("Wanna learn to sail someday.", "Caroline wants to learn to sail someday (2023-05-07)."),
     ],
 )
 def test_a_sentence_that_drops_its_i_gets_the_speaker_as_subject(said, fact):
     """Chat drops the 'I': the fact names the speaker instead of quoting them."""
     assert said_by_caroline(said) == [fact]
+
+
+@pytest.mark.parametrize("said", ["Excited to show you my new painting of a lake!",
+                                  "So moved by the letter my grandmother wrote."])
+def test_a_word_of_feeling_opening_a_sentence_gives_no_dropped_i_fact(said):
+    """'moved' is going only before "to": 'So moved by ...' is a feeling, no fact about Caroline."""
+    assert not any(t.startswith("Caroline moved") or t.startswith("Caroline excited") for t in said_by_caroline(said))
 
 
 def test_a_word_of_feeling_at_the_start_is_not_a_dropped_i():

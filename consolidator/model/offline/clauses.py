@@ -118,6 +118,10 @@ _PAST_FORMS = frozenset(
     chose woke slept had did tried""".split()
 )
 _CATENATIVE = frozenset("started decided tried managed wanted needed planned used learned continued began".split())
+# A past verb of going whose "to" names where ("Just moved to Lisbon", "Headed to the coast").
+_WENT_TO = frozenset("moved relocated travelled traveled returned headed walked hiked biked cycled sailed".split())
+# Chat's contractions opening a clause that drops its "I" ("Gonna try the tapas").
+_DROPPED_MODALS = {"gonna": "is going to", "gotta": "has to", "wanna": "wants to"}
 _NOT_AFTER_PAST = frozenset("to of about by that with at in".split())
 
 
@@ -305,9 +309,10 @@ def first_verb(predicate: str) -> str:
 
 def dropped_i(seg: str) -> str | None:
     """The predicate of a clause that drops its "I", else None ("Took a trip to Rome" -> "took a
-    trip to Rome"; "Been painting a lot" -> "has been painting a lot"). Only a past form opens
-    such a clause: a word of feeling ("Excited to ...", "Tired of ...") or a present form
-    ("Dance is ...") never does."""
+    trip to Rome"; "Been painting a lot" -> "has been painting a lot"; "Gonna try the tapas" ->
+    "is going to try the tapas"). Only a past form or one of chat's contracted modals opens such
+    a clause: a word of feeling ("Excited to ...", "Tired of ...") or a present form ("Dance is
+    ...") never does."""
     words = seg.split()
     k = 0
     while k < len(words) - 1 and words[k].lower() in _DROPPED_ADVERBS:
@@ -317,8 +322,11 @@ def dropped_i(seg: str) -> str | None:
     verb, nxt = words[k].lower().strip(",.!"), words[k + 1].lower()
     if not words[k].isalpha() and not words[k].rstrip(",.!").isalpha():
         return None
-    regular = verb.endswith("ed") and len(verb) >= 5 and verb not in VAGUE and (
-        nxt not in _NOT_AFTER_PAST or verb in _CATENATIVE and nxt == "to")
+    if verb in _DROPPED_MODALS and words[k].isalpha():
+        return " ".join([*(w.lower() for w in words[:k]), _DROPPED_MODALS[verb], *words[k + 1:]])
+    going = nxt == "to" and verb in _WENT_TO  # "moved to" is no feeling ("so moved")
+    regular = verb.endswith("ed") and len(verb) >= 5 and (going or verb not in VAGUE and (
+        nxt not in _NOT_AFTER_PAST or verb in _CATENATIVE and nxt == "to"))
     if not (verb == "been" or verb in _PAST_FORMS or regular):
         return None
     pred = " ".join([*words[:k], words[k][:1].lower() + words[k][1:], *words[k + 1:]])
