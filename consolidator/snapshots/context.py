@@ -303,7 +303,9 @@ def contact_line(name: str, aliases: list[str], details: dict[str, str]) -> str:
     line = f"- {name}"
     if aliases:
         line += f" (aka {', '.join(aliases)})"
-    facts = "; ".join(f"{k}: {v}" for k, v in sorted(details.items()) if v)
+    # A listed detail's items are "; "-separated ("places: Lisbon; aquarium"), so details end with
+    # a full stop: "likes: sailing; jazz. places: Lisbon", never "likes: sailing; jazz; places: ...".
+    facts = " ".join(f"{k}: {v.strip().rstrip('.')}." for k, v in sorted(details.items()) if v and v.strip())
     return f"{line}: {facts}" if facts else line
 
 
