@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from consolidator.model.offline import OfflineModel
 from consolidator.model.offline.factshare import fact_room, within_share
 from consolidator.model.offline.tuning import DEFAULTS
@@ -64,3 +66,15 @@ def test_a_batch_within_its_share_is_untouched():
     lines = chat(("Maya", "y" * 5000))
     facts = [FactCandidate(text="Maya moved to Porto."), FactCandidate(text="Maya bought a kayak.")]
     assert within_share(facts, lines) is facts
+
+
+def test_a_profile_fact_takes_the_room_before_more_telling_trivia():
+    """A job lost (importance 7) is kept before shorter facts of less importance that say more
+    per character; with profile_importance past it, it is the one that gives way."""
+    lines = chat(("Maya", "x" * 900))  # room: the floor of 400 characters
+    job = FactCandidate(text="Maya lost her job as a nurse at the hospital on the night shift yesterday (2024-05-06).",
+                        importance=7)
+    trivia = [FactCandidate(text=f"Maya saw a kingfisher at Ribeira {n}.") for n in range(12)]
+    kept = within_share([*trivia, job], lines)
+    assert job in kept and sum(len(f.text) for f in kept) <= 400
+    assert job not in within_share([*trivia, job], lines, replace(DEFAULTS, profile_importance=8))

@@ -78,6 +78,13 @@ def test_an_evaluation_has_nothing_rare_in_it():
         ("is a Weight Watchers coach", "state"),
         ("is off to go swimming with the kids", "event"),
         ("loves going hiking", "attitude"),
+        ("is staying hopeful", "attitude"),  # a stance kept...
+        ("stays determined and focused", "attitude"),
+        ("is staying in Lisbon", "event"),  # ...not a stay somewhere
+        ("kept a diary of the sailing trip", "event"),
+        ("felt liberated after the race", "attitude"),  # past forms of feeling and belief
+        ("thought it would help the shop grow", "attitude"),
+        ("bet they bring lots of joy", "attitude"),
     ],
 )
 def test_kinds_of_predicate(predicate, kind):

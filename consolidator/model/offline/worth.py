@@ -20,7 +20,7 @@ titles, places, objects, activities. Four pure functions of the text follow from
 - `kind_of`: what a predicate tells: an "event" (went, is taking, was hit by, has finished,
   goes sailing),
   an "attitude" (a feeling, wish, belief or intention: is grateful, wants to, will keep,
-  can make), or a "state" (mentors a teen, is a coach).
+  can make, felt liberated, is staying hopeful), or a "state" (mentors a teen, is a coach).
 - `novel`: the plain clauses of a batch that add enough to what is known, i.e. to the
   neighbours the facts step shows (the stored facts nearest to the batch's lines) and to the
   batch's earlier claims. A clause's `new_worth` is the worth of its content words that the
@@ -161,8 +161,10 @@ def is_evaluation(piece: str) -> bool:
 
 _ATTITUDE_VERBS = frozenset(
     """can could will would should might may must cannot wants hopes wishes needs feels thinks believes knows loves
-    likes enjoys agrees wonders appreciates cherishes misses prefers""".split()
+    likes enjoys agrees wonders appreciates cherishes misses prefers felt thought believed hoped wished agreed bet
+    guess guesses""".split()
 )
+_LINKING = frozenset("staying stayed stays remaining remained keeping kept".split())  # "is staying hopeful"
 _COPULAS = frozenset("is was are were am".split())
 _STANCE_FORMS = frozenset(
     """going feeling thinking hoping wishing wanting trying loving enjoying excited thrilled stoked inspired
@@ -196,6 +198,8 @@ def kind_of(predicate: str) -> str:
         return "attitude"
     if activities(predicate):  # "is off to go fishing", "goes sailing": something done
         return "event"
+    if (verb in _LINKING or verb in _COPULAS and nxt in _LINKING) and any(is_stance(w) for w in words[1:4]):
+        return "attitude"  # "is staying hopeful", "stays positive": a stance kept, not something done
     if verb in _COPULAS:  # "is taking a class", "was hit by": under way or done; "is grateful": a stance
         if nxt.endswith(("ing", "ed")) and nxt not in _STANCE_FORMS or nxt in IRREGULAR_PAST:
             return "event"
