@@ -11,8 +11,8 @@ worth.worth with the speakers' names weighing nothing) are kept, in their own or
 fact (an allergy) and an UPDATE (a new job replacing the old: dropped, it would leave the old
 one current) are always kept and take their room first; a DELETE or NOOP writes nothing. A
 profile fact (profile_importance: a job lost, a home, a partner) comes next, before any fact of
-less importance however telling per character: "Jon lost their job as a banker" once gave way
-to a batch's shorter trivia.
+less importance however telling per character (a job lost, "Tomas lost his job as a
+carpenter", had given way to a batch's shorter trivia).
 
 Measured on the development subset (bench/recall.py): facts 433 -> 398 (37,013 -> 34,068
 characters), the stores 5.05x -> 5.4x smaller than the transcript; single-hop answers in the
