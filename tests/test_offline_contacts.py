@@ -82,3 +82,16 @@ def test_a_listed_item_said_more_specifically_gives_way_and_a_vaguer_one_adds_no
     known = [KnownContact(name="Tomas", details={"places": "market; old mill"})]
     got = contacts(("Tomas", "Yesterday I went to the night market."), known=known)
     assert got["Tomas"].details["places"] == "old mill; night market"
+
+
+def test_who_someone_says_they_are_becomes_their_listed_roles():
+    """"my journey as a first-time mom", "tough as a single parent": the speaker's; "your
+    courage as a trans person": the other speaker's. A stage of life, a thing, a job (the job
+    rule's) and a question give no role."""
+    got = contacts(("Ana", "I made this quilt to show my journey as a first-time mom. It'll be tough as a single parent!"),
+                   ("Tomas", "I'm in awe of your courage as a trans person. I loved quilting as a kid."),
+                   ("Ana", "Thanks! I got it as a gift. Lost my job as a nurse though. Do you see yourself as a dad?"),
+                   ("Tomas", "Not as a parent yet, no."))
+    assert got["Ana"].details["roles"] == "first-time mom; single parent; trans person"
+    assert "Ana is a single parent." in got["Ana"].biography
+    assert "roles" not in got["Tomas"].details

@@ -13,8 +13,9 @@ Forms of one name merge: equal ignoring case, or one is the other's first name (
 Lopez"); a known contact's name and aliases win, else the longest form is the name. Details come
 from the claims about the person, keyed as in DETAIL_KEYS; only new or changed values are sent.
 A detail ended or denied ("no longer training for the marathon") is sent as "" (cleared).
-Multi-valued details (allergies, likes, pets, and the pastimes and places a person's own
-clauses name: "went sailing", "took the kids to the aquarium") are kept as "a; b", the newest
+Multi-valued details (allergies, likes, pets, the pastimes and places a person's own clauses
+name: "went sailing", "took the kids to the aquarium", and the roles they say they have: "my
+path as a trans woman", "tough as a single parent") are kept as "a; b", the newest
 LISTED_ITEMS of them; an item said more specifically replaces the vaguer one ("Rockies" gives
 way to "Rocky Mountains"; "pride parade" after "LGBTQ+ pride parade" adds nothing). The batch's summary of a
 person is one line: their most telling claim of the batch (`_summary`).
@@ -33,7 +34,9 @@ from consolidator.model.offline.text import (
     activities, content_stems, destinations, normalise, sentences, truncate_words,
 )
 from consolidator.model.offline.text_compact import compact
-from consolidator.model.offline.words import AGENT_SPEAKERS, CALLING_OPENERS, FULL_LIST, NAME_STOPWORDS, alternation, zipf
+from consolidator.model.offline.words import (
+    AGENT_SPEAKERS, CALLING_OPENERS, FULL_LIST, NAME_STOPWORDS, ROLE_NOUNS, alternation, zipf,
+)
 from consolidator.model.offline.worth import worth
 from consolidator.model.schemas import ContactUpdate, KnownContact, Line
 
@@ -42,7 +45,7 @@ DETAIL_KEYS = {
     "avoids": "avoids", "allergy": "allergy", "condition": "condition", "injury": "health",
     "pet": "pets", "relation": "relation", "training": "training", "learning": "learning",
     "plan": "plans", "goal": "goals", "likes": "likes", "dislikes": "dislikes", "age": "age",
-    "partner": "partner", "pastime": "pastimes", "place": "places",
+    "partner": "partner", "pastime": "pastimes", "place": "places", "role": "roles",
 }
 BIOGRAPHY_WORDS = 60
 LISTED_ITEMS = 12  # a listed detail keeps its newest items (the detail rows keep the former values)
@@ -57,6 +60,11 @@ _PEOPLE_VERB = re.compile(
 )
 
 
+# "my own journey as a transgender woman", "it'll be tough as a single parent" (the speaker's);
+# "your work as an artist" (the other person's). At most two words before the person noun.
+_ROLE = rf"(?P<role>(?:[a-z][\w-]* ){{0,2}}?(?:{ROLE_NOUNS}))\b(?![\w'-])"  # a job is the job rule's
+_MY_ROLE = re.compile(rf"\b(?:(?P<own>my|our|your) (?:own )?[\w-]+(?: [\w-]+)?|(?:it'll|it will|it's|it is|I'm|I am) "
+                      rf"(?:be )?[a-z]+) as an? {_ROLE}", re.I)
 _GREETING = alternation(CALLING_OPENERS)
 _ADDRESSED = re.compile(rf"^(?:(?P<greet>(?i:{_GREETING}))(?:,\s*|\s+))?(?P<n>[A-Z][a-z]+)(?=\s*[,!.?]|$)")
 
@@ -246,6 +254,8 @@ def contact_updates(lines: list[Line], claims: list[Claim], known: list[KnownCon
             _addressed(reg, sentence, line, speakers)
             for form in _mentions(normalise(sentence)):
                 reg.see(form, line.id, sentence)
+            for role in _roles(sentence, speaker, speakers, line.id):
+                reg.see(role.subject, line.id, sentence).claims.append(role)
             # a claim's sentence is the compacted one ("Oh, I've been ..." -> "I've been ...", lineclaims.py)
             for claim in by_sentence.get((line.id, compact(sentence, hedges=False)), []):
                 reg.see(claim.subject, line.id, sentence).claims.extend([claim, *_pastimes_and_places(claim, people)])
@@ -279,6 +289,24 @@ def contact_updates(lines: list[Line], claims: list[Claim], known: list[KnownCon
             source_ids=_evidence(p, fresh, names, aliases, summary_line),
         ))
     return updates
+
+
+def _roles(sentence: str, speaker: str, speakers: list[str], line_id: str) -> list[Claim]:
+    """Who someone says they are, as their listed "roles": "my path as a trans woman", "it'll be
+    tough as a single parent" (the speaker), "your work as an artist" (the other speaker, when
+    the batch has two). A question's says nothing ("your life as a parent?")."""
+    if not speaker or speaker.lower() in AGENT_SPEAKERS or sentence.rstrip().endswith("?"):
+        return []
+    others = [s for s in speakers if s != speaker]
+    out = []
+    for m in _MY_ROLE.finditer(normalise(sentence)):
+        whose = speaker if (m.group("own") or "").lower() != "your" else (others[0] if len(others) == 1 else "")
+        role = m.group("role").lower()
+        if whose:
+            article = "an" if role[:1] in "aeiou" else "a"
+            out.append(Claim(whose, "role", role, f"{whose} is {article} {role}.", detail=role, sentence=sentence,
+                             source_ids=(line_id,)))
+    return out
 
 
 def _pastimes_and_places(claim: Claim, people: set[str]) -> list[Claim]:
