@@ -266,3 +266,13 @@ def test_a_running_summary_keeps_its_newest_entries_whole():
     entries = [f"{(day + timedelta(days=i)).date()}: Ana did thing {i}." for i in range(SUMMARY_ENTRIES + 3)]
     kept = newest_entries("\n".join(entries), SUMMARY_ENTRIES)
     assert kept.split("\n") == entries[-SUMMARY_ENTRIES:]
+
+
+def test_a_word_as_rare_as_a_name_counts_as_one_in_substance():
+    """"gastritis" (once in millions of English words) is as specific as a name: "it was
+    gastritis" and "Gonna try some ceviche" are statements; a typo (unknown to English) is not
+    a rare word, and a common one ("soup") stays a plain content word."""
+    assert substance("is going to try some ceviche") == 2 == substance("is going to try some Lisbon")
+    assert substance("is going to try some soup") == 1
+    assert substance("is going to try some soupp") == 1
+    assert said_by_caroline("Gonna try some ceviche!") == ["Caroline is going to try some ceviche (2023-05-07)."]

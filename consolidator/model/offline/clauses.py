@@ -49,7 +49,7 @@ from consolidator.model.attachments import ATTACHMENT_FORM
 from consolidator.model.offline.text_cut import TITLE
 from consolidator.model.offline.reldates import DATE_NOTE, relative_dates, resolve_relative_dates
 from consolidator.model.offline.text import specifics, stem, third_person
-from consolidator.model.offline.words import MONTHS, STOPWORDS, WEEKDAYS
+from consolidator.model.offline.words import FULL_LIST, MONTHS, RARE_ZIPF, STOPWORDS, WEEKDAYS, zipf
 
 MIN_SUBSTANCE = 2  # a clause about a person keeps at least this much substance (see substance)
 MIN_SAID = 5  # a clause with no person for subject, kept in the speaker's name, needs more
@@ -189,8 +189,9 @@ def _day(text: str | None) -> date | None:
 
 def substance(predicate: str, names: tuple[str, ...] = ()) -> int:
     """How informative a predicate is: its distinct content words that are not VAGUE, a name,
-    title, number, pastime ("went sailing") or destination ("went to the aquarium") counting twice
-    ("went to Boston": 2; "went to a support group": 3). The words
+    title, number, pastime ("went sailing"), destination ("went to the aquarium") or a word as
+    rare as a name (RARE_ZIPF in wordfreq's full list: "gastritis", "ceviche"; a typo, unknown
+    there, is not) counting twice ("went to Boston": 2; "went to a support group": 3). The words
     of a quoted title are never vague: "The Great Gatsby" is a name, not a judgement."""
     skip = {n.lower() for name in names for n in name.split()}
     titled = {w.lower() for title in TITLE.findall(predicate) for w in _WORD.findall(title)}  # a title is a name
@@ -202,7 +203,7 @@ def substance(predicate: str, names: tuple[str, ...] = ()) -> int:
         vague = low in VAGUE or stem(low) in _VAGUE_STEMS
         if low in STOPWORDS or low in skip or (vague and low not in titled):
             continue
-        specific = any(c.isdigit() for c in w) or (i > 0 and w[:1].isupper()) or low in pastimes
+        specific = any(c.isdigit() for c in w) or (i > 0 and w[:1].isupper()) or low in pastimes or 0 < zipf(low, FULL_LIST) <= RARE_ZIPF
         found[stem(low)] = max(found.get(stem(low), 0), 2 if specific else 1)
     return sum(found.values())
 

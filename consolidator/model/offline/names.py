@@ -31,10 +31,11 @@ from typing import Iterable, Sequence
 
 from consolidator.model.offline.text import sentences
 from consolidator.model.offline.words import (
-    ADDRESS_OPENERS, EVERYDAY_ZIPF, FULL_LIST, IRREGULAR_PAST, NAME_STOPWORDS, RELATIONS, STOPWORDS, alternation, zipf,
+    ADDRESS_OPENERS, EVERYDAY_ZIPF, FULL_LIST, IRREGULAR_PAST, NAME_STOPWORDS, RARE_ZIPF, RELATIONS, STOPWORDS,
+    alternation, zipf,
 )
 
-RARE_ZIPF = 3.0  # below this a lower-cased word is too rare to be common English ("xiomara": 0)
+# RARE_ZIPF (words.py): below it a lower-cased word is too rare to be common English ("xiomara": 0)
 COMMON_ZIPF = 5.0  # at or above this a word is common English ("sounds" 4.97 is below: agreement rules it out)
 _CAP_WORD = re.compile(r"(?<![\w'@-])[A-Z][a-z]+(?:[A-Z][a-z]+)?(?:-[A-Z][a-z]+)?(?![\w-])")
 _LOWER_WORD = re.compile(r"(?<![\w'-])[a-z]+(?![\w-])")

@@ -24,7 +24,8 @@ from consolidator.domain import AGENT_SPEAKERS, MONTHS, NEGATIONS, STOPWORDS, WE
 __all__ = [
     "AGENT_SPEAKERS", "ADDRESS_OPENERS", "CALLING_OPENERS", "EVERYDAY_ZIPF", "FULL_LIST", "GREETINGS",
     "IRREGULAR_PAST", "MAX_ZIPF",
-    "MONTHS", "NAME_STOPWORDS", "NEGATIONS", "PHATIC", "RELATIONS", "SMALL_LIST", "SPECIES", "STOPWORDS", "WEEKDAYS",
+    "MONTHS", "NAME_STOPWORDS", "NEGATIONS", "PHATIC", "RARE_ZIPF", "RELATIONS", "ROLE_NOUNS", "SMALL_LIST", "SPECIES",
+    "STOPWORDS", "WEEKDAYS",
     "alternation", "zipf",
 ]
 
@@ -107,6 +108,7 @@ def alternation(words: tuple[str, ...]) -> str:
     return "|".join(words)
 
 
+RARE_ZIPF = 3.0  # a real word this rare (at most once per million words) is as specific as a name: worth's RARE_BASE - NAME_WEIGHT
 EVERYDAY_ZIPF = 5.5  # English's few hundred commonest words ("the", "much", "people"): never a name, never a topic
 MAX_ZIPF = 7.0  # the summariser's weight = max(0, MAX_ZIPF - zipf): unknown words weigh 7
 SMALL_LIST = "small"  # wordfreq's small English list: the summariser's word weights
