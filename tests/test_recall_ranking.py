@@ -277,3 +277,19 @@ def test_the_period_a_query_names_does_not_pick_a_cut_items_dated_sentences(memo
                                "places": "Lisbon; the aquarium; a street fair"}))
     card = next(i.text for i in ask("Which places did Tomas visit in 2023?", budget=100).items if i.kind == "contact")
     assert "places: Lisbon; the aquarium; a street fair." in card and "nurse" not in card
+
+
+def test_a_question_naming_a_person_reads_their_card(memory) -> None:
+    """"What is Tomas's relationship status?" shares no word with his card ("roles: single
+    parent"): the card of a person the query names gets a relevance floor (card_relevance), so
+    it ranks above turns that match one common word; with the floor off it is left out."""
+    write, ask = memory
+    tomas = SimpleNamespace(id=7, name="Tomas", aliases=[], updated_at=datetime(2024, 6, 1, tzinfo=timezone.utc),
+                            sources=[], biography="")
+    write(contact_item(tomas, {"roles": "single parent", "places": "Lisbon; the aquarium"}),
+          message("s0", "Tomas: The status of the parcel is unclear.", "2024-06-02T10:00:00"),
+          *(message(f"d{i}", f"Tomas: I cooked {dish} for dinner.", f"2024-06-0{i + 3}T10:00:00")
+            for i, dish in enumerate(["risotto", "paella", "ramen", "tacos", "curry", "gnocchi"])))
+    question = "What is Tomas's relationship status?"
+    assert "contact:7" in order(ask(question, budget=80))
+    assert "contact:7" not in order(ask(question, budget=80, card_relevance=0.0))

@@ -45,6 +45,7 @@ class RankSettings:
     asking_factor: float = 0.6  # a turn that only asks (terms.only_asks): it names the topic, says nothing of it
     speaker_boost: float = 1.15  # a message said by, or a fact or contact about, a person the query names
     period_only_relevance: float = 0.3  # an item of the period a query names when it names nothing else
+    card_relevance: float = 0.3  # the card of a person the query names (the floor of an item a query names, as a period)
     redundant_share: float = 0.8  # an item whose content words are this much in one shown item
     # The fill favours an item that brings query words no shown item has: x (1 + b gain), gain the
     # share of the query words' weight (rarer in the pool, heavier) still missing that it would add.

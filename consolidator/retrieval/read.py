@@ -275,6 +275,11 @@ def recall(scope: str, query: str, *, budget_tokens: int = 1000, config: Any = N
             handle.conn.execute("COMMIT")
 
 
+def asked_about(query: str) -> frozenset[str]:
+    """The query's capitalised words, lower-cased, less a possessive "'s": who it may name."""
+    return frozenset(w.lower().removesuffix("'s").removesuffix("\u2019s") for w in words_of(query) if w[:1].isupper())
+
+
 def _pool(handle: _Handle, query: str, budget: int, settings: ranking.RankSettings,
           window: tuple[float, float] | None = None) -> list[ranking.Candidate]:
     """The candidates (lexical and dense), with their scores. A period the query names adds the
@@ -292,6 +297,9 @@ def _pool(handle: _Handle, query: str, budget: int, settings: ranking.RankSettin
                 lexical[n] = max(lexical.get(n, 0.0), s)
         else:
             base = {n: settings.period_only_relevance for n in index.between(conn, *window, n_lexical)}
+    if settings.card_relevance > 0:  # "What is Ana's relationship status?": Ana's card, whatever its words
+        for n in index.cards_named(conn, asked_about(query)):
+            base[n] = max(base.get(n, 0.0), settings.card_relevance)
     dense: dict[int, float] = {}
     qwords = words_of(query)
     table = index.known_words(conn, [f for w in qwords for f in lookup_forms(w)])
@@ -323,8 +331,7 @@ def answer(scope: str, query: str, budget: int, now: datetime, settings: ranking
     """Rank the pool and fill the budget: the part of `recall` that does not read the index."""
     zone = ZoneInfo(meta.get("timezone") or "UTC")
     qt = qt or understand(query, now, zone)
-    names = frozenset(w.lower() for w in words_of(query) if w[:1].isupper())
-    ranked = ranking.score(pool, qt, now.timestamp(), settings, names)
+    ranked = ranking.score(pool, qt, now.timestamp(), settings, asked_about(query))
     header = f"## Memory recall ({scope}; times {zone.key})"
     terms = frozenset(stem(w) for w in query_words(qt.search_text(query)))
     lines, shown = fill(ranked, budget, scope, zone, content_stems(qt.search_text(query)), turns, settings, header=header,

@@ -53,6 +53,7 @@ CREATE TABLE IF NOT EXISTS word(word TEXT PRIMARY KEY, vec BLOB NOT NULL, tokens
 CREATE TABLE IF NOT EXISTS dropped(generation INTEGER NOT NULL, n INTEGER NOT NULL);
 CREATE INDEX IF NOT EXISTS ix_dropped_generation ON dropped(generation);
 CREATE INDEX IF NOT EXISTS ix_item_at ON item(at);
+CREATE INDEX IF NOT EXISTS ix_item_label ON item(label COLLATE NOCASE);
 """
 
 COLUMNS = ("n", "id", "kind", "status", "ladder", "rung", "label", "speaker", "text", "at", "until",
@@ -264,6 +265,15 @@ def between(conn: sqlite3.Connection, start: float, end: float, limit: int) -> l
     rows = conn.execute("SELECT n FROM item WHERE at >= ? AND at < ? ORDER BY kind = 'summary' DESC, at DESC"
                         " LIMIT ?", (start, end, limit)).fetchall()
     return [int(n) for (n,) in rows]
+
+
+def cards_named(conn: sqlite3.Connection, names: Iterable[str]) -> list[int]:
+    """Row numbers of the contact cards whose name is one of `names` (any case)."""
+    out: list[int] = []
+    for name in dict.fromkeys(names):
+        out += [int(n) for (n,) in conn.execute(
+            "SELECT n FROM item WHERE label = ? COLLATE NOCASE AND kind = 'contact'", (name,))]
+    return out
 
 
 def matching(conn: sqlite3.Connection, match: str) -> int:
