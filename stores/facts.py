@@ -128,13 +128,20 @@ def facts_by_id(session: Session, scope: str, ids: set[str], chunk: int = 500) -
 # --- reads ----------------------------------------------------------------------------------
 
 
+# The order of the facts the write path and the offline pass compute over: as written, then by
+# content within one transaction (its facts share `created_at`), never by their random ids. The
+# rows' order reaches the numbers: a matrix product's last bits follow a row's position, and a
+# batch's neighbours cut at a near tie changed from run to run with the ids.
+_WRITTEN_ORDER = (Fact.created_at, Fact.norm_hash, Fact.id)
+
+
 def _said():
     """Facts said in the log, not reflections: what the write path compares a batch with."""
     return or_(Fact.kind.is_(None), Fact.kind != REFLECTION)
 
 
 def current_facts(session: Session, scope: str) -> list[Fact]:
-    stmt = select(Fact).where(Fact.scope == scope, Fact.valid_to.is_(None)).order_by(Fact.created_at, Fact.id)
+    stmt = select(Fact).where(Fact.scope == scope, Fact.valid_to.is_(None)).order_by(*_WRITTEN_ORDER)
     return list(session.execute(stmt).scalars())
 
 
@@ -220,7 +227,7 @@ def current_matrix(session: Session, scope: str, dim: int) -> FactMatrix:
     stmt = (
         select(Fact.id, Fact.text, Fact.norm_hash, Fact.embedding)
         .where(Fact.scope == scope, Fact.valid_to.is_(None), _said())
-        .order_by(Fact.created_at, Fact.id)
+        .order_by(*_WRITTEN_ORDER)
     )
     rows = session.execute(stmt).all()
     matrix = np.zeros((len(rows), dim), dtype=np.float32)

@@ -320,3 +320,23 @@ def test_batch_without_candidates_against_a_stored_fact_is_a_no_op(app):
     append_messages(app.engine, [NewMessage("maya", t + timedelta(hours=2), "user", "The weather was lovely.", speaker="Maya")], t)
     report = consolidator.drain(t + timedelta(hours=3))
     assert report.steps_failed == 0 and report.steps_done == 1
+
+
+def test_the_facts_of_one_transaction_are_read_in_content_order_not_id_order(app) -> None:
+    """Facts written together share `created_at`; their ids are random. The write path and the
+    offline pass read them by content (norm_hash) after time, so a batch's neighbours and a
+    pass's clusters are the same numbers whatever ids the facts drew (a matrix product's last
+    bits follow a row's position)."""
+    from stores.facts import current_facts, current_matrix, norm_hash, to_bytes
+
+    texts_ = ["Ana sails on Sundays.", "Ana lives in Lisbon.", "Ana keeps an aquarium.", "Ana reads sea novels."]
+    ids = sorted((f"f_{n:016x}" for n in range(len(texts_))), reverse=True)  # ids against the hash order
+    with transaction(app.engine) as session:
+        for fid, text in zip(ids, texts_):
+            session.add(Fact(id=fid, scope="s", text=text, norm_hash=norm_hash(text), embedding=to_bytes(unit(1, 0, 0)),
+                             importance=5, last_used=T0, created_at=T0, updated_at=T0, valid_from=T0,
+                             sources=[], source_roles=[]))
+    by_hash = sorted(texts_, key=norm_hash)
+    with reading(app.engine) as session:
+        assert [f.text for f in current_facts(session, "s")] == by_hash
+        assert current_matrix(session, "s", 3).texts == by_hash
