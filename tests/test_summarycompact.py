@@ -39,6 +39,7 @@ def said(summary: str) -> list[str]:
     ("The choir, I mean, rehearses on Tuesdays.", "The choir rehearses on Tuesdays."),
     ("Honestly, the exam was in Leeds.", "The exam was in Leeds."),
     ("By the way, my cousin Ravi moved to Oslo.", "My cousin Ravi moved to Oslo."),
+    ("Turns out, it was tendinitis.", "It was tendinitis."),
     # hedges
     ("I think it's the hardest climb in the valley.", "It's the hardest climb in the valley."),
     ("I was kind of nervous before the audition.", "I was nervous before the audition."),

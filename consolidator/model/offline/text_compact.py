@@ -57,7 +57,7 @@ MARKERS = (
     "actually|literally|by the way|anyway|anyways|of course|obviously|in fact|for real|tbh|fyi|"
     "no doubt|needless to say|believe me|trust me|mind you|let me tell you|i must say|i have to say|"
     "i gotta say|i've gotta say|i'll tell you|i tell you|so yeah|and yeah|i guess|i suppose|i think|"
-    "i feel like|i'd say|i believe|if you ask me|in my opinion|personally"
+    "i feel like|i'd say|i believe|if you ask me|in my opinion|personally|turns out|it turns out"
 )
 _LEADING_MARKER = re.compile(rf"^(?:(?:and|but|so|also|plus|well)\s+)?(?:{MARKERS})\s*,\s*", re.I)
 _INNER_MARKER = re.compile(rf"\s*,\s*(?:{MARKERS})\s*,\s*", re.I)
