@@ -6,7 +6,7 @@ import pytest
 
 from consolidator.model.offline.text import normalise
 from consolidator.model.offline.lineclaims import claims_of_lines
-from tests.support.offline_kit import chat, image, said_by_caroline
+from tests.support.offline_kit import chat, fact_texts, image, said_by_caroline
 
 
 @pytest.mark.parametrize(
@@ -148,3 +148,23 @@ def test_this_month_in_a_fact_is_written_out():
     summary's header dates its own lines, so summaries leave it)."""
     assert said_by_caroline("I lost my job at the bakery this month.") == [
         "Caroline lost their job at the bakery this month (May 2023)."]
+
+
+@pytest.mark.parametrize(("question", "reply", "fact"), [
+    ("Ah, they're adorable! What are their names?", "Luna and Oliver! They are so playful.",
+     "Tomas said: Their names are Luna and Oliver (2023-05-07)."),
+    ("What's your dog's name?", "Rex!", "Tomas said: Tomas's dog's name is Rex (2023-05-07)."),
+])
+def test_names_given_alone_to_a_question_for_names_are_kept_in_its_words(question, reply, fact):
+    """A chat answers "What are their names?" with the names only: the reply states nothing, so
+    the names became no fact; the question's words make the statement."""
+    assert fact_texts(chat(("Ana", question), ("Tomas", reply)))[0] == fact
+
+
+@pytest.mark.parametrize(("question", "reply"), [
+    ("What's your dog's name?", "Wow!"),  # no name
+    ("What's your dog's name?", "Ana!"),  # the asker's own name: said to her
+    ("How was the trip?", "Luna and Oliver!"),  # no question for names
+])
+def test_a_reply_that_gives_no_names_to_a_question_for_them_is_no_fact(question, reply):
+    assert fact_texts(chat(("Ana", question), ("Tomas", reply))) == []

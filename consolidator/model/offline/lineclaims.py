@@ -1,5 +1,7 @@
 """A batch's people lines into claims: who each line speaks to, the day it was said, and the
-name evidence the whole batch gives (parse.py reads each sentence).
+name evidence the whole batch gives (parse.py reads each sentence). A reply that gives names
+alone to the other speaker's question for them ("What are their names?" - "Luna and Oliver!")
+is read with the question's words (`named_in_reply`).
 
 Kept apart from parse.py because it is the batch's view: the name book is read from every
 line before any is parsed (a name introduced later in the batch still vets a subject), each
@@ -25,6 +27,7 @@ from consolidator.model.offline.rules import Claim
 from consolidator.model.offline.shown import caption_of, presented, with_shown
 from consolidator.model.offline.text_compact import compact
 from consolidator.model.offline.text import sentences
+from consolidator.model.offline.words import NAME_STOPWORDS, PHATIC
 
 
 def addressee(lines: list, i: int) -> str | None:
@@ -86,11 +89,42 @@ def _claims(people: tuple[_Line, ...], zone: str, known: frozenset[str]) -> tupl
                 c = replace(c, text=with_shown(c.text, caption))
                 text = c.text if c.attribute == "event" else resolve_relative_dates(c.text, today, this_too=True)
                 out.append(replace(c, source_ids=(line.id,), text=text))
+            if k == 0 and i and (named := named_in_reply(people[i - 1], line, sentence)):
+                out.append(Claim(ctx.me, "event", named, f"{ctx.me} said: {named} ({ctx.day}).", kind="said",
+                                 sentence=sentence, source_ids=(line.id,)))
             # "Here's the finished bookshelf" + its photo, no claim of the sentence naming it: the photo is the fact
             if (shared := presented(sentence, caption)) and not any(caption in c.text for c in out[found:]):
                 out.append(Claim(ctx.me, "event", shared, f"{ctx.me} {shared} ({ctx.day}).", kind="event",
                                  happened=ctx.day, sentence=sentence, source_ids=(line.id,)))
     return tuple(out)
+
+
+# "What are their names?", "What's your dog's name?", "What is her name?": a question for names...
+_NAMES_ASKED = re.compile(r"\bwhat(?:'s| is| are| were| was)\s+(?P<whose>your|his|her|their|its)\s+"
+                          r"(?P<what>(?:[a-z]+(?:'s)?\s+){0,2})(?P<n>names?)\s*\?", re.I)
+# ...answered by names alone: "Luna and Oliver!", "Rex."
+_ONLY_NAMES = re.compile(r"(?P<names>[A-Z][a-z]+(?:(?:\s*,\s*|\s+and\s+|\s*&\s*)[A-Z][a-z]+)*)\s*[!.]*")
+
+
+def named_in_reply(asked: _Line, reply: _Line, first: str) -> str | None:
+    """The names a reply's first sentence gives, alone, to the other speaker's question for
+    names, as a statement in the question's words ("What are their names?" + "Luna and Oliver!"
+    -> "Their names are Luna and Oliver"; "What's your dog's name?" + "Rex." -> "Ana's dog's name
+    is Rex"): a chat answers a question with the names only, and they would be lost."""
+    if (asked.speaker or "").strip() == (reply.speaker or "").strip():
+        return None
+    m = next(iter(_NAMES_ASKED.finditer(asked.text)), None)
+    answer = _ONLY_NAMES.fullmatch(first.strip())
+    if m is None or answer is None:
+        return None
+    given = re.findall(r"[A-Z][a-z]+", answer.group("names"))
+    if any(n.lower() in NAME_STOPWORDS or n.lower() in PHATIC or n == (asked.speaker or "").strip() for n in given):
+        return None  # "Thanks!", "Wow!", or the asker's own name: no names given
+    whose = m.group("whose").lower()
+    owner = f"{(reply.speaker or '').strip()}'s" if whose == "your" else whose
+    plural = m.group("n").lower() == "names"
+    said = f"{owner} {m.group('what')}{m.group('n').lower()} {'are' if plural else 'is'} {answer.group('names')}"
+    return said[:1].upper() + said[1:]
 
 
 def _acquired_on(claim: Claim, sentence: str, day: str) -> Claim:
