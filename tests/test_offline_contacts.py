@@ -95,3 +95,16 @@ def test_who_someone_says_they_are_becomes_their_listed_roles():
     assert got["Ana"].details["roles"] == "first-time mom; single parent; trans person"
     assert "Ana is a single parent." in got["Ana"].biography
     assert "roles" not in got["Tomas"].details
+
+
+def test_a_biography_tells_a_listed_item_once():
+    """A batch that adds Miso to Tomas's pets and names Rex again tells only Miso's claim to the
+    biography (Rex is listed already), and a claim the biography holds is never in it twice."""
+    known = [KnownContact(name="Tomas", details={"pets": "Rex (dog)"},
+                          biography="Tomas adopted a dog named Rex. Tomas works as a nurse.")]
+    got = contacts(("Tomas", "I adopted a cat named Miso and a dog named Rex."), ("Ana", "Nice!"), known=known)
+    assert got["Tomas"].details["pets"] == "Rex (dog); Miso (cat)"
+    assert got["Tomas"].biography == "Tomas adopted a dog named Rex. Tomas works as a nurse. Tomas adopted a cat named Miso."
+    again = contacts(("Tomas", "I work as a nurse."), ("Ana", "Nice!"),
+                     known=[KnownContact(name="Tomas", details={}, biography="Tomas works as a nurse. Tomas sails.")])
+    assert again["Tomas"].biography == "Tomas sails. Tomas works as a nurse."

@@ -186,17 +186,21 @@ def _apply(details: dict[str, str], claim: Claim) -> str | None:
     return key
 
 
-def _listed(claim: Claim, changed: dict[str, str]) -> bool:
-    """A claim whose item is on a listed detail that changed ("likes: hiking; pottery")."""
+def _listed(claim: Claim, changed: dict[str, str], before: dict[str, str]) -> bool:
+    """A claim whose item a listed detail gained ("likes: hiking; pottery" after "likes: hiking":
+    pottery's claim, not hiking's again)."""
     key = _key(claim)
+    item = claim.detail or claim.value
     return (key in changed and not spec_of(claim.attribute).single and claim.polarity is Polarity.ASSERTED
-            and any(_same(i, claim.detail or claim.value) for i in _items(changed[key])))
+            and any(_same(i, item) for i in _items(changed[key]))
+            and not any(_same(i, item) for i in _items(before.get(key, ""))))
 
 
 def _biography(known: str, fresh: list[Claim], changed: dict[str, str]) -> str:
     """The known biography less what a change made stale, then the fresh claims, within
     BIOGRAPHY_WORDS (the oldest sentences go first). Stale: a sentence of a single-valued detail
-    that changed (a new job), or of a listed detail's item that is no longer listed."""
+    that changed (a new job), or of a listed detail's item that is no longer listed. A fresh
+    claim the biography already holds moves to its end, never twice in it."""
     def stale(c: Claim) -> bool:
         key = _key(c)
         if key not in changed:
@@ -206,8 +210,9 @@ def _biography(known: str, fresh: list[Claim], changed: dict[str, str]) -> str:
         return not any(_same(i, c.detail or c.value) for i in _items(changed[key]))
 
     stale = {c.sentence for c in parse_text(known) if stale(c)}
-    kept = [s for s in sentences(known) if s not in stale]
     new = list(dict.fromkeys(c.text for c in fresh))
+    again = {_ISO_DAY.sub("", s) for s in new}  # said again (dated or not): once, as the newest
+    kept = [s for s in sentences(known) if s not in stale and _ISO_DAY.sub("", s) not in again]
     while kept and len(" ".join(kept + new).split()) > BIOGRAPHY_WORDS:
         kept.pop(0)
     text = " ".join(kept + new)
@@ -275,7 +280,7 @@ def contact_updates(lines: list[Line], claims: list[Claim], known: list[KnownCon
         aliases = list(dict.fromkeys(f for f in p.forms if f.lower() not in taken))
         new_alias = bool(aliases) and p.known is not None
         last = {_key(c): c for c in p.claims if _key(c) in changed}  # the batch's last word per key
-        fresh = [c for c in p.claims if last.get(_key(c)) is c or _listed(c, changed)]
+        fresh = [c for c in p.claims if last.get(_key(c)) is c or _listed(c, changed, before)]
         biography = None
         if changed or new_alias:
             old = p.known.biography if p.known else ""
