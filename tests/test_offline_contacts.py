@@ -99,12 +99,16 @@ def test_who_someone_says_they_are_becomes_their_listed_roles():
 
 def test_a_biography_tells_a_listed_item_once():
     """A batch that adds Miso to Tomas's pets and names Rex again tells only Miso's claim to the
-    biography (Rex is listed already), and a claim the biography holds is never in it twice."""
+    biography (Rex is listed already); a claim the biography holds with another date moves to
+    the end instead of standing twice."""
     known = [KnownContact(name="Tomas", details={"pets": "Rex (dog)"},
                           biography="Tomas adopted a dog named Rex. Tomas works as a nurse.")]
-    got = contacts(("Tomas", "I adopted a cat named Miso and a dog named Rex."), ("Ana", "Nice!"), known=known)
+    got = contacts(("Tomas", "I adopted a dog named Rex last year. Yesterday I adopted a cat named Miso."),
+                   ("Ana", "Nice!"), known=known)
     assert got["Tomas"].details["pets"] == "Rex (dog); Miso (cat)"
-    assert got["Tomas"].biography == "Tomas adopted a dog named Rex. Tomas works as a nurse. Tomas adopted a cat named Miso."
-    again = contacts(("Tomas", "I work as a nurse."), ("Ana", "Nice!"),
-                     known=[KnownContact(name="Tomas", details={}, biography="Tomas works as a nurse. Tomas sails.")])
-    assert again["Tomas"].biography == "Tomas sails. Tomas works as a nurse."
+    assert got["Tomas"].biography == ("Tomas adopted a dog named Rex. Tomas works as a nurse. "
+                                      "Tomas adopted a cat named Miso (2024-03-08).")
+    again = contacts(("Tomas", "Yesterday I went to Lisbon."), ("Ana", "Nice!"),
+                     known=[KnownContact(name="Tomas", details={"places": "aquarium"},
+                                         biography="Tomas went to Lisbon (2024-01-05). Tomas sails.")])
+    assert again["Tomas"].biography == "Tomas sails. Tomas went to Lisbon (2024-03-08)."
