@@ -15,7 +15,7 @@ from the claims about the person, keyed as in DETAIL_KEYS; only new or changed v
 A detail ended or denied ("no longer training for the marathon") is sent as "" (cleared).
 Multi-valued details (allergies, likes, pets, the pastimes and places a person's own clauses
 name: "went sailing", "took the kids to the aquarium", and the roles they say they have: "my
-path as a trans woman", "tough as a single parent") are kept as "a; b", the newest
+journey as a new dad", "tough as a single mom") are kept as "a; b", the newest
 LISTED_ITEMS of them; an item said more specifically replaces the vaguer one ("Rockies" gives
 way to "Rocky Mountains"; "pride parade" after "LGBTQ+ pride parade" adds nothing). The batch's summary of a
 person is one line: their most telling claim of the batch (`_summary`).
@@ -60,8 +60,8 @@ _PEOPLE_VERB = re.compile(
 )
 
 
-# "my own journey as a transgender woman", "it'll be tough as a single parent" (the speaker's);
-# "your work as an artist" (the other person's). At most two words before the person noun.
+# "my own journey as a new dad", "it'll be tough as a single mom" (the speaker's);
+# "your patience as a parent" (the other person's). At most two words before the person noun.
 _ROLE = rf"(?P<role>(?:[a-z][\w-]* ){{0,2}}?(?:{ROLE_NOUNS}))\b(?![\w'-])"  # a job is the job rule's
 _MY_ROLE = re.compile(rf"\b(?:(?P<own>my|our|your) (?:own )?[\w-]+(?: [\w-]+)?|(?:it'll|it will|it's|it is|I'm|I am) "
                       rf"(?:be )?[a-z]+) as an? {_ROLE}", re.I)
@@ -297,9 +297,9 @@ def contact_updates(lines: list[Line], claims: list[Claim], known: list[KnownCon
 
 
 def _roles(sentence: str, speaker: str, speakers: list[str], line_id: str) -> list[Claim]:
-    """Who someone says they are, as their listed "roles": "my path as a trans woman", "it'll be
-    tough as a single parent" (the speaker), "your work as an artist" (the other speaker, when
-    the batch has two). A question's says nothing ("your life as a parent?")."""
+    """Who someone says they are, as their listed "roles": "my journey as a new dad", "it'll be
+    tough as a single mom" (the speaker), "your patience as a parent" (the other speaker, when the
+    batch has two). A question's says nothing ("your life as a parent?")."""
     if not speaker or speaker.lower() in AGENT_SPEAKERS or sentence.rstrip().endswith("?"):
         return []
     others = [s for s in speakers if s != speaker]

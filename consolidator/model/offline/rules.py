@@ -66,7 +66,7 @@ ATTRS: dict[str, AttrSpec] = {
     "favourite": AttrSpec("preferences", 4, True),
     "age": AttrSpec("personal", 5, True),
     "habit": AttrSpec("general", 5, False),
-    "role": AttrSpec("personal", 5, False),  # who someone says they are: "as a single parent" (contacts.py)
+    "role": AttrSpec("personal", 5, False),  # who someone says they are: "as a single mom" (contacts.py)
     "pastime": AttrSpec("hobbies", 4, False),  # a contact's pastimes and the places they went,
     "place": AttrSpec("places", 4, False),  # read off plain clauses (contacts.py)
     "partner": AttrSpec("relations", 7, True),

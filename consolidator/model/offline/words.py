@@ -94,8 +94,8 @@ RELATIONS = (
     "aunt|uncle|niece|nephew|grandmother|grandfather|grandma|grandpa|neighbour|neighbor|"
     "roommate|flatmate|stepmother|stepfather|stepson|stepdaughter|child|kid|baby"
 )
-# What a self-description "as a ..." ends with when it says who someone is ("my path as a trans
-# woman", "tough as a single parent"); never a stage of life ("as a kid") or a thing ("as a gift").
+# What a self-description "as a ..." ends with when it says who someone is ("my journey as a new
+# dad", "tough as a single mom"); never a stage of life ("as a kid") or a thing ("as a gift").
 ROLE_NOUNS = (
     "woman|man|person|parent|mom|mum|mother|dad|father|wife|husband|grandparent|grandmother|grandfather|"
     "veteran|immigrant|survivor|volunteer|member|vegan|vegetarian|beginner|newcomer|adult"
