@@ -269,8 +269,8 @@ def test_a_running_summary_keeps_its_newest_entries_whole():
 
 
 def test_a_word_as_rare_as_a_name_counts_as_one_in_substance():
-    """"gastritis" (once in millions of English words) is as specific as a name: "it was
-    gastritis" and "Gonna try some ceviche" are statements; a typo wordfreq never saw is not
+    """"tendinitis" (once in millions of English words) is as specific as a name: "it was
+    tendinitis" and "Gonna try some ceviche" are statements; a typo wordfreq never saw is not
     a rare word, and a common one ("soup") stays a plain content word."""
     assert substance("is going to try some ceviche") == 2 == substance("is going to try some Lisbon")
     assert substance("is going to try some soup") == 1

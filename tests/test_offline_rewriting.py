@@ -151,8 +151,8 @@ def test_this_month_in_a_fact_is_written_out():
 
 
 @pytest.mark.parametrize(("question", "reply", "fact"), [
-    ("Ah, they're adorable! What are their names?", "Luna and Oliver! They are so playful.",
-     "Tomas said: Their names are Luna and Oliver (2023-05-07)."),
+    ("Ah, they're adorable! What are their names?", "Pip and Bruno! They are so playful.",
+     "Tomas said: Their names are Pip and Bruno (2023-05-07)."),
     ("What's your dog's name?", "Rex!", "Tomas said: Tomas's dog's name is Rex (2023-05-07)."),
 ])
 def test_names_given_alone_to_a_question_for_names_are_kept_in_its_words(question, reply, fact):
@@ -164,7 +164,7 @@ def test_names_given_alone_to_a_question_for_names_are_kept_in_its_words(questio
 @pytest.mark.parametrize(("question", "reply"), [
     ("What's your dog's name?", "Wow!"),  # no name
     ("What's your dog's name?", "Ana!"),  # the asker's own name: said to her
-    ("How was the trip?", "Luna and Oliver!"),  # no question for names
+    ("How was the trip?", "Pip and Bruno!"),  # no question for names
 ])
 def test_a_reply_that_gives_no_names_to_a_question_for_them_is_no_fact(question, reply):
     assert fact_texts(chat(("Ana", question), ("Tomas", reply))) == []

@@ -190,7 +190,7 @@ def _day(text: str | None) -> date | None:
 def substance(predicate: str, names: tuple[str, ...] = ()) -> int:
     """How informative a predicate is: its distinct content words that are not VAGUE, a name,
     title, number, pastime ("went sailing"), destination ("went to the aquarium") or a word as
-    rare as a name (RARE_ZIPF in wordfreq's full list: "gastritis", "ceviche"; a typo unknown
+    rare as a name (RARE_ZIPF in wordfreq's full list: "tendinitis", "ceviche"; a typo unknown
     there is not, though a common misspelling, "definately", is: a known limit) counting twice
     ("went to Boston": 2; "went to a support group": 3). The words
     of a quoted title are never vague: "The Great Gatsby" is a name, not a judgement."""

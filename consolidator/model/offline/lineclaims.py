@@ -1,6 +1,6 @@
 """A batch's people lines into claims: who each line speaks to, the day it was said, and the
 name evidence the whole batch gives (parse.py reads each sentence). A reply that gives names
-alone to the other speaker's question for them ("What are their names?" - "Luna and Oliver!")
+alone to the other speaker's question for them ("What are their names?" - "Pip and Bruno!")
 is read with the question's words (`named_in_reply`).
 
 Kept apart from parse.py because it is the batch's view: the name book is read from every
@@ -102,14 +102,14 @@ def _claims(people: tuple[_Line, ...], zone: str, known: frozenset[str]) -> tupl
 # "What are their names?", "What's your dog's name?", "What is her name?": a question for names...
 _NAMES_ASKED = re.compile(r"\bwhat(?:'s| is| are| were| was)\s+(?P<whose>your|his|her|their|its)\s+"
                           r"(?P<what>(?:[a-z]+(?:'s)?\s+){0,2})(?P<n>names?)\s*\?", re.I)
-# ...answered by names alone: "Luna and Oliver!", "Rex."
+# ...answered by names alone: "Pip and Bruno!", "Rex."
 _ONLY_NAMES = re.compile(r"(?P<names>[A-Z][a-z]+(?:(?:\s*,\s*|\s+and\s+|\s*&\s*)[A-Z][a-z]+)*)\s*[!.]*")
 
 
 def named_in_reply(asked: _Line, reply: _Line, first: str) -> str | None:
     """The names a reply's first sentence gives, alone, to the other speaker's question for
-    names, as a statement in the question's words ("What are their names?" + "Luna and Oliver!"
-    -> "Their names are Luna and Oliver"; "What's your dog's name?" + "Rex." -> "Ana's dog's name
+    names, as a statement in the question's words ("What are their names?" + "Pip and Bruno!"
+    -> "Their names are Pip and Bruno"; "What's your dog's name?" + "Rex." -> "Ana's dog's name
     is Rex"): a chat answers a question with the names only, and they would be lost."""
     if (asked.speaker or "").strip() == (reply.speaker or "").strip():
         return None
