@@ -113,7 +113,7 @@ def named_in_reply(asked: _Line, reply: _Line, first: str) -> str | None:
     is Rex"): a chat answers a question with the names only, and they would be lost."""
     if (asked.speaker or "").strip() == (reply.speaker or "").strip():
         return None
-    m = next(iter(_NAMES_ASKED.finditer(asked.text)), None)
+    m = _NAMES_ASKED.search(asked.text.replace("\u2019", "'"))
     answer = _ONLY_NAMES.fullmatch(first.strip())
     if m is None or answer is None:
         return None
