@@ -282,7 +282,8 @@ def test_the_period_a_query_names_does_not_pick_a_cut_items_dated_sentences(memo
 def test_a_question_naming_a_person_reads_their_card(memory) -> None:
     """"What is Tomas's relationship status?" shares no word with his card ("roles: single
     parent"): the card of a person the query names gets a relevance floor (card_relevance), so
-    it ranks above turns that match one common word; with the floor off it is left out."""
+    it ranks above turns that match one common word; with the floor off it is left out, and a
+    "when" question gives it none."""
     write, ask = memory
     tomas = SimpleNamespace(id=7, name="Tomas", aliases=[], updated_at=datetime(2024, 6, 1, tzinfo=timezone.utc),
                             sources=[], biography="")
@@ -293,3 +294,5 @@ def test_a_question_naming_a_person_reads_their_card(memory) -> None:
     question = "What is Tomas's relationship status?"
     assert "contact:7" in order(ask(question, budget=80))
     assert "contact:7" not in order(ask(question, budget=80, card_relevance=0.0))
+    # A "when" question asks for a date, which the card's details do not hold: no floor for it.
+    assert "contact:7" not in order(ask("When did Tomas's relationship status change?", budget=80))

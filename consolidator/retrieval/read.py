@@ -266,7 +266,8 @@ def recall(scope: str, query: str, *, budget_tokens: int = 1000, config: Any = N
         try:
             handle.refresh()
             qt = understand(query, now, ZoneInfo(handle.meta.get("timezone") or "UTC"))
-            pool = _pool(handle, qt.search_text(query), budget_tokens if only is None else MAX_BUDGET, settings, qt.window)
+            pool = _pool(handle, qt.search_text(query), budget_tokens if only is None else MAX_BUDGET, settings, qt.window,
+                         cards=not qt.asks_when)
             if only is not None:
                 pool = [c for c in pool if c.row.kind == "fact" and c.row.id.partition(":")[2] in only]
             return answer(scope, query, budget_tokens, now, settings, pool, handle.turns, handle.meta,
@@ -281,10 +282,11 @@ def asked_about(query: str) -> frozenset[str]:
 
 
 def _pool(handle: _Handle, query: str, budget: int, settings: ranking.RankSettings,
-          window: tuple[float, float] | None = None) -> list[ranking.Candidate]:
+          window: tuple[float, float] | None = None, cards: bool = True) -> list[ranking.Candidate]:
     """The candidates (lexical and dense), with their scores. A period the query names adds the
     best lexical matches inside it (they may rank below the pool's cut over all time) or, for a
-    query that names only a period, the period's items (summaries first) at a base relevance."""
+    query that names only a period, the period's items (summaries first) at a base relevance.
+    With `cards`, the card of each person the query names at the card floor."""
     conn = handle.conn
     n_lexical, n_dense = ranking.pool_sizes(budget, settings)
     words = handle.searchable(query_words(query))
@@ -297,7 +299,9 @@ def _pool(handle: _Handle, query: str, budget: int, settings: ranking.RankSettin
                 lexical[n] = max(lexical.get(n, 0.0), s)
         else:
             base = {n: settings.period_only_relevance for n in index.between(conn, *window, n_lexical)}
-    if settings.card_relevance > 0:  # "What is Ana's relationship status?": Ana's card, whatever its words
+    # "What is Ana's relationship status?": Ana's card, whatever its words; not for "when ...?",
+    # which asks for a date a card's details do not hold (as the when boost favours dated items).
+    if cards and settings.card_relevance > 0:
         for n in index.cards_named(conn, asked_about(query)):
             base[n] = max(base.get(n, 0.0), settings.card_relevance)
     dense: dict[int, float] = {}
