@@ -11,7 +11,7 @@ import pytest
 
 from consolidator.retrieval.items import contact_item
 from consolidator.retrieval.rank import Candidate, RankSettings
-from consolidator.retrieval.read import _handle, recall
+from consolidator.retrieval.read import _handle, _pool, recall
 from consolidator.retrieval.render import fill, line_for
 from consolidator.retrieval.terms import content_stems, only_asks, query_words, stem
 from consolidator.core.config import Settings
@@ -296,3 +296,18 @@ def test_a_question_naming_a_person_reads_their_card(memory) -> None:
     assert "contact:7" not in order(ask(question, budget=80, card_relevance=0.0))
     # A "when" question asks for a date, which the card's details do not hold: no floor for it.
     assert "contact:7" not in order(ask("When did Tomas's relationship status change?", budget=80))
+
+
+def test_a_person_named_in_lower_case_still_brings_their_card(memory, tmp_path) -> None:
+    """A planner passes the user's words as typed: "what is tomas's relationship status?" names
+    Tomas as much as the capitalised question does, so his card joins the pool at the floor."""
+    write, _ = memory
+    tomas = SimpleNamespace(id=7, name="Tomas", aliases=[], updated_at=datetime(2024, 6, 1, tzinfo=timezone.utc),
+                            sources=[], biography="")
+    write(contact_item(tomas, {"roles": "single parent"}),
+          message("s0", "Tomas: The status of the parcel is unclear.", "2024-06-02T10:00:00"))
+    handle = _handle(index_path(tmp_path / "state" / "snapshots" / "maya"))
+    handle.refresh()
+    for question in ("What is Tomas's relationship status?", "what is tomas's relationship status?"):
+        card = next(c for c in _pool(handle, question, 80, RankSettings()) if c.row.id == "contact:7")
+        assert card.base == RankSettings().card_relevance, question

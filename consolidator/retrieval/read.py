@@ -302,7 +302,7 @@ def _pool(handle: _Handle, query: str, budget: int, settings: ranking.RankSettin
     # "What is Ana's relationship status?": Ana's card, whatever its words; not for "when ...?",
     # which asks for a date a card's details do not hold (as the when boost favours dated items).
     if cards and settings.card_relevance > 0:
-        for n in index.cards_named(conn, asked_about(query)):
+        for n in index.cards_named(conn, query_words(query)):  # any case: "what is ana's job?"
             base[n] = max(base.get(n, 0.0), settings.card_relevance)
     dense: dict[int, float] = {}
     qwords = words_of(query)
