@@ -12,7 +12,8 @@ from consolidator.model.offline import OfflineModel
 from consolidator.model.offline.contacts import SUMMARY_WORDS
 from consolidator.model.offline.clauses import substance
 from consolidator.model.offline.text import activities, destinations
-from consolidator.model.offline.worth import is_evaluation, kind_of, new_worth, stems_of, tidy, worth
+from consolidator.model.offline.words import RARE_ZIPF
+from consolidator.model.offline.worth import NAME_WEIGHT, RARE_BASE, is_evaluation, kind_of, new_worth, stems_of, tidy, worth
 from consolidator.model.schemas import ContactsRequest, FactExtractionRequest, KnownFact
 from tests.support.offline_kit import chat, fact_texts, said_by_caroline
 
@@ -272,6 +273,7 @@ def test_a_word_as_rare_as_a_name_counts_as_one_in_substance():
     """"tendinitis" (once in millions of English words) is as specific as a name: "it was
     tendinitis" and "Gonna try some ceviche" are statements; a typo wordfreq never saw is not
     a rare word, and a common one ("soup") stays a plain content word."""
+    assert RARE_BASE - NAME_WEIGHT == RARE_ZIPF  # the zipf at which worth weighs a word as a name
     assert substance("is going to try some ceviche") == 2 == substance("is going to try some Lisbon")
     assert substance("is going to try some soup") == 1
     assert substance("is going to try some soupp") == 1

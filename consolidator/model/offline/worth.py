@@ -51,12 +51,11 @@ from typing import Iterable
 from consolidator.model.offline.clauses import VAGUE
 from consolidator.model.offline.reldates import DATE_NOTE
 from consolidator.model.offline.text import activities, specifics, stem
-from consolidator.model.offline.words import IRREGULAR_PAST, PHATIC, RARE_ZIPF, STOPWORDS, zipf
+from consolidator.model.offline.words import IRREGULAR_PAST, PHATIC, STOPWORDS, zipf
 
 RARE_BASE = 6.0  # a word weighs max(0, RARE_BASE - zipf): "the" (7.7) 0, "support" (5.5) 0.5, "pottery" (3.7) 2.3
 NUMBER_WEIGHT = 3.0  # "18th", "2022", "10 miles": numbers are what questions ask for
 NAME_WEIGHT = 3.0  # a capitalised word past the first (a name, title), a pastime, a destination: at least this
-assert RARE_BASE - NAME_WEIGHT == RARE_ZIPF  # a word of zipf RARE_ZIPF weighs a name: clauses.substance counts it so
 MIN_WORTH = 2.0  # a clause about a person is a fact from this worth on
 MIN_WORTH_SAID = 3.0  # a clause kept in the speaker's name (no person for subject) needs more
 EVALUATION_WORTH = 3.0  # "it was ..." below this worth is an evaluation, cut from the clause
