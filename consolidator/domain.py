@@ -6,6 +6,8 @@
 - Function words (`STOPWORDS`), month and weekday names: one list each.
 - Tokens per character: the one estimate every budget and cap uses (4 characters a token,
   rounded up), so a budget checked in one place holds in another.
+- A contact's details as text: one sentence per detail, in key order, so a listed detail's
+  "; "-separated items never run into the next detail (context.md, recall's contact card).
 
 Pure functions of their arguments; the standard library only, so any layer may import this.
 """
@@ -58,6 +60,12 @@ def is_person_line(line: Said) -> bool:
 def is_negated(text: str) -> bool:
     """The text carries a negation word ("not", "never", "no longer", "quit", ...)."""
     return any(word in NEGATIONS for word in _WORD.findall(text.lower().replace("'", "").replace("\u2019", "")))
+
+
+def detail_sentences(details: dict[str, str]) -> str:
+    """{"likes": "sailing; jazz", "places": "Lisbon"} -> "likes: sailing; jazz. places: Lisbon."
+    (empty details left out)."""
+    return " ".join(f"{k}: {v.strip().rstrip('.')}." for k, v in sorted(details.items()) if v and v.strip())
 
 
 def estimate_tokens(text: str) -> int:

@@ -11,6 +11,7 @@ from __future__ import annotations
 from datetime import datetime, timezone
 from typing import Any
 
+from consolidator.domain import detail_sentences
 from consolidator.model.attachments import decode, with_attachments
 from stores.files.archive_files import COLUMNS
 from stores.files.recall_index import IndexItem
@@ -83,11 +84,10 @@ def contact_item(contact: Any, details: dict[str, str]) -> IndexItem:
     batch of what the facts already hold, which would make the card a copy of the fact it repeats
     (the fact, with the id a planner marks used, is the item to show)."""
     head = contact.name + (f" (aka {', '.join(contact.aliases)})" if contact.aliases else "")
-    # One sentence per detail ("places: Lisbon; aquarium."), so a card cut to the budget shows the
+    # One sentence per detail (domain.detail_sentences), so a card cut to the budget shows the
     # details a query asks about (render.excerpt), not the first ones in key order.
-    parts = [f"{k}: {v.strip().rstrip('.')}." for k, v in sorted(details.items()) if v and v.strip()]
-    parts.append((contact.biography or "").strip())
-    text = head + ": " + " ".join(p for p in parts if p) if any(parts) else head
+    body = " ".join(p for p in (detail_sentences(details), (contact.biography or "").strip()) if p)
+    text = f"{head}: {body}" if body else head
     return IndexItem(id=f"contact:{contact.id}", kind="contact", text=text, body=text, label=contact.name,
                      at=_ts(contact.updated_at), sources=tuple(contact.sources[-SOURCES_KEPT:]))
 

@@ -289,7 +289,8 @@ def _pool(handle: _Handle, query: str, budget: int, settings: ranking.RankSettin
     With `cards`, the card of each person the query names at the card floor."""
     conn = handle.conn
     n_lexical, n_dense = ranking.pool_sizes(budget, settings)
-    words = handle.searchable(query_words(query))
+    asked = query_words(query)
+    words = handle.searchable(asked)
     lexical = dict(handle.lexical(words, n_lexical, settings.context_weight))
     base: dict[int, float] = {}
     if window is not None:
@@ -302,7 +303,7 @@ def _pool(handle: _Handle, query: str, budget: int, settings: ranking.RankSettin
     # "What is Ana's relationship status?": Ana's card, whatever its words; not for "when ...?",
     # which asks for a date a card's details do not hold (as the when boost favours dated items).
     if cards and settings.card_relevance > 0:
-        for n in index.cards_named(conn, query_words(query)):  # any case: "what is ana's job?"
+        for n in index.cards_named(conn, asked):  # any case: "what is ana's job?"
             base[n] = max(base.get(n, 0.0), settings.card_relevance)
     dense: dict[int, float] = {}
     qwords = words_of(query)

@@ -32,7 +32,7 @@ import structlog
 from consolidator.core.app import App
 from consolidator.snapshots.reader import CONTEXT_FILE
 from consolidator.core.config import ContextSettings, Settings
-from consolidator.domain import estimate_tokens
+from consolidator.domain import detail_sentences, estimate_tokens
 from stores.contacts import contacts_of, current_details
 from stores.interactions import max_number
 from stores.engine import reading
@@ -303,9 +303,7 @@ def contact_line(name: str, aliases: list[str], details: dict[str, str]) -> str:
     line = f"- {name}"
     if aliases:
         line += f" (aka {', '.join(aliases)})"
-    # A listed detail's items are "; "-separated ("places: Lisbon; aquarium"), so details end with
-    # a full stop: "likes: sailing; jazz. places: Lisbon", never "likes: sailing; jazz; places: ...".
-    facts = " ".join(f"{k}: {v.strip().rstrip('.')}." for k, v in sorted(details.items()) if v and v.strip())
+    facts = detail_sentences(details)
     return f"{line}: {facts}" if facts else line
 
 

@@ -269,11 +269,8 @@ def between(conn: sqlite3.Connection, start: float, end: float, limit: int) -> l
 
 def cards_named(conn: sqlite3.Connection, names: Iterable[str]) -> list[int]:
     """Row numbers of the contact cards whose name is one of `names` (any case)."""
-    out: list[int] = []
-    for name in dict.fromkeys(names):
-        out += [int(n) for (n,) in conn.execute(
-            "SELECT n FROM item WHERE label = ? COLLATE NOCASE AND kind = 'contact'", (name,))]
-    return out
+    return [int(n) for (n,) in _where_in(
+        conn, "SELECT n FROM item WHERE kind = 'contact' AND label COLLATE NOCASE IN ({})", names)]
 
 
 def matching(conn: sqlite3.Connection, match: str) -> int:

@@ -63,8 +63,8 @@ _PEOPLE_VERB = re.compile(
 # "my own journey as a new dad", "it'll be tough as a single mom" (the speaker's);
 # "your patience as a parent" (the other person's). At most two words before the person noun.
 _ROLE = rf"(?P<role>(?:[a-z][\w-]* ){{0,2}}?(?:{ROLE_NOUNS}))\b(?![\w'-])"  # a job is the job rule's
-_MY_ROLE = re.compile(rf"\b(?:(?P<own>my|our|your) (?:own )?[\w-]+(?: [\w-]+)?|(?:it'll|it will|it's|it is|I'm|I am) "
-                      rf"(?:be )?[a-z]+) as an? {_ROLE}", re.I)
+_MY_ROLE = re.compile(rf"\b(?:(?P<own>my|our|your) (?:own )?[\w-]+(?: [\w-]+)?|(?:it will|it is|I am) (?:be )?[a-z]+)"
+                      rf" as an? {_ROLE}", re.I)  # read after text.normalise: "it'll" is "it will"
 _GREETING = alternation(CALLING_OPENERS)
 _ADDRESSED = re.compile(rf"^(?:(?P<greet>(?i:{_GREETING}))(?:,\s*|\s+))?(?P<n>[A-Z][a-z]+)(?=\s*[,!.?]|$)")
 

@@ -26,7 +26,7 @@ from consolidator.model.offline.reldates import resolve_relative_dates
 from consolidator.model.offline.rules import Claim
 from consolidator.model.offline.shown import caption_of, presented, with_shown
 from consolidator.model.offline.text_compact import compact
-from consolidator.model.offline.text import sentences
+from consolidator.model.offline.text import normalise, sentences
 from consolidator.model.offline.words import NAME_STOPWORDS, PHATIC
 
 
@@ -113,7 +113,7 @@ def named_in_reply(asked: _Line, reply: _Line, first: str) -> str | None:
     is Rex"): a chat answers a question with the names only, and they would be lost."""
     if (asked.speaker or "").strip() == (reply.speaker or "").strip():
         return None
-    m = _NAMES_ASKED.search(asked.text.replace("\u2019", "'"))
+    m = _NAMES_ASKED.search(normalise(asked.text))
     answer = _ONLY_NAMES.fullmatch(first.strip())
     if m is None or answer is None:
         return None
