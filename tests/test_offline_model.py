@@ -415,6 +415,16 @@ def test_a_taste_or_lesson_that_points_at_the_context_is_no_detail():
     assert contacts("I enjoy the taste of ginger.")[0].details == {"likes": "the taste of ginger"}
 
 
+def test_a_taste_shared_with_each_other_is_no_detail_of_one_person():
+    """'We just enjoy each other's company' said by Maya is no taste of Maya's ("Maya enjoys
+    each other's company" says nothing): no "likes" detail, and no fact of its own; 'We enjoy
+    long walks' is one."""
+    assert contacts("We just enjoy each other's company.")[0].details == {}
+    written = [f.text for f in facts("We roast marshmallows by the fire and just enjoy each other's company.")]
+    assert written and not any(t.startswith("Maya enjoys each other") for t in written)
+    assert contacts("We enjoy long walks.")[0].details == {"likes": "long walks"}
+
+
 # --- determinism ---------------------------------------------------------------------------------
 
 

@@ -137,6 +137,7 @@ _POINTER_END = re.compile(r"\b(?:this|these|those|it|them)$", re.I)  # "the tast
 _AMOUNT_ONLY = re.compile(r"(?:a (?:ton|lot|bunch|heap|load)|tons|lots|loads|heaps|so much|plenty)$", re.I)
 _CLAUSE_VALUE = re.compile(r"(?:how|that|when|what|where|why|whether|if|the way|seeing|being|having)\b", re.I)
 _SECOND_PERSON = re.compile(r"\b(?:you|your|yours|yourself)\b", re.I)
+_RECIPROCAL = re.compile(r"\b(?:each other|one another)\b", re.I)
 _TASTES = frozenset({"likes", "dislikes"})
 _ENDS_EMPTY = frozenset({"employer", "partner", "home"})  # "I quit my job", "we split up": no new value needed
 _VAGUE_HABITS = frozenset("know think care remember understand mind want need feel see get".split())
@@ -194,6 +195,8 @@ def parse_predicate(subject: str, predicate: str, first_person: bool, me: str = 
             return []  # "I love that", "I enjoy the taste of these", "I'm learning a ton": nothing without the context
         if _CLAUSE_VALUE.match(value) or _SECOND_PERSON.search(value):
             return []  # "love how you paint": a whole clause, kept as one (parse.py)
+        if _RECIPROCAL.search(value):
+            return []  # "we enjoy each other's company": no taste of one person
         if attribute in _TASTES and substance(value) < 1:
             return []  # "I love everywhere", "I like it a lot": no taste worth a detail
         if not (value or attribute in _ENDS_EMPTY and polarity is not Polarity.ASSERTED):
