@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 
+from consolidator.model.offline.clauses import Speakers, rewrite
 from consolidator.model.offline.text import normalise
 from consolidator.model.offline.lineclaims import claims_of_lines
 from tests.support.offline_kit import chat, fact_texts, image, said_by_caroline
@@ -25,6 +26,15 @@ from tests.support.offline_kit import chat, fact_texts, image, said_by_caroline
 def test_the_verb_agrees_with_the_name_a_pronoun_became(said, fact):
     """'you're' inside a clause, 'we all', and stems that end like a past form ('need', 'focus')."""
     assert fact in said_by_caroline(said)
+
+
+def test_get_after_a_you_that_became_a_name_agrees():
+    """'as you get stronger' said to Ana: 'as Ana gets stronger' ("get" is a stopword, yet a verb,
+    not a word that follows "you" uninflected as "all" does in "what you all did")."""
+    speakers = Speakers("Tomas", "Ana")
+    assert rewrite("start small, and as you get stronger, push harder", speakers, False) == (
+        "start small, and as Ana gets stronger, push harder")
+    assert rewrite("what you all did", speakers, False) == "what Ana all did"
 
 
 @pytest.mark.parametrize("said, expanded", [
