@@ -90,9 +90,9 @@ _SUBORDINATORS = frozenset(
     "although before after until once".split()
 )
 _YOU_AUX = frozenset("are were have 're 've".split())  # after "you" always its own verb, wherever it stands
-# ...what may follow "you" and is no verb to inflect ("you guys", "you all"); "get" and "let" are
-# stopwords that are verbs ("as you get stronger" -> "as Ana gets stronger")
-_AFTER_YOU_SKIP = frozenset((STOPWORDS - {"get", "let"}) | {"guys", "all", "both", "two", "soon", "later", "again", "there"})
+# ...what may follow "you" and is no verb to inflect ("you guys", "you all"); "get" is a stopword
+# that is a verb ("as you get stronger" -> "as Ana gets stronger")
+_AFTER_YOU_SKIP = frozenset((STOPWORDS - {"get"}) | {"guys", "all", "both", "two", "soon", "later", "again", "there"})
 _UNRESOLVED = object()  # "you" with no one to address it to
 # Verbs that take a person as subject: a named subject doing one of these is a person.
 PERSON_VERBS = frozenset(stem(w) for w in (
