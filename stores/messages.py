@@ -281,6 +281,18 @@ def newest_after(session: Session, scope: str, after_seq: int, limit: int) -> li
     return list(reversed(session.execute(stmt).scalars().all()))
 
 
+def lines_before(session: Session, scope: str, interaction: int | None, before_seq: int, limit: int) -> list[Message]:
+    """Up to `limit` of the scope's messages just before `before_seq` in the same interaction, in
+    arrival order: a batch's context lines (one backward read of the (scope, interaction, seq)
+    index). None for a message with no interaction, or with `limit` 0."""
+    if limit <= 0 or interaction is None:
+        return []
+    stmt = (select(Message)
+            .where(Message.scope == scope, Message.interaction == interaction, Message.seq < before_seq)
+            .order_by(Message.seq.desc()).limit(limit))
+    return list(reversed(session.execute(stmt).scalars().all()))
+
+
 def span_after(session: Session, scope: str, after_seq: int) -> tuple[int, datetime | None]:
     """How many of the scope's messages have seq > after_seq, and the oldest time among them
     (None when there are none): one statement over that range of the (scope, seq) index, so

@@ -97,6 +97,19 @@ def test_split_makes_as_few_parts_as_fit() -> None:
         assert measure("update_tasks", longer) + window.output_floor("update_tasks", longer, 1024) > 4096
 
 
+def test_split_parts_carry_the_lines_before_them_as_context() -> None:
+    """The first part keeps the request's context lines; each later part has the last lines of
+    the part before it, as many as the request carried, so a cut never loses a reply's question."""
+    request = batch(200).tasks_request()
+    before = [line.model_copy(update={"id": f"c{k}"}) for k in range(2) for line in lines(1)]
+    parts = [r for _, r in window.plan("update_tasks", request.model_copy(update={"context": before}),
+                                       measure, 4096, 1024).parts]
+    assert len(parts) >= 2 and parts[0].context == before
+    for part, after in zip(parts, parts[1:]):
+        assert after.context == part.messages[-2:]
+    assert all(p.context == [] for _, p in window.plan("update_tasks", request, measure, 4096, 1024).parts)
+
+
 def test_merge_joins_parts_and_one_person_stays_one() -> None:
     """Split replies merge: facts and tasks joined, one person's updates become one."""
     a = schemas.BatchReply(facts=[schemas.FactCandidate(text="A")], contacts=[

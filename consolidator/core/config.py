@@ -212,6 +212,7 @@ class Settings(_Section):
     database_url: str = ""
     timezone: str = "UTC"
     batch_size: int = Field(default=50, ge=1, le=10_000)
+    batch_context_lines: int = Field(default=2, ge=0, le=50)
     flush_idle: Duration = timedelta(minutes=30)
     interaction_gap: Duration = timedelta(minutes=30)
     plugins: list[str] = []

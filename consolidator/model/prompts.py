@@ -95,7 +95,10 @@ _DATES = (
     "any speaker after a slash) and the text to the end of the line (a JSON string if it has line "
     "breaks). Resolve relative dates (\"yesterday\", \"last week\", \"next month\", \"on Friday\") "
     "against the local date of the message that says them and write absolute dates (2023-05-07; "
-    "\"May 2023\" or \"the week of 2023-05-01\" when vaguer). "
+    "\"May 2023\" or \"the week of 2023-05-01\" when vaguer). Lines under \"before:\", numbered "
+    "[-2], [-1], come just before the messages and were consolidated already: read them only to "
+    "understand the messages (the question a reply answers, who \"they\" are); take nothing from "
+    "them and never cite them. "
 )
 _CITE = (
     "Cite lines by number (\"3\"), a known fact by its id (\"F2\") and an open task by its id "
@@ -249,7 +252,7 @@ def _render(request: BaseModel) -> str:
             )
         case FactExtractionRequest():
             return (_zone(request.timezone) + _known("known facts", request.neighbours, render_facts)
-                    + _messages(request.messages, request.timezone))
+                    + _messages(request))
         case ClusterRequest():
             # `F1 text` in the order given: the stored ids and similarity scores said nothing to the judge.
             return f"facts:\n{render_facts(request.facts, ranked=False)}"
@@ -259,10 +262,10 @@ def _render(request: BaseModel) -> str:
                     + f"max_items: {request.max_items}\nfacts:\n{render_facts(request.facts, ranked=False)}")
         case ContactsRequest():
             return (_zone(request.timezone) + _known("known contacts", request.known, render_contacts)
-                    + _messages(request.messages, request.timezone))
+                    + _messages(request))
         case TasksRequest():
             return (_zone(request.timezone) + _known("open tasks", request.open_tasks, render_tasks)
-                    + _messages(request.messages, request.timezone))
+                    + _messages(request))
         case SplitTableRequest():
             return (f"table: {request.table}: {request.description}\n"
                     f"tables: {request.parts}, each of {request.min_facts} to {request.max_facts} facts\n"
@@ -273,7 +276,7 @@ def _render(request: BaseModel) -> str:
                 + _known("known facts", request.neighbours, render_facts)
                 + _known("known contacts", request.known_contacts, render_contacts)
                 + _known("open tasks", request.open_tasks, render_tasks)
-                + _messages(request.messages, request.timezone)
+                + _messages(request)
                 + _render_windows(request)
             )
     raise TypeError(f"no rendering for {type(request).__name__}")
@@ -289,8 +292,11 @@ def _known(title: str, items: Sequence[Any], render: Callable[[Any], str]) -> st
     return f"{title}:\n{render(items)}\n" if items else ""
 
 
-def _messages(lines: Sequence[Line], timezone: str) -> str:
-    return f"messages:\n{render_lines(lines, timezone)}"
+def _messages(request: Any) -> str:
+    """The context lines before the batch, numbered up to [-1], if any; then the batch's lines from [1]."""
+    before = request.context
+    head = f"before:\n{render_lines(before, request.timezone, start=-len(before))}\n" if before else ""
+    return f"{head}messages:\n{render_lines(request.messages, request.timezone)}"
 
 
 def _render_windows(request: BatchRequest) -> str:

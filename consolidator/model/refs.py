@@ -68,14 +68,14 @@ def localise(at: datetime, zone: ZoneInfo) -> tuple[str, str]:
     return f"{local:%Y-%m-%d} ({_WEEKDAYS[local.weekday()]}) {sign}{hours:02d}:{mins:02d}", f"{local:%H:%M}"
 
 
-def render_lines(lines: Sequence[Line], timezone: str) -> str:
+def render_lines(lines: Sequence[Line], timezone: str, start: int = 1) -> str:
     """`2023-07-12 (Wed) +00:00` headings, then `[n] 16:33 Ana: text` lines; a line said in
     the same minute as the line before it leaves its time out (`[n+1] Marina: text`), as a line
     leaves out the date its heading gives (a quarter of the LoCoMo bench's lines, 30-60 s apart)."""
     zone = ZoneInfo(timezone)
     out: list[str] = []
     heading = shown = None
-    for n, line in enumerate(lines, start=1):
+    for n, line in enumerate(lines, start=start):
         day, time = localise(line.at, zone)
         if day != heading:
             out.append(day)

@@ -51,13 +51,16 @@ class Line(_Strict):
 
 
 class _LinesRequest(_Strict):
-    """A request about some logged lines: the scope, the lines, the work unit asking (`ref`) and
-    the scope's time zone, in which the lines' local dates are read."""
+    """A request about some logged lines: the scope, the lines, the work unit asking (`ref`), the
+    scope's time zone, in which the lines' local dates are read, and `context`: the lines of the
+    same interaction just before them, to read them by (the question a first reply answers), never
+    to take anything from or cite (they were their own batch's)."""
 
     scope: str
     messages: list[Line]
     ref: str = ""
     timezone: str = Field(default="UTC", description="The scope's IANA time zone: local dates of `at`.")
+    context: list[Line] = Field(default_factory=list)
 
 
 # --- summaries (ladders) -----------------------------------------------------------------
@@ -210,15 +213,15 @@ class BatchRequest(_LinesRequest):
 
     def facts_request(self) -> FactExtractionRequest:
         return FactExtractionRequest(scope=self.scope, messages=self.messages, neighbours=self.neighbours, ref=self.ref,
-                                     timezone=self.timezone)
+                                     timezone=self.timezone, context=self.context)
 
     def contacts_request(self) -> ContactsRequest:
         return ContactsRequest(scope=self.scope, messages=self.messages, known=self.known_contacts, ref=self.ref,
-                               timezone=self.timezone)
+                               timezone=self.timezone, context=self.context)
 
     def tasks_request(self) -> TasksRequest:
         return TasksRequest(scope=self.scope, messages=self.messages, open_tasks=self.open_tasks, ref=self.ref,
-                            timezone=self.timezone)
+                            timezone=self.timezone, context=self.context)
 
 
 class WindowSummary(_Strict):

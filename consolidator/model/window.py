@@ -125,7 +125,7 @@ def _fit_batch(op: Operation, request: Any, measure: Measure, window: int, max_t
     if len(request.messages) > 1:
         return Split([(op, part) for part in _parts(op, request, measure, window, max_tokens)],
                      lambda replies: merge(op, replies))
-    request = _without_known(request, fields)
+    request = _without_known(request, fields).model_copy(update={"context": []})  # what may go, goes first
     if (room := window - measure(op, request)) >= floor:
         return Ask(op, request, min(max_tokens, room))
     return Ask(op, _cut_line(op, request, measure, window - floor), floor)
@@ -141,9 +141,10 @@ def _per_operation_parts(request: schemas.BatchRequest) -> list[tuple[Operation,
             ("update_tasks", request.tasks_request())]
 
 
-def _part(op: str, request: Any, lines: list[Any]) -> Any:
-    """The request over some of its lines, with the summaries asked whose lines are all there."""
-    update: dict[str, Any] = {"messages": lines}
+def _part(op: str, request: Any, lines: list[Any], before: list[Any]) -> Any:
+    """The request over some of its lines, with the summaries asked whose lines are all there and
+    `before` as its context lines."""
+    update: dict[str, Any] = {"messages": lines, "context": before}
     if op == "consolidate_batch":
         ids = {line.id for line in lines}
         update["summaries"] = [w for w in request.summaries if {i.id for i in w.inputs} <= ids]
@@ -158,18 +159,20 @@ def _parts(op: str, request: Any, measure: Measure, window: int, max_tokens: int
     spans = [(min(position[i.id] for i in w.inputs), max(position[i.id] for i in w.inputs))
              for w in getattr(request, "summaries", []) if w.inputs]
     free = {k for k in range(1, len(lines)) if not any(a < k <= b for a, b in spans)} | {len(lines)}
-    parts, start = [], 0
+    parts, start, reach = [], 0, len(request.context)
     while start < len(lines):
+        # a later part's context lines are the ones before it, as many as the request carried
+        before = request.context if start == 0 else lines[max(0, start - reach):start] if reach else []
         best, fallback = None, start + 1
         for end in range(start + 1, len(lines) + 1):
-            candidate = _part(op, request, lines[start:end])
+            candidate = _part(op, request, lines[start:end], before)
             if window - measure(op, candidate) < output_floor(op, candidate, max_tokens):
                 break
             fallback = end
             if end in free:
                 best = end
         end = best or fallback
-        parts.append(_part(op, request, lines[start:end]))
+        parts.append(_part(op, request, lines[start:end], before))
         start = end
     return parts
 

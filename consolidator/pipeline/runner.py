@@ -25,7 +25,7 @@ from stores.errors import StorageError
 from consolidator.pipeline.steps import BatchStep, BatchWork, MessageView
 from stores.engine import Engine, reading
 from stores.schema.ledger import Batch, RunStatus, StepRun
-from stores.messages import messages_between
+from stores.messages import lines_before, messages_between
 from stores.ledger import open_run, step_heads
 
 log = structlog.get_logger()
@@ -60,14 +60,16 @@ def due_runs(engine: Engine, now: datetime, known_steps: set[str],
     ]
 
 
-def load_work(engine: Engine, batch: Batch, now: datetime) -> BatchWork:
+def load_work(engine: Engine, batch: Batch, now: datetime, context_lines: int = 0) -> BatchWork:
+    """A batch's messages, and up to `context_lines` lines of the same interaction just before
+    them (a reply at the top of the batch is read with the question it answers)."""
     with reading(engine) as session:
         rows = messages_between(session, batch.scope, batch.first_seq, batch.last_seq)
-        views = tuple(
-            MessageView(m.id, m.seq, m.at, m.role, m.speaker, m.text, m.session, m.interaction, m.attachments)
-            for m in rows
-        )
-    return BatchWork(batch.id, batch.scope, batch.number, batch.first_seq, batch.last_seq, views, now)
+        first = rows[0].interaction if rows else None
+        before = lines_before(session, batch.scope, first, batch.first_seq, context_lines)
+    views, context = (tuple(MessageView(m.id, m.seq, m.at, m.role, m.speaker, m.text, m.session, m.interaction,
+                                        m.attachments) for m in group) for group in (rows, before))
+    return BatchWork(batch.id, batch.scope, batch.number, batch.first_seq, batch.last_seq, views, now, context)
 
 
 class StepRunner:
@@ -78,8 +80,10 @@ class StepRunner:
         retry: RetrySettings,
         workers: int = 3,
         on_progress: Callable[[], None] = lambda: None,
+        context_lines: int = 0,
     ):
         self._on_progress = on_progress
+        self._context_lines = context_lines
         self._engine = engine
         self._steps = {step.name: step for step in steps}
         self._retry = retry
@@ -111,7 +115,7 @@ class StepRunner:
         return report
 
     def _run_batch(self, batch: Batch, runs: list[StepRun], now: datetime, report: RunReport, stop) -> None:
-        work = load_work(self._engine, batch, now)
+        work = load_work(self._engine, batch, now, self._context_lines)
         with ThreadPoolExecutor(max_workers=min(self._workers, len(runs)), thread_name_prefix="step") as pool:
             futures = {run.id: pool.submit(self._prepare, self._steps[run.step], work) for run in runs}
             prepared = {run_id: future.result() for run_id, future in futures.items()}

@@ -52,11 +52,13 @@ class BatchWork:
     last_seq: int
     messages: tuple[MessageView, ...]
     now: datetime
+    before: tuple[MessageView, ...] = ()  # the context lines: the last few of the same interaction before the batch
 
     def asked(self, timezone: str) -> dict[str, Any]:
-        """What every request about this batch carries: the scope, the lines, the batch's ref, the zone."""
+        """What every request about this batch carries: the scope, the lines, the context lines
+        before them, the batch's ref, the zone."""
         return {"scope": self.scope, "messages": [m.line() for m in self.messages], "ref": f"batch:{self.batch_id}",
-                "timezone": timezone}
+                "timezone": timezone, "context": [m.line() for m in self.before]}
 
 
 @runtime_checkable

@@ -93,7 +93,8 @@ class Consolidator:
         self._seeded = False
         self._keeper: ClaimKeeper | None = None
         self._runner = StepRunner(
-            app.engine, self.steps, settings.retry, settings.daemon.step_workers, on_progress=self._beat
+            app.engine, self.steps, settings.retry, settings.daemon.step_workers, on_progress=self._beat,
+            context_lines=settings.batch_context_lines,
         )
         for stage in (*self.stages, *self.every_tick, *self.idle):  # every stage beats per finished unit of work (ports.Stage)
             stage.on_progress = self._beat

@@ -5,9 +5,19 @@ from __future__ import annotations
 from datetime import datetime, timezone
 
 import pytest
+from sqlalchemy import update
 
 from stores.engine import reading, transaction
-from stores.messages import NewMessage, append_messages, insert_new, messages_after, messages_between, scope_heads
+from stores.messages import (
+    NewMessage,
+    append_messages,
+    insert_new,
+    lines_before,
+    messages_after,
+    messages_between,
+    scope_heads,
+)
+from stores.schema.log import Message
 
 RECEIVED = datetime(2025, 1, 2, tzinfo=timezone.utc)
 
@@ -44,3 +54,20 @@ def test_times_read_back_aware_and_equal(engine) -> None:
     with reading(engine) as session:
         (stored,) = messages_after(session, "s", 0, 10)
     assert stored.at == datetime(2025, 1, 1, 12, 5, tzinfo=timezone.utc) and stored.at.tzinfo is not None
+
+
+def test_lines_before_reads_back_within_one_interaction_and_scope(engine) -> None:
+    """A batch's context lines: the last few of its first message's interaction before it, in
+    order; none of another interaction or scope; none when asked for none."""
+    append_messages(engine, [*(message(i) for i in range(1, 6)), message(6, "t"), message(7, "t")], RECEIVED)
+    with transaction(engine) as session:
+        for seq, number in ((1, 1), (2, 1), (3, 2), (4, 2), (5, 2)):
+            session.execute(update(Message).where(Message.scope == "s", Message.seq == seq).values(interaction=number))
+        session.execute(update(Message).where(Message.scope == "t").values(interaction=2))
+    with reading(engine) as session:
+        assert [m.seq for m in lines_before(session, "s", 2, 5, 2)] == [3, 4]
+        assert [m.seq for m in lines_before(session, "s", 2, 5, 9)] == [3, 4]
+        assert lines_before(session, "s", 2, 3, 2) == []  # seq 1 and 2 are interaction 1
+        assert [m.seq for m in lines_before(session, "s", 1, 3, 5)] == [1, 2]
+        assert lines_before(session, "s", 2, 5, 0) == [] and lines_before(session, "s", None, 5, 2) == []
+        assert [m.id for m in lines_before(session, "t", 2, 9, 5)] == ["t:6", "t:7"]

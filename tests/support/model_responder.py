@@ -4,7 +4,8 @@
 
 It reads the request back from the first user message, which AnthropicModel renders in a
 fixed, lossless-enough form (consolidator.model.prompts._render): message lines
-`[n] HH:MM who: text` (no time when it is the line before's; who: a user line's speaker alone,
+`[n] HH:MM who: text` (no time when it is the line before's; the context lines before the batch
+under `before:`, numbered up to [-1]; who: a user line's speaker alone,
 else role or role/speaker; the text a JSON string when it holds a line break) under local day headings (`2025-03-04 (Tue) +01:00`,
 under a `time zone:` line), known facts `F1 text` and open tasks `T1 title (due 2025-03-07)`
 one a line, known contacts `name | aliases: A, B | key: value | biography: text`, summary inputs
@@ -43,7 +44,7 @@ _WINDOW_ROW = re.compile(
     r"^(?P<ref>S\d+) (?P<ladder>[^/ ]+)/(?P<rung>[^:]+): (?P<label>.*), lines (?P<lines>[\d,-]+), at most (?P<budget>\d+) tokens$")
 _TABLE = re.compile(r"^table: (?P<name>.*?): (?P<description>.*)$")
 _LIMITS = re.compile(r"^tables: (?P<parts>\d+), each of (?P<min>\d+) to (?P<max>\d+) facts$")
-_HEADERS = ("known facts:", "messages:", "facts:", "known contacts:", "open tasks:", "inputs:", "summaries:")
+_HEADERS = ("known facts:", "before:", "messages:", "facts:", "known contacts:", "open tasks:", "inputs:", "summaries:")
 
 
 def sections(text: str) -> dict[str, list[str]]:
@@ -132,6 +133,7 @@ def parse_request(operation: str, text: str) -> Any:
     """The request AnthropicModel rendered as `text` (scope and ref are not sent: 'fake', '')."""
     parts = sections(text)
     lines = parse_lines(parts.get("messages", []))
+    before = parse_lines(parts.get("before", []))  # the context lines, numbered up to [-1]
     zone = zone_of(parts)
     match operation:
         case "summarize":
@@ -146,19 +148,19 @@ def parse_request(operation: str, text: str) -> Any:
                                     timezone=zone)
         case "extract_facts":
             return schemas.FactExtractionRequest(scope="fake", messages=lines, neighbours=parse_facts(parts.get("known facts", [])),
-                                         timezone=zone)
+                                         timezone=zone, context=before)
         case "judge_cluster":
             return schemas.ClusterRequest(scope="fake", facts=parse_facts(parts.get("facts", [])))
         case "update_contacts":
             return schemas.ContactsRequest(scope="fake", messages=lines, known=parse_contacts(parts.get("known contacts", [])),
-                                   timezone=zone)
+                                   timezone=zone, context=before)
         case "update_tasks":
             return schemas.TasksRequest(scope="fake", messages=lines, open_tasks=parse_tasks(parts.get("open tasks", [])),
-                                timezone=zone)
+                                timezone=zone, context=before)
         case "consolidate_batch":
             return schemas.BatchRequest(scope="fake", messages=lines, neighbours=parse_facts(parts.get("known facts", [])),
                                 known_contacts=parse_contacts(parts.get("known contacts", [])),
-                                open_tasks=parse_tasks(parts.get("open tasks", [])), timezone=zone,
+                                open_tasks=parse_tasks(parts.get("open tasks", [])), timezone=zone, context=before,
                                 summaries=[window_request(raw, lines, zone)
                                            for raw in parts.get("summaries", [])])
         case "split_table":

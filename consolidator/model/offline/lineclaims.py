@@ -50,28 +50,36 @@ class _Line:
     shown: str | None = None  # the line's one photo, "photo: what it shows" (shown.caption_of)
 
 
-def claims_of_lines(lines: list, zone: str = "UTC", known: Iterable[str] = ()) -> list[Claim]:
+def claims_of_lines(lines: list, zone: str = "UTC", known: Iterable[str] = (), context: list = ()) -> list[Claim]:
     """Every claim of the people's lines, in order, each carrying its line id.
 
     `zone` dates plain clauses on the local day; `known` names (contacts, subjects of stored
-    facts) join the speakers as vetted names. The last few batches' claims are memoised, so
-    the facts and contacts parts of one batch call parse its lines once."""
-    people = tuple(_Line(line.id, line.at, line.role, line.speaker, line.text, caption_of(line.attachments))
-                   for line in lines if is_person_line(line))
-    names = frozenset(n.lower() for n in [*known, *((line.speaker or "") for line in people)] if n.strip())
-    return list(_claims(people, zone, names))
+    facts) join the speakers as vetted names. `context`, the lines just before (a request's
+    context lines), is read but gives no claim: its names vet, its speakers are addressees, and
+    a first reply is read with the question it ends with. The last few batches' claims are
+    memoised, so the facts and contacts parts of one batch call parse its lines once."""
+    def people_of(group: Iterable) -> tuple[_Line, ...]:
+        return tuple(_Line(line.id, line.at, line.role, line.speaker, line.text, caption_of(line.attachments))
+                     for line in group if is_person_line(line))
+
+    before, people = people_of(context), people_of(lines)
+    names = frozenset(n.lower() for n in [*known, *((line.speaker or "") for line in (*before, *people))] if n.strip())
+    return list(_claims(before + people, len(before), zone, names))
 
 
 _ORPHAN_CLITIC = re.compile(r"(?:^|[\s,;(])'(?:s|re|ve|ll|d|m)\b")
 
 
 @lru_cache(maxsize=8)
-def _claims(people: tuple[_Line, ...], zone: str, known: frozenset[str]) -> tuple[Claim, ...]:
+def _claims(people: tuple[_Line, ...], lead: int, zone: str, known: frozenset[str]) -> tuple[Claim, ...]:
+    """The claims of people[lead:] (the first `lead` lines are context)."""
     names = NameBook(sorted(known))
     for line in people:
         names.read(line.text)
     out: list[Claim] = []
     for i, line in enumerate(people):
+        if i < lead:
+            continue
         ctx = Context(me=(line.speaker or "").strip() or "The user", you=addressee(list(people), i), names=names,
                       day=local_day(line.at, zone))
         today = date.fromisoformat(ctx.day)
