@@ -13,6 +13,7 @@ from consolidator.model.offline.model import OfflineModel
 from consolidator.model.offline.summarise import ELLIPSIS, extractive_summary
 from consolidator.model.offline.text import sentences
 from consolidator.model.schemas import (
+    Attachment,
     ClusterRequest,
     ContactsRequest,
     FactExtractionRequest,
@@ -24,6 +25,7 @@ from consolidator.model.schemas import (
     SummaryInput,
     TasksRequest,
 )
+from tests.support.offline_kit import chat
 
 MODEL = OfflineModel()
 AT = datetime(2025, 3, 5, 9, 30)  # a Wednesday
@@ -423,6 +425,28 @@ def test_a_taste_shared_with_each_other_is_no_detail_of_one_person():
     written = [f.text for f in facts("We roast marshmallows by the fire and just enjoy each other's company.")]
     assert written and not any(t.startswith("Maya enjoys each other") for t in written)
     assert contacts("We enjoy long walks.")[0].details == {"likes": "long walks"}
+
+
+def test_loving_the_things_in_the_other_persons_photo_is_praise_not_a_taste():
+    """Ana shares a photo; "I love the colours and love theme" praises what it shows: no taste of
+    Tomas's, in his card or his facts. A taste said to a photo without pointing at it ("I love
+    ginger snaps"), and "I love the beach" said to no photo, stay tastes."""
+    photo = [Attachment(kind="image", caption="a painting of a sunset over the sea")]
+
+    def tastes(reply: str, shared: bool = True) -> tuple[dict, list[str]]:
+        lines = chat(("Ana", "I finished my painting last night!"), ("Tomas", reply))
+        if shared:
+            lines[0] = lines[0].model_copy(update={"attachments": photo})
+        (card,) = [c for c in OfflineModel().update_contacts(
+            ContactsRequest(scope="s", messages=lines, known=[])).contacts if c.name == "Tomas"] or [None]
+        facts_of = [f.text for f in OfflineModel().extract_facts(
+            FactExtractionRequest(scope="s", messages=lines, neighbours=[])).facts]
+        return (card.details if card else {}), [t for t in facts_of if "loves" in t]
+
+    assert tastes("Wow, that's gorgeous! I love the colours and love theme.") == ({}, [])
+    assert tastes("Wow! I love all the yellow leaves.") == ({}, [])
+    assert tastes("Looks great! I love ginger snaps.")[0] == {"likes": "ginger snaps"}
+    assert tastes("I love the beach.", shared=False)[0] == {"likes": "the beach"}
 
 
 # --- determinism ---------------------------------------------------------------------------------

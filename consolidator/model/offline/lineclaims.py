@@ -23,7 +23,7 @@ from consolidator.model.offline.clauses import event_date, local_day
 from consolidator.model.offline.names import NameBook
 from consolidator.model.offline.parse import CLAUSE_BREAK, Context, parse_sentence
 from consolidator.model.offline.reldates import resolve_relative_dates
-from consolidator.model.offline.rules import Claim
+from consolidator.model.offline.rules import TASTES, Claim
 from consolidator.model.offline.shown import caption_of, presented, with_shown
 from consolidator.model.offline.text_compact import compact
 from consolidator.model.offline.text import normalise, sentences
@@ -68,6 +68,16 @@ def claims_of_lines(lines: list, zone: str = "UTC", known: Iterable[str] = (), c
 
 
 _ORPHAN_CLITIC = re.compile(r"(?:^|[\s,;(])'(?:s|re|ve|ll|d|m)\b")
+_SHOWN_THING = re.compile(r"(?:all )?(?:the|those|these) ", re.I)
+
+
+def _praise_dropped(claims: list[Claim], reacting: bool) -> list[Claim]:
+    """A sentence answering the other speaker's photo that loves "the ..." praises what was shown
+    ("I love the colours and the light", "I love all the yellow leaves"): no taste of the speaker's
+    comes from it. Tastes said to a photo with no pointer stay ("I love ginger snaps")."""
+    if reacting and any(c.attribute in TASTES and _SHOWN_THING.match(c.value) for c in claims):
+        return [c for c in claims if c.attribute not in TASTES]
+    return claims
 
 
 @lru_cache(maxsize=8)
@@ -83,6 +93,7 @@ def _claims(people: tuple[_Line, ...], lead: int, zone: str, known: frozenset[st
         ctx = Context(me=(line.speaker or "").strip() or "The user", you=addressee(list(people), i), names=names,
                       day=local_day(line.at, zone))
         today = date.fromisoformat(ctx.day)
+        reacting = i > 0 and people[i - 1].shown is not None and people[i - 1].speaker != line.speaker
         said = sentences(line.text)
         last = len(said) - 1
         for k, sentence in enumerate(said):  # a rule's text keeps its words: its relative dates are written out
@@ -90,7 +101,7 @@ def _claims(people: tuple[_Line, ...], lead: int, zone: str, known: frozenset[st
             # "this" points at the photo the sentence carries (shown.py): a line's photo follows its last sentence
             caption = line.shown if k == last else None
             found = len(out)
-            for c in parse_sentence(sentence, ctx):  # (a plain clause was dated by clauses.event_date)
+            for c in _praise_dropped(parse_sentence(sentence, ctx), reacting):  # (plain clauses dated by event_date)
                 if _ORPHAN_CLITIC.search(c.text):
                     continue  # "tomorrow's gonna be a blast" less its date word: "'s gonna be ...", no statement
                 c = _acquired_on(c, sentence, ctx.day)

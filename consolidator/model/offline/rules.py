@@ -138,7 +138,7 @@ _AMOUNT_ONLY = re.compile(r"(?:a (?:ton|lot|bunch|heap|load)|tons|lots|loads|hea
 _CLAUSE_VALUE = re.compile(r"(?:how|that|when|what|where|why|whether|if|the way|seeing|being|having)\b", re.I)
 _SECOND_PERSON = re.compile(r"\b(?:you|your|yours|yourself)\b", re.I)
 _RECIPROCAL = re.compile(r"\b(?:each other|one another)\b", re.I)
-_TASTES = frozenset({"likes", "dislikes"})
+TASTES = frozenset({"likes", "dislikes"})
 _ENDS_EMPTY = frozenset({"employer", "partner", "home"})  # "I quit my job", "we split up": no new value needed
 _VAGUE_HABITS = frozenset("know think care remember understand mind want need feel see get".split())
 
@@ -197,7 +197,7 @@ def parse_predicate(subject: str, predicate: str, first_person: bool, me: str = 
             return []  # "love how you paint": a whole clause, kept as one (parse.py)
         if _RECIPROCAL.search(value):
             return []  # "we enjoy each other's company": no taste of one person
-        if attribute in _TASTES and substance(value) < 1:
+        if attribute in TASTES and substance(value) < 1:
             return []  # "I love everywhere", "I like it a lot": no taste worth a detail
         if not (value or attribute in _ENDS_EMPTY and polarity is not Polarity.ASSERTED):
             return []
