@@ -3,7 +3,7 @@
 - Who said a line: a person (a user, or an assistant relaying a named speaker who is not the
   agent) or the agent/tooling. Facts, contacts and tasks are only ever taken from people.
 - Negation words: a fact and its negation are never the same fact.
-- Function words (`STOPWORDS`), month and weekday names: one list each.
+- Function words (`STOPWORDS`), month and weekday names, irregular verbs: one list each.
 - Tokens per character: the one estimate every budget and cap uses (4 characters a token,
   rounded up), so a budget checked in one place holds in another.
 - A contact's details as text: one sentence per detail, in key order, so a listed detail's
@@ -32,6 +32,33 @@ STOPWORDS = frozenset(
     very really just also still now too quite rather can could will would shall should may might
     must let lets get got yes ok okay oh well please thanks thank hi hello hey""".split()
 )
+# English irregular verbs as (base, past, participle): the offline rules' past forms, recall's stems.
+IRREGULAR_VERBS: tuple[tuple[str, str, str], ...] = tuple(tuple(row.split("/")) for row in """
+    arise/arose/arisen awake/awoke/awoken beat/beat/beaten become/became/become begin/began/begun
+    bend/bent/bent bet/bet/bet bid/bid/bid bite/bit/bitten bleed/bled/bled blow/blew/blown
+    break/broke/broken breed/bred/bred bring/brought/brought build/built/built burn/burnt/burnt
+    burst/burst/burst buy/bought/bought cast/cast/cast catch/caught/caught choose/chose/chosen
+    cling/clung/clung come/came/come cost/cost/cost creep/crept/crept cut/cut/cut deal/dealt/dealt
+    dig/dug/dug draw/drew/drawn dream/dreamt/dreamt drink/drank/drunk drive/drove/driven
+    eat/ate/eaten fall/fell/fallen feed/fed/fed feel/felt/felt fight/fought/fought find/found/found
+    flee/fled/fled fling/flung/flung fly/flew/flown forbid/forbade/forbidden
+    forget/forgot/forgotten forgive/forgave/forgiven freeze/froze/frozen get/got/gotten
+    give/gave/given go/went/gone grow/grew/grown hang/hung/hung hear/heard/heard hide/hid/hidden
+    hit/hit/hit hold/held/held hurt/hurt/hurt keep/kept/kept kneel/knelt/knelt know/knew/known
+    lead/led/led leap/leapt/leapt learn/learnt/learnt leave/left/left lend/lent/lent let/let/let
+    lie/lay/lain light/lit/lit lose/lost/lost make/made/made mean/meant/meant meet/met/met
+    pay/paid/paid put/put/put quit/quit/quit read/read/read ride/rode/ridden ring/rang/rung
+    run/ran/run say/said/said see/saw/seen seek/sought/sought sell/sold/sold send/sent/sent
+    set/set/set shake/shook/shaken shed/shed/shed shine/shone/shone shoot/shot/shot
+    show/showed/shown shrink/shrank/shrunk shut/shut/shut sing/sang/sung sink/sank/sunk sit/sat/sat
+    sleep/slept/slept slide/slid/slid speak/spoke/spoken spell/spelt/spelt spend/spent/spent
+    spin/spun/spun split/split/split spoil/spoilt/spoilt spread/spread/spread spring/sprang/sprung
+    stand/stood/stood steal/stole/stolen stick/stuck/stuck sting/stung/stung strike/struck/struck
+    swear/swore/sworn sweep/swept/swept swim/swam/swum swing/swung/swung take/took/taken
+    teach/taught/taught tear/tore/torn tell/told/told think/thought/thought throw/threw/thrown
+    understand/understood/understood upset/upset/upset wake/woke/woken wear/wore/worn
+    weep/wept/wept win/won/won write/wrote/written
+""".split())
 MONTHS = (
     "january", "february", "march", "april", "may", "june",
     "july", "august", "september", "october", "november", "december",

@@ -187,6 +187,29 @@ def test_a_long_turn_cut_to_fit_keeps_the_sentence_with_the_query_words_not_the_
     assert line.endswith("[t1]")
 
 
+def test_a_turn_cut_to_fit_shows_the_sentence_after_the_one_the_question_repeats() -> None:
+    """A turn sets the scene in the question's words and says what happened in the next sentence:
+    cut to fit, it keeps that next sentence too when there is room, and not a third."""
+    text = ("Maya: Thanks! Last Friday I went to a council meeting for adoption. So many families wanted to "
+            "give kids a home. It made me even more determined. Anyway, how are you?")
+    turn = Candidate(row(1, "msg:maya:t1", "message", text, at="2024-06-01T10:00:00"), score=1.0)
+    query = content_stems("What did Maya see at the council meeting for adoption?")
+    shown, _ = line_for(turn, "maya", timezone.utc, query, 30)
+    assert shown == ("Maya: Last Friday I went to a council meeting for adoption. … "
+                     "So many families wanted to give kids a home.")
+    tight, _ = line_for(turn, "maya", timezone.utc, query, 16)
+    assert tight == "Maya: Last Friday I went to a council meeting for adoption."
+
+
+def test_irregular_verb_forms_share_a_stem() -> None:
+    """"made" is "make" as "painted" is "paint", in a question and an item alike; "lay" stays
+    itself (it is also the past of "lie")."""
+    assert stem("made") == stem("make") == stem("making")
+    assert stem("went") == stem("gone") == stem("go") and stem("bought") == stem("buy")
+    assert stem("lay") == "lay" != stem("lie")
+    assert content_stems("What did the kids make?") & content_stems("We all made our own pots.")
+
+
 def test_a_turn_cut_to_fit_that_keeps_only_what_a_shown_item_says_is_skipped() -> None:
     """Cut to the room left, a long turn keeps only the sentence the fact above already says: the
     room goes to the next item instead; with the redundancy rule off, the cut turn takes it."""

@@ -11,7 +11,7 @@ fact id to `mark_used`):
     - task (open): Book the dentist [#12]
 
 An item longer than `long_item_tokens` shows only its sentences that carry the most query words
-(in their order, joined by " … "). Each line is costed with its newline, rounded up per line, so
+and, room allowing, the sentence after each (in their order, joined by " … "). Each line is costed with its newline, rounded up per line, so
 the sum of the lines bounds the block: it never exceeds the budget.
 """
 
@@ -97,9 +97,10 @@ def sentences_of(text: str) -> tuple[tuple[str, frozenset[str]], ...]:
 
 def excerpt(sentences: tuple[tuple[str, frozenset[str]], ...], query: frozenset[str], max_tokens: int,
             whole: bool = False) -> str:
-    """The sentences with the most query words, in their order, within `max_tokens` (the best one
-    cut at a word when even it does not fit). `whole`: then as many of the others as fit (a
-    contact card: each of its sentences is a detail of the person asked about)."""
+    """The sentences with the most query words, then the sentence after each as room allows, in
+    their order, within `max_tokens` (the best one cut at a word when even it does not fit).
+    `whole`: then as many of the others as fit (a contact card: each of its sentences is a detail
+    of the person asked about)."""
     scored = sorted(range(len(sentences)), key=lambda i: (-len(sentences[i][1] & query), i))
     room = chars_within(max_tokens)
     chosen: list[int] = []
@@ -116,6 +117,15 @@ def excerpt(sentences: tuple[tuple[str, frozenset[str]], ...], query: frozenset[
             cut = piece[: max(0, room - 1)]
             cut = cut[: cut.rfind(" ")] if " " in cut else cut
             return f"{cut}…" if cut else ""
+    # The sentence after each one chosen, best first, as room allows: a turn often sets the scene in
+    # the words a question repeats and says what happened in the next ("I went to a council
+    # meeting. So many people wanted to adopt.").
+    for i in list(chosen):
+        if i + 1 < len(sentences) and i + 1 not in chosen:
+            extra = len(sentences[i + 1][0]) + 3
+            if used + extra <= room:
+                chosen.append(i + 1)
+                used += extra
     return " … ".join(sentences[i][0] for i in sorted(chosen))
 
 

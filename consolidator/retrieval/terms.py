@@ -11,12 +11,16 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 
-from consolidator.domain import STOPWORDS
+from consolidator.domain import IRREGULAR_VERBS, STOPWORDS
 
 _WORD = re.compile(r"[^\W_]+(?:['\u2019][^\W_]+)*")
 # Words of a question that ask rather than say.
 _ASKING = frozenset("""did does do done doing ever kind kinds sort type types many much long often
     thing things something anything one ones way ways go goes going went like likes would""".split())
+
+# Irregular verbs: "made" and "make" are one stem, as "painted" and "paint" are ("bit" and "lay"
+# stay themselves: "a bit", "lay" of "lie").
+_BASE = {form: row[0] for row in IRREGULAR_VERBS for form in row[1:] if form != row[0] and form not in ("bit", "lay")}
 
 
 @lru_cache(maxsize=1 << 16)
@@ -25,6 +29,7 @@ def stem(word: str) -> str:
     if w.endswith("'s"):
         w = w[:-2]
     w = w.replace("'", "")
+    w = _BASE.get(w, w)
     if len(w) > 4 and w.endswith("ies"):
         w = w[:-3] + "y"
     elif len(w) > 4 and w.endswith(("ches", "shes", "sses", "xes", "zes")):

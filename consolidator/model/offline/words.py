@@ -19,7 +19,7 @@ from __future__ import annotations
 
 from functools import lru_cache
 
-from consolidator.domain import AGENT_SPEAKERS, MONTHS, NEGATIONS, STOPWORDS, WEEKDAYS
+from consolidator.domain import AGENT_SPEAKERS, IRREGULAR_VERBS, MONTHS, NEGATIONS, STOPWORDS, WEEKDAYS
 
 __all__ = [
     "AGENT_SPEAKERS", "ADDRESS_OPENERS", "CALLING_OPENERS", "EVERYDAY_ZIPF", "FULL_LIST", "GREETINGS",
@@ -58,14 +58,7 @@ PHATIC = frozenset(
 )
 
 # Simple past forms that take no -s ("went", not "wents"): third_person leaves them as they are.
-IRREGULAR_PAST = frozenset(
-    """went came saw said told took gave got made met ran bought brought thought found kept felt left
-    began wrote read sang drew won lost sent spent paid built became fell grew knew heard held led
-    taught caught fought sold stood understood wore threw ate drank drove flew rode swam forgot got
-    hid hit shut cut put set let quit spoke broke chose froze woke stole sat lay meant slept sought
-    dealt fed bit lit shot struck stuck hung dug spun split spread bet bid burst cast shed upset learnt dreamt
-    burnt spelt spoilt leapt knelt""".split()
-)
+IRREGULAR_PAST = frozenset(past for _, past, _ in IRREGULAR_VERBS)  # went, made, bought ...
 
 # Where a noun phrase ends: a preposition, conjunction or verb marker ("this pic of ...", "went to
 # the fair with ..."): shown.py's pointer phrases, text.py's destinations.
