@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections import Counter
 from datetime import timedelta
 
 import numpy as np
@@ -125,6 +126,25 @@ def test_a_table_over_table_max_is_split_with_one_call():
     assert all(2 <= n <= 4 for n in sizes.values()), sizes
     assert sorted(final) == sorted(f.id for f in facts)
     assert {m.kind for m in plan.moves} == {"split"} and len(plan.moves) == 9
+
+
+def test_a_reflection_counts_in_the_table_most_of_its_sources_are_in():
+    """Four facts in a (max 4) is full, not over: no split. A reflection resting on three of them
+    will live in a (reflect.home): a then holds five, so the pass splits it, and after the pass no
+    table holds more than four, the reflection counted where most of its sources landed."""
+    directions = [unit(1, 0, 0, 1), unit(1, 0, 0, 0, 1)]
+    facts = [fact(f"x{i}", directions[i % 2] + 0.01 * i * unit(0, 0, 0, 0, 0, 1), "a") for i in range(4)]
+    facts += [fact("y1", unit(0, 1, 0), "b"), fact("y2", unit(0, 1, 0.1), "b")]
+    assert planner().plan("maya", facts, REGISTRY[:2]).splits == 0
+    riders = [["x0", "x2", "x1"]]
+    model = Splitter()
+    plan = planner(model).plan("maya", facts, REGISTRY[:2], riders=riders)
+    assert plan.splits == 1 and len(model.calls) == 1 and "a" not in plan.tables
+    final = {f.id: plan.assigned.get(f.id, f.fact_table) for f in facts}
+    sizes = {t: list(final.values()).count(t) for t in plan.tables}
+    home = Counter(final[i] for i in riders[0]).most_common(1)[0][0]
+    sizes[home] += 1
+    assert all(2 <= n <= 4 for n in sizes.values()), sizes
 
 
 def test_a_reply_that_repeats_or_forgets_facts_still_leaves_each_in_one_table():

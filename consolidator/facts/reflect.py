@@ -224,6 +224,13 @@ def write(session, scope: str, reflection_plan: ReflectionPlan, rows: dict[str, 
     return written
 
 
+def riders(current: Sequence[Fact], plan: ReflectionPlan) -> list[list[str]]:
+    """The sources of each reflection current after `plan` (the `current` ones it neither retires
+    nor rewrites, and its writes): what the table plan counts in their sources' tables."""
+    gone = set(plan.retire) | {w.replaces for w in plan.writes if w.replaces}
+    return [list(r.rests_on or []) for r in current if r.id not in gone] + [list(w.rests_on) for w in plan.writes]
+
+
 def home(reflections: Sequence[Fact], table_of: Mapping[str, str | None]) -> None:
     """File each current reflection in the topic table most of its sources are in (`table_of`:
     fact id -> table after this pass's restructure; ties: the first source's)."""

@@ -19,9 +19,9 @@ facts.sleep_importance, it runs one pass:
    (end_reason "merged", superseded_by the kept fact);
 4. unpinned facts scoring below facts.score_floor are dropped, then all but the best
    facts.keep_top (pinned facts always stay) - tombstoned with end_reason "dropped";
-5. the topic tables of the surviving facts are restructured (consolidator/facts/tables.py), and
-   reflections over the facts that stay written, rewritten or tombstoned (facts/reflect.py); a
-   reflection lives in the table most of its sources are in;
+5. reflections over the facts that stay are written, rewritten or tombstoned (facts/reflect.py),
+   and the topic tables of the surviving facts restructured (consolidator/facts/tables.py); a
+   reflection lives, and counts, in the table most of its sources are in;
 6. commit only if the revision is unchanged; otherwise nothing is written, the pass is logged
    as aborted and runs again on a later tick.
 Tombstones are rows, restorable with `consolidator restore` for facts.restore_grace.
@@ -216,14 +216,15 @@ class SleepStage:
                 gone.update(m for m in merge.members if m != merge.kept)
         report.drops = self._drops(facts, gone, report.merges, now)
         report.dropped = len(report.drops)
-        # 5. the topic tables of what survives: place, move, merge, split (model calls, before the lock)
-        report.tables = self.tables.plan(scope, survivors(facts, report.merges, gone | set(report.drops)), registry,
-                                          retired)
+        # 5. reflections, then the topic tables of what survives, each reflection counted in its
+        #    sources' table: place, move, merge, split (model calls, before the lock)
         staying = {f.id: f for f in facts if f.id not in gone and f.id not in set(report.drops)}
         if self.settings.reflect and reflect.can_reflect(self.model):
             report.reflections = self._reflections(scope, staying, reflections, refused_before)
         elif reflections:  # turned off: none is left to outlive its evidence
             report.reflections.retire = [r.id for r in reflections]
+        report.tables = self.tables.plan(scope, survivors(facts, report.merges, gone | set(report.drops)), registry,
+                                          retired, reflect.riders(reflections, report.reflections))
         with transaction(self.app.engine) as session:
             state = state_of(session, scope, lock=True)
             if state.revision != fingerprint:

@@ -24,6 +24,7 @@ facts that survive its merges and drops:
    parts under table_min join their nearest), a reply with fewer than two usable parts (or a
    ModelError: no valid reply) falls back to the offline clustering without a second call, and
    a part still over the limit is split again; a Deferred (budget, pending batch) defers the pass.
+   A table's size counts the reflections that will live in it (`riders`: most of their sources).
 
 The plan is written by `write_plan` in the pass's own transaction (committed only if the
 facts' revision is unchanged): fact tables, the registry, and one `fact_table_move` row per
@@ -33,6 +34,7 @@ fact moved (kind move, merge or split, and why). Same facts and replies in, same
 from __future__ import annotations
 
 import math
+from collections import Counter
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any, Callable, Sequence
@@ -44,20 +46,16 @@ from stores.engine import Session
 from consolidator.model.base import Deferred, ModelError
 from consolidator.model.embeddings import Embedder
 from consolidator.model.offline.names import topic_texts
-from consolidator.model.offline.tables import cut_in_order, fold_small, split_table as offline_split
+from consolidator.facts.table_parts import unique_name, unit_rows, usable_parts
+from consolidator.model.offline.tables import cut_in_order, split_table as offline_split
 from consolidator.model.schemas import KnownFact, SplitTableReply, SplitTableRequest
-from stores.fact_tables import NAME_MAX, Moved, add_table, drop_tables, record_moves, split_names, tables_of
+from stores.fact_tables import Moved, add_table, drop_tables, record_moves, split_names, tables_of
 from stores.facts import current_texts, facts_by_id, state_of, to_bytes
 from stores.schema.memory import Fact
 
 log = structlog.get_logger()
 
 SPLIT_FILL = 0.75  # a split aims at parts of three quarters of table_max (room to grow before the next)
-
-
-def unit_rows(matrix: np.ndarray) -> np.ndarray:
-    norms = np.linalg.norm(matrix, axis=1, keepdims=True)
-    return np.divide(matrix, norms, out=np.zeros_like(matrix), where=norms > 0)
 
 
 def label(name: str, description: str) -> str:
@@ -183,9 +181,11 @@ class TablePlanner:
         self.read = read  # what of a fact's text its topic vector embeds (bench/table_placement.py compares)
 
     def plan(self, scope: str, facts: Sequence[Any], registry: Sequence[tuple[str, str]],
-             retired: set[str] = frozenset()) -> TablePlan:
+             retired: set[str] = frozenset(), riders: Sequence[Sequence[str]] = ()) -> TablePlan:
         """`facts`: the pass's surviving facts (id, text, fact_table, topic); `registry`: (name,
-        description); `retired`: the names of tables a restructure split (stores.fact_tables.split_names)."""
+        description); `retired`: the names of tables a restructure split (stores.fact_tables.split_names);
+        `riders`: the source ids of each reflection current after the pass, which lives in the table
+        most of its sources are in (reflect.home) and counts in that table's size."""
         cfg, out = self.settings, TablePlan()
         seeds = {t.name: t.description for t in cfg.tables}
         known = dict(registry) or dict(seeds)
@@ -197,6 +197,14 @@ class TablePlanner:
         was = [f.fact_table if f.fact_table in known else None for f in facts]
         now = list(was)
         desc = dict(known)
+        index = {f_id: i for i, f_id in enumerate(ids)}
+        rides = [found for r in riders if (found := [index[s] for s in r if s in index])]
+
+        def sizes() -> Counter[str]:
+            """Facts per table, each reflection counted where most of its sources are (ties: the first's)."""
+            out = Counter(t for t in now if t)
+            out.update(Counter(now[i] for i in r if now[i]).most_common(1)[0][0] for r in rides if any(now[i] for i in r))
+            return out
 
         def vecs() -> dict[str, np.ndarray]:
             return {n: table_vector(self.labels(n, desc[n]), vectors[[i for i, t in enumerate(now) if t == n]])
@@ -230,9 +238,9 @@ class TablePlanner:
         # 3. merge tables under table_min into their nearest (not a default table: a topic a reader
         #    looks for, however few its facts); drop the empty ones
         while True:
-            sizes = {n: sum(1 for t in now if t == n) for n in desc}
-            live = [n for n in desc if sizes[n]]
-            small = sorted((sizes[n], n) for n in live if sizes[n] < cfg.table_min and n not in seeds)
+            size = sizes()
+            live = [n for n in desc if size[n]]
+            small = sorted((size[n], n) for n in live if size[n] < cfg.table_min and n not in seeds)
             if not small or len(live) < 2:
                 break
             _, name = small[0]
@@ -242,31 +250,32 @@ class TablePlanner:
                 if t == name:
                     now[i] = target
                     out.moves.append(Moved(ids[i], name, target, "merge",
-                                           f"{name} had {sizes[name]} facts, under table_min {cfg.table_min}"))
+                                           f"{name} had {size[name]} facts, under table_min {cfg.table_min}"))
             out.merged += 1
             del desc[name]
         for name in [n for n in desc if not any(t == n for t in now)]:
             del desc[name]
         # 4. split tables over table_max
-        queue = sorted(n for n in desc if sum(1 for t in now if t == n) > cfg.table_max)
+        size = sizes()
+        queue = sorted(n for n in desc if size[n] > cfg.table_max)
         guard = 2 * len(facts) // max(cfg.table_min, 1) + 2
         while queue and guard > 0:
             guard -= 1
             name = queue.pop(0)
             members = [i for i, t in enumerate(now) if t == name]
-            parts = self._split(scope, name, desc[name], members, facts, vectors, out)
+            parts = self._split(scope, name, desc[name], members, facts, vectors, out, size[name])
             del desc[name]
             for part_name, part_desc, part in parts:
-                fresh = _unique(part_name, desc)
+                fresh = unique_name(part_name, desc)
                 desc[fresh] = part_desc
                 new_tables.add(fresh)
                 for i in part:
                     now[i] = fresh
                     if fresh != name:
                         out.moves.append(Moved(ids[i], name, fresh, "split",
-                                               f"{name} had {len(members)} facts, over table_max {cfg.table_max}"))
-                if len(part) > cfg.table_max:
-                    queue.append(fresh)
+                                               f"{name} had {size[name]} facts, over table_max {cfg.table_max}"))
+            size = sizes()
+            queue += [n for n in dict.fromkeys(now[i] for _, _, part in parts for i in part) if size[n] > cfg.table_max]
             out.splits += 1
         final = vecs()
         out.tables = {n: (desc[n], final[n]) for n in desc}
@@ -281,12 +290,12 @@ class TablePlanner:
         return names, np.stack([table_vecs[n] for n in names])
 
     def _split(self, scope: str, name: str, description: str, members: list[int], facts: Sequence[Any],
-               vectors: np.ndarray, out: TablePlan) -> list[tuple[str, str, list[int]]]:
+               vectors: np.ndarray, out: TablePlan, size: int) -> list[tuple[str, str, list[int]]]:
         cfg = self.settings
         request = SplitTableRequest(
             scope=scope, ref=f"tables:{name}", table=name, description=description,
             facts=[KnownFact(id=facts[i].id, text=facts[i].text) for i in members],
-            parts=max(2, math.ceil(len(members) / (SPLIT_FILL * cfg.table_max))),
+            parts=max(2, math.ceil(size / (SPLIT_FILL * cfg.table_max))),
             min_facts=cfg.table_min, max_facts=cfg.table_max)
         out.calls += 1
         try:
@@ -305,49 +314,6 @@ class TablePlanner:
             runs = cut_in_order(list(range(len(members))), vectors[members], cfg.table_min, cfg.table_max)
             parts = [(f"{name} {n}", description, run) for n, run in enumerate(runs, start=1)]
         return [(p_name, p_desc, [members[k] for k in part]) for p_name, p_desc, part in parts]
-
-
-def usable_parts(reply: SplitTableReply, ids: list[str], vectors: np.ndarray, min_facts: int,
-                 max_facts: int | None = None) -> list[tuple[str, str, list[int]]] | None:
-    """The reply's parts as (name, description, row indices): every id in exactly one part (first
-    listing wins, unknown ids ignored, unlisted ids to the nearest part), parts under `min_facts`
-    joined to their nearest; None when fewer than two parts remain."""
-    index = {fid: k for k, fid in enumerate(ids)}
-    seen: set[int] = set()
-    parts: list[tuple[str, str, list[int]]] = []
-    for table in reply.tables:
-        rows = [index[f] for f in table.facts if f in index and index[f] not in seen]
-        seen.update(rows)
-        if rows:
-            name = " ".join(table.name.split())[:NAME_MAX] or "table"
-            parts.append((name, " ".join(table.description.split())[:300], rows))
-    if len(parts) < 2:
-        return None
-    rest = [k for k in range(len(ids)) if k not in seen]
-    if rest:
-        centres = unit_rows(np.stack([vectors[p[2]].mean(axis=0) for p in parts]))
-        for k, j in zip(rest, np.argmax(vectors[rest] @ centres.T, axis=1).tolist()):
-            parts[j][2].append(k)
-    groups = fold_small([p[2] for p in parts], vectors, min_facts, max_facts)
-    if len(groups) < 2:
-        return None
-    first = {p[2][0]: (p[0], p[1]) for p in parts}
-    out = []
-    for group in groups:
-        name, description = next(first[k] for k in group if k in first)
-        out.append((name, description, sorted(group)))
-    return out
-
-
-def _unique(name: str, taken: dict[str, str]) -> str:
-    """`name` (cut to the column, NAME_MAX) or, when a table has it, `name n`: no name over NAME_MAX."""
-    name = name[:NAME_MAX]
-    folded = {n.casefold() for n in taken}
-    fresh, n = name, 1
-    while fresh.casefold() in folded:
-        n += 1
-        fresh = f"{name[:NAME_MAX - 1 - len(str(n))]} {n}"
-    return fresh
 
 
 @dataclass
