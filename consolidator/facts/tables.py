@@ -43,10 +43,10 @@ import numpy as np
 import structlog
 from stores.engine import Session
 
+from consolidator.facts.table_parts import unique_name, unit_rows, usable_parts
 from consolidator.model.base import Deferred, ModelError
 from consolidator.model.embeddings import Embedder
 from consolidator.model.offline.names import topic_texts
-from consolidator.facts.table_parts import unique_name, unit_rows, usable_parts
 from consolidator.model.offline.tables import cut_in_order, split_table as offline_split
 from consolidator.model.schemas import KnownFact, SplitTableReply, SplitTableRequest
 from stores.fact_tables import Moved, add_table, drop_tables, record_moves, split_names, tables_of
@@ -202,9 +202,11 @@ class TablePlanner:
 
         def sizes() -> Counter[str]:
             """Facts per table, each reflection counted where most of its sources are (ties: the first's)."""
-            out = Counter(t for t in now if t)
-            out.update(Counter(now[i] for i in r if now[i]).most_common(1)[0][0] for r in rides if any(now[i] for i in r))
-            return out
+            counts = Counter(t for t in now if t)
+            for r in rides:
+                if held := [now[i] for i in r if now[i]]:
+                    counts[Counter(held).most_common(1)[0][0]] += 1
+            return counts
 
         def vecs() -> dict[str, np.ndarray]:
             return {n: table_vector(self.labels(n, desc[n]), vectors[[i for i, t in enumerate(now) if t == n]])

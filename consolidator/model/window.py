@@ -161,8 +161,9 @@ def _parts(op: str, request: Any, measure: Measure, window: int, max_tokens: int
     free = {k for k in range(1, len(lines)) if not any(a < k <= b for a, b in spans)} | {len(lines)}
     parts, start, reach = [], 0, len(request.context)
     while start < len(lines):
-        # a later part's context lines are the ones before it, as many as the request carried
-        before = request.context if start == 0 else lines[max(0, start - reach):start] if reach else []
+        before = request.context  # a later part's: the lines before it, as many as the request carried
+        if start:
+            before = lines[max(0, start - reach):start] if reach else []
         best, fallback = None, start + 1
         for end in range(start + 1, len(lines) + 1):
             candidate = _part(op, request, lines[start:end], before)
