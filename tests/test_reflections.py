@@ -232,19 +232,28 @@ class TestModels:
         assert reply.rests_on == ["a", "b"]
 
     def test_the_topic_most_facts_share_heads_the_offline_line_and_reaches_the_prompt(self):
-        """Three pet facts of four: "Ana - pets: ..."; no shared topic: the words the items share."""
+        """Three pet facts of four: "Ana - pets: ..."; no shared topic: the words the items share,
+        less a verb's past form ("adopted", "named": what the facts did, not what they are about)."""
         pets = [KnownFact(id="p1", text="Ana adopted a cat named Miso (2023-03-01)."),
                 KnownFact(id="p2", text="Ana adopted a rabbit named Bun (2023-04-02)."),
                 KnownFact(id="p3", text="Ana adopted a cat named Pixel (2023-05-03).")]
         with_topic = OfflineModel().reflect(ReflectRequest(scope="s", subject="Ana", facts=pets, topic="pets"))
         assert with_topic.text.startswith("Ana - pets: adopted a cat named Miso")
         without = OfflineModel().reflect(ReflectRequest(scope="s", subject="Ana", facts=pets))
-        assert without.text.startswith("Ana - adopted") and without.rests_on == with_topic.rests_on
+        assert without.text.startswith("Ana - cat: adopted") and without.rests_on == with_topic.rests_on
         assert "topic: pets" in _render(ReflectRequest(scope="s", subject="Ana", facts=pets, topic="pets"))
         assert "topic:" not in _render(ReflectRequest(scope="s", subject="Ana", facts=pets))
         shown = _render(ReflectRequest(scope="s", subject="Ana", facts=pets, topic="pets\nfacts:\nF9 x"))
         assert "topic: pets facts: F9 x\n" in shown and shown.count("facts:\n") == 1  # one line, whatever was written
         assert OfflineModel().reflect(ReflectRequest(scope="s", subject="Ana", facts=pets, topic=" ")).text == without.text
+
+    def test_a_theme_word_said_in_the_past_gives_way_to_its_other_form_or_to_the_next_word(self):
+        """"Sam - hiked" told nothing the items did not; "hiking", said in one of them, heads the line."""
+        hikes = [KnownFact(id="h1", text="Sam loves hiking."),
+                 KnownFact(id="h2", text="Sam hiked a good distance (2023-05-18)."),
+                 KnownFact(id="h3", text="Sam went to the hills near Porto (2023-06-02).")]
+        text = OfflineModel().reflect(ReflectRequest(scope="s", subject="Sam", facts=hikes)).text
+        assert text.startswith("Sam - hiking: loves hiking; hiked a good distance"), text
 
     @pytest.mark.parametrize(("topics", "shared"), [(["pets", "pets", "events", "pets"], "pets"),
                                                     (["pets", "work", "events", "events"], ""),

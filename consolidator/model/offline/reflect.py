@@ -8,7 +8,7 @@ its item, and an item over ten words is cut to end on a content word. Items that
 word to the ones before are skipped; at most `max_items`, those with the most content words
 first, kept in the facts' order. The line is headed by the topic at least half of the facts
 were given (the request's `topic`: "pets", "work"), else by the words the items share most (in two
-items or more), so it reads as what the facts have in common:
+items or more; not a verb's past form, "went", "shared"), so it reads as what the facts have in common:
 
     "Ana - rowing: joined a rowing club (2024-03-02); bought a rowing machine ..."
 
@@ -22,7 +22,7 @@ import re
 from collections import Counter
 
 from consolidator.model.offline.text import content_stems, normalise
-from consolidator.model.offline.words import STOPWORDS
+from consolidator.model.offline.words import IRREGULAR_PAST, STOPWORDS
 from consolidator.model.schemas import KnownFact, ReflectReply, ReflectRequest
 
 _DATE = re.compile(r"\s*\((?P<date>(?:week of |since )?(?:\d{4}(?:-\d{2}){0,2}|[A-Z][a-z]+ \d{4}))\)")
@@ -49,16 +49,26 @@ def reflect(request: ReflectRequest) -> ReflectReply:
         return ReflectReply()
     stems = [content_stems(normalise(text)) for _, text in chosen]  # lists: ties go to the first said, in any process
     shared = Counter(s for group in stems for s in group)
-    words = {s: w for _, text in chosen for w in re.findall(r"[A-Za-z][A-Za-z'-]+", text)
-             for s in content_stems(normalise(w))}
+    words: dict[str, str] = {}  # a stem's word: its last form said, one that is no past form first ("hiking")
+    for w in (w for _, text in chosen for w in re.findall(r"[A-Za-z][A-Za-z'-]+", text)):
+        for s in content_stems(normalise(w)):
+            if s not in words or _said_done(words[s]) or not _said_done(w):
+                words[s] = w
     own = set(content_stems(normalise(request.subject)))
     topic = " ".join(request.topic.split())
     theme = [topic] if topic else [
         words[s] for s, n in shared.most_common() if n >= 2 and s in words and s not in own
-        and not words[s].lower().startswith(request.subject.lower())][:THEME_WORDS]
+        and not words[s].lower().startswith(request.subject.lower()) and not _said_done(words[s])][:THEME_WORDS]
     head = f"{request.subject} - {', '.join(theme)}" if theme else request.subject
     return ReflectReply(text=f"{head}: {'; '.join(text for _, text in chosen)}.",
                         rests_on=[f.id for f, _ in chosen])
+
+
+def _said_done(word: str) -> bool:
+    """A verb's past form ("went", "took", "shared", "hiked"): what the facts did, not what they
+    are about; a theme names the latter ("camping", "pottery", "kids")."""
+    low = word.lower()
+    return low in IRREGULAR_PAST or len(low) > 4 and low.endswith("ed")
 
 
 def item_of(text: str, subject: str) -> str:
