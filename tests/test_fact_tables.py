@@ -239,6 +239,21 @@ def test_the_offline_split_names_parts_by_distinctive_words_and_is_deterministic
     assert names == {"watercolour", "sourdough"}, [p.name for p in reply.tables]
 
 
+def test_a_split_part_is_not_named_by_what_its_facts_did():
+    """"shared" is in every fact of one part, as rare there as "sourdough": a verb's past form
+    names no table (it says what was done, not what the part is about)."""
+    from consolidator.model.offline.tables import split_table
+    from consolidator.model.schemas import KnownFact, SplitTableRequest
+
+    texts = ["Ana shared her watercolour landscapes.", "Ana shared watercolour paintings.",
+             "Ana shared watercolour classes.", "Ana bakes sourdough bread.", "Ana sells sourdough loaves.",
+             "Ana keeps sourdough starter."]
+    request = SplitTableRequest(scope="s", table="hobbies", description="pastimes", parts=2, min_facts=2, max_facts=4,
+                                facts=[KnownFact(id=f"f{i}", text=t) for i, t in enumerate(texts)])
+    names = [p.name for p in split_table(request).tables]
+    assert not any("shared" in n for n in names) and any(n.startswith("watercolour") for n in names), names
+
+
 def test_a_fact_whose_table_is_gone_is_placed_again_and_recorded():
     """A restored fact naming a dropped table goes to its nearest table; the move says why."""
     facts = [fact("x1", unit(1, 0, 0), "a"), fact("x2", unit(1, 0.1, 0), "a"), fact("x3", unit(1, 0, 0.1), "a"),

@@ -21,8 +21,8 @@ from __future__ import annotations
 import re
 from collections import Counter
 
-from consolidator.model.offline.text import content_stems, normalise
-from consolidator.model.offline.words import IRREGULAR_PAST, STOPWORDS
+from consolidator.model.offline.text import content_stems, normalise, past_form
+from consolidator.model.offline.words import STOPWORDS
 from consolidator.model.schemas import KnownFact, ReflectReply, ReflectRequest
 
 _DATE = re.compile(r"\s*\((?P<date>(?:week of |since )?(?:\d{4}(?:-\d{2}){0,2}|[A-Z][a-z]+ \d{4}))\)")
@@ -52,23 +52,16 @@ def reflect(request: ReflectRequest) -> ReflectReply:
     words: dict[str, str] = {}  # a stem's word: its last form said, one that is no past form first ("hiking")
     for w in (w for _, text in chosen for w in re.findall(r"[A-Za-z][A-Za-z'-]+", text)):
         for s in content_stems(normalise(w)):
-            if s not in words or _said_done(words[s]) or not _said_done(w):
+            if s not in words or past_form(words[s]) or not past_form(w):
                 words[s] = w
     own = set(content_stems(normalise(request.subject)))
     topic = " ".join(request.topic.split())
     theme = [topic] if topic else [
         words[s] for s, n in shared.most_common() if n >= 2 and s in words and s not in own
-        and not words[s].lower().startswith(request.subject.lower()) and not _said_done(words[s])][:THEME_WORDS]
+        and not words[s].lower().startswith(request.subject.lower()) and not past_form(words[s])][:THEME_WORDS]
     head = f"{request.subject} - {', '.join(theme)}" if theme else request.subject
     return ReflectReply(text=f"{head}: {'; '.join(text for _, text in chosen)}.",
                         rests_on=[f.id for f, _ in chosen])
-
-
-def _said_done(word: str) -> bool:
-    """A verb's past form ("went", "took", "shared", "hiked"): what the facts did, not what they
-    are about; a theme names the latter ("camping", "pottery", "kids")."""
-    low = word.lower()
-    return low in IRREGULAR_PAST or len(low) > 4 and low.endswith("ed")
 
 
 def item_of(text: str, subject: str) -> str:

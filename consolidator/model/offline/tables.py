@@ -8,7 +8,8 @@ spread, so there are at least two parts and none over the limit. Both read the f
 names of people and things left out (names.topic_texts). Each part is named by its most
 distinctive words: frequent in the part, rare in the rest of the table (tf x idf over facts),
 weighted towards rarer English words (wordfreq's Zipf scale), never a function word, one of
-English's few hundred commonest words, or a number. Same facts in, same tables out.
+English's few hundred commonest words, a number or a verb's past form ("shared": what was done,
+not what the part is about). Same facts in, same tables out.
 """
 
 from __future__ import annotations
@@ -20,7 +21,7 @@ import numpy as np
 
 from consolidator.model.embeddings import default_embedder
 from consolidator.model.offline.names import topic_texts
-from consolidator.model.offline.text import STOPWORDS, words
+from consolidator.model.offline.text import STOPWORDS, past_form, words
 from consolidator.model.offline.words import EVERYDAY_ZIPF, zipf
 from consolidator.model.schemas import SplitTableReply, SplitTableRequest, TablePart
 
@@ -139,7 +140,7 @@ def _names(texts: list[str], parts: list[list[int]], table: str) -> list[tuple[s
 
 def _worthy(word: str) -> bool:
     return (len(word) > 2 and word not in STOPWORDS and not any(ch.isdigit() for ch in word)
-            and zipf(word) < EVERYDAY_ZIPF)
+            and zipf(word) < EVERYDAY_ZIPF and not past_form(word))
 
 
 def _listed(items: list[str]) -> str:

@@ -187,6 +187,13 @@ def content_stems(text: str) -> list[str]:
     return list(seen)
 
 
+def past_form(word: str) -> bool:
+    """A verb's past form ("went", "took", "shared", "hiked"): what was done, not what it is about
+    (a reflection's or a table's name says the latter)."""
+    low = word.lower()
+    return low in IRREGULAR_PAST or len(low) > 4 and low.endswith("ed")
+
+
 def third_person(verb: str) -> str:
     """'live' -> 'lives', 'watch' -> 'watches', 'study' -> 'studies', 'guess' -> 'guesses'; leaves
     inflected forms ('lives', 'moved'). A final "ss" is the stem's own, never an inflection, and
