@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+from datetime import timedelta
+
 import pytest
 
 from consolidator.model.offline.clauses import Speakers, rewrite
 from consolidator.model.offline.text import normalise
 from consolidator.model.offline.lineclaims import claims_of_lines
-from tests.support.offline_kit import chat, fact_texts, image, said_by_caroline
+from consolidator.model.schemas import FactExtractionRequest, Line
+from tests.support.offline_kit import AT, MODEL, chat, fact_texts, image, said_by_caroline
 
 
 @pytest.mark.parametrize(
@@ -170,6 +173,18 @@ def test_names_given_alone_to_a_question_for_names_are_kept_in_its_words(questio
     """A chat answers "What are their names?" with the names only: the reply states nothing, so
     the names became no fact; the question's words make the statement."""
     assert fact_texts(chat(("Ana", question), ("Tomas", reply)))[0] == fact
+
+
+def test_names_given_alone_to_the_agents_question_are_kept():
+    """The agent asks, the user answers with the name alone: the commonest shape of an agent's
+    log. The fact is the user's, in the question's words; the agent's line states nothing."""
+    asked = Line(id="a1", at=AT, role="assistant", speaker=None, text="Lovely! What's your dog's name?")
+    for speaker, owner in (("Tomas", "Tomas"), (None, "The user")):
+        reply = Line(id="u1", at=AT + timedelta(minutes=1), role="user", speaker=speaker, text="Rex!")
+        request = FactExtractionRequest(scope="s", messages=[asked, reply], neighbours=[])
+        facts = MODEL.extract_facts(request).facts
+        assert [(f.text, f.source_ids) for f in facts] == [
+            (f"{owner} said: {owner}'s dog's name is Rex (2023-05-07).", ["u1"])], facts
 
 
 @pytest.mark.parametrize(("question", "reply"), [

@@ -1,7 +1,7 @@
 """A batch's people lines into claims: who each line speaks to, the day it was said, and the
 name evidence the whole batch gives (parse.py reads each sentence). A reply that gives names
-alone to the other speaker's question for them ("What are their names?" - "Pip and Bruno!")
-is read with the question's words (`named_in_reply`).
+alone to the question for them just before it, the other speaker's or the agent's ("What are
+their names?" - "Pip and Bruno!"), is read with the question's words (`named_in_reply`).
 
 Kept apart from parse.py because it is the batch's view: the name book is read from every
 line before any is parsed (a name introduced later in the batch still vets a subject), each
@@ -58,13 +58,16 @@ def claims_of_lines(lines: list, zone: str = "UTC", known: Iterable[str] = (), c
     context lines), is read but gives no claim: its names vet, its speakers are addressees, and
     a first reply is read with the question it ends with. The last few batches' claims are
     memoised, so the facts and contacts parts of one batch call parse its lines once."""
-    def people_of(group: Iterable) -> tuple[_Line, ...]:
-        return tuple(_Line(line.id, line.at, line.role, line.speaker, line.text, caption_of(line.attachments))
-                     for line in group if is_person_line(line))
+    def view(line) -> _Line:
+        return _Line(line.id, line.at, line.role, line.speaker, line.text, caption_of(line.attachments))
 
-    before, people = people_of(context), people_of(lines)
+    before, people = (tuple(view(line) for line in group if is_person_line(line)) for group in (context, lines))
     names = frozenset(n.lower() for n in [*known, *((line.speaker or "") for line in (*before, *people))] if n.strip())
-    return list(_claims(before + people, len(before), zone, names))
+    # the line a person answers: the talking line just before theirs, the agent's too ("What's your dog's name?")
+    talk = [line for line in (*context, *lines) if line.role in ("user", "assistant")]
+    answers = {b.id: a for a, b in zip(talk, talk[1:])}
+    asked = tuple(view(answers[p.id]) if p.id in answers else None for p in (*before, *people))
+    return list(_claims(before + people, len(before), zone, names, asked))
 
 
 _ORPHAN_CLITIC = re.compile(r"(?:^|[\s,;(])'(?:s|re|ve|ll|d|m)\b")
@@ -81,8 +84,9 @@ def _praise_dropped(claims: list[Claim], reacting: bool) -> list[Claim]:
 
 
 @lru_cache(maxsize=8)
-def _claims(people: tuple[_Line, ...], lead: int, zone: str, known: frozenset[str]) -> tuple[Claim, ...]:
-    """The claims of people[lead:] (the first `lead` lines are context)."""
+def _claims(people: tuple[_Line, ...], lead: int, zone: str, known: frozenset[str],
+            asked: tuple[_Line | None, ...]) -> tuple[Claim, ...]:
+    """The claims of people[lead:] (the first `lead` lines are context); asked[i]: the line people[i] answers."""
     names = NameBook(sorted(known))
     for line in people:
         names.read(line.text)
@@ -108,7 +112,7 @@ def _claims(people: tuple[_Line, ...], lead: int, zone: str, known: frozenset[st
                 c = replace(c, text=with_shown(c.text, caption))
                 text = c.text if c.attribute == "event" else resolve_relative_dates(c.text, today, this_too=True)
                 out.append(replace(c, source_ids=(line.id,), text=text))
-            if k == 0 and i and (named := named_in_reply(people[i - 1], line, sentence)):
+            if k == 0 and asked[i] is not None and (named := named_in_reply(asked[i], line, sentence, ctx.me)):
                 out.append(Claim(ctx.me, "event", named, f"{ctx.me} said: {named} ({ctx.day}).", kind="said",
                                  sentence=sentence, source_ids=(line.id,)))
             # "Here's the finished bookshelf" + its photo, no claim of the sentence naming it: the photo is the fact
@@ -125,12 +129,13 @@ _NAMES_ASKED = re.compile(r"\bwhat(?:'s| is| are| were| was)\s+(?P<whose>your|hi
 _ONLY_NAMES = re.compile(r"(?P<names>[A-Z][a-z]+(?:(?:\s*,\s*|\s+and\s+|\s*&\s*)[A-Z][a-z]+)*)\s*[!.]*")
 
 
-def named_in_reply(asked: _Line, reply: _Line, first: str) -> str | None:
-    """The names a reply's first sentence gives, alone, to the other speaker's question for
-    names, as a statement in the question's words ("What are their names?" + "Pip and Bruno!"
-    -> "Their names are Pip and Bruno"; "What's your dog's name?" + "Rex." -> "Ana's dog's name
-    is Rex"): a chat answers a question with the names only, and they would be lost."""
-    if (asked.speaker or "").strip() == (reply.speaker or "").strip():
+def named_in_reply(asked: _Line, reply: _Line, first: str, me: str) -> str | None:
+    """The names a reply's first sentence gives, alone, to the other speaker's (or the agent's)
+    question for names, as a statement in the question's words ("What are their names?" + "Pip
+    and Bruno!" -> "Their names are Pip and Bruno"; "What's your dog's name?" + "Rex." -> "Ana's
+    dog's name is Rex", `me` being who replies): a chat answers a question with the names only,
+    and they would be lost."""
+    if (asked.role, (asked.speaker or "").strip()) == (reply.role, (reply.speaker or "").strip()):
         return None
     m = _NAMES_ASKED.search(normalise(asked.text))
     answer = _ONLY_NAMES.fullmatch(first.strip())
@@ -140,7 +145,7 @@ def named_in_reply(asked: _Line, reply: _Line, first: str) -> str | None:
     if any(n.lower() in NAME_STOPWORDS or n.lower() in PHATIC or n == (asked.speaker or "").strip() for n in given):
         return None  # "Thanks!", "Wow!", or the asker's own name: no names given
     whose = m.group("whose").lower()
-    owner = f"{(reply.speaker or '').strip()}'s" if whose == "your" else whose
+    owner = f"{me}'s" if whose == "your" else whose
     plural = m.group("n").lower() == "names"
     said = f"{owner} {m.group('what')}{m.group('n').lower()} {'are' if plural else 'is'} {answer.group('names')}"
     return said[:1].upper() + said[1:]

@@ -113,7 +113,7 @@ class OfflineModel:
     def update_contacts(self, request: schemas.ContactsRequest) -> schemas.ContactsReply:
         people = [line for line in request.messages if is_person_line(line)]
         known = [name for k in request.known for name in (k.name, *k.aliases)]
-        claims = claims_of_lines(people, request.timezone, known, request.context)
+        claims = claims_of_lines(request.messages, request.timezone, known, request.context)
         return schemas.ContactsReply(contacts=contact_updates(people, claims, request.known))
 
     def update_tasks(self, request: schemas.TasksRequest) -> schemas.TasksReply:
