@@ -429,3 +429,15 @@ def test_batch_requests_pass_their_zone_to_each_part():
                            timezone="Europe/Paris")
     parts = (request.facts_request(), request.contacts_request(), request.tasks_request())
     assert [p.timezone for p in parts] == ["Europe/Paris"] * 3
+
+
+@pytest.mark.parametrize(("said", "fact"), [
+    ("I have a dentist appointment on Thursday.", "Ana has a dentist appointment (2023-05-11)."),
+    ("I am flying to Lisbon on Saturday.", "Ana is flying to Lisbon (2023-05-13)."),
+    ("I visited Lisbon on Saturday.", "Ana visited Lisbon (2023-05-06)."),
+])
+def test_a_fact_said_with_a_bare_weekday_is_dated_by_its_tense(said, fact):
+    """Said on Sunday 2023-05-07: what will be is the coming weekday, what was the last one. The
+    fact was dated the day it was said, the weekday left in its words ("... on Thursday
+    (2023-05-07)"): a date its reader took for the appointment's."""
+    assert fact_texts(chat(("Ana", said), ("Tomas", "Nice!"))) == [fact]

@@ -377,7 +377,34 @@ def test_relative_dates_are_written_out_from_the_line_date(phrase, written):
                                     "The chair I last sat on broke.", "The last sun of the year.",
                                     "I started about five years ago.", "It was over 2 weeks ago."])
 def test_vague_or_already_resolved_dates_are_left_alone(phrase):
-    """Spans, bare weekdays, vague amounts and already resolved dates are not (re)written."""
+    """Spans, bare weekdays whose clause tells no tense, vague amounts and already resolved dates
+    are not (re)written."""
+    assert resolve_relative_dates(phrase, MONDAY) == phrase
+
+
+@pytest.mark.parametrize(
+    ("phrase", "written"),
+    [
+        ("I have a dentist appointment on Thursday.", "on Thursday (2023-05-11)"),
+        ("Ana is visiting from Lisbon on Saturday.", "on Saturday (2023-05-13)"),
+        ("The party is on Friday.", "on Friday (2023-05-12)"),
+        ("I'll call her on Tuesday.", "on Tuesday (2023-05-09)"),
+        ("I've got a meeting on Monday.", "on Monday (2023-05-15)"),  # said on a Monday: the next one
+        ("I went for a check-up Monday and my doc was pleased.", "Monday (2023-05-01)"),
+        ("We had dinner there on Wednesday.", "on Wednesday (2023-05-03)"),
+        ("On Friday, I finally finished the shelf.", "On Friday (2023-05-05)"),
+        ("I'm so tired, I went hiking on Sunday.", "on Sunday (2023-05-07)"),
+    ],
+)
+def test_a_bare_weekday_is_dated_by_its_clauses_tense(phrase, written):
+    """What will be takes the next such weekday after the day said (Monday 2023-05-08), what was
+    the last one before it."""
+    assert written in resolve_relative_dates(phrase, MONDAY)
+
+
+@pytest.mark.parametrize("phrase", ["I do yoga on Mondays.", "See you Friday!", "Fridays are the best.",
+                                    "Every Sunday we hike."])
+def test_a_habitual_or_tenseless_weekday_is_left_alone(phrase):
     assert resolve_relative_dates(phrase, MONDAY) == phrase
 
 

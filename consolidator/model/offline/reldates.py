@@ -11,11 +11,12 @@ last|next|this <weekday> (a weekday may be written short with a capital: "last F
 Tues"; lower-case "sat" and "sun" are other words), last|next|this weekend (its Saturday),
 last|next week (its Monday, "week of ..."), last|next month ("June 2023", the month as a reader
 says it), last|next year (YYYY), and "<n> days|weeks|weekends|months|years ago" with n a digit
-or a number word up to twelve ("a"/"an" is one; a weekend is its Saturday). Everything else is
-left alone: "today" (the line's own date is beside it), "the last/next week" (a span of
-time, not a calendar week), bare weekdays ("on Friday": past or
-future depends on tense), vague amounts ("a few days ago", "about five years ago", "recently"),
-seasons (hemisphere).
+or a number word up to twelve ("a"/"an" is one; a weekend is its Saturday), and a bare weekday
+by its clause's tense ("I have a dentist appointment on Thursday": the next Thursday; "I went
+for a check-up Monday": the last Monday; `_tense`). Everything else is left alone: "today"
+(the line's own date is beside it), "the last/next week" (a span of time, not a calendar week),
+a weekday whose clause tells no tense ("See you Friday!") or that recurs ("on Mondays"), vague
+amounts ("a few days ago", "about five years ago", "recently"), seasons (hemisphere).
 An expression already followed by a bracketed date is not resolved twice, so a summary of
 summaries keeps one date. Conventions: "last Saturday" is the latest Saturday strictly before
 the day, "next Saturday" the first strictly after, "this Saturday" the one in the day's
@@ -28,7 +29,7 @@ import re
 from functools import lru_cache
 from datetime import date, timedelta
 
-from consolidator.model.offline.words import MONTHS as LOWER_MONTHS, WEEKDAYS
+from consolidator.model.offline.words import IRREGULAR_PAST, MONTHS as LOWER_MONTHS, WEEKDAYS
 
 MONTHS = tuple(m.capitalize() for m in LOWER_MONTHS)
 # Short weekdays, capitalised only: "last Sat" is a day, "the chair I last sat on" is not.
@@ -65,7 +66,18 @@ _EXPRESSION = re.compile(
 )
 # A word every expression holds: a text without one has nothing to resolve (most sentences), and
 # this search is a fraction of the expression's.
-_CUE = re.compile(r"yesterday|tomorrow|last|next|this|ago", re.IGNORECASE)
+_CUE = re.compile(rf"yesterday|tomorrow|last|next|this|ago|{_DAYS}", re.IGNORECASE)
+# A bare weekday ("on Thursday", "a check-up Monday"; not "Mondays", not after last/next/this):
+# the clause's tense says which (`_tense`).
+_BARE_DAY = re.compile(
+    rf"(?<![\w'’-])(?<!last )(?<!next )(?<!this )(?<!past )(?<!coming )(?<!every )(?:on )?(?P<day>{_DAYS})"
+    rf"(?![\w'’-]){_NOT_RESOLVED_YET}", re.IGNORECASE)
+_CLAUSE_END = re.compile(r"[.;:!?,]|\s(?:and|but|so|because|when|while|which|who|that)\s", re.IGNORECASE)
+_TOKEN = re.compile(r"[a-z]+(?:['’][a-z]+)?")
+_FUTURE_WORDS = frozenset("will shall gonna wanna".split())
+_BE = frozenset("am is are 'm 're 's".split())
+_HAVE = frozenset("have has 've".split())
+_PAST_WORDS = frozenset("was were did had".split()) | IRREGULAR_PAST
 
 
 @lru_cache(maxsize=1 << 12)
@@ -82,7 +94,11 @@ def resolve_relative_dates(text: str, today: date | None, this_too: bool = False
         resolved = _resolve(match, today, this_too)
         return f"{match.group(0)} ({resolved})" if resolved else match.group(0)
 
-    return _EXPRESSION.sub(write, text)
+    def write_day(match: re.Match) -> str:
+        resolved = _weekday(match, today)
+        return f"{match.group(0)} ({resolved})" if resolved else match.group(0)
+
+    return _BARE_DAY.sub(write_day, _EXPRESSION.sub(write, text))
 
 
 def relative_dates(text: str, today: date | None) -> list[tuple[re.Match, str]]:
@@ -90,7 +106,57 @@ def relative_dates(text: str, today: date | None) -> list[tuple[re.Match, str]]:
     (as written beside it: "2023-05-07", "week of 2023-05-01", "June 2023", "2022")."""
     if today is None or not _CUE.search(text):
         return []
-    return [(m, r) for m in _EXPRESSION.finditer(text) if (r := _resolve(m, today))]
+    found = [(m, r) for m in _EXPRESSION.finditer(text) if (r := _resolve(m, today))]
+    taken = [range(m.start(), m.end()) for m, _ in found]
+    found += [(m, r) for m in _BARE_DAY.finditer(text)
+              if not any(m.start() in span for span in taken) and (r := _weekday(m, today))]
+    return sorted(found, key=lambda pair: pair[0].start())
+
+
+def _weekday(m: re.Match, today: date) -> str | None:
+    """A bare weekday by its clause's tense: said of what will be ("I have a dentist appointment on
+    Thursday", "Ana is visiting on Saturday", "the party is on Friday") the next one after the day;
+    of what was ("I went for a check-up Monday") the last one before it; else (no tense it tells,
+    "on Mondays" is habitual) nothing."""
+    tense = _tense(m.string[:m.start()], m.string[m.end():])
+    if tense is None:
+        return None
+    step, target = (1 if tense == "future" else -1), _DAY_INDEX[m.group("day").lower()]
+    day = today + timedelta(days=step)
+    while day.weekday() != target:
+        day += timedelta(days=step)
+    return day.isoformat()
+
+
+def _tense(before: str, after: str) -> str | None:
+    """"future", "past" or None, from the words of the clause a weekday is in (a fronted "On
+    Monday, I went ..." from the clause after it). Future: will, gonna, going to; a form of "be"
+    before an -ing word ("is visiting") or right before the weekday ("is on Friday"); have/has
+    with a thing scheduled ("have a dentist appointment"). Past: was, were, did, had, a past form."""
+    marks = _words(_CLAUSE_END.split(before)[-1])
+    if not [w for w in marks if w != "on"]:
+        marks = _words(_CLAUSE_END.split(after.lstrip(" ,"), maxsplit=1)[0])
+    if any(w in _FUTURE_WORDS or w == "'ll" for w in marks) or "going to" in " ".join(marks):
+        return "future"
+    for k, w in enumerate(marks):
+        if w in _BE and (any(v.endswith("ing") and len(v) > 4 for v in marks[k + 1:k + 3]) or k == len(marks) - 1
+                         or marks[k + 1:] == ["on"]):
+            return "future"
+        owned = marks[k + 2:k + 3] if marks[k + 1:k + 2] == ["got"] else marks[k + 1:k + 2]  # "'ve got a ..."
+        if w in _HAVE and owned and owned[0] in ("a", "an", "my", "the", "our", "his", "her", "their"):
+            return "future"
+    if any(w in _PAST_WORDS or (len(w) > 4 and w.endswith("ed")) for w in marks):
+        return "past"
+    return None
+
+
+def _words(text: str) -> list[str]:
+    """Lower-case words, a contraction's ending apart ("I'll" -> "i", "'ll")."""
+    out: list[str] = []
+    for w in _TOKEN.findall(text.lower().replace("’", "'")):
+        head, _, tail = w.partition("'")
+        out += [head, "'" + tail] if tail in ("ll", "m", "re", "s", "ve") else [w]
+    return out
 
 
 def _resolve(m: re.Match, today: date, this_too: bool = False) -> str | None:
