@@ -9,7 +9,7 @@ import pytest
 from consolidator.model.offline.clauses import Speakers, rewrite
 from consolidator.model.offline.text import normalise
 from consolidator.model.offline.lineclaims import claims_of_lines
-from consolidator.model.schemas import FactExtractionRequest, Line
+from consolidator.model.schemas import FactExtractionRequest, KnownFact, Line
 from tests.support.offline_kit import AT, MODEL, chat, fact_texts, image, said_by_caroline
 
 
@@ -194,3 +194,34 @@ def test_names_given_alone_to_the_agents_question_are_kept():
 ])
 def test_a_reply_that_gives_no_names_to_a_question_for_them_is_no_fact(question, reply):
     assert fact_texts(chat(("Ana", question), ("Tomas", reply))) == []
+
+
+def _agent_chat(*turns: tuple[str, str, int]) -> list[Line]:
+    """(role, text, minute) turns of Maya and her agent."""
+    return [Line(id=f"m{i}", at=AT + timedelta(minutes=minute), role=role, speaker="Maya" if role == "user" else None,
+                 text=text) for i, (role, text, minute) in enumerate(turns)]
+
+
+def _facts(lines: list[Line], neighbours: list[KnownFact] = ()) -> list[str]:
+    return [f.text for f in MODEL.extract_facts(FactExtractionRequest(scope="s", messages=lines,
+                                                                      neighbours=list(neighbours))).facts]
+
+
+def test_she_at_the_start_of_a_reply_is_whom_the_speakers_last_line_was_about():
+    """Maya names her sister, the agent asks, Maya answers "She's a nurse": the nurse is Ana."""
+    lines = _agent_chat(("user", "My sister Ana is visiting from Lisbon on Saturday.", 0),
+                        ("assistant", "Lovely! Where will she stay?", 1),
+                        ("user", "With us. She's a nurse, so she only has the weekend off.", 2))
+    assert "Ana is a nurse." in _facts(lines)
+
+
+def test_she_is_nobody_when_the_line_between_names_someone_else_or_the_talk_went_cold():
+    """The agent's line names Bruno (a known person): "she" may be either. Or an hour passed."""
+    bruno = [KnownFact(id="f1", text="Bruno is Maya's brother.", similarity=0.5)]
+    named = _agent_chat(("user", "My sister Ana is visiting from Lisbon on Saturday.", 0),
+                        ("assistant", "Lovely! Is Bruno coming too?", 1),
+                        ("user", "No. She's a nurse, so she only has the weekend off.", 2))
+    assert not any("nurse" in t for t in _facts(named, bruno))
+    cold = _agent_chat(("user", "My sister Ana is visiting from Lisbon on Saturday.", 0),
+                       ("assistant", "Lovely!", 1), ("user", "She's a nurse, by the way.", 61))
+    assert not any("nurse" in t for t in _facts(cold))

@@ -1,7 +1,9 @@
 """A batch's people lines into claims: who each line speaks to, the day it was said, and the
 name evidence the whole batch gives (parse.py reads each sentence). A reply that gives names
 alone to the question for them just before it, the other speaker's or the agent's ("What are
-their names?" - "Pip and Bruno!"), is read with the question's words (`named_in_reply`).
+their names?" - "Pip and Bruno!"), is read with the question's words (`named_in_reply`). A
+she/he/they that opens a line may mean the person the speaker's line before last said something
+of, when that line is recent and the line between names nobody else (`_carries`).
 
 Kept apart from parse.py because it is the batch's view: the name book is read from every
 line before any is parsed (a name introduced later in the batch still vets a subject), each
@@ -14,7 +16,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, replace
-from datetime import date, datetime
+from datetime import date, datetime, timedelta
 from functools import lru_cache
 from typing import Iterable
 
@@ -91,11 +93,14 @@ def _claims(people: tuple[_Line, ...], lead: int, zone: str, known: frozenset[st
     for line in people:
         names.read(line.text)
     out: list[Claim] = []
+    prior: dict[str, tuple[int, str]] = {}  # a speaker -> (their latest line, the person it last said something of)
     for i, line in enumerate(people):
         if i < lead:
             continue
         ctx = Context(me=(line.speaker or "").strip() or "The user", you=addressee(list(people), i), names=names,
                       day=local_day(line.at, zone))
+        if (held := prior.get(ctx.me)) and _carries(people[held[0]], line, asked[i], held[1], known):
+            ctx.last = held[1]  # "My sister Ana is visiting." - "Where will she stay?" - "With us. She's a nurse."
         today = date.fromisoformat(ctx.day)
         reacting = i > 0 and people[i - 1].shown is not None and people[i - 1].speaker != line.speaker
         said = sentences(line.text)
@@ -119,7 +124,25 @@ def _claims(people: tuple[_Line, ...], lead: int, zone: str, known: frozenset[st
             if (shared := presented(sentence, caption)) and not any(caption in c.text for c in out[found:]):
                 out.append(Claim(ctx.me, "event", shared, f"{ctx.me} {shared} ({ctx.day}).", kind="event",
                                  happened=ctx.day, sentence=sentence, source_ids=(line.id,)))
+        if ctx.last:
+            prior[ctx.me] = (i, ctx.last)
     return tuple(out)
+
+
+CARRY = timedelta(minutes=30)  # a she/he/they at a line's start reads the speaker's line this recent
+_CAPITAL = re.compile(r"(?<![.!?]\s)(?<!^)\b[A-Z][a-z]+")
+
+
+def _carries(before: _Line, line: _Line, between: _Line | None, person: str, known: frozenset[str]) -> bool:
+    """Whether a she/he/they of `line` may mean `person`, whom the speaker's line `before` last said
+    something of: within CARRY, and the line between them (the other's) names nobody else known."""
+    if not timedelta(0) <= line.at - before.at <= CARRY:
+        return False
+    if between is None or between.id == before.id:
+        return True
+    others = {w.lower() for w in _CAPITAL.findall(between.text)} & known
+    speakers = {(s or "").strip().lower() for s in (line.speaker, between.speaker)}
+    return not others - speakers - {person.split()[0].lower()}
 
 
 # "What are their names?", "What's your dog's name?", "What is her name?": a question for names...
