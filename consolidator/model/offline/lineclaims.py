@@ -25,6 +25,7 @@ from consolidator.model.offline.clauses import event_date, local_day
 from consolidator.model.offline.names import NameBook
 from consolidator.model.offline.parse import CLAUSE_BREAK, Context, parse_sentence
 from consolidator.model.offline.reldates import resolve_relative_dates
+from consolidator.model.offline.replies import implied_statement
 from consolidator.model.offline.rules import TASTES, Claim
 from consolidator.model.offline.shown import caption_of, presented, with_shown
 from consolidator.model.offline.text_compact import compact
@@ -110,14 +111,18 @@ def _claims(people: tuple[_Line, ...], lead: int, zone: str, known: frozenset[st
             # "this" points at the photo the sentence carries (shown.py): a line's photo follows its last sentence
             caption = line.shown if k == last else None
             found = len(out)
-            for c in _praise_dropped(parse_sentence(sentence, ctx), reacting):  # (plain clauses dated by event_date)
+            parsed = parse_sentence(sentence, ctx)
+            if not parsed and k == 0 and _answers(asked[i], line) and (
+                    implied := implied_statement(asked[i].text, sentence)):  # "About 5 years now." (replies.py)
+                parsed = parse_sentence(implied, ctx)
+            for c in _praise_dropped(parsed, reacting):  # (plain clauses dated by event_date)
                 if _ORPHAN_CLITIC.search(c.text):
                     continue  # "tomorrow's gonna be a blast" less its date word: "'s gonna be ...", no statement
                 c = _acquired_on(c, sentence, ctx.day)
                 c = replace(c, text=with_shown(c.text, caption))
                 text = c.text if c.attribute == "event" else resolve_relative_dates(c.text, today, this_too=True)
                 out.append(replace(c, source_ids=(line.id,), text=text))
-            if k == 0 and asked[i] is not None and (named := named_in_reply(asked[i], line, sentence, ctx.me)):
+            if k == 0 and _answers(asked[i], line) and (named := named_in_reply(asked[i], line, sentence, ctx.me)):
                 out.append(Claim(ctx.me, "event", named, f"{ctx.me} said: {named} ({ctx.day}).", kind="said",
                                  sentence=sentence, source_ids=(line.id,)))
             # "Here's the finished bookshelf" + its photo, no claim of the sentence naming it: the photo is the fact
@@ -152,14 +157,17 @@ _NAMES_ASKED = re.compile(r"\bwhat(?:'s| is| are| were| was)\s+(?P<whose>your|hi
 _ONLY_NAMES = re.compile(r"(?P<names>[A-Z][a-z]+(?:(?:\s*,\s*|\s+and\s+|\s*&\s*)[A-Z][a-z]+)*)\s*[!.]*")
 
 
+def _answers(asked: _Line | None, reply: _Line) -> bool:
+    """Whether `reply` may answer `asked`: another party's line (another speaker, or the agent)."""
+    return asked is not None and (asked.role, (asked.speaker or "").strip()) != (reply.role, (reply.speaker or "").strip())
+
+
 def named_in_reply(asked: _Line, reply: _Line, first: str, me: str) -> str | None:
     """The names a reply's first sentence gives, alone, to the other speaker's (or the agent's)
     question for names, as a statement in the question's words ("What are their names?" + "Pip
     and Bruno!" -> "Their names are Pip and Bruno"; "What's your dog's name?" + "Rex." -> "Ana's
     dog's name is Rex", `me` being who replies): a chat answers a question with the names only,
     and they would be lost."""
-    if (asked.role, (asked.speaker or "").strip()) == (reply.role, (reply.speaker or "").strip()):
-        return None
     m = _NAMES_ASKED.search(normalise(asked.text))
     answer = _ONLY_NAMES.fullmatch(first.strip())
     if m is None or answer is None:

@@ -23,8 +23,11 @@ clauses lose their intensifiers and trailing evaluations, and are kept only when
 enough rare content to the neighbours shown and the batch's earlier claims: little for what
 happened, more for a feeling or intention, more for a longer fact (worth.py). Subjects:
 I/we (the speaker, else "The user"), you (the other person speaking), "my X" (the speaker's X),
-she/he/they (the last person named in the same message), and names the batch's evidence vets
-(names.py): never a capitalised opener such as "Sounds" or "Unconditional". Contacts are
+she/he/they (the last person named in the same message, or at a reply's start in the speaker's
+line before), and names the batch's evidence vets (names.py): never a capitalised opener such as
+"Sounds" or "Unconditional". A reply in a word to the other party's question (the agent's too)
+is read in the question's words: names ("What's your dog's name?" - "Rex!"), and the statement a
+few question shapes imply ("How long have you been married?" - "5 years", replies.py). Contacts are
 people only (contacts.py), with the pastimes and places their clauses name. Tasks open on
 requests, reminders and dated or errand promises that carry an action, close on "done"/"I sent
 ...", cancel on "cancel"/"never mind" (tasks.py).
@@ -32,8 +35,8 @@ requests, reminders and dated or errand promises that carry an action, close on 
 Limits: English only; attribute values end at the first comma or conjunction ("works at Acme
 as a nurse" keeps only Acme as the employer); sarcasm, hypotheticals ("if I moved to Paris")
 and reported speech ("Tom said he moved" is read as Tom's claim) are taken at face value.
-Coreference is limited to she/he/they within one message and "you" to the nearest other
-person speaking; gender is never guessed ("my" becomes "their"). Op decisions compare parsed
+Coreference is limited to she/he/they within one message (or the speaker's line before) and
+"you" to the nearest other person speaking; gender is never guessed ("my" becomes "their"). Op decisions compare parsed
 (subject, attribute, value) triples, so two stored facts that the rules cannot parse are only
 matched by identical content words. Dates are understood only in the plain forms of tasks.py.
 """

@@ -1,0 +1,91 @@
+"""A reply given as a fragment, read as the statement its question implies.
+
+People answer a question with the part it asks for: "How long have you been living in Porto?" -
+"About 5 years now."; "Which cuisine do you prefer?" - "Thai, or maybe Italian."; "Where are you
+from?" - "Lisbon." The fragment states nothing the clause rules read, and the fact was lost;
+an agent's log is full of such pairs (the agent asks, the user answers in a word). When the line
+before a reply (the other speaker's or the agent's) ends with a question of one of the shapes
+below, asked of "you", and the reply's first sentence is a fragment (a few words, no subject of
+its own, no greeting or yes/no), the reply is read as the first-person statement the question
+implies, which the ordinary parser then reads (parse.py), with all its rules:
+
+    How long have you been V-ing X? / ...have you V-ed X?  + "5 years"  -> I have been V-ing X for 5 years
+    What/Which (kind of) N do you like/love/prefer/enjoy/...? + "Thai"    -> I prefer Thai
+    Where do you live/work/study?                              + "Lisbon" -> I live in Lisbon
+    Where are you from?                                        + "Lisbon" -> I am from Lisbon
+    What do you do (for work / for a living)?                  + "A nurse" -> I work as a nurse
+
+Anything else (a question of another shape, a reply that says something itself) is left to the
+rules as it is.
+"""
+
+from __future__ import annotations
+
+import re
+
+from consolidator.model.offline.text import STOPWORDS, normalise
+
+MAX_FRAGMENT_WORDS = 8
+_DURATION = re.compile(
+    r"\b(?:\d+|a|an|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|twenty|few|couple of|several)"
+    r"(?: or \w+)?\s+(?:years?|months?|weeks?|days?|decades?)\b|^since\b", re.I)
+_NOT_A_FRAGMENT = re.compile(
+    r"^(?:i|i'm|i've|i'd|i'll|we|we're|we've|my|our|it|it's|he|she|they|you|yes|yeah|yep|no|nope|nah|sure|"
+    r"thanks|thank|haha|lol|wow|oh|hmm|well|maybe not|not really|good|great|nice|cool|ok|okay)\b", re.I)
+# A verb or a person of its own: the reply says something itself ("Guitar's mostly my thing").
+_SAYS_ITSELF = re.compile(r"^\w+['’]s\b|\b(?:it|that|there|here|what|he|she)['’]s\b|['’](?:re|m|ve|ll|d)\b|"
+                          r"\b(?:is|are|was|were|am|be|been|has|have|had|do|does|did|i|me|my|mine|we|us|our|you|"
+                          r"your)\b", re.I)
+_PLACE_LEAD = re.compile(r"^(?:in|at|near|from)\s+", re.I)
+_FROM = re.compile(r"^from\s+", re.I)
+_FRAMES: list[tuple[re.Pattern[str], str]] = [
+    (re.compile(r"how long have you (?P<vp>been \w+ing\b[^?]*|(?:been|lived|worked|known|had|played|done|studied|"
+                r"taught|run|owned|kept)\b[^?]*)\?$", re.I), "duration"),
+    (re.compile(r"(?:what|which)(?: kind| type| sort)?(?: of)? (?P<n>[a-z]+(?: [a-z]+)?) do you (?P<v>like|love|prefer|"
+                r"enjoy|play|eat|drink|read|watch|listen to|speak)(?: the)?(?: most| best)?\?$", re.I), "taste"),
+    (re.compile(r"where do you (?P<v>live|work|study)(?: now| these days)?\?$", re.I), "where"),
+    (re.compile(r"where are you (?:from|originally from)\?$", re.I), "from"),
+    (re.compile(r"what do you do(?: for (?:work|a living))?\?$", re.I), "work"),
+]
+
+
+def implied_statement(question: str, reply: str) -> str | None:
+    """The first-person statement `reply` makes as the answer to `question` (module docstring),
+    or None. `question`: the asking line's text; `reply`: the reply's first sentence."""
+    asked = normalise(question).strip()
+    answer = normalise(reply).strip().rstrip("!.").strip()
+    if not asked.endswith("?") or not answer or answer.endswith("?") or len(answer.split()) > MAX_FRAGMENT_WORDS:
+        return None
+    if _NOT_A_FRAGMENT.match(answer) or _SAYS_ITSELF.search(answer):
+        return None
+    answer = _lower_lead(answer)
+    last = re.split(r"(?<=[.!?])\s+", asked)[-1]
+    for pattern, shape in _FRAMES:
+        if (m := pattern.search(last)) is None:
+            continue
+        if shape == "duration":
+            if not _DURATION.search(answer):
+                return None
+            span = answer if re.match(r"(?i)(?:since|for)\b", answer) else f"for {answer}"
+            vp = m.group("vp").strip()
+            return f"I have {vp} {span}."
+        if shape == "taste":
+            return f"I {m.group('v').lower()} {answer}."
+        if shape == "where":
+            verb = m.group("v").lower()
+            place = _PLACE_LEAD.sub("", answer)
+            return f"I {verb} {'in' if verb == 'live' else 'at'} {place}."
+        if shape == "from":
+            return f"I am from {_FROM.sub('', answer)}."
+        return f"I work as {answer}."
+    return None
+
+
+_LEADS = frozenset("about around almost nearly over roughly since just only maybe probably".split())
+
+
+def _lower_lead(answer: str) -> str:
+    """"About 5 years" -> "about 5 years" inside the statement; a name keeps its capital ("Thai")."""
+    first, _, rest = answer.partition(" ")
+    low = first.lower()
+    return f"{low} {rest}".strip() if low in STOPWORDS or low in _LEADS else answer

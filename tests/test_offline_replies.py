@@ -1,0 +1,62 @@
+"""A reply given as a fragment is read as the statement its question implies (offline/replies.py)."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+
+import pytest
+
+from consolidator.model.offline.replies import implied_statement
+from consolidator.model.schemas import FactExtractionRequest, Line
+from tests.support.offline_kit import AT, MODEL, chat, fact_texts
+
+
+@pytest.mark.parametrize(("question", "reply", "statement"), [
+    ("How long have you been married?", "5 years already!", "I have been married for 5 years already."),
+    ("Nice! How long have you been living in Porto?", "About 5 years now.",
+     "I have been living in Porto for about 5 years now."),
+    ("How long have you been creating art?", "Since 2019.", "I have been creating art since 2019."),
+    ("Which cuisine do you prefer?", "Thai, or maybe Italian.", "I prefer Thai, or maybe Italian."),
+    ("What kind of music do you like the most?", "Jazz, mostly.", "I like Jazz, mostly."),
+    ("Where do you live?", "In Porto, near the river.", "I live in Porto, near the river."),
+    ("Where do you work?", "Acme.", "I work at Acme."),
+    ("Where are you from?", "Lisbon, originally.", "I am from Lisbon, originally."),
+    ("What do you do for a living?", "A nurse.", "I work as a nurse."),
+])
+def test_a_fragment_answer_is_the_statement_its_question_implies(question, reply, statement):
+    assert implied_statement(question, reply) == statement
+
+
+@pytest.mark.parametrize(("question", "reply"), [
+    ("How long have you been married?", "Thanks for asking!"),  # no answer
+    ("How long have you been married?", "Too long haha."),  # no duration
+    ("How long have you been creating art?", "Since I was 17 or so."),  # a clause of its own
+    ("What type of music do you play?", "Guitar's mostly my thing."),  # says something itself
+    ("What type of music do you play?", "I play guitar mostly."),  # a sentence: the rules read it
+    ("Where will she stay?", "With us."),  # not asked of "you"
+    ("How was the trip?", "Amazing!"),  # a question of another shape
+    ("Where do you live?", "Yes, it is lovely there."),
+    ("I moved to Porto.", "Porto!"),  # no question
+])
+def test_anything_else_is_left_to_the_rules(question, reply):
+    assert implied_statement(question, reply) is None
+
+
+def test_a_reply_in_a_word_becomes_the_speakers_fact_in_a_chat_and_in_an_agents_log():
+    """Between two people, and to the agent's question: the fact is the replier's, cited to the
+    reply (the question only lends its words); the rules read the statement (a home, a job)."""
+    assert fact_texts(chat(("Ana", "How long have you been married?"), ("Tomas", "5 years already!"))) == [
+        "Tomas has been married for 5 years already (2023-05-07)."]
+    lines = [Line(id="a1", at=AT, role="assistant", text="Noted. Where do you live these days?"),
+             Line(id="u1", at=AT + timedelta(minutes=1), role="user", speaker="Maya", text="Porto."),
+             Line(id="a2", at=AT + timedelta(minutes=2), role="assistant", text="And what do you do for work?"),
+             Line(id="u2", at=AT + timedelta(minutes=3), role="user", speaker="Maya", text="A data analyst.")]
+    facts = MODEL.extract_facts(FactExtractionRequest(scope="s", messages=lines, neighbours=[])).facts
+    assert [(f.text, f.source_ids) for f in facts] == [("Maya lives in Porto.", ["u1"]),
+                                                      ("Maya works as a data analyst.", ["u2"])]
+
+
+def test_a_reply_to_ones_own_question_or_that_says_something_is_read_as_it_is():
+    assert fact_texts(chat(("Ana", "How long have I been married? 5 years!"), ("Tomas", "Wow."))) == []
+    said = fact_texts(chat(("Ana", "How long have you been married?"), ("Tomas", "We married in Lisbon in 2015.")))
+    assert said and not any("for" in t for t in said)
