@@ -64,3 +64,37 @@ def test_due_dates_count_from_the_local_day(said, zone, due):
     """Said at 00:30 on Tuesday in Paris (Monday 23:30 UTC): 'tomorrow' is Wednesday there."""
     (change,) = tasks_of(said, zone=zone)
     assert change.due == due
+
+
+def _offered(offer: str, answer: str):
+    lines = [Line(id="a1", at=LATE, role="assistant", text=offer),
+             Line(id="u1", at=LATE, role="user", speaker="Maya", text=answer)]
+    return [(c.op, c.title, c.due, c.source_ids)
+            for c in MODEL.update_tasks(TasksRequest(scope="s", messages=lines, open_tasks=[])).changes]
+
+
+@pytest.mark.parametrize(("offer", "answer", "title"), [
+    ("Shall I book a table at the Thai place?", "Yes please!", "Book a table at the Thai place"),
+    ("Would you like me to remind you to call your mother?", "Sure.", "Call my mother"),
+    ("Do you want me to renew your library books?", "Yes, go ahead.", "Renew my library books"),
+])
+def test_an_errand_the_agent_offers_and_the_person_accepts_is_their_task(offer, answer, title):
+    """The agent offers, the person accepts in a word: the errand opens, cited to the person's
+    line, with you/your read as me/my."""
+    assert _offered(offer, answer) == [("open", title, None, ["u1"])]
+
+
+def test_an_accepted_offer_takes_the_due_date_the_person_gives():
+    [(_, title, due, _)] = _offered("Would you like me to remind you about the dentist?",
+                                    "Yes please, remind me on Wednesday evening.")
+    assert (title, due.weekday()) == ("The dentist", 2) and due > LATE.date()
+
+
+@pytest.mark.parametrize(("offer", "answer"), [
+    ("Shall I book a table at the Thai place?", "No thanks."),  # declined
+    ("Shall I book a table at the Thai place?", "Sure, but not tonight."),  # a condition, not a yes
+    ("Want me to summarize this article?", "Yes."),  # the agent's own work, here and now
+    ("The table is booked. Anything else?", "Yes please."),  # no offer
+])
+def test_no_task_without_an_errand_offered_and_accepted(offer, answer):
+    assert _offered(offer, answer) == []

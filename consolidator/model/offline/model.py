@@ -120,8 +120,7 @@ class OfflineModel:
         return schemas.ContactsReply(contacts=contact_updates(people, claims, request.known))
 
     def update_tasks(self, request: schemas.TasksRequest) -> schemas.TasksReply:
-        people = [line for line in request.messages if is_person_line(line)]
-        return schemas.TasksReply(changes=task_changes(people, request.open_tasks, request.timezone))
+        return schemas.TasksReply(changes=task_changes(request.messages, request.open_tasks, request.timezone))
 
     # --- one batch, all three --------------------------------------------------------------
 

@@ -7,7 +7,9 @@ and promises "I will/am going to X" that carry a due date or a plain errand verb
 book...). X must be an action: a leading verb and an object of substance or a due date ("That
 day." and "Family love" are not tasks). Requests to someone (can you, please, don't forget to,
 I want you to) open a task only when no other person is in the conversation: between two
-people they are advice or favours, not the speaker's errands.
+people they are advice or favours, not the speaker's errands. An errand the agent offers
+("Would you like me to remind you about the dentist?", "Shall I book a table?") opens when the
+person's reply accepts it ("Yes please", "Sure, tomorrow"), read as their request, you as me.
 Closes (done) on: "done: X", "X is done/finished/sent/booked", "I (have) finished/sent/booked/
 paid/called/... X" (not in questions). Cancels on: "cancel the reminder to X", a sentence
 starting "cancel/scrap/forget (about) X", "never mind (about) X", "no need to X", "I no longer
@@ -22,7 +24,8 @@ Due dates, relative to the day the message was said on, in the scope's time zone
 UTC: "tomorrow" said at 00:30 on a Tuesday in Paris is Wednesday): 2025-03-10; March 10 / 10 March (this year,
 or next year when already past), with an optional year; today, tonight, tomorrow, the day after
 tomorrow; a weekday (the next one strictly after today; "this"/"next"/"coming" Friday all mean
-that one); in N days/weeks. Anything else ("end of the month", "after the holidays") leaves
+that one), a part of the day after either ("Wednesday evening") belonging to it; in N
+days/weeks. Anything else ("end of the month", "after the holidays") leaves
 the task undated.
 """
 
@@ -31,6 +34,7 @@ from __future__ import annotations
 import re
 from datetime import date, datetime, timedelta
 
+from consolidator.domain import is_person_line
 from consolidator.model.attachments import ATTACHMENT_FORM
 from consolidator.model.offline.clauses import local_time, substance
 from consolidator.model.offline.lineclaims import addressee
@@ -44,8 +48,8 @@ _DUE = re.compile(
     r"(?P<iso>\d{4}-\d{2}-\d{2})"
     rf"|(?P<mon>{_MON})\.? (?P<day>\d{{1,2}})(?:st|nd|rd|th)?\b(?:,? (?P<year>\d{{4}}))?"
     rf"|(?P<day2>\d{{1,2}})(?:st|nd|rd|th)? (?:of )?(?P<mon2>{_MON})\b\.?(?:,? (?P<year2>\d{{4}}))?"
-    r"|(?P<rel>day after tomorrow|today|tonight|tomorrow)"
-    rf"|(?:(?:this|next|coming) )?(?P<wd>{'|'.join(WEEKDAYS)})"
+    r"|(?P<rel>day after tomorrow|today|tonight|tomorrow)(?: (?:morning|afternoon|evening|night))?"
+    rf"|(?:(?:this|next|coming) )?(?P<wd>{'|'.join(WEEKDAYS)})(?: (?:morning|afternoon|evening|night))?"
     rf"|in (?P<n>\d+|{'|'.join(_NUMBERS)}) (?P<unit>days?|weeks?)"
     r")\b",
     re.I,
@@ -284,13 +288,43 @@ def _sentence_changes(book: _Book, sentence: str, line: Line, today: datetime, p
         return
 
 
+# The agent offers an errand ("Would you like me to remind you about the dentist?", "Shall I book a
+# table?") and the person accepts ("Yes please, on Wednesday evening"): the errand is theirs.
+_OFFER = re.compile(r"\b(?:would you like|do you want|want|shall|should) (?:me to|I) (?P<a>[^?]+)\?\s*$", re.I)
+_ACCEPT = re.compile(r"^\s*(?:yes|yeah|yep|yup|sure|ok|okay|please|please do|go ahead|do it|sounds good|"
+                     r"that would be (?:great|nice|helpful|lovely))\b(?![,!.]? (?:but|not|no|thanks)\b)", re.I)
+_AGENT_TO_USER = [(re.compile(r"\byou\b", re.I), "me"), (re.compile(r"\byour\b", re.I), "my"),
+                  (re.compile(r"\byourself\b", re.I), "myself")]
+
+
 def task_changes(lines: list[Line], open_tasks: list[KnownTask], zone: str = "UTC") -> list[TaskChange]:
-    """Opened, done and cancelled tasks said in `lines` (people's lines only, in order); relative
-    due dates count from each line's local day in `zone`."""
+    """Opened, done and cancelled tasks said in people's `lines` (in order), and the errands the
+    agent offered that a person accepted; relative due dates count from each line's local day
+    in `zone`."""
     book = _Book(open_tasks)
-    for i, line in enumerate(lines):
+    people = [line for line in lines if is_person_line(line)]
+    before = {b.id: a for a, b in zip(lines, lines[1:])}
+    for i, line in enumerate(people):
         today = local_time(line.at, zone)
-        peer = addressee(lines, i) is not None
-        for sentence in sentences(line.text):
+        peer = addressee(people, i) is not None
+        said = sentences(line.text)
+        if (offered := _accepted_offer(before.get(line.id), said[0] if said else "")) is not None:
+            _sentence_changes(book, offered, line, today, peer)
+        for sentence in said:
             _sentence_changes(book, sentence, line, today, peer)
     return [c for c in book.changes if c is not None]
+
+
+def _accepted_offer(asked: Line | None, first: str) -> str | None:
+    """The agent's offered errand as the person's request ("Please remind me about the dentist on
+    Wednesday"), when `first`, the person's first sentence, accepts it; else None."""
+    if asked is None or is_person_line(asked) or asked.role != "assistant" or not _ACCEPT.match(first):
+        return None
+    m = _OFFER.search(sentences(normalise(asked.text))[-1] if asked.text.strip() else "")
+    if m is None:
+        return None
+    action = m.group("a")
+    for pattern, word in _AGENT_TO_USER:
+        action = pattern.sub(word, action)
+    due = _DUE.search(first)
+    return f"Please {action}{due.group(0) if due and not _DUE.search(action) else ''}."
