@@ -441,3 +441,14 @@ def test_a_fact_said_with_a_bare_weekday_is_dated_by_its_tense(said, fact):
     fact was dated the day it was said, the weekday left in its words ("... on Thursday
     (2023-05-07)"): a date its reader took for the appointment's."""
     assert fact_texts(chat(("Ana", said), ("Tomas", "Nice!"))) == [fact]
+
+
+@pytest.mark.parametrize(("said", "facts"), [
+    ("I started a new job at Acme as a data analyst last Monday.", ["Ana works at Acme.", "Ana works as a data analyst."]),
+    ("I work at the hospital as a nurse.", ["Ana works at the hospital.", "Ana works as a nurse."]),
+    ("I got a job at Acme as soon as I graduated.", ["Ana works at Acme."]),
+])
+def test_an_employer_and_the_job_held_there_are_both_kept(said, facts):
+    """'at Acme as a data analyst': the employer and the job, where the job was lost to the
+    employer's value ending at 'as'; 'as soon as' names no job."""
+    assert fact_texts(chat(("Ana", said), ("Tomas", "Congrats!"))) == facts

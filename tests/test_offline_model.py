@@ -139,7 +139,7 @@ def test_later_value_in_a_batch_wins_and_inherits_the_change():
 @pytest.mark.parametrize(
     ("said", "expected"),
     [
-        ("I work at Acme as an engineer.", ["Maya works at Acme."]),
+        ("I work at Acme as an engineer.", ["Maya works at Acme.", "Maya works as an engineer."]),
         ("I work as a nurse.", ["Maya works as a nurse."]),
         ("I started working as a pilot.", ["Maya works as a pilot."]),
         ("I began working at Acme.", ["Maya works at Acme."]),

@@ -32,8 +32,8 @@ people only (contacts.py), with the pastimes and places their clauses name. Task
 requests, reminders and dated or errand promises that carry an action, close on "done"/"I sent
 ...", cancel on "cancel"/"never mind" (tasks.py).
 
-Limits: English only; attribute values end at the first comma or conjunction ("works at Acme
-as a nurse" keeps only Acme as the employer); sarcasm, hypotheticals ("if I moved to Paris")
+Limits: English only; attribute values end at the first comma or conjunction ("works at Acme,
+mostly nights" keeps Acme; "at Acme as a nurse" gives the employer and the job); sarcasm, hypotheticals ("if I moved to Paris")
 and reported speech ("Tom said he moved" is read as Tom's claim) are taken at face value.
 Coreference is limited to she/he/they within one message (or the speaker's line before) and
 "you" to the nearest other person speaking; gender is never guessed ("my" becomes "their"). Op decisions compare parsed

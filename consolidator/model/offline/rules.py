@@ -139,6 +139,7 @@ _CLAUSE_VALUE = re.compile(r"(?:how|that|when|what|where|why|whether|if|the way|
 _SECOND_PERSON = re.compile(r"\b(?:you|your|yours|yourself)\b", re.I)
 _RECIPROCAL = re.compile(r"\b(?:each other|one another)\b", re.I)
 TASTES = frozenset({"likes", "dislikes"})
+_AS_ROLE = re.compile(r"\bas (an? [^,;.!?]+)", re.I)  # the job an employer's clause names after it
 _ENDS_EMPTY = frozenset({"employer", "partner", "home"})  # "I quit my job", "we split up": no new value needed
 _VAGUE_HABITS = frozenset("know think care remember understand mind want need feel see get".split())
 
@@ -205,7 +206,10 @@ def parse_predicate(subject: str, predicate: str, first_person: bool, me: str = 
             return [Claim(subject, attribute, value, plain, polarity, detail=detail)]
         fields = {**g, "s": subject, "v": value, "named": f" named {g['name']}" if g.get("name") else "",
                   "verb3": third_person(g.get("verb", "")), "adj": INJURY_ADJ.get(g.get("verb", "").lower(), "")}
-        return [Claim(subject, attribute, value, template.format(**fields), polarity, detail=detail)]
+        found = [Claim(subject, attribute, value, template.format(**fields), polarity, detail=detail)]
+        if attribute == "employer" and (role := _AS_ROLE.search(f"{g['v']} {core[m.end('v'):]}")):  # "at Acme as a ..."
+            found += [c for c in parse_predicate(subject, f"works as {role.group(1)}", False, me) if c.attribute == "job"]
+        return found
     if polarity is Polarity.ENDED:
         habit = content_stems(core)
         if habit and habit[0] not in _VAGUE_HABITS:
