@@ -452,3 +452,13 @@ def test_an_employer_and_the_job_held_there_are_both_kept(said, facts):
     """'at Acme as a data analyst': the employer and the job, where the job was lost to the
     employer's value ending at 'as'; 'as soon as' names no job."""
     assert fact_texts(chat(("Ana", said), ("Tomas", "Congrats!"))) == facts
+
+
+@pytest.mark.parametrize(("said", "facts"), [
+    ("My sister Maya is visiting from Lisbon on Saturday.", ["Maya is Ana's sister.", "Maya is visiting from Lisbon (2023-05-13)."]),
+    ("My dog Rex chewed my new shoes yesterday.", ["Ana has a dog named Rex.", "Rex chewed Ana's new shoes (2023-05-06)."]),
+])
+def test_what_a_named_relative_or_pet_did_is_kept_beside_who_they_are(said, facts):
+    """"My sister Maya is visiting ...": the relation was kept and the visit dropped, as if naming
+    someone were all the sentence said."""
+    assert fact_texts(chat(("Ana", said), ("Tomas", "Nice!"))) == facts

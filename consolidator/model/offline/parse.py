@@ -349,7 +349,7 @@ def parse_sentence(sentence: str, ctx: Context) -> list[Claim]:
             when = ""
             continue
         said = parse_predicate(current.name, predicate, current.first_person, ctx.me)
-        if not said and not extra and not question:
+        if not said and not question:
             plain = _clause(current, predicate, ctx, when)
             said = [plain] if plain else []
         when = ""
