@@ -462,3 +462,8 @@ def test_what_a_named_relative_or_pet_did_is_kept_beside_who_they_are(said, fact
     """"My sister Maya is visiting ...": the relation was kept and the visit dropped, as if naming
     someone were all the sentence said."""
     assert fact_texts(chat(("Ana", said), ("Tomas", "Nice!"))) == facts
+
+
+def test_a_place_ends_before_how_long():
+    """"moved to Lisbon for two years": the home is Lisbon, not "Lisbon for two years"."""
+    assert fact_texts(chat(("Ana", "I moved to Lisbon for two years."), ("Tomas", "Nice!"))) == ["Ana lives in Lisbon."]

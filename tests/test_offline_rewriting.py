@@ -168,6 +168,7 @@ def test_this_month_in_a_fact_is_written_out():
      "Tomas said: Their names are Pip and Bruno (2023-05-07)."),
     ("What's your dog's name?", "Rex!", "Tomas said: Tomas's dog's name is Rex (2023-05-07)."),
     ("What\u2019s your cat\u2019s name?", "Miso!", "Tomas said: Tomas's cat's name is Miso (2023-05-07)."),
+    ("And what's your dog's name, by the way?", "Pip!", "Tomas said: Tomas's dog's name is Pip (2023-05-07)."),
 ])
 def test_names_given_alone_to_a_question_for_names_are_kept_in_its_words(question, reply, fact):
     """A chat answers "What are their names?" with the names only: the reply states nothing, so

@@ -152,7 +152,7 @@ def _carries(before: _Line, line: _Line, between: _Line | None, person: str, kno
 
 # "What are their names?", "What's your dog's name?", "What is her name?": a question for names...
 _NAMES_ASKED = re.compile(r"\bwhat(?:'s| is| are| were| was)\s+(?P<whose>your|his|her|their|its)\s+"
-                          r"(?P<what>(?:[a-z]+(?:'s)?\s+){0,2})(?P<n>names?)\s*\?", re.I)
+                          r"(?P<what>(?:[a-z]+(?:'s)?\s+){0,2})(?P<n>names?)(?:,? (?:by the way|btw|again|then))?\s*\?", re.I)
 # ...answered by names alone: "Pip and Bruno!", "Rex."
 _ONLY_NAMES = re.compile(r"(?P<names>[A-Z][a-z]+(?:(?:\s*,\s*|\s+and\s+|\s*&\s*)[A-Z][a-z]+)*)\s*[!.]*")
 

@@ -258,6 +258,7 @@ _TIME_TAIL = (
     r"last|this|next|since|because|when|after|before|until|ago|yesterday|today|tonight|tomorrow|"
     r"recently|now|again|any ?more|already|soon|a few|a couple|about|around|right now|with|"
     rf"at the moment|for (?:work|a while|good|now|the time being)|in (?:(?:early|late|mid) )?(?:{_MONTHS}|\d{{4}})|"
+    r"for (?:[\w-]+ ){0,3}?(?:years?|months?|weeks?|days?|decades?|ages|long)|"
     rf"in the (?:spring|summer|autumn|fall|winter)|on (?:{_DAYS})"
 )
 _PLACE_CUT = re.compile(rf"(?:\s*[,;(].*|\s+(?:{_TIME_TAIL})\b.*)$", re.I)
