@@ -152,14 +152,18 @@ def _carries(before: _Line, line: _Line, between: _Line | None, person: str, kno
 
 # "What are their names?", "What's your dog's name?", "What is her name?": a question for names...
 _NAMES_ASKED = re.compile(r"\bwhat(?:'s| is| are| were| was)\s+(?P<whose>your|his|her|their|its)\s+"
-                          r"(?P<what>(?:[a-z]+(?:'s)?\s+){0,2})(?P<n>names?)(?:,? (?:by the way|btw|again|then))?\s*\?", re.I)
+                          r"(?P<what>(?:[a-z]+(?:'s)?\s+){0,2})(?P<n>names?)(?:,? (?:by the way|btw|again|then))?\s*\?",
+                          re.I)
 # ...answered by names alone: "Pip and Bruno!", "Rex."
 _ONLY_NAMES = re.compile(r"(?P<names>[A-Z][a-z]+(?:(?:\s*,\s*|\s+and\s+|\s*&\s*)[A-Z][a-z]+)*)\s*[!.]*")
 
 
 def _answers(asked: _Line | None, reply: _Line) -> bool:
     """Whether `reply` may answer `asked`: another party's line (another speaker, or the agent)."""
-    return asked is not None and (asked.role, (asked.speaker or "").strip()) != (reply.role, (reply.speaker or "").strip())
+    def party(line: _Line) -> tuple[str, str]:
+        return line.role, (line.speaker or "").strip()
+
+    return asked is not None and party(asked) != party(reply)
 
 
 def named_in_reply(asked: _Line, reply: _Line, first: str, me: str) -> str | None:
