@@ -60,3 +60,13 @@ def test_a_reply_to_ones_own_question_or_that_says_something_is_read_as_it_is():
     assert fact_texts(chat(("Ana", "How long have I been married? 5 years!"), ("Tomas", "Wow."))) == []
     said = fact_texts(chat(("Ana", "How long have you been married?"), ("Tomas", "We married in Lisbon in 2015.")))
     assert said and not any("for" in t for t in said)
+
+
+def test_the_statement_a_fragment_implies_reaches_the_persons_card():
+    """"Where do you live these days?" - "Porto.": the card's home, cited to the reply."""
+    from consolidator.model.schemas import ContactsRequest
+
+    lines = [Line(id="a1", at=AT, role="assistant", text="Where do you live these days?"),
+             Line(id="u1", at=AT + timedelta(minutes=1), role="user", speaker="Maya", text="Porto.")]
+    [maya] = MODEL.update_contacts(ContactsRequest(scope="s", messages=lines, known=[])).contacts
+    assert (maya.name, maya.details, maya.source_ids) == ("Maya", {"home": "Porto"}, ["u1"])

@@ -114,7 +114,7 @@ def _claims(people: tuple[_Line, ...], lead: int, zone: str, known: frozenset[st
             parsed = parse_sentence(sentence, ctx)
             if not parsed and k == 0 and _answers(asked[i], line) and (
                     implied := implied_statement(asked[i].text, sentence)):  # "About 5 years now." (replies.py)
-                parsed = parse_sentence(implied, ctx)
+                parsed = [replace(c, sentence=sentence) for c in parse_sentence(implied, ctx)]  # the reply's own
             for c in _praise_dropped(parsed, reacting):  # (plain clauses dated by event_date)
                 if _ORPHAN_CLITIC.search(c.text):
                     continue  # "tomorrow's gonna be a blast" less its date word: "'s gonna be ...", no statement
