@@ -162,7 +162,7 @@ def test_a_trailing_evaluation_and_what_continues_it_leave_the_fact(said, fact):
         ("Gonna try the grilled octopus in Lisbon next week.",
          "Caroline is going to try the grilled octopus in Lisbon (week of 2023-05-08)."),
         ("Gotta finish the aquarium tank before Friday.",
-         "Caroline has to finish the aquarium tank before Friday (2023-05-07)."),
+         "Caroline has to finish the aquarium tank before Friday (2023-05-12) (2023-05-07)."),  # a deadline, ahead
         ("Wanna learn to sail someday.", "Caroline wants to learn to sail someday (2023-05-07)."),
     ],
 )

@@ -467,3 +467,14 @@ def test_what_a_named_relative_or_pet_did_is_kept_beside_who_they_are(said, fact
 def test_a_place_ends_before_how_long():
     """"moved to Lisbon for two years": the home is Lisbon, not "Lisbon for two years"."""
     assert fact_texts(chat(("Ana", "I moved to Lisbon for two years."), ("Tomas", "Nice!"))) == ["Ana lives in Lisbon."]
+
+
+@pytest.mark.parametrize(("said", "facts"), [
+    # a thing has no home: "moved to Friday" is a new day, ahead, whatever the verb's tense
+    ("My dentist appointment moved to Friday.", ["Ana's dentist appointment moved to Friday (2023-05-12) (2023-05-07)."]),
+    ("My bowl is cracked.", ["Ana's bowl is cracked (2023-05-07)."]),  # the thing's own words are its substance
+    ("My sister moved to Berlin.", ["Ana's sister moved to Berlin (2023-05-07)."]),
+])
+def test_what_is_said_of_ones_things_is_a_plain_clause_not_a_persons_attribute(said, facts):
+    """'My dentist appointment moved to Friday' gave "Ana's dentist appointment lives in Friday."."""
+    assert fact_texts(chat(("Ana", said), ("Tomas", "Nice!"))) == facts

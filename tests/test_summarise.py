@@ -394,6 +394,8 @@ def test_vague_or_already_resolved_dates_are_left_alone(phrase):
         ("We had dinner there on Wednesday.", "on Wednesday (2023-05-03)"),
         ("On Friday, I finally finished the shelf.", "On Friday (2023-05-05)"),
         ("I'm so tired, I went hiking on Sunday.", "on Sunday (2023-05-07)"),
+        ("The meeting was moved to Friday.", "to Friday (2023-05-12)"),  # a day moved to is ahead
+        ("We postponed it until Monday.", "until Monday (2023-05-15)"),
     ],
 )
 def test_a_bare_weekday_is_dated_by_its_clauses_tense(phrase, written):

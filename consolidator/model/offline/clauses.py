@@ -151,9 +151,10 @@ def strip_asides(text: str) -> str:
     return DATE_NOTE.sub("", _BRACKETS.sub("", text)).strip()
 
 
-# "since last year", "until next week": the date bounds a span, it is not when the clause happened.
+# "since last year", "until next week", "moved to Friday": the date bounds a span or is a target,
+# it is not when the clause happened.
 _SPAN_WORDS = frozenset(
-    "since until till by before after from for through during over within than around about".split())
+    "since until till by before after from for through during over within than around about to".split())
 _LOOSE_PUNCT = re.compile(r"\s+(?=[,.;:!?])|(?<=[,;:])(?=[,;:])")
 
 

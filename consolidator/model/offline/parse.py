@@ -52,6 +52,7 @@ _POSSESSED = re.compile(
     rf"(?:(?P<my>[Mm]y|[Oo]ur)|(?P<own>[A-Z][a-z]+(?: [A-Z][a-z]+)?|[Tt]he user)'s) (?P<rel>(?i:{RELATIONS}|{SPECIES}))\b(?!')\s*"
 )
 _SPECIES = re.compile(rf"(?:{SPECIES})$", re.I)
+_PEOPLES = frozenset({"home", "origin", "job", "employer"})  # what only a person (or a pet) has
 _SEP = re.compile(r"(\s*[;:]\s*|\s+[-\u2013\u2014]+\s+|\s*,?\s+(?:and|but|while|whereas|although|though|because|'cause|cuz|since|so)\s+|\s*,\s+)")
 CLAUSE_BREAK = _SEP  # where a sentence is cut into clauses (lineclaims dates a pet by its own clause)
 _I = re.compile(r"[Ii]\b(?!')\s*")
@@ -255,9 +256,10 @@ def _clause(subject: Subject, predicate: str, ctx: Context, when: str = "") -> C
     if not pred or (subject.first_person and _PARENTHETICAL.match(pred)):
         return None
     said = rewrite(pred, Speakers(ctx.me, ctx.you), subject.first_person)
-    names = tuple(n for n in (ctx.me, ctx.you, subject.name) if n)
+    thing = "" if subject.person else subject.name.split("'s ", 1)[-1]  # "my dentist appointment": its words say
+    names = tuple(n for n in (ctx.me, ctx.you, "" if thing else subject.name) if n)
     said = tidy(said) if said else None
-    if not said or substance(said, names) < MIN_SUBSTANCE or worth(f"{subject.name} {said}", names[:2]) < MIN_WORTH:
+    if not said or substance(f"{thing} {said}", names) < MIN_SUBSTANCE or worth(f"{subject.name} {said}", names[:2]) < MIN_WORTH:
         return None
     dated = event_date(when, clip(said), ctx.day)
     said, when = dated.said, dated.when
@@ -349,6 +351,8 @@ def parse_sentence(sentence: str, ctx: Context) -> list[Claim]:
             when = ""
             continue
         said = parse_predicate(current.name, predicate, current.first_person, ctx.me)
+        if not current.person and not _SPECIES.search(current.name):  # a thing has no home or job:
+            said = [c for c in said if c.attribute not in _PEOPLES]  # "my appointment moved to Friday"
         if not said and not question:
             plain = _clause(current, predicate, ctx, when)
             said = [plain] if plain else []

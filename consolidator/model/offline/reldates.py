@@ -13,7 +13,8 @@ last|next week (its Monday, "week of ..."), last|next month ("June 2023", the mo
 says it), last|next year (YYYY), and "<n> days|weeks|weekends|months|years ago" with n a digit
 or a number word up to twelve ("a"/"an" is one; a weekend is its Saturday), and a bare weekday
 by its clause's tense ("I have a dentist appointment on Thursday": the next Thursday; "I went
-for a check-up Monday": the last Monday; `_tense`). Everything else is left alone: "today"
+for a check-up Monday": the last Monday; `_tense`), a day moved or due to ahead whatever the
+tense ("moved to Friday", "by Monday"). Everything else is left alone: "today"
 (the line's own date is beside it), "the last/next week" (a span of time, not a calendar week),
 a weekday whose clause tells no tense ("See you Friday!") or that recurs ("on Mondays"), vague
 amounts ("a few days ago", "about five years ago", "recently"), seasons (hemisphere).
@@ -78,6 +79,7 @@ _FUTURE_WORDS = frozenset("will shall gonna wanna".split())
 _BE = frozenset("am is are 'm 're 's".split())
 _HAVE = frozenset("have has 've".split())
 _PAST_WORDS = frozenset("was were did had".split()) | IRREGULAR_PAST
+_TOWARD = frozenset("to until till by before".split())
 
 
 @lru_cache(maxsize=1 << 12)
@@ -118,7 +120,9 @@ def _weekday(m: re.Match, today: date) -> str | None:
     Thursday", "Ana is visiting on Saturday", "the party is on Friday") the next one after the day;
     of what was ("I went for a check-up Monday") the last one before it; else (no tense it tells,
     "on Mondays" is habitual) nothing."""
-    tense = _tense(m.string[:m.start()], m.string[m.end():])
+    lead = _words(m.string[:m.start()])[-1:]
+    # a day something is moved or due to is ahead, whatever the verb's tense ("moved to Friday")
+    tense = "future" if lead and lead[0] in _TOWARD else _tense(m.string[:m.start()], m.string[m.end():])
     if tense is None:
         return None
     step, target = (1 if tense == "future" else -1), _DAY_INDEX[m.group("day").lower()]
