@@ -478,3 +478,14 @@ def test_a_place_ends_before_how_long():
 def test_what_is_said_of_ones_things_is_a_plain_clause_not_a_persons_attribute(said, facts):
     """'My dentist appointment moved to Friday' gave "Ana's dentist appointment lives in Friday."."""
     assert fact_texts(chat(("Ana", said), ("Tomas", "Nice!"))) == facts
+
+
+def test_a_relative_named_anywhere_is_who_they_are_and_whom_he_means_next():
+    """"Dinner with my partner Bruno" names Bruno where he is no subject: he is Ana's partner, and
+    the next sentence's "He" is Bruno; a relative who is the subject is not said twice."""
+    said = "Dinner with my partner Bruno, probably. He loves sushi."
+    facts = fact_texts(chat(("Ana", said), ("Tomas", "Nice!")))
+    assert "Bruno is Ana's partner." in facts and "Bruno loves sushi." in facts, facts
+    assert "Maya is Ana's sister." in fact_texts(chat(("Ana", "I called my sister Maya."), ("Tomas", "Nice!")))
+    subject = fact_texts(chat(("Ana", "My friend Maya Lopez works at Acme."), ("Tomas", "Nice!")))
+    assert [t for t in subject if "friend" in t] == ["Maya Lopez is Ana's friend."], subject

@@ -362,10 +362,29 @@ def parse_sentence(sentence: str, ctx: Context) -> list[Claim]:
         if (said or extra) and current.person and not current.first_person and current.name != "The user":
             ctx.last = current.name
         claims += extra + said
+    claims += _named_relations(strip_asides(statement), ctx, {c.subject for c in claims})
     tip = suggestion(strip_asides(statement), ctx.me, ctx.you) if not claims and ctx.names is not None else None
     if tip and ctx.day:
         claims.append(Claim(ctx.me, "event", tip, f"{ctx.me} {tip} ({ctx.day}).", kind="said", happened=ctx.day))
     return [replace(c, person=c.person and _is_person(c.subject), sentence=sentence) for c in claims]
+
+
+_MY_NAMED = re.compile(rf"\b(?:[Mm]y|[Oo]ur) (?P<rel>(?i:{RELATIONS})) (?P<name>[A-Z][a-z]+(?: [A-Z][a-z]+)?)\b(?!')")
+
+
+def _named_relations(statement: str, ctx: Context, said_of: set[str]) -> list[Claim]:
+    """A relative named where they are not the subject ("dinner with my partner Bruno", "I called my
+    sister Ana"): who they are to the speaker; the last one named is whom a she/he/they means next."""
+    out = []
+    for m in _MY_NAMED.finditer(statement):
+        name, rel = m.group("name"), m.group("rel").lower()
+        if name.split()[0].lower() in STOPWORDS or any(s.startswith(name.split()[0]) for s in said_of):
+            continue  # "my friend Ana Lopez works at Google": her subject's claims say it already
+        if name not in (ctx.me, ctx.you):
+            out.append(Claim(name, "relation", f"{ctx.me}'s {rel}", f"{name} is {ctx.me}'s {rel}."))
+            said_of.add(name)
+        ctx.last = name
+    return out
 
 
 def _is_person(subject: str) -> bool:
