@@ -141,6 +141,7 @@ def test_later_value_in_a_batch_wins_and_inherits_the_change():
     [
         ("I work at Acme as an engineer.", ["Maya works at Acme.", "Maya works as an engineer."]),
         ("I work as a nurse.", ["Maya works as a nurse."]),
+        ("I just turned forty-two!", ["Maya is forty-two years old."]),
         ("I started working as a pilot.", ["Maya works as a pilot."]),
         ("I began working at Acme.", ["Maya works at Acme."]),
         ("I'm originally from Spain.", ["Maya is from Spain."]),

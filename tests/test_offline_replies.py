@@ -22,6 +22,8 @@ from tests.support.offline_kit import AT, MODEL, chat, fact_texts
     ("Where do you work?", "Acme.", "I work at Acme."),
     ("Where are you from?", "Lisbon, originally.", "I am from Lisbon, originally."),
     ("What do you do for a living?", "A nurse.", "I work as a nurse."),
+    ("How old are you?", "34.", "I am 34 years old."),
+    ("And how old is your son now?", "Five!", "My son is five years old."),
 ])
 def test_a_fragment_answer_is_the_statement_its_question_implies(question, reply, statement):
     assert implied_statement(question, reply) == statement
@@ -37,6 +39,8 @@ def test_a_fragment_answer_is_the_statement_its_question_implies(question, reply
     ("How was the trip?", "Amazing!"),  # a question of another shape
     ("Where do you live?", "Yes, it is lovely there."),
     ("I moved to Porto.", "Porto!"),  # no question
+    ("How old are you?", "Almost 40."),  # an age it does not say
+    ("How old is she?", "Old enough haha."),
 ])
 def test_anything_else_is_left_to_the_rules(question, reply):
     assert implied_statement(question, reply) is None
@@ -70,3 +74,16 @@ def test_the_statement_a_fragment_implies_reaches_the_persons_card():
              Line(id="u1", at=AT + timedelta(minutes=1), role="user", speaker="Maya", text="Porto.")]
     [maya] = MODEL.update_contacts(ContactsRequest(scope="s", messages=lines, known=[])).contacts
     assert (maya.name, maya.details, maya.source_ids) == ("Maya", {"home": "Porto"}, ["u1"])
+
+
+def test_an_age_given_alone_is_the_age_of_whom_the_question_asks_about():
+    """The agent asks "How old is he?" after Maya named her son: "Five." is Leo's age, on his card."""
+    from consolidator.model.schemas import ContactsRequest
+
+    lines = [Line(id="u1", at=AT, role="user", speaker="Maya", text="My son Leo starts school in September."),
+             Line(id="a1", at=AT + timedelta(minutes=1), role="assistant", text="How exciting! How old is he?"),
+             Line(id="u2", at=AT + timedelta(minutes=2), role="user", speaker="Maya", text="Five.")]
+    facts = MODEL.extract_facts(FactExtractionRequest(scope="s", messages=lines, neighbours=[])).facts
+    assert ("Leo is five years old.", ["u2"]) in [(f.text, f.source_ids) for f in facts]
+    leo = [c for c in MODEL.update_contacts(ContactsRequest(scope="s", messages=lines, known=[])).contacts if c.name == "Leo"]
+    assert leo and leo[0].details.get("age") == "five"

@@ -31,6 +31,10 @@ _CONDITIONS_N = (
     r"diabetes|type 1 diabetes|type 2 diabetes|asthma|epilepsy|celiac disease|coeliac disease|"
     r"a heart condition|high blood pressure|hypertension"
 )
+# An age in words ("five", "twenty-one"): with "years old" after it, or after "turned".
+AGE_WORDS = (r"(?:(?:twenty|thirty|forty|fifty|sixty|seventy|eighty|ninety)(?:-(?:one|two|three|four|five|six|seven|"
+              r"eight|nine))?|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|thirteen|fourteen|"
+              r"fifteen|sixteen|seventeen|eighteen|nineteen)")
 _SEVERITY = r"(?P<sev>(?:serious|severe|mild|bad|life-threatening|deadly|strong) )?"
 _CONDITIONS_A = r"diabetic|epileptic|asthmatic|lactose intolerant|gluten intolerant|celiac|coeliac|pregnant"
 _JOBS = (
@@ -119,7 +123,8 @@ _RULES: list[tuple[str, str, str, object]] = [
     ("likes", rf"{_ADV}(?:absolutely |totally )?(?P<verb>loves?|likes?|enjoys?|adores?) (?P<v>.+)", "{s} {verb3} {v}.", clean_general),
     ("dislikes", rf"{_ADV}(?P<verb>hates?|dislikes?|detests?|cannot stand|can not stand) (?P<v>.+)", "{s} {verb3} {v}.", clean_general),
     ("age", rf"{_BE}(?P<v>\d{{1,3}})(?: years? old| yrs old)?$", "{s} is {v} years old.", clean_general),
-    ("age", rf"{_HAVE}{_ADV}turned (?P<v>\d{{1,3}})\b.*", "{s} is {v} years old.", clean_general),
+    ("age", rf"{_BE}(?P<v>{AGE_WORDS}) (?:years? old|yrs old)$", "{s} is {v} years old.", clean_general),
+    ("age", rf"{_HAVE}{_ADV}turned (?P<v>\d{{1,3}}|{AGE_WORDS})\b.*", "{s} is {v} years old.", clean_general),
 ]
 RULES = [(a, re.compile(p, re.I), t, c) for a, p, t, c in _RULES]
 

@@ -14,6 +14,7 @@ implies, which the ordinary parser then reads (parse.py), with all its rules:
     Where do you live/work/study?                              + "Lisbon" -> I live in Lisbon
     Where are you from?                                        + "Lisbon" -> I am from Lisbon
     What do you do (for work / for a living)?                  + "A nurse" -> I work as a nurse
+    How old are you / is he / is your son?                     + "Five"    -> He is five years old
 
 Anything else (a question of another shape, a reply that says something itself) is left to the
 rules as it is.
@@ -23,6 +24,7 @@ from __future__ import annotations
 
 import re
 
+from consolidator.model.offline.patterns import AGE_WORDS
 from consolidator.model.offline.text import STOPWORDS, normalise
 
 MAX_FRAGMENT_WORDS = 8
@@ -46,7 +48,9 @@ _FRAMES: list[tuple[re.Pattern[str], str]] = [
     (re.compile(r"where do you (?P<v>live|work|study)(?: now| these days)?\?$", re.I), "where"),
     (re.compile(r"where are you (?:from|originally from)\?$", re.I), "from"),
     (re.compile(r"what do you do(?: for (?:work|a living))?\?$", re.I), "work"),
+    (re.compile(r"how old (?:are (?P<you>you)|is (?P<who>he|she|your [a-z]+(?: (?!now\b)[a-z]+)?))(?: now)?\?$", re.I), "age"),
 ]
+_AGE = re.compile(rf"(?:just |almost |nearly )?(?P<n>\d{{1,3}}|{AGE_WORDS})(?: years? old| yrs)?(?: now)?", re.I)
 
 
 def implied_statement(question: str, reply: str) -> str | None:
@@ -77,6 +81,11 @@ def implied_statement(question: str, reply: str) -> str | None:
             return f"I {verb} {'in' if verb == 'live' else 'at'} {place}."
         if shape == "from":
             return f"I am from {_FROM.sub('', answer)}."
+        if shape == "age":
+            if (age := _AGE.fullmatch(answer)) is None or age.group(0).lower().startswith(("almost", "nearly")):
+                return None
+            who = "I am" if m.group("you") else f"{re.sub(r'(?i)^your ', 'my ', m.group('who')).capitalize()} is"
+            return f"{who} {age.group('n').lower()} years old."
         return f"I work as {answer}."
     return None
 
