@@ -23,6 +23,8 @@ def tasks_of(*texts: str, zone: str = "UTC", at: datetime = LATE, speaker: str =
         ("I need to finish the report by Friday.", "Finish the report"),
         ("I'll send it tomorrow.", "Send it"),
         ("I will book a table at Luigi's.", "Book a table at Luigi's"),
+        ("I need to buy Leo a backpack before then.", "Buy Leo a backpack"),  # a vague time is no title
+        ("I have to call the bank later.", "Call the bank"),
     ],
 )
 def test_commitments_and_requests_with_an_action_open_tasks(said, title):

@@ -129,7 +129,8 @@ _TASK_VERBS = frozenset(stem(w) for w in (
 _ASIDE = re.compile(rf"\s*(?:\[[^\]]*\]?|{ATTACHMENT_FORM})")  # "[laughs]", "(photo: ...)": not speech
 # Verbs of a plain errand: a promise without a date must use one ("I'll call Ana", not "I'll make it").
 _ERRANDS = _TASK_VERBS - frozenset(stem(w) for w in "do get make take read bring plan check meet".split())
-_CUT = re.compile(r"\s*(?:[,;(].*|\b(?:because|so that|since|if|when|as soon as|once|after I|before I)\b.*)$", re.I)
+_CUT = re.compile(r"\s*(?:[,;(].*|\b(?:because|so that|since|if|when|as soon as|once|after I|before I)\b.*"
+                  r"|\b(?:before|by|until) then\b.*|\b(?:later|soon|at some point|sometime)\s*[.!?]*)$", re.I)
 _POLITE = re.compile(r"\b(?:please|for me|thanks|thank you|any ?more|any longer)\b", re.I)
 
 
