@@ -30,7 +30,8 @@ import re
 from functools import lru_cache
 from datetime import date, timedelta
 
-from consolidator.model.offline.words import IRREGULAR_PAST, MONTHS as LOWER_MONTHS, WEEKDAYS
+from consolidator.model.offline.text import past_form
+from consolidator.model.offline.words import MONTHS as LOWER_MONTHS, WEEKDAYS
 
 MONTHS = tuple(m.capitalize() for m in LOWER_MONTHS)
 # Short weekdays, capitalised only: "last Sat" is a day, "the chair I last sat on" is not.
@@ -78,7 +79,7 @@ _TOKEN = re.compile(r"[a-z]+(?:['’][a-z]+)?")
 _FUTURE_WORDS = frozenset("will shall gonna wanna".split())
 _BE = frozenset("am is are 'm 're 's".split())
 _HAVE = frozenset("have has 've".split())
-_PAST_WORDS = frozenset("was were did had".split()) | IRREGULAR_PAST
+_PAST_WORDS = frozenset("was were did had".split())  # and every past form (text.past_form)
 _TOWARD = frozenset("to until till by before".split())
 
 
@@ -123,13 +124,7 @@ def _weekday(m: re.Match, today: date) -> str | None:
     lead = _words(m.string[:m.start()])[-1:]
     # a day something is moved or due to is ahead, whatever the verb's tense ("moved to Friday")
     tense = "future" if lead and lead[0] in _TOWARD else _tense(m.string[:m.start()], m.string[m.end():])
-    if tense is None:
-        return None
-    step, target = (1 if tense == "future" else -1), _DAY_INDEX[m.group("day").lower()]
-    day = today + timedelta(days=step)
-    while day.weekday() != target:
-        day += timedelta(days=step)
-    return day.isoformat()
+    return _relative("next" if tense == "future" else "last", m.group("day").lower(), today) if tense else None
 
 
 def _tense(before: str, after: str) -> str | None:
@@ -149,7 +144,7 @@ def _tense(before: str, after: str) -> str | None:
         owned = marks[k + 2:k + 3] if marks[k + 1:k + 2] == ["got"] else marks[k + 1:k + 2]  # "'ve got a ..."
         if w in _HAVE and owned and owned[0] in ("a", "an", "my", "the", "our", "his", "her", "their"):
             return "future"
-    if any(w in _PAST_WORDS or (len(w) > 4 and w.endswith("ed")) for w in marks):
+    if any(w in _PAST_WORDS or past_form(w) for w in marks):
         return "past"
     return None
 
