@@ -226,3 +226,20 @@ def test_she_is_nobody_when_the_line_between_names_someone_else_or_the_talk_went
     cold = _agent_chat(("user", "My sister Ana is visiting from Lisbon on Saturday.", 0),
                        ("assistant", "Lovely!", 1), ("user", "She's a nurse, by the way.", 61))
     assert not any("nurse" in t for t in _facts(cold))
+
+
+@pytest.mark.parametrize(("said", "fact"), [
+    ("I ended up in the ER with a severe stomachache. Turns out, it was gastritis, which was pretty alarming.",
+     "Caroline ended up in the ER with a severe stomachache; turns out it was gastritis (2023-05-07)."),
+    ("We drove to the old mill last week. Turned out that the place was closed for good.",
+     "Caroline drove to the old mill; turned out the place was closed for good (week of 2023-04-24)."),
+])
+def test_what_turned_out_ends_the_sentence_before_it(said, fact):
+    """Alone, "it was gastritis" has no subject and would be lost (and ", it was X" read as an evaluation)."""
+    assert fact in said_by_caroline(said)
+
+
+def test_a_result_that_only_judges_stays_apart():
+    """"It turned out to be delicious" says how it went, nothing found out: the fact is the cooking."""
+    facts = said_by_caroline("I grilled the salmon with some veggies. It turned out to be delicious!")
+    assert facts == ["Caroline grilled the salmon with some veggies (2023-05-07)."]

@@ -31,6 +31,7 @@ from consolidator.model.offline.shown import caption_of, presented, with_shown
 from consolidator.model.offline.text_compact import compact
 from consolidator.model.offline.text import normalise, sentences
 from consolidator.model.offline.words import NAME_STOPWORDS, PHATIC
+from consolidator.model.offline.worth import is_evaluation
 
 
 def addressee(lines: list, i: int) -> str | None:
@@ -104,7 +105,7 @@ def _claims(people: tuple[_Line, ...], lead: int, zone: str, known: frozenset[st
             ctx.last = held[1]  # "My sister Ana is visiting." - "Where will she stay?" - "With us. She's a nurse."
         today = date.fromisoformat(ctx.day)
         reacting = i > 0 and people[i - 1].shown is not None and people[i - 1].speaker != line.speaker
-        said = sentences(line.text)
+        said = _outcomes_joined(sentences(line.text))
         last = len(said) - 1
         for k, sentence in enumerate(said):  # a rule's text keeps its words: its relative dates are written out
             sentence = compact(sentence, hedges=False)  # no "Whoa," or "you know" in a fact (text_compact)
@@ -132,6 +133,26 @@ def _claims(people: tuple[_Line, ...], lead: int, zone: str, known: frozenset[st
         if ctx.last:
             prior[ctx.me] = (i, ctx.last)
     return tuple(out)
+
+
+# "Turns out, it was gastritis": what the speaker found out about what the sentence before said.
+_OUTCOME = re.compile(r"(?P<lead>(?:(?:and|but|so) )?(?:it )?turn(?:s|ed) out)(?:,? that)?,? "
+                      r"(?P<rest>(?:(?:it|he|she|they|this|that|the|my|his|her|their|our) |to be ).*)", re.I)
+
+
+def _outcomes_joined(said: list[str]) -> list[str]:
+    """The sentences of a line, each that opens with "turns out" read as the end of the one before
+    it ("... with a stomachache; turns out it was gastritis"): alone, its "it" names nothing. One
+    that only judges ("It turned out to be delicious") stays apart; the comma after "turns out"
+    goes, since ", it was X" would end the clause as an evaluation (worth.tidy)."""
+    out: list[str] = []
+    for sentence in said:
+        m = _OUTCOME.match(sentence)
+        if out and m and not is_evaluation(re.sub(r"^to be\b", "it was", m.group("rest").rstrip(" .!"))):
+            out[-1] = f"{out[-1].rstrip(' .!')}; {m.group('lead').lower()} {m.group('rest')}"
+        else:
+            out.append(sentence)
+    return out
 
 
 CARRY = timedelta(minutes=30)  # a she/he/they at a line's start reads the speaker's line this recent
