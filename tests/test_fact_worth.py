@@ -11,7 +11,7 @@ from consolidator.contacts.step import SUMMARY_ENTRIES, newest_entries
 from consolidator.model.offline import OfflineModel
 from consolidator.model.offline.contacts import SUMMARY_WORDS
 from consolidator.model.offline.clauses import substance
-from consolidator.model.offline.text import activities, destinations
+from consolidator.model.offline.text import acquisitions, activities, destinations
 from consolidator.model.offline.words import RARE_ZIPF
 from consolidator.model.offline.worth import NAME_WEIGHT, RARE_BASE, is_evaluation, kind_of, new_worth, stems_of, tidy, worth
 from consolidator.model.schemas import ContactsRequest, FactExtractionRequest, KnownFact
@@ -128,6 +128,15 @@ def test_where_someone_went_weighs_as_a_place_name():
 def test_a_pastime_or_a_visit_is_a_fact_though_its_word_is_common(said, fact):
     """Before, "swimming", "camping" and "beach" were too common to give a fact a worth of its own."""
     assert fact in said_by_caroline(said)
+
+
+def test_a_thing_someone_got_new_weighs_as_a_name_though_its_word_is_common():
+    """"shoes" alone weighs too little for a fact; a thing got new is news. The causative get
+    ("got some new offers going") and a get without "new" ("got some rest") name nothing."""
+    assert acquisitions("Just got some new shoes, too!") == {"shoes"}
+    assert acquisitions("I bought myself a brand-new bike today") == {"bike"}
+    assert acquisitions("I got some rest. We got some new offers and promotions going on the store.") == frozenset()
+    assert "Caroline got some new shoes (2023-05-07)." in said_by_caroline("Pip is so playful! Just got some new shoes, too!")
 
 
 @pytest.mark.parametrize("said", ["Things went according to plan, all good.", "I went to bed early last night."])

@@ -170,12 +170,35 @@ def destinations(text: str) -> frozenset[str]:
     return frozenset(found)
 
 
+# "got some new shoes", "bought a brand-new bike": a thing someone acquired, by "new" after a verb of getting;
+# "got some new offers going" is the causative get (something made to happen), no thing acquired.
+_ACQUIRED = re.compile(
+    r"\b(?:got|get|gets|getting|bought|buy|buying|purchased|received|ordered)\s+(?:(?:a|an|some|my|our|myself|"
+    r"herself|himself|themselves|a pair of|a couple of)\s+)*(?:brand[- ])?new\s+((?:[a-z][\w'-]*\s*){1,2})"
+    r"(?![^.,;!?]*\b(?:going|started|done|fixed|sorted|ready|set up)\b)", re.I)
+
+
+def acquisitions(text: str) -> frozenset[str]:
+    """The head nouns of what `text` says someone got new, lower-cased ("just got some new shoes" ->
+    {"shoes"}): the thing is the news, however common its word; "got some rest" names none."""
+    found = set()
+    for phrase in _ACQUIRED.findall(text):
+        words = []
+        for word in phrase.split():
+            if word.lower() in _PLACE_ENDS:
+                break
+            words.append(word.lower())
+        if words:
+            found.add(words[-1])
+    return frozenset(found)
+
+
 @lru_cache(maxsize=1 << 14)
 def specifics(text: str) -> frozenset[str]:
-    """The words that name what a person did and where they went, lower-cased: the pastimes of
-    `activities` and the head nouns of `destinations`, as specific as a name however common
-    ("went fishing", "went to the fair")."""
-    return activities(text) | {p.split()[-1].lower() for p in destinations(text)}
+    """The words that name what a person did, where they went and what they got new, lower-cased:
+    the pastimes of `activities`, the head nouns of `destinations` and of `acquisitions`, as
+    specific as a name however common ("went fishing", "went to the fair", "got new shoes")."""
+    return activities(text) | {p.split()[-1].lower() for p in destinations(text)} | acquisitions(text)
 
 
 def content_stems(text: str) -> list[str]:

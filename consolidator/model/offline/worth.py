@@ -10,10 +10,11 @@ titles, places, objects, activities. Four pure functions of the text follow from
   (text.STOPWORDS), the closed classes of feelings, praise, light verbs and time words
   (clauses.VAGUE, lexicon.PHATIC) and the names of the people talking weigh nothing; a number
   weighs NUMBER_WEIGHT; a capitalised word past the first (a name, a title) at least
-  NAME_WEIGHT, as do a pastime named by "go" and its -ing form ("went fishing") and the place
-  someone went to ("took the kids to the aquarium"; text.specifics): what a person does and
-  where they go are what questions ask about, and the words' commonness hides it. "went to a
-  pottery workshop" weighs about 4; "is up for the challenge" about 1.
+  NAME_WEIGHT, as do a pastime named by "go" and its -ing form ("went fishing"), the place
+  someone went to ("took the kids to the aquarium") and a thing they got new ("got some new
+  shoes"; text.specifics): what a person does, where they go and what they get are what
+  questions ask about, and the words' commonness hides it. "went to a pottery workshop" weighs
+  about 4; "is up for the challenge" about 1.
 - `tidy`: the clause without intensifiers ("really", "super", "so" before a word of
   feeling), emoticons, and a trailing evaluation ("..., and it was really enlightening"):
   they say how the speaker felt about the fact, not what happened.
