@@ -91,7 +91,7 @@ def test_one_rarity_lookup() -> None:
 # Text tools (sentences, words, compaction, cuts, dates, the lexicon) are read by both;
 # extraction (facts, contacts, tasks) never imports the summariser, nor the summariser extraction.
 SUMMARISER = {"summarise", "summaryform", "summaryrules", "summaryselect"}
-EXTRACTION = {"clauses", "contacts", "extraction", "factshare", "lineclaims", "names", "parse", "patterns", "replies",
+EXTRACTION = {"clauses", "contacts", "extraction", "factshare", "lineclaims", "mentions", "names", "parse", "patterns", "replies",
               "rules", "shown", "suggest", "tasks", "worth", "reflect"}
 TEXT_TOOLS = {"text", "text_compact", "text_cut", "reldates", "lexicon", "words"}
 

@@ -243,3 +243,40 @@ def test_a_result_that_only_judges_stays_apart():
     """"It turned out to be delicious" says how it went, nothing found out: the fact is the cooking."""
     facts = said_by_caroline("I grilled the salmon with some veggies. It turned out to be delicious!")
     assert facts == ["Caroline grilled the salmon with some veggies (2023-05-07)."]
+
+
+def test_they_means_the_group_the_speaker_named_last_across_the_agents_question():
+    """"my parents" are Maya's: what "they" did is a fact of theirs, in a plain clause."""
+    lines = _agent_chat(("user", "My parents are moving to Porto next year.", 0),
+                        ("assistant", "Exciting! Have they found a place yet?", 1),
+                        ("user", "Yes, they bought a flat near the river.", 2))
+    assert "Maya's parents bought a flat near the river (2023-05-07)." in _facts(lines)
+
+
+def test_a_group_said_with_the_is_kept_in_the_speakers_name():
+    """"the kids" may be anyone's: Maya said it, and the fact says so."""
+    lines = _agent_chat(("user", "Yesterday I took the kids to the aquarium.", 0),
+                        ("assistant", "Fun! What did they like most?", 1),
+                        ("user", "They loved the sea turtles and the jellyfish tank.", 2))
+    assert "Maya said: The kids loved the sea turtles and the jellyfish tank (2023-05-07)." in _facts(lines)
+
+
+@pytest.mark.parametrize(("said", "fact"), [
+    ("My kids love dinosaurs and volcanoes.", "Caroline's kids love dinosaurs and volcanoes (2023-05-07)."),
+    ("The twins started kindergarten in Lisbon.", "Caroline said: The twins started kindergarten in Lisbon (2023-05-07)."),
+])
+def test_a_groups_clause_is_plain_never_a_rule_template_for_one(said, fact):
+    """The attribute templates agree with one person ("loves"); a group's clause keeps its own verb."""
+    assert fact in said_by_caroline(said)
+
+
+def test_a_list_of_people_is_no_group_subject():
+    """"My friends, family and mentors": three groups listed, not "Caroline's friends family ..."."""
+    assert not any("friends family" in f for f in said_by_caroline("My friends, family and mentors are my rocks."))
+
+
+def test_what_the_photo_shows_gives_a_pointing_clause_its_substance():
+    """"I made this in class!" says little; with its photo the fact names the cup. Without one, no fact."""
+    assert said_by_caroline("I made this in class!", "a photo of a cup with a dog face on it") == [
+        "Caroline made this (photo: a cup with a dog face on it) in class (2023-05-07)."]
+    assert said_by_caroline("I made this in class!") == []

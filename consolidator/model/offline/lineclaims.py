@@ -95,14 +95,15 @@ def _claims(people: tuple[_Line, ...], lead: int, zone: str, known: frozenset[st
     for line in people:
         names.read(line.text)
     out: list[Claim] = []
-    prior: dict[str, tuple[int, str]] = {}  # a speaker -> (their latest line, the person it last said something of)
+    prior: dict[str, tuple[int, str | None, str]] = {}  # a speaker -> (their latest line, the person and the
+    # person or group of people it last said something of)
     for i, line in enumerate(people):
         if i < lead:
             continue
         ctx = Context(me=(line.speaker or "").strip() or "The user", you=addressee(list(people), i), names=names,
                       day=local_day(line.at, zone))
-        if (held := prior.get(ctx.me)) and _carries(people[held[0]], line, asked[i], held[1], known):
-            ctx.last = held[1]  # "My sister Ana is visiting." - "Where will she stay?" - "With us. She's a nurse."
+        if (held := prior.get(ctx.me)) and _carries(people[held[0]], line, asked[i], held[2], known):
+            ctx.last, ctx.they = held[1:]  # "My sister Ana is visiting." - "Where will she stay?" - "With us. She's a nurse."
         today = date.fromisoformat(ctx.day)
         reacting = i > 0 and people[i - 1].shown is not None and people[i - 1].speaker != line.speaker
         said = _outcomes_joined(sentences(line.text))
@@ -110,7 +111,7 @@ def _claims(people: tuple[_Line, ...], lead: int, zone: str, known: frozenset[st
         for k, sentence in enumerate(said):  # a rule's text keeps its words: its relative dates are written out
             sentence = compact(sentence, hedges=False)  # no "Whoa," or "you know" in a fact (text_compact)
             # "this" points at the photo the sentence carries (shown.py): a line's photo follows its last sentence
-            caption = line.shown if k == last else None
+            caption = ctx.shown = line.shown if k == last else None
             found = len(out)
             parsed = parse_sentence(sentence, ctx)
             if not parsed and k == 0 and _answers(asked[i], line) and (
@@ -130,8 +131,8 @@ def _claims(people: tuple[_Line, ...], lead: int, zone: str, known: frozenset[st
             if (shared := presented(sentence, caption)) and not any(caption in c.text for c in out[found:]):
                 out.append(Claim(ctx.me, "event", shared, f"{ctx.me} {shared} ({ctx.day}).", kind="event",
                                  happened=ctx.day, sentence=sentence, source_ids=(line.id,)))
-        if ctx.last:
-            prior[ctx.me] = (i, ctx.last)
+        if ctx.they:
+            prior[ctx.me] = (i, ctx.last, ctx.they)
     return tuple(out)
 
 

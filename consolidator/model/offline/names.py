@@ -181,3 +181,14 @@ def topic_texts(texts: Sequence[str], context: Iterable[str] = ()) -> list[str]:
         kept = _ANY_WORD.sub(drop, text)
         out.append(kept if any(m.group()[0].islower() for m in _ANY_WORD.finditer(kept)) else text)
     return out
+
+
+def short_for(word: str, name: str) -> bool:
+    """`word` is `name` or its short form ("Mari" for "Marina")."""
+    word = word.strip().lower()
+    return len(word) >= 2 and name.lower().startswith(word)
+
+
+def calls(word: str, you: str | None) -> bool:
+    """`word` is the first name of the person spoken to, or its short form."""
+    return bool(you) and short_for(word, you.split()[0])

@@ -4,14 +4,16 @@ A sentence (less its bracketed asides) is cut into segments at conjunctions ("an
 "because", "'cause"...), commas, semicolons, colons and spaced dashes; each segment is an optional
 subject and a predicate. Subjects: I and we (the speaker), "my family and I" (the speaker, with
 company in the text), "my sister Ana" / "my dog Rex" / "my sister" / "my hand-painted bowl"
-(owned by the speaker), a name that the batch's evidence vets (names.py), she/he/they (the last
-person named in the same line). A segment with no subject inherits the previous one ("Maya
+(owned by the speaker), a group of people ("my kids", "the kids": mentions.py), a name that the
+batch's evidence vets (names.py), she/he (the last person named in the same line), they (that
+person, or a group named since). A segment with no subject inherits the previous one ("Maya
 injured her knee and is no longer training"); a segment that is only a time ("Last Friday,")
 is carried to the next clause; a piece that starts nothing new is glued back to its segment,
 unless it and what follows it only judge it ("- it was so much fun"). A first segment that
 drops its "I" ("Took a trip to Rome") has the speaker as subject (clauses.dropped_i). The
 predicate goes to the attribute rules (rules.py); when none
-applies it is kept whole as a dated plain clause (clauses.py), if it has substance. Questions
+applies it is kept whole as a dated plain clause (clauses.py), if it has substance, counting what
+its sentence's photo shows when the fact will name it ("I made this!": shown.py). Questions
 give no plain clauses. A sentence that gives no claim but suggests the other person try something
 gives that suggestion (suggest.py).
 
@@ -39,8 +41,10 @@ from consolidator.model.offline.clauses import (
     strip_asides,
     substance,
 )
-from consolidator.model.offline.names import NameBook, agrees_with_singular
+from consolidator.model.offline.mentions import group_named, is_group, leading_group, named_relations
+from consolidator.model.offline.names import NameBook, agrees_with_singular, calls, short_for
 from consolidator.model.offline.rules import Claim, parse_predicate
+from consolidator.model.offline.shown import with_shown
 from consolidator.model.offline.suggest import suggestion
 from consolidator.model.offline.worth import MIN_WORTH, MIN_WORTH_SAID, is_evaluation, is_stance, kind_of, tidy, worth
 from consolidator.model.offline.text import (
@@ -119,9 +123,11 @@ def _said_of_people(predicate: str) -> bool:
 class Context:
     me: str  # who "I" is: the speaker, or "The user"
     last: str | None = None  # the last person named, for she/he/they
+    they: str | None = None  # ...or the last group of people, if named since (mentions.py), for they
     you: str | None = None  # who "you" is: the nearest other person speaking, if any
     names: NameBook | None = None  # the batch's name evidence (None: trust capitals)
     day: str | None = None  # the local day the line was said on, for plain clauses
+    shown: str | None = None  # what the sentence's one photo shows ("photo: a cup ..."), for its pointer
 
 
 @dataclass(frozen=True)
@@ -173,15 +179,25 @@ def _subject(seg: str, ctx: Context, initial: bool = False) -> tuple[Subject, st
             return Subject(f"{owner}'s {rel}", person=False), rest, []
         relation = Claim(name, "relation", f"{owner}'s {rel}", f"{name} is {owner}'s {rel}.")
         return Subject(name), rest, [relation]
+    if group := leading_group(seg, ctx.me):  # "The kids loved it", "My parents live in Porto"
+        return _someone(group[0], ctx), group[1], []
     if owned := _owned_thing(seg, ctx):
         return owned
     if m := _THE_USER.match(seg):
         return Subject("The user"), seg[m.end():], []
     if (named := take_name(seg, ctx.names, initial)) and not named[1].startswith(","):
         return Subject(named[0]), named[1], []  # "Ana, it's tough": a name addressed, not a subject
-    if (m := _PRONOUN.match(seg)) and ctx.last:
-        return Subject(ctx.last), seg[m.end():], []
+    if (m := _PRONOUN.match(seg)) and (who := ctx.they if seg[0] in "Tt" else ctx.last):
+        return _someone(who, ctx), seg[m.end():], []
     return None
+
+
+def _someone(who: str, ctx: Context) -> Subject:
+    """A person, or a group in the speaker's name unless it is theirs ("Ana said: the kids")."""
+    if not is_group(who):
+        return Subject(who)
+    theirs = who.startswith(f"{ctx.me}'s ")
+    return Subject(who, person=False, display="" if theirs else f"{ctx.me} said: {who.capitalize()}")
 
 
 def _favourite(seg: str, ctx: Context) -> list[Claim]:
@@ -212,7 +228,7 @@ def _segments(sentence: str, ctx: Context) -> list[str]:
         starts = bool(_FAVOURITE.match(seg) or _PRONOUN.match(seg) or (subj and subj[1].strip())
                       or parse_predicate("x", seg, False) or (not segs and _TIME_ONLY.fullmatch(seg)))
         starts = starts and not (segs and _EXAMPLE.match(seg))
-        alone = bool(ctx.names and _BARE_NAME.fullmatch(seg.strip()) and (ctx.names.is_person(seg) or _calls(seg, ctx.you)))
+        alone = bool(ctx.names and _BARE_NAME.fullmatch(seg.strip()) and (ctx.names.is_person(seg) or calls(seg, ctx.you)))
         if segs and i == len(pieces) - 1 and alone and pieces[i - 1].strip() == ",":
             break  # "I'm here for you, Mari": a name addressed at the end ("with Tomas and Mari" is company)
         if not segs and i < len(pieces) - 1 and alone and pieces[i + 1].strip() == ",":
@@ -225,17 +241,6 @@ def _segments(sentence: str, ctx: Context) -> list[str]:
         glued = []
     segs[-1:] = [_glue(segs[-1], glued)] if segs else []
     return segs
-
-
-def _short_for(word: str, name: str) -> bool:
-    """`word` is `name` or its short form ("Mari" for "Marina")."""
-    word = word.strip().lower()
-    return len(word) >= 2 and name.lower().startswith(word)
-
-
-def _calls(word: str, you: str | None) -> bool:
-    """`word` is the first name of the person spoken to, or its short form."""
-    return bool(you) and _short_for(word, you.split()[0])
 
 
 def _glue(seg: str, glued: list[str]) -> str:
@@ -259,7 +264,9 @@ def _clause(subject: Subject, predicate: str, ctx: Context, when: str = "") -> C
     thing = "" if subject.person else subject.name.split("'s ", 1)[-1]  # "my dentist appointment": its words say
     names = tuple(n for n in (ctx.me, ctx.you, "" if thing else subject.name) if n)
     said = tidy(said) if said else None
-    if not said or substance(f"{thing} {said}", names) < MIN_SUBSTANCE or worth(f"{subject.name} {said}", names[:2]) < MIN_WORTH:
+    # "I made this!" and its photo: the fact will name what the photo shows (shown.py), so it counts
+    shows = with_shown(f"{subject.name} {said}", ctx.shown)[len(subject.name) + 1:] if said else ""
+    if not said or substance(f"{thing} {shows}", names) < MIN_SUBSTANCE or worth(f"{subject.name} {shows}", names[:2]) < MIN_WORTH:
         return None
     dated = event_date(when, clip(said), ctx.day)
     said, when = dated.said, dated.when
@@ -314,7 +321,7 @@ def _naming(said: str, speakers: tuple[str, ...], book: NameBook | None) -> bool
         if any(c.isdigit() for c in w):
             return True
         if re.fullmatch(r"[A-Z][a-z]+", w) and w.lower() not in NAME_STOPWORDS and not any(
-                _short_for(w, n) for name in speakers for n in name.split()):
+                short_for(w, n) for name in speakers for n in name.split()):
             return True  # a name, not a speaker's, nor its short form ("Mari")
     return False
 
@@ -331,7 +338,7 @@ def parse_sentence(sentence: str, ctx: Context) -> list[Claim]:
         if found:
             claims += found
             if found[-1].attribute == "relation":  # "My sister is named Ana and she lives in Lyon"
-                ctx.last = found[-1].subject
+                ctx.last = ctx.they = found[-1].subject
             continue
         if _TIME_ONLY.fullmatch(seg.strip(" ,")):
             when = seg.strip(" ,")
@@ -350,7 +357,8 @@ def parse_sentence(sentence: str, ctx: Context) -> list[Claim]:
                 claims.append(quote)
             when = ""
             continue
-        said = parse_predicate(current.name, predicate, current.first_person, ctx.me)
+        group = is_group(current.name)  # the rules' templates speak of one ("loves"): a group's clause is plain
+        said = [] if group else parse_predicate(current.name, predicate, current.first_person, ctx.me)
         if not current.person and not _SPECIES.search(current.name):  # a thing has no home or job:
             said = [c for c in said if c.attribute not in _PEOPLES]  # "my appointment moved to Friday"
         if not said and not question:
@@ -360,31 +368,16 @@ def parse_sentence(sentence: str, ctx: Context) -> list[Claim]:
         if not current.person:
             said = [replace(c, person=False) for c in said]
         if (said or extra) and current.person and not current.first_person and current.name != "The user":
-            ctx.last = current.name
+            ctx.last = ctx.they = current.name
+        ctx.they = group_named(seg, ctx.me) or ctx.they  # "I took the kids to the zoo": they, next
         claims += extra + said
-    claims += _named_relations(strip_asides(statement), ctx, {c.subject for c in claims})
+    passing, named = named_relations(strip_asides(statement), ctx.me, ctx.you, {c.subject for c in claims})
+    claims += passing
+    ctx.last, ctx.they = (named, named) if named else (ctx.last, ctx.they)
     tip = suggestion(strip_asides(statement), ctx.me, ctx.you) if not claims and ctx.names is not None else None
     if tip and ctx.day:
         claims.append(Claim(ctx.me, "event", tip, f"{ctx.me} {tip} ({ctx.day}).", kind="said", happened=ctx.day))
     return [replace(c, person=c.person and _is_person(c.subject), sentence=sentence) for c in claims]
-
-
-_MY_NAMED = re.compile(rf"\b(?:[Mm]y|[Oo]ur) (?P<rel>(?i:{RELATIONS})) (?P<name>[A-Z][a-z]+(?: [A-Z][a-z]+)?)\b(?!')")
-
-
-def _named_relations(statement: str, ctx: Context, said_of: set[str]) -> list[Claim]:
-    """A relative named where they are not the subject ("dinner with my partner Bruno", "I called my
-    sister Ana"): who they are to the speaker; the last one named is whom a she/he/they means next."""
-    out = []
-    for m in _MY_NAMED.finditer(statement):
-        name, rel = m.group("name"), m.group("rel").lower()
-        if name.split()[0].lower() in STOPWORDS or any(s.startswith(name.split()[0]) for s in said_of):
-            continue  # "my friend Ana Lopez works at Google": her subject's claims say it already
-        if name not in (ctx.me, ctx.you):
-            out.append(Claim(name, "relation", f"{ctx.me}'s {rel}", f"{name} is {ctx.me}'s {rel}."))
-            said_of.add(name)
-        ctx.last = name
-    return out
 
 
 def _is_person(subject: str) -> bool:

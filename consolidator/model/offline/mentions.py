@@ -1,0 +1,80 @@
+"""People a line mentions besides its subjects: relatives named in passing, and groups.
+
+A relative named where they are not the subject ("dinner with my partner Bruno") is still who
+they are to the speaker, and the last person a she/he/they may mean next (`named_relations`).
+
+A line names people in groups as often as one by one ("I took the kids to the museum" - "What
+were they so stoked about?" - "They loved the dinosaur exhibit!"), and the group's "they" is
+then as much a subject as a name's "she". A group named with "my" or "our" is the speaker's
+("Ana's kids"); one named with "the" is kept as said, in the speaker's name ("Ana said: the kids
+loved the dinosaur exhibit"), since "the kids" may be anyone's: the other person's, a class's.
+The groups are the plurals of the relation words (words.RELATIONS) and the words English has
+only for a group ("parents", "family").
+"""
+
+from __future__ import annotations
+
+import re
+
+from consolidator.model.offline.rules import Claim
+from consolidator.model.offline.words import RELATIONS, STOPWORDS
+
+_MY_NAMED = re.compile(rf"\b(?:[Mm]y|[Oo]ur) (?P<rel>(?i:{RELATIONS})) (?P<name>[A-Z][a-z]+(?: [A-Z][a-z]+)?)\b(?!')")
+
+
+def named_relations(statement: str, me: str, you: str | None, said_of: set[str]) -> tuple[list[Claim], str | None]:
+    """Who each relative named in `statement` is to `me` ("I called my sister Ana": Ana is me's
+    sister), unless a claim of the sentence is already said of them (`said_of`); and the last one
+    named, whom a she/he/they means next (None if none)."""
+    out, last = [], None
+    for m in _MY_NAMED.finditer(statement):
+        name, rel = m.group("name"), m.group("rel").lower()
+        if name.split()[0].lower() in STOPWORDS or any(s.startswith(name.split()[0]) for s in said_of):
+            continue  # "my friend Ana Lopez works at Google": her subject's claims say it already
+        if name not in (me, you):
+            out.append(Claim(name, "relation", f"{me}'s {rel}", f"{name} is {me}'s {rel}."))
+            said_of.add(name)
+        last = name
+    return out, last
+
+
+_IRREGULAR_PLURALS = {"child": "children", "wife": "wives"}
+_GROUP_ONLY = ("parents", "grandparents", "grandkids", "grandchildren", "family", "folks", "twins", "siblings")
+
+
+def _plural(noun: str) -> str:
+    if noun in _IRREGULAR_PLURALS:
+        return _IRREGULAR_PLURALS[noun]
+    if re.search(r"(?:s|sh|ch|x)$", noun):
+        return noun + "es"
+    return noun[:-1] + "ies" if re.search(r"[^aeiou]y$", noun) else noun + "s"
+
+
+GROUPS = "|".join(sorted({*(_plural(r) for r in RELATIONS.split("|")), *_GROUP_ONLY}, key=len, reverse=True))
+_SIZE = r"(?:(?:two|three|four|five|\d+|little|young|younger|older|eldest|oldest|youngest) ){0,2}"
+_GROUP = rf"(?P<det>[Mm]y|[Oo]ur|[Tt]he) (?P<g>{_SIZE}(?:{GROUPS}))\b(?!')"
+_GROUP_ANYWHERE = re.compile(rf"\b{_GROUP}")
+_GROUP_AT_START = re.compile(rf"{_GROUP}(?!,| and\b| or\b| &)\s*")  # "My friends, family and ...": a list
+_IS_GROUP = re.compile(rf"(?:.+'s|the) {_SIZE}(?:{GROUPS})")
+
+
+def _said_as(m: re.Match, me: str) -> str:
+    return f"{me}'s {m.group('g')}" if m.group("det").lower() in ("my", "our") else f"the {m.group('g')}"
+
+
+def group_named(text: str, me: str) -> str | None:
+    """The last group of people `text` names, as a fact says it ("I took my kids to the zoo" ->
+    "Ana's kids"; "with the kids" -> "the kids"), else None."""
+    found = list(_GROUP_ANYWHERE.finditer(text))
+    return _said_as(found[-1], me) if found else None
+
+
+def leading_group(seg: str, me: str) -> tuple[str, str] | None:
+    """A group that opens `seg` ("The kids loved it") and the rest of it, else None."""
+    m = _GROUP_AT_START.match(seg)
+    return (_said_as(m, me), seg[m.end():]) if m else None
+
+
+def is_group(who: str) -> bool:
+    """Whether `who` (as group_named gives it) is a group rather than a person."""
+    return bool(_IS_GROUP.fullmatch(who))
