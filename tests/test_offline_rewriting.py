@@ -280,3 +280,19 @@ def test_what_the_photo_shows_gives_a_pointing_clause_its_substance():
     assert said_by_caroline("I made this in class!", "a photo of a cup with a dog face on it") == [
         "Caroline made this (photo: a cup with a dog face on it) in class (2023-05-07)."]
     assert said_by_caroline("I made this in class!") == []
+
+
+def test_they_is_no_group_once_a_thing_was_spoken_of_or_a_line_of_no_one_came_between():
+    """"Flowers bring joy. They ...": the flowers, not the kids. A line about the weather between
+    ends the carry: "They loved the penguins" may mean anyone then."""
+    flowers = _agent_chat(("user", "I took the kids to the flower market today.", 0),
+                          ("assistant", "Lovely! Did you buy any?", 1),
+                          ("user", "Flowers bring joy. They represent growth and remind us of spring weddings.", 2))
+    assert not any("kids represent" in f.lower() for f in _facts(flowers))
+    weather = _agent_chat(("user", "I took the kids to the zoo today.", 0), ("assistant", "Nice!", 1),
+                          ("user", "The weather was lovely all afternoon.", 2), ("assistant", "Great.", 3),
+                          ("user", "They loved the penguins and the sea lions.", 4))
+    assert not any("penguins" in f for f in _facts(weather))
+    near = _agent_chat(("user", "I took the kids to the zoo today.", 0), ("assistant", "Nice! What did they like?", 1),
+                       ("user", "They loved the penguins and the sea lions.", 2))
+    assert "Maya said: The kids loved the penguins and the sea lions (2023-05-07)." in _facts(near)

@@ -95,15 +95,16 @@ def _claims(people: tuple[_Line, ...], lead: int, zone: str, known: frozenset[st
     for line in people:
         names.read(line.text)
     out: list[Claim] = []
-    prior: dict[str, tuple[int, str | None, str]] = {}  # a speaker -> (their latest line, the person and the
-    # person or group of people it last said something of)
+    # a speaker -> (their latest line, the person, and the person or group of people, it said something of)
+    prior: dict[str, tuple[int, str | None, str | None]] = {}
     for i, line in enumerate(people):
         if i < lead:
             continue
         ctx = Context(me=(line.speaker or "").strip() or "The user", you=addressee(list(people), i), names=names,
                       day=local_day(line.at, zone))
-        if (held := prior.get(ctx.me)) and _carries(people[held[0]], line, asked[i], held[2], known):
+        if (held := prior.get(ctx.me)) and held[2] and _carries(people[held[0]], line, asked[i], held[2], known):
             ctx.last, ctx.they = held[1:]  # "My sister Ana is visiting." - "Where will she stay?" - "With us. She's a nurse."
+        carried, first = (ctx.last, ctx.they), len(out)
         today = date.fromisoformat(ctx.day)
         reacting = i > 0 and people[i - 1].shown is not None and people[i - 1].speaker != line.speaker
         said = _outcomes_joined(sentences(line.text))
@@ -131,8 +132,8 @@ def _claims(people: tuple[_Line, ...], lead: int, zone: str, known: frozenset[st
             if (shared := presented(sentence, caption)) and not any(caption in c.text for c in out[found:]):
                 out.append(Claim(ctx.me, "event", shared, f"{ctx.me} {shared} ({ctx.day}).", kind="event",
                                  happened=ctx.day, sentence=sentence, source_ids=(line.id,)))
-        if ctx.they:
-            prior[ctx.me] = (i, ctx.last, ctx.they)
+        about = (ctx.last, ctx.they) != carried or {c.subject for c in out[first:]} & {ctx.last, ctx.they}
+        prior[ctx.me] = (i, ctx.last, ctx.they) if about else (i, None, None)  # a line of no one ends the carry
     return tuple(out)
 
 

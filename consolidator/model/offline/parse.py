@@ -65,6 +65,7 @@ _WITH_ME = re.compile(r"(?:(?P<who>(?:[Mm]y|[Oo]ur) [a-z][\w'-]*(?: [a-z][\w'-]*
 _MY = re.compile(r"(?:[Mm]y|[Oo]ur) ")
 _THE_USER = re.compile(r"[Tt]he user\b\s*")
 _PRONOUN = re.compile(r"(?:[Ss]he|[Hh]e|[Tt]hey)\b\s*")
+_IT = re.compile(r"(?:it|it's|this|that|that's|there|there's|here|here's)\b", re.I)  # no one a "they" could mean
 _TIME = (
     r"(?:(?:last|this|next|on|early|late|earlier|later) )?(?:(?:monday|tuesday|wednesday|thursday|friday|saturday|"
     r"sunday|mon|tue|tues|wed|thu|thur|thurs|fri|sat|sun|week|weekend|month|year|night|morning|afternoon|evening|"
@@ -355,6 +356,8 @@ def parse_sentence(sentence: str, ctx: Context) -> list[Claim]:
         else:
             if not question and ctx.names is not None and (quote := _said(seg, ctx, when)):
                 claims.append(quote)
+            if len(seg.split()) > 2 and not _IT.match(seg):  # "Flowers bring joy. They represent growth"
+                ctx.they = None
             when = ""
             continue
         group = is_group(current.name)  # the rules' templates speak of one ("loves"): a group's clause is plain
