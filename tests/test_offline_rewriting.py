@@ -280,6 +280,8 @@ def test_what_the_photo_shows_gives_a_pointing_clause_its_substance():
     assert said_by_caroline("I made this in class!", "a photo of a cup with a dog face on it") == [
         "Caroline made this (photo: a cup with a dog face on it) in class (2023-05-07)."]
     assert said_by_caroline("I made this in class!") == []
+    assert "Caroline said: The twins made this (photo: a vase with blue and yellow stripes) (2023-05-07)." in \
+        said_by_caroline("The twins made this!", "a photo of a vase with blue and yellow stripes")
 
 
 def test_they_is_no_group_once_a_thing_was_spoken_of_or_a_line_of_no_one_came_between():

@@ -271,6 +271,8 @@ def _clause(subject: Subject, predicate: str, ctx: Context, when: str = "") -> C
         return None
     dated = event_date(when, clip(said), ctx.day)
     said, when = dated.said, dated.when
+    if " said: " in subject.display:  # "Ana said: The kids made this": no quotation, so the photo is named here
+        said = with_shown(f"{subject.name} {said}", ctx.shown)[len(subject.name) + 1:]
     day = f" ({dated.day})" if dated.day else ""
     person = subject.person and (subject.first_person or ctx.names is None or ctx.names.is_person(subject.name)
                                  or first_verb(pred) in PERSON_VERBS)
