@@ -298,3 +298,13 @@ def test_they_is_no_group_once_a_thing_was_spoken_of_or_a_line_of_no_one_came_be
     near = _agent_chat(("user", "I took the kids to the zoo today.", 0), ("assistant", "Nice! What did they like?", 1),
                        ("user", "They loved the penguins and the sea lions.", 2))
     assert "Maya said: The kids loved the penguins and the sea lions (2023-05-07)." in _facts(near)
+
+
+@pytest.mark.parametrize(("said", "facts"), [
+    ("It all started when a friend of mine gave me an old guitar, and that's when I started writing songs.",
+     ["Caroline's friend gave Caroline an old guitar (2023-05-07).", "Caroline started writing songs (2023-05-07)."]),
+    ("A cousin of mine runs a bakery in Porto.", ["Caroline's cousin runs a bakery in Porto (2023-05-07)."]),
+])
+def test_a_narrative_frame_and_a_relative_of_mine_leave_the_clause_they_wrap(said, facts):
+    """"It all started when", "that's when": what happened follows. "A cousin of mine" is "my cousin"."""
+    assert said_by_caroline(said) == facts

@@ -312,6 +312,15 @@ def first_verb(predicate: str) -> str:
     return ""
 
 
+# "It all started when ...", "that's when ...": a narrative frame; the clause after it is what happened.
+_FRAME = re.compile(r"^(?:it(?: all)? (?:started|began) (?:back )?when|that(?:'s| is| was) when)\s+(?=\w)", re.I)
+
+
+def unframed(seg: str) -> str:
+    """`seg` less a narrative frame ("It all started when a friend gave me ..." -> "a friend gave me ...")."""
+    return _FRAME.sub("", seg)
+
+
 def dropped_i(seg: str) -> str | None:
     """The predicate of a clause that drops its "I", else None ("Took a trip to Rome" -> "took a
     trip to Rome"; "Been painting a lot" -> "has been painting a lot"; "Gonna try the tapas" ->

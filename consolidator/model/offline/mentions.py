@@ -19,6 +19,14 @@ import re
 from consolidator.model.offline.rules import Claim
 from consolidator.model.offline.words import RELATIONS, STOPWORDS
 
+_OF_MINE = re.compile(rf"^(?:[Aa]n?|[Oo]ne) (?P<rel>(?i:{RELATIONS})) of (?:mine|ours)\b\s*")
+
+
+def of_mine(seg: str) -> str:
+    """'a friend of mine gave me ...' -> 'my friend gave me ...': the same relative, said the usual way."""
+    return _OF_MINE.sub(r"my \g<rel> ", seg)
+
+
 _MY_NAMED = re.compile(rf"\b(?:[Mm]y|[Oo]ur) (?P<rel>(?i:{RELATIONS})) (?P<name>[A-Z][a-z]+(?: [A-Z][a-z]+)?)\b(?!')")
 
 

@@ -40,8 +40,9 @@ from consolidator.model.offline.clauses import (
     rewrite,
     strip_asides,
     substance,
+    unframed,
 )
-from consolidator.model.offline.mentions import group_named, is_group, leading_group, named_relations
+from consolidator.model.offline.mentions import group_named, is_group, leading_group, named_relations, of_mine
 from consolidator.model.offline.names import NameBook, agrees_with_singular, calls, short_for
 from consolidator.model.offline.rules import Claim, parse_predicate
 from consolidator.model.offline.shown import with_shown
@@ -166,6 +167,7 @@ def _subject(seg: str, ctx: Context, initial: bool = False) -> tuple[Subject, st
     if m := _WITH_ME.match(seg):
         who = rewrite(m.group("who") or m.group("who2"), Speakers(ctx.me, ctx.you), True) or ""
         return Subject(ctx.me, first_person=True, display=f"{ctx.me} and {who}"), seg[m.end():], []
+    seg = of_mine(seg)  # "a friend of mine gave me ..." is "my friend gave me ..."
     if m := _POSSESSED.match(seg):
         owner = ctx.me if m.group("my") else m.group("own")
         owner = "The user" if owner.lower() == "the user" else owner
@@ -224,7 +226,7 @@ def _segments(sentence: str, ctx: Context) -> list[str]:
     segs: list[str] = []
     glued: list[str] = []  # the pieces glued to the current segment, from an "it was ..." on
     for i in range(0, len(pieces), 2):
-        seg = _LEAD.sub("", pieces[i])
+        seg = unframed(_LEAD.sub("", pieces[i]))
         subj = _subject(seg, ctx, not segs)
         starts = bool(_FAVOURITE.match(seg) or _PRONOUN.match(seg) or (subj and subj[1].strip())
                       or parse_predicate("x", seg, False) or (not segs and _TIME_ONLY.fullmatch(seg)))
