@@ -273,6 +273,8 @@ def test_a_groups_clause_is_plain_never_a_rule_template_for_one(said, fact):
 def test_a_list_of_people_is_no_group_subject():
     """"My friends, family and mentors": three groups listed, not "Caroline's friends family ..."."""
     assert not any("friends family" in f for f in said_by_caroline("My friends, family and mentors are my rocks."))
+    facts = said_by_caroline("My friends, family and mentors are my rocks - they push me to keep painting murals.")
+    assert not any("Caroline's friends" in f for f in facts)  # "they" is all three, no group of one word
 
 
 def test_what_the_photo_shows_gives_a_pointing_clause_its_substance():
@@ -308,3 +310,22 @@ def test_they_is_no_group_once_a_thing_was_spoken_of_or_a_line_of_no_one_came_be
 def test_a_narrative_frame_and_a_relative_of_mine_leave_the_clause_they_wrap(said, facts):
     """"It all started when", "that's when": what happened follows. "A cousin of mine" is "my cousin"."""
     assert said_by_caroline(said) == facts
+
+
+def test_a_relative_named_after_his_or_her_is_the_relative_of_whom_the_line_before_named():
+    """Tiago's wife, not Maya's; and "she" is Ines, not Tiago. The fragment naming her is no fact of its own."""
+    lines = _agent_chat(("user", "My brother Tiago is coming too, he's a chef in Porto.", 0),
+                        ("assistant", "Great! Is he bringing anyone?", 1),
+                        ("user", "His wife Ines. She's pregnant, due in June!", 2))
+    facts = _facts(lines)
+    assert {"Ines is Tiago's wife.", "Ines is pregnant."} <= set(facts)
+    assert not any("Tiago is pregnant" in f or "His wife" in f for f in facts)
+    alone = _agent_chat(("user", "Her sister Ana is a nurse.", 0))  # whose? no one was named before
+    assert not any("'s sister" in f for f in _facts(alone))
+
+
+def test_a_group_named_in_a_sentence_about_a_thing_is_whom_they_means_next():
+    lines = _agent_chat(("user", "Look what the kids made for grandma at the pottery studio!", 0),
+                        ("assistant", "Adorable!", 1),
+                        ("user", "They glazed every single bowl in bright turquoise.", 2))
+    assert "Maya said: The kids glazed every single bowl in bright turquoise (2023-05-07)." in _facts(lines)

@@ -79,6 +79,8 @@ def _offered(offer: str, answer: str):
     ("Shall I book a table at the Thai place?", "Yes please!", "Book a table at the Thai place"),
     ("Would you like me to remind you to call your mother?", "Sure.", "Call my mother"),
     ("Do you want me to renew your library books?", "Yes, go ahead.", "Renew my library books"),
+    ("Maybe I could find an art class for the kids?", "That would be great.", "Find an art class for the kids"),
+    ("I can order more printer ink?", "Yes please.", "Order more printer ink"),
 ])
 def test_an_errand_the_agent_offers_and_the_person_accepts_is_their_task(offer, answer, title):
     """The agent offers, the person accepts in a word: the errand opens, cited to the person's

@@ -27,23 +27,38 @@ def of_mine(seg: str) -> str:
     return _OF_MINE.sub(r"my \g<rel> ", seg)
 
 
-_MY_NAMED = re.compile(rf"\b(?:[Mm]y|[Oo]ur) (?P<rel>(?i:{RELATIONS})) (?P<name>[A-Z][a-z]+(?: [A-Z][a-z]+)?)\b(?!')")
+_MY_NAMED = re.compile(rf"\b(?:(?P<my>[Mm]y|[Oo]ur)|[Hh]is|[Hh]er) (?P<rel>(?i:{RELATIONS})) "
+                       rf"(?P<name>[A-Z][a-z]+(?: [A-Z][a-z]+)?)\b(?!')")
 
 
-def named_relations(statement: str, me: str, you: str | None, said_of: set[str]) -> tuple[list[Claim], str | None]:
+def named_relations(statement: str, me: str, you: str | None, said_of: set[str],
+                    last: str | None = None) -> tuple[list[Claim], str | None]:
     """Who each relative named in `statement` is to `me` ("I called my sister Ana": Ana is me's
-    sister), unless a claim of the sentence is already said of them (`said_of`); and the last one
-    named, whom a she/he/they means next (None if none)."""
-    out, last = [], None
+    sister) or, after his/her, to `last`, the person the line spoke of ("My brother Tiago is coming"
+    - "His wife Ines": Tiago's wife), unless a claim of the sentence is already said of them
+    (`said_of`); and the last one named, whom a she/he/they means next (None if none)."""
+    out, named = [], None
     for m in _MY_NAMED.finditer(statement):
         name, rel = m.group("name"), m.group("rel").lower()
-        if name.split()[0].lower() in STOPWORDS or any(s.startswith(name.split()[0]) for s in said_of):
+        owner = me if m.group("my") else last
+        if not owner or name.split()[0].lower() in STOPWORDS or any(s.startswith(name.split()[0]) for s in said_of):
             continue  # "my friend Ana Lopez works at Google": her subject's claims say it already
-        if name not in (me, you):
-            out.append(Claim(name, "relation", f"{me}'s {rel}", f"{name} is {me}'s {rel}."))
+        if name not in (me, you, owner):
+            out.append(Claim(name, "relation", f"{owner}'s {rel}", f"{name} is {owner}'s {rel}."))
             said_of.add(name)
-        last = name
-    return out, last
+        named = name
+    return out, named
+
+
+def with_relations(claims: list[Claim], statement: str, me: str, you: str | None,
+                   last: str | None) -> tuple[list[Claim], str | None]:
+    """`claims` and the relatives `statement` names in passing (`named_relations`), less a quoted
+    fragment that only named one of them ("His wife Ines." said alone: "Ines is Tiago's wife" says it)."""
+    passing, named = named_relations(statement, me, you, {c.subject for c in claims}, last)
+    relatives = {c.subject for c in passing}
+    kept = [c for c in claims if not (c.kind == "said" and len(c.value.split()) <= 4
+                                      and any(r in c.value for r in relatives))]
+    return kept + passing, named
 
 
 _IRREGULAR_PLURALS = {"child": "children", "wife": "wives"}
@@ -60,9 +75,10 @@ def _plural(noun: str) -> str:
 
 GROUPS = "|".join(sorted({*(_plural(r) for r in RELATIONS.split("|")), *_GROUP_ONLY}, key=len, reverse=True))
 _SIZE = r"(?:(?:two|three|four|five|\d+|little|young|younger|older|eldest|oldest|youngest) ){0,2}"
-_GROUP = rf"(?P<det>[Mm]y|[Oo]ur|[Tt]he) (?P<g>{_SIZE}(?:{GROUPS}))\b(?!')"
+# A group listed with others ("my friends, family and mentors") is not what a "they" after the list means.
+_GROUP = rf"(?P<det>[Mm]y|[Oo]ur|[Tt]he) (?P<g>{_SIZE}(?:{GROUPS}))\b(?!'|,| and\b| or\b| &)"
 _GROUP_ANYWHERE = re.compile(rf"\b{_GROUP}")
-_GROUP_AT_START = re.compile(rf"{_GROUP}(?!,| and\b| or\b| &)\s*")  # "My friends, family and ...": a list
+_GROUP_AT_START = re.compile(rf"{_GROUP}\s*")
 _IS_GROUP = re.compile(rf"(?:.+'s|the) {_SIZE}(?:{GROUPS})")
 
 

@@ -42,7 +42,7 @@ from consolidator.model.offline.clauses import (
     substance,
     unframed,
 )
-from consolidator.model.offline.mentions import group_named, is_group, leading_group, named_relations, of_mine
+from consolidator.model.offline.mentions import group_named, is_group, leading_group, of_mine, with_relations
 from consolidator.model.offline.names import NameBook, agrees_with_singular, calls, short_for
 from consolidator.model.offline.rules import Claim, parse_predicate
 from consolidator.model.offline.shown import with_shown
@@ -360,8 +360,8 @@ def parse_sentence(sentence: str, ctx: Context) -> list[Claim]:
         else:
             if not question and ctx.names is not None and (quote := _said(seg, ctx, when)):
                 claims.append(quote)
-            if len(seg.split()) > 2 and not _IT.match(seg):  # "Flowers bring joy. They represent growth"
-                ctx.they = None
+            if len(seg.split()) > 2 and not _IT.match(seg):  # "Flowers bring joy. They represent growth",
+                ctx.they = group_named(seg, ctx.me)  # but "Look what the kids made! They ..."
             when = ""
             continue
         group = is_group(current.name)  # the rules' templates speak of one ("loves"): a group's clause is plain
@@ -378,8 +378,7 @@ def parse_sentence(sentence: str, ctx: Context) -> list[Claim]:
             ctx.last = ctx.they = current.name
         ctx.they = group_named(seg, ctx.me) or ctx.they  # "I took the kids to the zoo": they, next
         claims += extra + said
-    passing, named = named_relations(strip_asides(statement), ctx.me, ctx.you, {c.subject for c in claims})
-    claims += passing
+    claims, named = with_relations(claims, strip_asides(statement), ctx.me, ctx.you, ctx.last)
     ctx.last, ctx.they = (named, named) if named else (ctx.last, ctx.they)
     tip = suggestion(strip_asides(statement), ctx.me, ctx.you) if not claims and ctx.names is not None else None
     if tip and ctx.day:

@@ -291,7 +291,8 @@ def _sentence_changes(book: _Book, sentence: str, line: Line, today: datetime, p
 
 # The agent offers an errand ("Would you like me to remind you about the dentist?", "Shall I book a
 # table?") and the person accepts ("Yes please, on Wednesday evening"): the errand is theirs.
-_OFFER = re.compile(r"\b(?:would you like|do you want|want|shall|should) (?:me to|I) (?P<a>[^?]+)\?\s*$", re.I)
+_OFFER = re.compile(r"\b(?:(?:would you like|do you want|want|shall|should) (?:me to|I)|(?:(?:maybe|perhaps|how about) )?"
+                    r"I (?:could|can|might)) (?P<a>[^?]+)\?\s*$", re.I)
 _ACCEPT = re.compile(r"^\s*(?:yes|yeah|yep|yup|sure|ok|okay|please|please do|go ahead|do it|sounds good|"
                      r"that would be (?:great|nice|helpful|lovely))\b(?![,!.]? (?:but|not|no|thanks)\b)", re.I)
 _AGENT_TO_USER = [(re.compile(r"\byou\b", re.I), "me"), (re.compile(r"\byour\b", re.I), "my"),
