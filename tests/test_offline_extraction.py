@@ -489,3 +489,14 @@ def test_a_relative_named_anywhere_is_who_they_are_and_whom_he_means_next():
     assert "Maya is Ana's sister." in fact_texts(chat(("Ana", "I called my sister Maya."), ("Tomas", "Nice!")))
     subject = fact_texts(chat(("Ana", "My friend Maya Lopez works at Acme."), ("Tomas", "Nice!")))
     assert [t for t in subject if "friend" in t] == ["Maya Lopez is Ana's friend."], subject
+
+
+@pytest.mark.parametrize(("said", "fact"), [
+    ("I went hiking yesterday morning.", "Caroline went hiking (2023-05-06)."),  # never "went hiking morning"
+    ("We went dancing last Friday night.", "Caroline went dancing (2023-05-05)."),
+    ("My manager quit this morning.", "Caroline's manager quit this morning (2023-05-07)."),  # a time, no habit given up
+    ("They're promoting me to team lead, starting next month.",
+     "Caroline is being promoted to team lead, starting next month (June 2023) (2023-05-07)."),
+])
+def test_a_part_of_the_day_a_time_quit_and_a_promotion_done_to_the_speaker(said, fact):
+    assert said_by_caroline(said) == [fact]

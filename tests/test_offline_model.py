@@ -141,6 +141,10 @@ def test_later_value_in_a_batch_wins_and_inherits_the_change():
     [
         ("I work at Acme as an engineer.", ["Maya works at Acme.", "Maya works as an engineer."]),
         ("I work as a nurse.", ["Maya works as a nurse."]),
+        ("I work as a data analyst for Bank of Spain.", ["Maya works as a data analyst.", "Maya works at Bank of Spain."]),
+        ("They hired me as a barista at Blue Bottle!", ["Maya works as a barista.", "Maya works at Blue Bottle."]),
+        ("My boss promoted me to senior analyst.", ["Maya works as senior analyst."]),
+        ("I work as a teacher at the local school.", ["Maya works as a teacher at the local school."]),  # no name, no employer
         ("I just turned forty-two!", ["Maya is forty-two years old."]),
         ("I started working as a pilot.", ["Maya works as a pilot."]),
         ("I began working at Acme.", ["Maya works at Acme."]),

@@ -154,7 +154,7 @@ def strip_asides(text: str) -> str:
 # "since last year", "until next week", "moved to Friday": the date bounds a span or is a target,
 # it is not when the clause happened.
 _SPAN_WORDS = frozenset(
-    "since until till by before after from for through during over within than around about to".split())
+    "since until till by before after from for through during over within than around about to starting beginning".split())
 _LOOSE_PUNCT = re.compile(r"\s+(?=[,.;:!?])|(?<=[,;:])(?=[,;:])")
 
 
@@ -316,9 +316,22 @@ def first_verb(predicate: str) -> str:
 _FRAME = re.compile(r"^(?:it(?: all)? (?:started|began) (?:back )?when|that(?:'s| is| was) when)\s+(?=\w)", re.I)
 
 
+# "They're promoting me to team lead", "my boss fired me": what was done to the speaker, said as theirs.
+_DONE_TO_ME = re.compile(
+    r"^(?:they|he|she|we|my (?:boss|manager|company|employer)|the (?:company|firm|team|boss))\s*"
+    r"(?:(?P<now>'re|'s|are|is) |(?:have |has |just |finally |officially )*)"
+    r"(?P<verb>promot|hir|fir|transferr|appoint)(?:ed|ing) me\b", re.I)
+
+
 def unframed(seg: str) -> str:
-    """`seg` less a narrative frame ("It all started when a friend gave me ..." -> "a friend gave me ...")."""
-    return _FRAME.sub("", seg)
+    """`seg` less a narrative frame ("It all started when a friend gave me ..." -> "a friend gave me
+    ..."), and what someone did to the speaker said as the speaker's ("They're promoting me to team
+    lead" -> "I am being promoted to team lead"), which the attribute rules read."""
+    seg = _FRAME.sub("", seg)
+    if m := _DONE_TO_ME.match(seg):
+        verb = {"promot": "promoted", "hir": "hired", "fir": "fired", "transferr": "transferred", "appoint": "appointed"}
+        seg = f"I {'am being' if m.group('now') else 'was'} {verb[m.group('verb').lower()]}{seg[m.end():]}"
+    return seg
 
 
 def dropped_i(seg: str) -> str | None:

@@ -49,7 +49,7 @@ from consolidator.model.offline.shown import with_shown
 from consolidator.model.offline.suggest import suggestion
 from consolidator.model.offline.worth import MIN_WORTH, MIN_WORTH_SAID, is_evaluation, is_stance, kind_of, tidy, worth
 from consolidator.model.offline.text import (
-    NAME_STOPWORDS, RELATIONS, SPECIES, STOPWORDS, clean_general, normalise, sentences, untagged,
+    NAME_STOPWORDS, RELATIONS, SPECIES, STOPWORDS, TIME_ONLY, TIME_PHRASE, clean_general, normalise, sentences, untagged,
 )
 
 _CAP = re.compile(r"([A-Z][a-z]+(?:[A-Z][a-z]+)?(?:-[A-Z][a-z]+)?)\b(?!')")
@@ -67,15 +67,7 @@ _MY = re.compile(r"(?:[Mm]y|[Oo]ur) ")
 _THE_USER = re.compile(r"[Tt]he user\b\s*")
 _PRONOUN = re.compile(r"(?:[Ss]he|[Hh]e|[Tt]hey)\b\s*")
 _IT = re.compile(r"(?:it|it's|this|that|that's|there|there's|here|here's)\b", re.I)  # no one a "they" could mean
-_TIME = (
-    r"(?:(?:last|this|next|on|early|late|earlier|later) )?(?:(?:monday|tuesday|wednesday|thursday|friday|saturday|"
-    r"sunday|mon|tue|tues|wed|thu|thur|thurs|fri|sat|sun|week|weekend|month|year|night|morning|afternoon|evening|"
-    r"summer|winter|spring|fall|autumn)s?"
-    r"(?: (?:morning|afternoon|evening|night))?|yesterday|today|tonight|recently|lately|earlier|"
-    r"(?:a|one|two|three|four|five|a few|a couple of|\d+) (?:days?|weeks?|months?|years?) ago)"
-)
-_TIME_ONLY = re.compile(_TIME, re.I)
-_TIME_LEAD = re.compile(rf"(?P<t>{_TIME})(?:,\s*|\s+)(?=\S)", re.I)  # "Last month I got hurt"
+_TIME_LEAD = re.compile(rf"(?P<t>{TIME_PHRASE})(?:,\s*|\s+)(?=\S)", re.I)  # "Last month I got hurt"
 _EXAMPLE = re.compile(r"(?:like|such as|including|especially)\b", re.I)  # ", like my bowl": an example
 _ASKING = frozenset("how what why when where who which whose do does did is are was were can could would will shall should have has".split())
 _PLURAL_VERBS = frozenset("are were have had do did will would can could should may might must never always just really also still".split())
@@ -229,7 +221,7 @@ def _segments(sentence: str, ctx: Context) -> list[str]:
         seg = unframed(_LEAD.sub("", pieces[i]))
         subj = _subject(seg, ctx, not segs)
         starts = bool(_FAVOURITE.match(seg) or _PRONOUN.match(seg) or (subj and subj[1].strip())
-                      or parse_predicate("x", seg, False) or (not segs and _TIME_ONLY.fullmatch(seg)))
+                      or parse_predicate("x", seg, False) or (not segs and TIME_ONLY.fullmatch(seg)))
         starts = starts and not (segs and _EXAMPLE.match(seg))
         alone = bool(ctx.names and _BARE_NAME.fullmatch(seg.strip()) and (ctx.names.is_person(seg) or calls(seg, ctx.you)))
         if segs and i == len(pieces) - 1 and alone and pieces[i - 1].strip() == ",":
@@ -345,7 +337,7 @@ def parse_sentence(sentence: str, ctx: Context) -> list[Claim]:
             if found[-1].attribute == "relation":  # "My sister is named Ana and she lives in Lyon"
                 ctx.last = ctx.they = found[-1].subject
             continue
-        if _TIME_ONLY.fullmatch(seg.strip(" ,")):
+        if TIME_ONLY.fullmatch(seg.strip(" ,")):
             when = seg.strip(" ,")
             continue
         if current is None and (m := _TIME_LEAD.match(seg)):

@@ -54,14 +54,15 @@ _DAY_INDEX = {day: i for i, day in enumerate(WEEKDAYS)} | {short.lower(): i for 
 # "about five years ago" is no date: an approximate amount stays as said, as "a few days ago" does.
 _NOT_APPROXIMATE = "".join(f"(?<!{w} )" for w in ("about", "around", "almost", "nearly", "over", "roughly", "some",
                                                   "like", "than", "maybe", "approximately"))
+_PART_OF_DAY = r"(?: (?:morning|afternoon|evening|night))?"  # "yesterday morning": one time, all of it dated
 _EXPRESSION = re.compile(
     r"\b(?:"
     r"(?P<before>the day before yesterday)"
     r"|(?P<after>the day after tomorrow)"
-    r"|(?P<yesterday>yesterday|last night)"
-    r"|(?P<tomorrow>tomorrow)"
+    rf"|(?P<yesterday>yesterday{_PART_OF_DAY}|last night)"
+    rf"|(?P<tomorrow>tomorrow{_PART_OF_DAY})"
     rf"|(?<!the )(?P<rel>last|next|this past|this coming|this) (?P<unit>weekend|week|month|year|{_DAYS}"
-    rf"|(?-i:{_SHORT}))"
+    rf"|(?-i:{_SHORT})){_PART_OF_DAY}"
     rf"|{_NOT_APPROXIMATE}(?P<count>{_COUNT}) (?P<span>day|weekend|week|month|year)s? ago"
     rf")\b{_NOT_RESOLVED_YET}",
     re.IGNORECASE,

@@ -22,6 +22,7 @@ from consolidator.domain import is_negated
 from consolidator.model.offline.clauses import substance
 from consolidator.model.offline.patterns import ANY_RULE, ENDINGS, INJURY_ADJ, RULES
 from consolidator.model.offline.text import (
+    TIME_ONLY,
     clean_general,
     content_stems,
     swap_first_person,
@@ -140,6 +141,7 @@ _SECOND_PERSON = re.compile(r"\b(?:you|your|yours|yourself)\b", re.I)
 _RECIPROCAL = re.compile(r"\b(?:each other|one another)\b", re.I)
 TASTES = frozenset({"likes", "dislikes"})
 _AS_ROLE = re.compile(r"\bas (an? [^,;.!?]+)", re.I)  # the job an employer's clause names after it
+_AT_ORG = re.compile(r" (?:at|for) ((?-i:[A-Z][\w&.'-]*(?: (?:of |for |and |& )?[A-Z][\w&.'-]*)*))\b")  # ...and the reverse
 _ENDS_EMPTY = frozenset({"employer", "partner", "home"})  # "I quit my job", "we split up": no new value needed
 _VAGUE_HABITS = frozenset("know think care remember understand mind want need feel see get".split())
 
@@ -209,8 +211,12 @@ def parse_predicate(subject: str, predicate: str, first_person: bool, me: str = 
         found = [Claim(subject, attribute, value, template.format(**fields), polarity, detail=detail)]
         if attribute == "employer" and (role := _AS_ROLE.search(f"{g['v']} {core[m.end('v'):]}")):  # "at Acme as a ..."
             found += [c for c in parse_predicate(subject, f"works as {role.group(1)}", False, me) if c.attribute == "job"]
+        if attribute == "job" and polarity is Polarity.ASSERTED and (at := _AT_ORG.search(g["v"])):  # "as a ... at Acme"
+            job = cleaner(g["v"][:at.start()])
+            found = [Claim(subject, attribute, job, template.format(**{**fields, "v": job}), polarity, detail=job),
+                     *(c for c in parse_predicate(subject, f"works at {at.group(1)}", False, me) if c.attribute == "employer")]
         return found
-    if polarity is Polarity.ENDED:
+    if polarity is Polarity.ENDED and not TIME_ONLY.fullmatch(core.strip(" ,.!")):  # "I quit this morning": no habit
         habit = content_stems(core)
         if habit and habit[0] not in _VAGUE_HABITS:
             return [Claim(subject, "habit", core, plain, polarity)]

@@ -133,6 +133,17 @@ def stem(word: str) -> str:
     return w
 
 
+# A time said in a phrase of its own ("last Friday", "this morning", "two weeks ago"): when, never what.
+TIME_PHRASE = (
+    r"(?:(?:last|this|next|on|early|late|earlier|later) )?(?:(?:monday|tuesday|wednesday|thursday|friday|saturday|"
+    r"sunday|mon|tue|tues|wed|thu|thur|thurs|fri|sat|sun|week|weekend|month|year|night|morning|afternoon|evening|"
+    r"summer|winter|spring|fall|autumn)s?"
+    r"(?: (?:morning|afternoon|evening|night))?|yesterday|today|tonight|recently|lately|earlier|"
+    r"(?:a|one|two|three|four|five|a few|a couple of|\d+) (?:days?|weeks?|months?|years?) ago)"
+)
+TIME_ONLY = re.compile(TIME_PHRASE, re.I)
+
+
 # "go fishing", "went sailing", "going bowling": English names a pastime by "go" and its -ing form.
 _ACTIVITY = re.compile(r"\b(?:go|goes|going|went|gone)\s+([a-z]{2,}ing)\b", re.I)
 
