@@ -264,9 +264,13 @@ def test_a_group_said_with_the_is_kept_in_the_speakers_name():
 @pytest.mark.parametrize(("said", "fact"), [
     ("My kids love dinosaurs and volcanoes.", "Caroline's kids love dinosaurs and volcanoes (2023-05-07)."),
     ("The twins started kindergarten in Lisbon.", "Caroline said: The twins started kindergarten in Lisbon (2023-05-07)."),
+    ("Oh, and the dentist moved my appointment to Thursday at 3.",
+     "Caroline said: The dentist moved Caroline's appointment to Thursday (2023-05-11) at 3 (2023-05-07)."),
+    ("The vet is from Spain.", "Caroline said: The vet is from Spain (2023-05-07)."),
 ])
 def test_a_groups_clause_is_plain_never_a_rule_template_for_one(said, fact):
-    """The attribute templates agree with one person ("loves"); a group's clause keeps its own verb."""
+    """The attribute templates agree with one person ("loves") and state a named one's details; a
+    group's clause, or an unnamed person's by their role ("the dentist"), is plain, in the speaker's name."""
     assert fact in said_by_caroline(said)
 
 

@@ -93,12 +93,26 @@ def group_named(text: str, me: str) -> str | None:
     return _said_as(found[-1], me) if found else None
 
 
+# Whom a person deals with by their role ("the dentist moved my appointment", "the landlord called"):
+# a person, though unnamed, and like "the kids" kept in the speaker's name.
+_PROVIDERS = ("doctor|doc|dentist|vet|nurse|pharmacist|therapist|landlord|landlady|boss|manager|mechanic|plumber|"
+              "electrician|teacher|coach|trainer|lawyer|accountant|hairdresser|barber|babysitter|nanny|agent|realtor")
+_PROVIDER_AT_START = re.compile(rf"(?P<det>[Tt]he) (?P<g>{_PROVIDERS})\b(?!'|,| and\b| or\b| &)\s*")
+
+
 def leading_group(seg: str, me: str) -> tuple[str, str] | None:
-    """A group that opens `seg` ("The kids loved it") and the rest of it, else None."""
-    m = _GROUP_AT_START.match(seg)
+    """A group ("The kids loved it") or a person by their role ("The dentist moved ...") that opens
+    `seg`, and the rest of it; else None."""
+    m = _GROUP_AT_START.match(seg) or _PROVIDER_AT_START.match(seg)
     return (_said_as(m, me), seg[m.end():]) if m else None
 
 
 def is_group(who: str) -> bool:
     """Whether `who` (as group_named gives it) is a group rather than a person."""
     return bool(_IS_GROUP.fullmatch(who))
+
+
+def unnamed(who: str) -> bool:
+    """Whether `who` is a group or a person by role ("the dentist"): no name the rules' templates may
+    state a single person's detail of ("the dentist lives in Porto" says no one's home)."""
+    return is_group(who) or bool(re.fullmatch(rf"the (?:{_PROVIDERS})", who))

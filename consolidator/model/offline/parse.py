@@ -42,7 +42,7 @@ from consolidator.model.offline.clauses import (
     substance,
     unframed,
 )
-from consolidator.model.offline.mentions import group_named, is_group, leading_group, of_mine, with_relations
+from consolidator.model.offline.mentions import group_named, leading_group, of_mine, unnamed, with_relations
 from consolidator.model.offline.names import NameBook, agrees_with_singular, calls, short_for
 from consolidator.model.offline.rules import Claim, parse_predicate
 from consolidator.model.offline.shown import with_shown
@@ -189,7 +189,7 @@ def _subject(seg: str, ctx: Context, initial: bool = False) -> tuple[Subject, st
 
 def _someone(who: str, ctx: Context) -> Subject:
     """A person, or a group in the speaker's name unless it is theirs ("Ana said: the kids")."""
-    if not is_group(who):
+    if not unnamed(who):
         return Subject(who)
     theirs = who.startswith(f"{ctx.me}'s ")
     return Subject(who, person=False, display="" if theirs else f"{ctx.me} said: {who.capitalize()}")
@@ -356,7 +356,7 @@ def parse_sentence(sentence: str, ctx: Context) -> list[Claim]:
                 ctx.they = group_named(seg, ctx.me)  # but "Look what the kids made! They ..."
             when = ""
             continue
-        group = is_group(current.name)  # the rules' templates speak of one ("loves"): a group's clause is plain
+        group = unnamed(current.name)  # the rules' templates speak of a named one: a group's clause is plain
         said = [] if group else parse_predicate(current.name, predicate, current.first_person, ctx.me)
         if not current.person and not _SPECIES.search(current.name):  # a thing has no home or job:
             said = [c for c in said if c.attribute not in _PEOPLES]  # "my appointment moved to Friday"
