@@ -10,6 +10,7 @@ import pytest
 from consolidator.domain import estimate_tokens
 from consolidator.model.base import Model
 from consolidator.model.offline.model import OfflineModel
+from consolidator.model.offline.parse import parse_text
 from consolidator.model.offline.summarise import ELLIPSIS, extractive_summary
 from consolidator.model.offline.text import sentences
 from consolidator.model.schemas import (
@@ -150,6 +151,9 @@ def test_later_value_in_a_batch_wins_and_inherits_the_change():
         ("I began working at Acme.", ["Maya works at Acme."]),
         ("I'm originally from Spain.", ["Maya is from Spain."]),
         ("My dog Rex is sick.", ["Maya has a dog named Rex."]),
+        ("Pip is my dog.", ["Maya has a dog named Pip."]),
+        ("We adopted a kitten! Her name is Mochi.", ["Maya adopted a kitten.", "Maya has a kitten named Mochi."]),
+        ("I can't eat gluten, so please no pasta recipes.", ["Maya cannot eat gluten."]),  # avoids: gluten
         ("My sister Ana is a nurse and she lives in Rome.", ["Ana is Maya's sister.", "Ana is a nurse.", "Ana lives in Rome."]),
         ("Ana is my cousin.", ["Ana is Maya's cousin."]),
         ("I'm training for the Berlin marathon in September.", ["Maya is training for the Berlin marathon in September."]),
@@ -471,3 +475,8 @@ def test_same_request_same_reply():
     ]:
         assert call(req).model_dump() == call(req.model_copy(deep=True)).model_dump()
         assert call(req).model_dump() == OfflineModel().__getattribute__(call.__name__)(req).model_dump()
+
+
+def test_what_someone_cannot_eat_they_avoid_unless_it_is_a_portion():
+    assert [(c.attribute, c.value) for c in parse_text("I can't eat gluten.", "Maya")] == [("avoids", "gluten")]
+    assert all(c.attribute != "avoids" for c in parse_text("I can't eat another bite.", "Maya"))

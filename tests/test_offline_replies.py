@@ -6,7 +6,7 @@ from datetime import timedelta
 
 import pytest
 
-from consolidator.model.offline.replies import implied_statement
+from consolidator.model.offline.replies import confirmed_statement, implied_statement
 from consolidator.model.schemas import FactExtractionRequest, Line
 from tests.support.offline_kit import AT, MODEL, chat, fact_texts
 
@@ -87,3 +87,23 @@ def test_an_age_given_alone_is_the_age_of_whom_the_question_asks_about():
     assert ("Leo is five years old.", ["u2"]) in [(f.text, f.source_ids) for f in facts]
     leo = [c for c in MODEL.update_contacts(ContactsRequest(scope="s", messages=lines, known=[])).contacts if c.name == "Leo"]
     assert leo and leo[0].details.get("age") == "five"
+
+
+@pytest.mark.parametrize(("question", "reply", "statement"), [
+    ("Pip is your dog, right?", "Yes, a beagle.", "Pip is my dog."),
+    ("Noted. You are vegetarian, correct?", "Yep!", "I am vegetarian."),
+    ("Your sister lives in Lyon, right?", "Yes.", "My sister lives in Lyon."),
+    ("You work at Acme, right?", "Yes but not for long.", None),  # a yes with a but
+    ("You like jazz, right?", "No, not really.", None),
+    ("Is Pip your dog?", "Yes.", None),  # asked, not stated
+    ("The meeting is at 3, right?", "Yes.", None),  # not about "you"
+])
+def test_a_statement_about_you_asked_to_be_confirmed_and_a_yes_is_the_repliers(question, reply, statement):
+    assert confirmed_statement(question, reply) == statement
+
+
+def test_a_confirmed_statement_gives_the_fact_in_an_agents_log():
+    lines = [Line(id="a1", at=AT, role="assistant", text="Pip is your dog, right?"),
+             Line(id="u1", at=AT + timedelta(minutes=1), role="user", speaker="Maya", text="Yes, a beagle.")]
+    facts = MODEL.extract_facts(FactExtractionRequest(scope="s", messages=lines, neighbours=[])).facts
+    assert [(f.text, f.source_ids) for f in facts] == [("Maya has a dog named Pip.", ["u1"])]

@@ -102,3 +102,9 @@ def test_an_accepted_offer_takes_the_due_date_the_person_gives():
 ])
 def test_no_task_without_an_errand_offered_and_accepted(offer, answer):
     assert _offered(offer, answer) == []
+
+
+def test_every_weekday_is_a_recurrence_not_a_due_date():
+    """"every Sunday" stays in the title; the task has no one due day ("every 2025-03-09" before)."""
+    (change,) = tasks_of("Can you remind me to water the plants every Sunday?")
+    assert (change.title, change.due) == ("Water the plants every Sunday", None)

@@ -25,7 +25,7 @@ from consolidator.model.offline.clauses import event_date, local_day
 from consolidator.model.offline.names import NameBook
 from consolidator.model.offline.parse import CLAUSE_BREAK, Context, parse_sentence
 from consolidator.model.offline.reldates import resolve_relative_dates
-from consolidator.model.offline.replies import implied_statement
+from consolidator.model.offline.replies import confirmed_statement, implied_statement
 from consolidator.model.offline.rules import TASTES, Claim
 from consolidator.model.offline.shown import caption_of, presented, with_shown
 from consolidator.model.offline.text_compact import compact
@@ -115,8 +115,9 @@ def _claims(people: tuple[_Line, ...], lead: int, zone: str, known: frozenset[st
             caption = ctx.shown = line.shown if k == last else None
             found = len(out)
             parsed = parse_sentence(sentence, ctx)
-            if not parsed and k == 0 and _answers(asked[i], line) and (
-                    implied := implied_statement(asked[i].text, sentence)):  # "About 5 years now." (replies.py)
+            if not parsed and k == 0 and _answers(asked[i], line) and (  # "About 5 years now." (replies.py)
+                    implied := implied_statement(asked[i].text, sentence)
+                    or confirmed_statement(asked[i].text, sentence)):
                 parsed = [replace(c, sentence=sentence) for c in parse_sentence(implied, ctx)]  # the reply's own
             for c in _praise_dropped(parsed, reacting):  # (plain clauses dated by event_date)
                 if _ORPHAN_CLITIC.search(c.text):

@@ -1,4 +1,5 @@
-"""People a line mentions besides its subjects: relatives named in passing, and groups.
+"""People a line mentions besides its subjects: relatives named in passing, and groups; and
+what a clause names (a relative, a pet, a favourite: `named_in`).
 
 A relative named where they are not the subject ("dinner with my partner Bruno") is still who
 they are to the speaker, and the last person a she/he/they may mean next (`named_relations`).
@@ -17,7 +18,38 @@ from __future__ import annotations
 import re
 
 from consolidator.model.offline.rules import Claim
-from consolidator.model.offline.words import RELATIONS, STOPWORDS
+from consolidator.model.offline.text import clean_general
+from consolidator.model.offline.words import RELATIONS, SPECIES, STOPWORDS
+
+FAVOURITE = re.compile(
+    r"(?:(?P<my>[Mm]y)|(?P<pron>[Hh]er|[Hh]is|[Tt]heir)|(?P<own>[A-Z][a-z]+(?: [A-Z][a-z]+)?|[Tt]he user)'s) "
+    r"favou?rite (?P<k>[a-z]+(?: [a-z]+)?) is (?P<v>.+)"
+)
+_NAMED_IS = re.compile(rf"(?:[Mm]y|[Oo]ur) (?P<rel>(?i:{RELATIONS}|{SPECIES}))(?:'s name is| is (?:called|named)) "
+                       rf"(?P<n>[A-Z][a-z]+(?: [A-Z][a-z]+)?)")
+_IS_MY = re.compile(rf"(?P<n>[A-Z][a-z]+) is (?:my|our) (?P<rel>(?i:{SPECIES}))\b(?!')")  # "Pip is my dog"
+_ITS_NAME = re.compile(r"(?:[Hh]er|[Hh]is|[Ii]ts|[Tt]heir) name(?:'s| is) (?P<n>[A-Z][a-z]+)\b")
+_A_SPECIES = re.compile(rf"(?:{SPECIES})$", re.I)
+
+
+def named_in(seg: str, me: str, last: str | None, pet: str | None) -> list[Claim]:
+    """What a clause names: a relative or a pet ("my sister's name is Ana", "my dog is called Rex",
+    "Pip is my dog"; "her name is Mochi" after the line got a `pet`), or a favourite ("my favourite
+    band is Muse"; "her favourite ..." is `last`'s)."""
+    m = _NAMED_IS.match(seg) or _IS_MY.match(seg) or (_ITS_NAME.match(seg) if pet else None)
+    if m:
+        rel, name = (m.groupdict().get("rel") or pet or "").lower(), m.group("n")
+        if _A_SPECIES.match(rel):
+            return [Claim(me, "pet", f"{rel} {name}", f"{me} has a {rel} named {name}.", detail=f"{name} ({rel})")]
+        return [Claim(name, "relation", f"{me}'s {rel}", f"{name} is {me}'s {rel}.")]
+    m = FAVOURITE.match(seg)
+    owner = (me if m.group("my") else (last if m.group("pron") else m.group("own"))) if m else None
+    value = clean_general(m.group("v")) if m else ""
+    if not owner or not value:
+        return []
+    thing = m.group("k").lower()
+    return [Claim(owner, f"favourite {thing}", value, f"{owner}'s favourite {thing} is {value}.")]
+
 
 _OF_MINE = re.compile(rf"^(?:[Aa]n?|[Oo]ne) (?P<rel>(?i:{RELATIONS})) of (?:mine|ours)\b\s*")
 

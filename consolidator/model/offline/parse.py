@@ -42,14 +42,16 @@ from consolidator.model.offline.clauses import (
     substance,
     unframed,
 )
-from consolidator.model.offline.mentions import group_named, leading_group, of_mine, unnamed, with_relations
+from consolidator.model.offline.mentions import (
+    FAVOURITE, group_named, leading_group, named_in, of_mine, unnamed, with_relations,
+)
 from consolidator.model.offline.names import NameBook, agrees_with_singular, calls, short_for
 from consolidator.model.offline.rules import Claim, parse_predicate
 from consolidator.model.offline.shown import with_shown
 from consolidator.model.offline.suggest import suggestion
 from consolidator.model.offline.worth import MIN_WORTH, MIN_WORTH_SAID, is_evaluation, is_stance, kind_of, tidy, worth
 from consolidator.model.offline.text import (
-    NAME_STOPWORDS, RELATIONS, SPECIES, STOPWORDS, TIME_ONLY, TIME_PHRASE, clean_general, normalise, sentences, untagged,
+    NAME_STOPWORDS, RELATIONS, SPECIES, STOPWORDS, TIME_ONLY, TIME_PHRASE, normalise, sentences, untagged,
 )
 
 _CAP = re.compile(r"([A-Z][a-z]+(?:[A-Z][a-z]+)?(?:-[A-Z][a-z]+)?)\b(?!')")
@@ -68,6 +70,7 @@ _THE_USER = re.compile(r"[Tt]he user\b\s*")
 _PRONOUN = re.compile(r"(?:[Ss]he|[Hh]e|[Tt]hey)\b\s*")
 _IT = re.compile(r"(?:it|it's|this|that|that's|there|there's|here|here's)\b", re.I)  # no one a "they" could mean
 _TIME_LEAD = re.compile(rf"(?P<t>{TIME_PHRASE})(?:,\s*|\s+)(?=\S)", re.I)  # "Last month I got hurt"
+_PLEASE = re.compile(r"please\b", re.I)
 _EXAMPLE = re.compile(r"(?:like|such as|including|especially)\b", re.I)  # ", like my bowl": an example
 _ASKING = frozenset("how what why when where who which whose do does did is are was were can could would will shall should have has".split())
 _PLURAL_VERBS = frozenset("are were have had do did will would can could should may might must never always just really also still".split())
@@ -82,14 +85,6 @@ NAMING_WORDS = 6  # "It was Matt Patterson", "They enjoyed the Grand Canyon": a 
 _NAMING_OPENERS = frozenset("it it's this that these those the a an my our his her their".split())  # not "he": who?
 _GLUED_DASH = re.compile(r"(?<![\w-])([a-z][\w']*)-\s+(?!(?:and|or|to)\b)(?=\w)")  # "good- we": a dash against its word
 _BARE_NAME = re.compile(r"[A-Z][a-z]+(?: [A-Z][a-z]+)?")  # a segment that is only a name: addressed, when a person's
-_FAVOURITE = re.compile(
-    r"(?:(?P<my>[Mm]y)|(?P<pron>[Hh]er|[Hh]is|[Tt]heir)|(?P<own>[A-Z][a-z]+(?: [A-Z][a-z]+)?|[Tt]he user)'s) "
-    r"favou?rite (?P<k>[a-z]+(?: [a-z]+)?) is (?P<v>.+)"
-)
-_NAMED_IS = re.compile(rf"(?:[Mm]y|[Oo]ur) (?P<rel>(?i:{RELATIONS}|{SPECIES}))(?:'s name is| is (?:called|named)) "
-                       rf"(?P<n>[A-Z][a-z]+(?: [A-Z][a-z]+)?)")
-
-
 def take_name(text: str, names: NameBook | None = None, initial: bool = True) -> tuple[str, str] | None:
     """A leading name of one or two capitalised words, and the rest of the text.
 
@@ -122,6 +117,7 @@ class Context:
     names: NameBook | None = None  # the batch's name evidence (None: trust capitals)
     day: str | None = None  # the local day the line was said on, for plain clauses
     shown: str | None = None  # what the sentence's one photo shows ("photo: a cup ..."), for its pointer
+    pet: str | None = None  # the species of the last pet the line got without a name, for "her name is ..."
 
 
 @dataclass(frozen=True)
@@ -195,23 +191,6 @@ def _someone(who: str, ctx: Context) -> Subject:
     return Subject(who, person=False, display="" if theirs else f"{ctx.me} said: {who.capitalize()}")
 
 
-def _favourite(seg: str, ctx: Context) -> list[Claim]:
-    if m := _NAMED_IS.match(seg):  # "my sister's name is Ana", "my dog is called Rex"
-        rel, name = m.group("rel").lower(), m.group("n")
-        if _SPECIES.match(rel):
-            return [Claim(ctx.me, "pet", f"{rel} {name}", f"{ctx.me} has a {rel} named {name}.", detail=f"{name} ({rel})")]
-        return [Claim(name, "relation", f"{ctx.me}'s {rel}", f"{name} is {ctx.me}'s {rel}.")]
-    m = _FAVOURITE.match(seg)
-    if not m:
-        return []
-    owner = ctx.me if m.group("my") else (ctx.last if m.group("pron") else m.group("own"))
-    value = clean_general(m.group("v"))
-    if not owner or not value:
-        return []
-    thing = m.group("k").lower()
-    return [Claim(owner, f"favourite {thing}", value, f"{owner}'s favourite {thing} is {value}.")]
-
-
 def _segments(sentence: str, ctx: Context) -> list[str]:
     """Cut at conjunctions and commas; a piece that starts no new statement is glued back."""
     pieces = _SEP.split(_GLUED_DASH.sub(r"\1 - ", normalise(sentence)).rstrip(" .!?"))
@@ -220,7 +199,7 @@ def _segments(sentence: str, ctx: Context) -> list[str]:
     for i in range(0, len(pieces), 2):
         seg = unframed(_LEAD.sub("", pieces[i]))
         subj = _subject(seg, ctx, not segs)
-        starts = bool(_FAVOURITE.match(seg) or _PRONOUN.match(seg) or (subj and subj[1].strip())
+        starts = bool(FAVOURITE.match(seg) or _PRONOUN.match(seg) or (subj and subj[1].strip())
                       or parse_predicate("x", seg, False) or (not segs and TIME_ONLY.fullmatch(seg)))
         starts = starts and not (segs and _EXAMPLE.match(seg))
         alone = bool(ctx.names and _BARE_NAME.fullmatch(seg.strip()) and (ctx.names.is_person(seg) or calls(seg, ctx.you)))
@@ -228,6 +207,8 @@ def _segments(sentence: str, ctx: Context) -> list[str]:
             break  # "I'm here for you, Mari": a name addressed at the end ("with Tomas and Mari" is company)
         if not segs and i < len(pieces) - 1 and alone and pieces[i + 1].strip() == ",":
             continue  # "Mari, that sign looks serious": a name addressed at the start is no subject
+        if segs and _PLEASE.match(seg):
+            break  # "I can't eat gluten, so please no pasta": what follows asks, it states nothing
         if segs and not starts:
             glued += [pieces[i - 1], pieces[i]]
             continue
@@ -331,7 +312,7 @@ def parse_sentence(sentence: str, ctx: Context) -> list[Claim]:
     question = strip_asides(statement).rstrip().endswith("?")  # "... that necklace? [shares a photo]" asks
     when = ""  # a leading time phrase ("Last Friday,"), carried to the next clause
     for i, seg in enumerate(_segments(strip_asides(statement), ctx)):
-        found = _favourite(seg, ctx)
+        found = named_in(seg, ctx.me, ctx.last, ctx.pet)
         if found:
             claims += found
             if found[-1].attribute == "relation":  # "My sister is named Ana and she lives in Lyon"
@@ -370,6 +351,7 @@ def parse_sentence(sentence: str, ctx: Context) -> list[Claim]:
             ctx.last = ctx.they = current.name
         ctx.they = group_named(seg, ctx.me) or ctx.they  # "I took the kids to the zoo": they, next
         claims += extra + said
+        ctx.pet = next((c.value for c in extra + said if c.attribute == "pet" and "(" not in c.detail), ctx.pet)
     claims, named = with_relations(claims, strip_asides(statement), ctx.me, ctx.you, ctx.last)
     ctx.last, ctx.they = (named, named) if named else (ctx.last, ctx.they)
     tip = suggestion(strip_asides(statement), ctx.me, ctx.you) if not claims and ctx.names is not None else None

@@ -16,8 +16,10 @@ implies, which the ordinary parser then reads (parse.py), with all its rules:
     What do you do (for work / for a living)?                  + "A nurse" -> I work as a nurse
     How old are you / is he / is your son?                     + "Five"    -> He is five years old
 
-Anything else (a question of another shape, a reply that says something itself) is left to the
-rules as it is.
+A statement about "you" asked to be confirmed ("Pip is your dog, right?", "You're vegetarian,
+correct?") and answered with a yes is the replier's statement ("Pip is my dog.":
+`confirmed_statement`). Anything else (a question of another shape, a reply that says something
+itself) is left to the rules as it is.
 """
 
 from __future__ import annotations
@@ -88,6 +90,27 @@ def implied_statement(question: str, reply: str) -> str | None:
             return f"{who} {age.group('n').lower()} years old."
         return f"I work as {answer}."
     return None
+
+
+# "Pip is your dog, right?" - "Yes!": a statement about "you", asked to be confirmed, and a yes.
+_TAGGED = re.compile(r"^(?P<s>[^?]*\byour?\b[^?]*?),? (?:right|correct|yes|isn't it|aren't you|don't you|"
+                     r"is that right|am i right)\?$", re.I)
+_YES = re.compile(r"^(?:yes|yeah|yep|yup|correct|exactly|that's right|right|indeed)\b(?![,!.]? (?:but|not|no)\b)", re.I)
+_YOU_AS_ME = [(re.compile(p, re.I), me) for p, me in ((r"\byou're\b", "I'm"), (r"\byou are\b", "I am"),
+              (r"\byou were\b", "I was"), (r"\byour\b", "my"), (r"\byours\b", "mine"), (r"^you\b", "I"),
+              (r"\byou\b", "me"))]
+
+
+def confirmed_statement(question: str, reply: str) -> str | None:
+    """The statement about "you" that `question` asked to confirm ("Pip is your dog, right?"), in
+    the replier's words ("Pip is my dog."), when `reply` (its first sentence) opens with a yes."""
+    last = re.split(r"(?<=[.!?])\s+", normalise(question).strip())[-1]
+    if (m := _TAGGED.match(last)) is None or not _YES.match(normalise(reply).strip()):
+        return None
+    statement = m.group("s").strip()
+    for pattern, mine in _YOU_AS_ME:
+        statement = pattern.sub(mine, statement)
+    return f"{statement[:1].upper()}{statement[1:]}."
 
 
 _LEADS = frozenset("about around almost nearly over roughly since just only maybe probably".split())
