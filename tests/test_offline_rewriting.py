@@ -333,3 +333,21 @@ def test_a_group_named_in_a_sentence_about_a_thing_is_whom_they_means_next():
                         ("assistant", "Adorable!", 1),
                         ("user", "They glazed every single bowl in bright turquoise.", 2))
     assert "Maya said: The kids glazed every single bowl in bright turquoise (2023-05-07)." in _facts(lines)
+
+
+@pytest.mark.parametrize(("said", "facts"), [
+    ("My mom's birthday is on the 22nd. She's turning 70!",
+     ["Caroline's mom's birthday is on the 22nd (2023-05-07).", "Caroline's mom is turning 70 (2023-05-07)."]),
+    ("My mom is a nurse.", ["Caroline's mom is a nurse."]),  # a relative, though unnamed, has a job
+    ("I visited my grandma. She turned 90 last week.",
+     ["Caroline visited their grandma (2023-05-07).", "Caroline's grandma is 90 years old."]),
+])
+def test_an_unnamed_relative_is_a_person_and_whom_she_or_he_means_next(said, facts):
+    assert said_by_caroline(said) == facts
+
+
+def test_she_carries_an_unnamed_relative_across_the_agents_question():
+    lines = _agent_chat(("user", "Quick one: my mom's birthday is on the 22nd.", 0),
+                        ("assistant", "Any gift ideas?", 1),
+                        ("user", "She loves gardening and old French films.", 2))
+    assert "Maya's mom loves gardening and old French films." in _facts(lines)

@@ -118,6 +118,21 @@ def _said_as(m: re.Match, me: str) -> str:
     return f"{me}'s {m.group('g')}" if m.group("det").lower() in ("my", "our") else f"the {m.group('g')}"
 
 
+_MY_KIN = re.compile(rf"\b(?:[Mm]y|[Oo]ur) (?P<rel>(?i:{RELATIONS}))\b(?!-)(?! [A-Z])")
+
+
+def kin_named(text: str, me: str) -> str | None:
+    """The last relative `text` names without their name ("my mom's birthday" -> "Ana's mom"): whom
+    a she/he next means, as a named one would be."""
+    found = list(_MY_KIN.finditer(text))
+    return f"{me}'s {found[-1].group('rel').lower()}" if found else None
+
+
+def is_kin(who: str) -> bool:
+    """Whether `who` is an unnamed relative ("Ana's mom"): a person, with a home and a job."""
+    return bool(re.fullmatch(rf".+'s (?i:{RELATIONS})", who))
+
+
 def group_named(text: str, me: str) -> str | None:
     """The last group of people `text` names, as a fact says it ("I took my kids to the zoo" ->
     "Ana's kids"; "with the kids" -> "the kids"), else None."""

@@ -43,7 +43,7 @@ from consolidator.model.offline.clauses import (
     unframed,
 )
 from consolidator.model.offline.mentions import (
-    FAVOURITE, group_named, leading_group, named_in, of_mine, unnamed, with_relations,
+    FAVOURITE, group_named, is_kin, kin_named, leading_group, named_in, of_mine, unnamed, with_relations,
 )
 from consolidator.model.offline.names import NameBook, agrees_with_singular, calls, short_for
 from consolidator.model.offline.rules import Claim, parse_predicate
@@ -339,7 +339,7 @@ def parse_sentence(sentence: str, ctx: Context) -> list[Claim]:
             continue
         group = unnamed(current.name)  # the rules' templates speak of a named one: a group's clause is plain
         said = [] if group else parse_predicate(current.name, predicate, current.first_person, ctx.me)
-        if not current.person and not _SPECIES.search(current.name):  # a thing has no home or job:
+        if not current.person and not _SPECIES.search(current.name) and not is_kin(current.name):  # a thing has no home or job:
             said = [c for c in said if c.attribute not in _PEOPLES]  # "my appointment moved to Friday"
         if not said and not question:
             plain = _clause(current, predicate, ctx, when)
@@ -349,6 +349,8 @@ def parse_sentence(sentence: str, ctx: Context) -> list[Claim]:
             said = [replace(c, person=False) for c in said]
         if (said or extra) and current.person and not current.first_person and current.name != "The user":
             ctx.last = ctx.they = current.name
+        if kin := kin_named(seg, ctx.me):  # "my mom's birthday is on the 22nd. She's turning 70"
+            ctx.last = ctx.they = kin
         ctx.they = group_named(seg, ctx.me) or ctx.they  # "I took the kids to the zoo": they, next
         claims += extra + said
         ctx.pet = next((c.value for c in extra + said if c.attribute == "pet" and "(" not in c.detail), ctx.pet)
