@@ -93,10 +93,16 @@ def test_an_age_given_alone_is_the_age_of_whom_the_question_asks_about():
     ("Pip is your dog, right?", "Yes, a beagle.", "Pip is my dog."),
     ("Noted. You are vegetarian, correct?", "Yep!", "I am vegetarian."),
     ("Your sister lives in Lyon, right?", "Yes.", "My sister lives in Lyon."),
-    ("You work at Acme, right?", "Yes but not for long.", None),  # a yes with a but
+    ("You work at Acme, right?", "Yes but not for long.", "I work at Acme."),  # a yes with a but: still a yes
+    ("You work at Acme, right?", "Yes, not anymore.", None),  # a yes taken back
     ("You like jazz, right?", "No, not really.", None),
     ("Is Pip your dog?", "Yes.", None),  # asked, not stated
     ("The meeting is at 3, right?", "Yes.", None),  # not about "you"
+    ("Do you still work at Nordlys?", "Yes, but I'm remote on Fridays.", "I still work at Nordlys."),
+    ("Have you noticed any positive changes?", "Yes, a few!", "I have noticed some positive changes."),
+    ("Are you vegetarian?", "Yep.", "I am vegetarian."),
+    ("Do you want me to book it?", "Yes.", None),  # an offer (tasks.py), no statement
+    ("Did you finish?", "Yes.", None),  # its tense is not the statement's
 ])
 def test_a_statement_about_you_asked_to_be_confirmed_and_a_yes_is_the_repliers(question, reply, statement):
     assert confirmed_statement(question, reply) == statement
@@ -107,3 +113,12 @@ def test_a_confirmed_statement_gives_the_fact_in_an_agents_log():
              Line(id="u1", at=AT + timedelta(minutes=1), role="user", speaker="Maya", text="Yes, a beagle.")]
     facts = MODEL.extract_facts(FactExtractionRequest(scope="s", messages=lines, neighbours=[])).facts
     assert [(f.text, f.source_ids) for f in facts] == [("Maya has a dog named Pip.", ["u1"])]
+
+
+def test_a_confirmation_adds_to_what_the_reply_says_itself():
+    """"Yes, but I'm remote on Fridays" says something of its own; the yes still confirms the employer."""
+    lines = [Line(id="a1", at=AT, role="assistant", text="Do you still work at Nordlys?"),
+             Line(id="u1", at=AT + timedelta(minutes=1), role="user", speaker="Maya",
+                  text="Yes, but I'm remote on Fridays.")]
+    facts = MODEL.extract_facts(FactExtractionRequest(scope="s", messages=lines, neighbours=[])).facts
+    assert "Maya works at Nordlys." in [f.text for f in facts]

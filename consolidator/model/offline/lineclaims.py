@@ -116,9 +116,10 @@ def _claims(people: tuple[_Line, ...], lead: int, zone: str, known: frozenset[st
             found = len(out)
             parsed = parse_sentence(sentence, ctx)
             if not parsed and k == 0 and _answers(asked[i], line) and (  # "About 5 years now." (replies.py)
-                    implied := implied_statement(asked[i].text, sentence)
-                    or confirmed_statement(asked[i].text, sentence)):
+                    implied := implied_statement(asked[i].text, sentence)):
                 parsed = [replace(c, sentence=sentence) for c in parse_sentence(implied, ctx)]  # the reply's own
+            if k == 0 and _answers(asked[i], line) and (confirmed := confirmed_statement(asked[i].text, sentence)):
+                parsed += [replace(c, sentence=sentence) for c in parse_sentence(confirmed, ctx)]  # "Yes, but ..."
             for c in _praise_dropped(parsed, reacting):  # (plain clauses dated by event_date)
                 if _ORPHAN_CLITIC.search(c.text):
                     continue  # "tomorrow's gonna be a blast" less its date word: "'s gonna be ...", no statement

@@ -17,8 +17,8 @@ implies, which the ordinary parser then reads (parse.py), with all its rules:
     How old are you / is he / is your son?                     + "Five"    -> He is five years old
 
 A statement about "you" asked to be confirmed ("Pip is your dog, right?", "You're vegetarian,
-correct?") and answered with a yes is the replier's statement ("Pip is my dog.":
-`confirmed_statement`). Anything else (a question of another shape, a reply that says something
+correct?", "Do you still work at Acme?", "Are you vegetarian?") and answered with a yes is the
+replier's statement ("Pip is my dog.", "I still work at Acme.": `confirmed_statement`). Anything else (a question of another shape, a reply that says something
 itself) is left to the rules as it is.
 """
 
@@ -95,19 +95,29 @@ def implied_statement(question: str, reply: str) -> str | None:
 # "Pip is your dog, right?" - "Yes!": a statement about "you", asked to be confirmed, and a yes.
 _TAGGED = re.compile(r"^(?P<s>[^?]*\byour?\b[^?]*?),? (?:right|correct|yes|isn't it|aren't you|don't you|"
                      r"is that right|am i right)\?$", re.I)
-_YES = re.compile(r"^(?:yes|yeah|yep|yup|correct|exactly|that's right|right|indeed)\b(?![,!.]? (?:but|not|no)\b)", re.I)
+_YES = re.compile(r"^(?:yes|yeah|yep|yup|correct|exactly|that's right|right|indeed)\b(?![,!.]? (?:not|no)\b)", re.I)
+# "Do you still work at Acme?", "Are you vegetarian?", "Have you booked it?" - "Yes": the question's statement.
+_ASKED = [(re.compile(r"^do you (?P<s>(?!(?:want|need|like|mind|think|know)\b)[^?]+)\?$", re.I), "I "),
+          (re.compile(r"^are you (?P<s>[^?]+)\?$", re.I), "I am "),
+          (re.compile(r"^have you (?P<s>[^?]+)\?$", re.I), "I have ")]
 _YOU_AS_ME = [(re.compile(p, re.I), me) for p, me in ((r"\byou're\b", "I'm"), (r"\byou are\b", "I am"),
               (r"\byou were\b", "I was"), (r"\byour\b", "my"), (r"\byours\b", "mine"), (r"^you\b", "I"),
-              (r"\byou\b", "me"))]
+              (r"\byou\b", "me"), (r"\bany\b", "some"), (r"\banything\b", "something"),  # asked "any", said "some"
+              (r"\banyone\b", "someone"))]
 
 
 def confirmed_statement(question: str, reply: str) -> str | None:
     """The statement about "you" that `question` asked to confirm ("Pip is your dog, right?"), in
     the replier's words ("Pip is my dog."), when `reply` (its first sentence) opens with a yes."""
     last = re.split(r"(?<=[.!?])\s+", normalise(question).strip())[-1]
-    if (m := _TAGGED.match(last)) is None or not _YES.match(normalise(reply).strip()):
+    if not _YES.match(normalise(reply).strip()):
         return None
-    statement = m.group("s").strip()
+    if m := _TAGGED.match(last):
+        statement = m.group("s").strip()
+    elif asked := next((f"{lead}{m.group('s')}" for pattern, lead in _ASKED if (m := pattern.match(last))), None):
+        statement = asked.strip()
+    else:
+        return None
     for pattern, mine in _YOU_AS_ME:
         statement = pattern.sub(mine, statement)
     return f"{statement[:1].upper()}{statement[1:]}."
