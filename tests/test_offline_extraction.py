@@ -497,6 +497,9 @@ def test_a_relative_named_anywhere_is_who_they_are_and_whom_he_means_next():
     ("My manager quit this morning.", "Caroline's manager quit this morning (2023-05-07)."),  # a time, no habit given up
     ("They're promoting me to team lead, starting next month.",
      "Caroline is being promoted to team lead, starting next month (June 2023) (2023-05-07)."),
+    # a life event's rule dated by its clause; a trailing "how about you?" leaves a statement, not a question
+    ("Been up and down lately, got married last week - how about you?", "Caroline got married (week of 2023-04-24)."),
+    ("I went to a pottery workshop last Friday, how about you?", "Caroline went to a pottery workshop (2023-05-05)."),
 ])
 def test_a_part_of_the_day_a_time_quit_and_a_promotion_done_to_the_speaker(said, fact):
     assert said_by_caroline(said) == [fact]

@@ -212,10 +212,12 @@ def named_in_reply(asked: _Line, reply: _Line, first: str, me: str) -> str | Non
 
 
 def _acquired_on(claim: Claim, sentence: str, day: str) -> Claim:
-    """A pet rule's event ("adopted a puppy named Max last week") dated as a plain event is: its
-    template keeps no time words, so the day comes from the one relative date of the clause that
-    names the animal ("I adopted a cat, and next week I start a job" leaves the cat undated)."""
-    if claim.attribute != "pet" or " has " in claim.text or not claim.text.endswith("."):
+    """A rule's event ("adopted a puppy named Max last week", "got married last week") dated as a
+    plain event is: its template keeps no time words, so the day comes from the one relative date
+    of the clause that names the animal or the state ("I adopted a cat, and next week I start a
+    job" leaves the cat undated)."""
+    pet = claim.attribute == "pet" and " has " not in claim.text
+    if not (pet or claim.attribute == "partner" and " got " in claim.text) or not claim.text.endswith("."):
         return claim
     animal = re.compile(rf"\b{re.escape(claim.value.split()[0])}\b", re.I)
     clause = next((c for c in CLAUSE_BREAK.split(sentence) if animal.search(c)), "")

@@ -120,7 +120,9 @@ _RULES: list[tuple[str, str, str, object]] = [
             rf"(?:{_BE})?{_ADV}(?P<v>(?:dating|seeing|going out with|in a relationship with|engaged to|married to) {_NAME})\b.*"),
     *_rules("partner", "{s} is {v}.", clean_partner,
             rf"{_HAVE}{_ADV}(?:got |just )?(?P<v>(?:engaged|married)(?: to)? {_NAME})\b.*"),
-    *_rules("partner", "{s} is {v}.", clean_general, rf"{_HAVE}{_ADV}(?:got|just got|are|were) (?P<v>engaged|married)$"),
+    *_rules("partner", "{s} is {v}.", clean_general, rf"{_HAVE}{_ADV}(?:are|were) (?P<v>engaged|married)$"),
+    *_rules("partner", "{s} got {v}.", clean_general,  # an event: dated by its clause (lineclaims)
+            rf"{_HAVE}{_ADV}(?:just )?got (?P<v>engaged|married)(?! to\b)(?:[ ,].*)?$"),
     *_rules("training", "{s} is training for {v}.", clean_general, rf"(?:{_BE})?{_ADV}training for (?P<v>.+)"),
     *_rules("learning", "{s} is learning {v}.", clean_general,
             rf"(?:{_BE})?{_ADV}learning (?P<v>.+)",
