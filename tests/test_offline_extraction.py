@@ -503,3 +503,12 @@ def test_a_relative_named_anywhere_is_who_they_are_and_whom_he_means_next():
 ])
 def test_a_part_of_the_day_a_time_quit_and_a_promotion_done_to_the_speaker(said, fact):
     assert said_by_caroline(said) == [fact]
+
+
+@pytest.mark.parametrize(("said", "facts"), [
+    ("I got divorced last year.", ["Caroline got divorced last year (2022)."]),  # an ending: no value to date by
+    ("I got divorced.", ["Caroline got divorced."]),
+])
+def test_a_partner_ended_with_got_is_read_without_a_value(said, facts):
+    """"got divorced" raised IndexError in the dating of "got married" (lineclaims._acquired_on)."""
+    assert said_by_caroline(said) == facts

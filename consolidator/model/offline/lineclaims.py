@@ -26,7 +26,7 @@ from consolidator.model.offline.names import NameBook
 from consolidator.model.offline.parse import CLAUSE_BREAK, Context, parse_sentence
 from consolidator.model.offline.reldates import resolve_relative_dates
 from consolidator.model.offline.replies import confirmed_statement, implied_statement
-from consolidator.model.offline.rules import TASTES, Claim
+from consolidator.model.offline.rules import TASTES, Claim, Polarity
 from consolidator.model.offline.shown import caption_of, presented, with_shown
 from consolidator.model.offline.text_compact import compact
 from consolidator.model.offline.text import normalise, sentences
@@ -217,8 +217,9 @@ def _acquired_on(claim: Claim, sentence: str, day: str) -> Claim:
     of the clause that names the animal or the state ("I adopted a cat, and next week I start a
     job" leaves the cat undated)."""
     pet = claim.attribute == "pet" and " has " not in claim.text
-    if not (pet or claim.attribute == "partner" and " got " in claim.text) or not claim.text.endswith("."):
-        return claim
+    wed = claim.attribute == "partner" and claim.polarity is Polarity.ASSERTED and " got " in claim.text
+    if not (pet or wed) or not claim.value.strip() or not claim.text.endswith("."):
+        return claim  # ("got divorced" ends a partner: no value to find the clause by)
     animal = re.compile(rf"\b{re.escape(claim.value.split()[0])}\b", re.I)
     clause = next((c for c in CLAUSE_BREAK.split(sentence) if animal.search(c)), "")
     dated = event_date("", clause, day)
