@@ -139,6 +139,16 @@ def test_a_thing_someone_got_new_weighs_as_a_name_though_its_word_is_common():
     assert "Caroline got some new shoes (2023-05-07)." in said_by_caroline("Pip is so playful! Just got some new shoes, too!")
 
 
+@pytest.mark.parametrize(("said", "fact"), [
+    ("I graduated last month!", "Caroline graduated (April 2023)."),
+    ("We had a baby girl last week.", "Caroline had a baby girl (week of 2023-04-24)."),
+    ("My grandpa passed away last week.", "Caroline's grandpa passed away (week of 2023-04-24)."),
+])
+def test_a_life_event_is_a_fact_though_its_words_are_common(said, fact):
+    """Each gave no fact: "graduated", "baby", "passed away" weighed too little for a clause's worth."""
+    assert said_by_caroline(said) == [fact]
+
+
 @pytest.mark.parametrize("said", ["Things went according to plan, all good.", "I went to bed early last night."])
 def test_a_go_without_a_pastime_or_a_place_gives_no_fact(said):
     assert said_by_caroline(said) == []

@@ -205,12 +205,26 @@ def acquisitions(text: str) -> frozenset[str]:
     return frozenset(found)
 
 
+# A change in a life's status ("graduated", "retired", "had a baby", "passed away"): what a memory of a
+# person is for, however common its words. (Marriages, jobs and homes have rules of their own.)
+_LIFE_EVENT = re.compile(
+    r"\b(?:graduated|graduating|retired|retiring|pregnant|gave birth|had (?:a|our|their|her|his) (?:first )?baby|"
+    r"was born|were born|passed away|died|diagnosed|surgery|widowed)\b", re.I)
+
+
+def life_events(text: str) -> frozenset[str]:
+    """The words of the life events `text` names, lower-cased ("had a baby" -> {"had", "a", "baby"})."""
+    return frozenset(w for m in _LIFE_EVENT.findall(text) for w in m.lower().split())
+
+
 @lru_cache(maxsize=1 << 14)
 def specifics(text: str) -> frozenset[str]:
-    """The words that name what a person did, where they went and what they got new, lower-cased:
-    the pastimes of `activities`, the head nouns of `destinations` and of `acquisitions`, as
-    specific as a name however common ("went fishing", "went to the fair", "got new shoes")."""
-    return activities(text) | {p.split()[-1].lower() for p in destinations(text)} | acquisitions(text)
+    """The words that name what a person did, where they went, what they got new and how their life
+    changed, lower-cased: the pastimes of `activities`, the head nouns of `destinations` and of
+    `acquisitions`, the `life_events`, as specific as a name however common ("went fishing", "went
+    to the fair", "got new shoes", "graduated")."""
+    return (activities(text) | {p.split()[-1].lower() for p in destinations(text)} | acquisitions(text)
+            | life_events(text))
 
 
 def content_stems(text: str) -> list[str]:

@@ -11,9 +11,10 @@ titles, places, objects, activities. Four pure functions of the text follow from
   (clauses.VAGUE, lexicon.PHATIC) and the names of the people talking weigh nothing; a number
   weighs NUMBER_WEIGHT; a capitalised word past the first (a name, a title) at least
   NAME_WEIGHT, as do a pastime named by "go" and its -ing form ("went fishing"), the place
-  someone went to ("took the kids to the aquarium") and a thing they got new ("got some new
-  shoes"; text.specifics): what a person does, where they go and what they get are what
-  questions ask about, and the words' commonness hides it. "went to a pottery workshop" weighs
+  someone went to ("took the kids to the aquarium"), a thing they got new ("got some new
+  shoes") and a life event ("graduated", "had a baby"; text.specifics): what a person does, where
+  they go, what they get and how their life changes are what questions ask about, and the words'
+  commonness hides it. "went to a pottery workshop" weighs
   about 4; "is up for the challenge" about 1.
 - `tidy`: the clause without intensifiers ("really", "super", "so" before a word of
   feeling), emoticons, and a trailing evaluation ("..., and it was really enlightening"):
