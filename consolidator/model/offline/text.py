@@ -209,7 +209,9 @@ def acquisitions(text: str) -> frozenset[str]:
 # person is for, however common its words. (Marriages, jobs and homes have rules of their own.)
 _LIFE_EVENT = re.compile(
     r"\b(?:graduated|graduating|retired|retiring|pregnant|gave birth|had (?:a|our|their|her|his) (?:first )?baby|"
-    r"was born|were born|passed away|died|diagnosed|surgery|widowed)\b", re.I)
+    r"was born|were born|passed away|died|diagnosed|surgery|widowed|"
+    r"started (?:a|my|her|his|their) new (?:job|position|role)|started (?:school|college|university|kindergarten)|"
+    r"bought (?:a|our|my|their) (?:first )?(?:house|home|flat|apartment)|moved (?:house|home))\b", re.I)
 
 
 def life_events(text: str) -> frozenset[str]:
