@@ -89,8 +89,9 @@ def normalise(text: str) -> str:
     return " ".join(out.split())
 
 
-# Tag questions: a statement asking to be agreed with (", right?", ", isn't it?").
-_TAG = re.compile(  # "..., right?", "... - how about you?": the statement before asks to be agreed with or answered in kind
+# Tag questions: a statement asking to be agreed with (", right?", ", isn't it?") or answered in
+# kind ("... - how about you?").
+_TAG = re.compile(
     r"(?:,|\s+[-\u2013\u2014]+)\s*(?:right|huh|eh|yeah|no|ok|okay|you know|don't you think|wouldn't you say|"
     r"(?:so |and )?(?:how|what) about (?:you|yourself)|and you|"
     r"(?:isn't|aren't|wasn't|weren't|don't|doesn't|didn't|won't|wouldn't|can't|couldn't|haven't|hasn't|shouldn't)"
