@@ -7,7 +7,7 @@ from datetime import date, datetime
 
 import pytest
 
-from consolidator.model.schemas import Line, TasksRequest
+from consolidator.model.schemas import FactExtractionRequest, Line, TasksRequest
 from tests.support.offline_kit import LATE, MODEL, chat
 
 
@@ -108,3 +108,21 @@ def test_every_weekday_is_a_recurrence_not_a_due_date():
     """"every Sunday" stays in the title; the task has no one due day ("every 2025-03-09" before)."""
     (change,) = tasks_of("Can you remind me to water the plants every Sunday?")
     assert (change.title, change.due) == ("Water the plants every Sunday", None)
+
+
+def test_a_cancel_after_an_interjection_cancels_the_task_opened_in_the_same_batch():
+    """"Oh, cancel the plumber" matched nothing: the cancel had to open the sentence."""
+    assert tasks_of("I have to call the plumber tomorrow morning about the leak.",
+                    "Oh, cancel the plumber, my neighbour fixed the leak.") == []
+
+
+def test_a_due_day_that_qualifies_a_noun_leaves_its_preposition_in_the_title():
+    (change,) = tasks_of("Can you find me a good Thai place near Bonfim for Friday dinner?")
+    assert change.title == "Find me a good Thai place near Bonfim for dinner" and change.due.weekday() == 4
+
+
+def test_a_request_to_the_agent_is_a_task_not_a_fact():
+    lines = [Line(id="u1", at=LATE, role="user", speaker="Maya", text="Remind me to renew my passport before March 15.")]
+    facts = MODEL.extract_facts(FactExtractionRequest(scope="s", messages=lines, neighbours=[])).facts
+    assert facts == [] and [c.title for c in tasks_of("Remind me to renew my passport before March 15.")] == [
+        "Renew my passport"]

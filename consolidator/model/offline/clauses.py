@@ -107,7 +107,8 @@ PERSON_VERBS = frozenset(stem(w) for w in (
 # Advice and requests ("Let's ...", "Keep it up", "Check this out"): said to someone, about no one.
 _ADVICE = re.compile(
     r"(?:let's|lets|let us|do not|don't|never|always|please|remember|keep|check|try|make sure|stay|enjoy|imagine|"
-    r"hang in|believe|follow|go for|take care|have fun|be)\b",
+    r"hang in|believe|follow|go for|take care|have fun|be|remind|(?:tell|help|find|show|send|give|get) me|book|order|"
+    r"cancel|schedule)\b",
     re.I,
 )
 _JUDGES_IT = re.compile(r"(?:it|this|that) (?:is|was|has been) (?:(?:so|really|such|a|an|just|pretty|very) )*(?P<w>[\w-]+)",

@@ -115,7 +115,8 @@ _CANCEL_REMINDER = re.compile(
     re.I,
 )
 _CANCEL = [
-    re.compile(r"^\s*(?:please )?(?:cancel|scrap|forget about|forget) (?P<p>.+)", re.I),
+    re.compile(r"^\s*(?:(?:oh|ah|and|also|actually|ok|okay|so|well|hey|btw)[,!.]?\s+)*(?:please )?"
+               r"(?:cancel|scrap|forget about|forget) (?P<p>.+)", re.I),  # "Oh, cancel the plumber"
     re.compile(r"\bnever ?mind(?: about)? (?P<p>.+)", re.I),
     re.compile(r"\bno need to (?P<p>.+)", re.I),
     re.compile(r"\bI (?:do not|no longer) (?:need|have) to (?P<p>.+)", re.I),
@@ -167,15 +168,20 @@ def _resolve(m: re.Match[str], today: date) -> date | None:
     return None
 
 
+_QUALIFIES = re.compile(r" (?:dinner|lunch|breakfast|brunch|drinks|night|party|meeting|class|game|show)\b", re.I)
+
+
 def _month(name: str) -> int:
     low = name.lower()[:3]
     return [m[:3] for m in MONTHS].index(low) + 1
 
 
 def title_of(action: str) -> str:
-    """'book a table at Luigi's for tomorrow, please?' -> "Book a table at Luigi's"."""
+    """'book a table at Luigi's for tomorrow, please?' -> "Book a table at Luigi's"; a due day that
+    qualifies a noun keeps the noun's preposition ("a Thai place for Friday dinner" -> "... for dinner")."""
     text = _CUT.sub("", action.strip())
-    text = _DUE.sub("", text)
+    text = _DUE.sub(lambda m: " for " if _QUALIFIES.match(m.string, m.end()) and m.group(0).split()[0] == "for"
+                    else "", text)
     text = _POLITE.sub("", text)
     text = " ".join(text.split()).strip(" .!?:;,-\"'")
     return text[:1].upper() + text[1:]
