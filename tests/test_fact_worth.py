@@ -144,11 +144,12 @@ def test_a_thing_someone_got_new_weighs_as_a_name_though_its_word_is_common():
     ("We had a baby girl last week.", "Caroline had a baby girl (week of 2023-04-24)."),
     ("My grandpa passed away last week.", "Caroline's grandpa passed away (week of 2023-04-24)."),
     ("I started a new job yesterday.", "Caroline started a new job (2023-05-06)."),
+    ("My best friend Sofia just had twins!", "Sofia had twins (2023-05-07)."),
     ("We bought a house last week.", "Caroline bought a house (week of 2023-04-24)."),
 ])
 def test_a_life_event_is_a_fact_though_its_words_are_common(said, fact):
     """Each gave no fact: "graduated", "baby", "passed away" weighed too little for a clause's worth."""
-    assert said_by_caroline(said) == [fact]
+    assert fact in said_by_caroline(said)
 
 
 @pytest.mark.parametrize("said", ["Things went according to plan, all good.", "I went to bed early last night."])

@@ -209,7 +209,8 @@ def acquisitions(text: str) -> frozenset[str]:
 # A change in a life's status ("graduated", "retired", "had a baby", "passed away"): what a memory of a
 # person is for, however common its words. (Marriages, jobs and homes have rules of their own.)
 _LIFE_EVENT = re.compile(
-    r"\b(?:graduated|graduating|retired|retiring|pregnant|gave birth|had (?:a|our|their|her|his) (?:first )?baby|"
+    r"\b(?:graduated|graduating|retired|retiring|pregnant|gave birth|"
+    r"had (?:(?:a|our|their|her|his) (?:first |second |third )?(?:baby|son|daughter|boy|girl)|twins|triplets)(?! over)|"
     r"was born|were born|passed away|died|diagnosed|surgery|widowed|"
     r"started (?:a|my|her|his|their) new (?:job|position|role)|started (?:school|college|university|kindergarten)|"
     r"bought (?:a|our|my|their) (?:first )?(?:house|home|flat|apartment)|moved (?:house|home))\b", re.I)
