@@ -24,6 +24,8 @@ from tests.support.offline_kit import AT, MODEL, chat, fact_texts
     ("What do you do for a living?", "A nurse.", "I work as a nurse."),
     ("How old are you?", "34.", "I am 34 years old."),
     ("And how old is your son now?", "Five!", "My son is five years old."),
+    ("When do you leave for Lisbon?", "Next Monday.", "I leave for Lisbon next Monday."),
+    ("When will your sister arrive?", "On the 3rd.", "My sister arrives on the 3rd."),
 ])
 def test_a_fragment_answer_is_the_statement_its_question_implies(question, reply, statement):
     assert implied_statement(question, reply) == statement
@@ -41,6 +43,7 @@ def test_a_fragment_answer_is_the_statement_its_question_implies(question, reply
     ("I moved to Porto.", "Porto!"),  # no question
     ("How old are you?", "Almost 40."),  # an age it does not say
     ("How old is she?", "Old enough haha."),
+    ("When does he start?", "Not sure yet."),  # no time given
 ])
 def test_anything_else_is_left_to_the_rules(question, reply):
     assert implied_statement(question, reply) is None
@@ -122,3 +125,10 @@ def test_a_confirmation_adds_to_what_the_reply_says_itself():
                   text="Yes, but I'm remote on Fridays.")]
     facts = MODEL.extract_facts(FactExtractionRequest(scope="s", messages=lines, neighbours=[])).facts
     assert "Maya works at Nordlys." in [f.text for f in facts]
+
+
+def test_a_time_given_alone_to_when_dates_the_statement():
+    lines = [Line(id="a1", at=AT, role="assistant", text="When do you leave for Lisbon?"),
+             Line(id="u1", at=AT + timedelta(minutes=1), role="user", speaker="Maya", text="Next Monday.")]
+    facts = MODEL.extract_facts(FactExtractionRequest(scope="s", messages=lines, neighbours=[])).facts
+    assert [(f.text, f.source_ids) for f in facts] == [("Maya leaves for Lisbon (2023-05-08).", ["u1"])]

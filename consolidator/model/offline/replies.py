@@ -15,6 +15,7 @@ implies, which the ordinary parser then reads (parse.py), with all its rules:
     Where are you from?                                        + "Lisbon" -> I am from Lisbon
     What do you do (for work / for a living)?                  + "A nurse" -> I work as a nurse
     How old are you / is he / is your son?                     + "Five"    -> He is five years old
+    When does he / do you / will your sister V (X)?            + "In August" -> He Vs (X) in August
 
 A statement about "you" asked to be confirmed ("Pip is your dog, right?", "You're vegetarian,
 correct?", "Do you still work at Acme?", "Are you vegetarian?") and answered with a yes is the
@@ -27,7 +28,8 @@ from __future__ import annotations
 import re
 
 from consolidator.model.offline.patterns import AGE_WORDS
-from consolidator.model.offline.text import STOPWORDS, normalise
+from consolidator.model.offline.text import STOPWORDS, normalise, third_person
+from consolidator.model.offline.words import MONTHS, WEEKDAYS
 
 MAX_FRAGMENT_WORDS = 8
 _DURATION = re.compile(
@@ -51,7 +53,12 @@ _FRAMES: list[tuple[re.Pattern[str], str]] = [
     (re.compile(r"where are you (?:from|originally from)\?$", re.I), "from"),
     (re.compile(r"what do you do(?: for (?:work|a living))?\?$", re.I), "work"),
     (re.compile(r"how old (?:are (?P<you>you)|is (?P<who>he|she|your [a-z]+(?: (?!now\b)[a-z]+)?))(?: now)?\?$", re.I), "age"),
+    (re.compile(r"when (?:do|does|will) (?P<who>you|he|she|they|your [a-z]+) (?P<v>[a-z]+)(?P<rest>(?: [a-z]+){0,3})\?$",
+                re.I), "when"),
 ]
+# A time given alone ("In August.", "Next Monday", "on the 3rd"): what a "when" asks for.
+_WHEN = re.compile(rf"(?:(?:in|on|at|by|from|around|next|this|early|late|mid)\b.*|(?:tomorrow|tonight|today|soon)\b.*|"
+                   rf"(?:{'|'.join(MONTHS)}|{'|'.join(WEEKDAYS)})\b.*|\d.*)", re.I)
 _AGE = re.compile(rf"(?:just |almost |nearly )?(?P<n>\d{{1,3}}|{AGE_WORDS})(?: years? old| yrs)?(?: now)?", re.I)
 
 
@@ -88,6 +95,17 @@ def implied_statement(question: str, reply: str) -> str | None:
                 return None
             who = "I am" if m.group("you") else f"{re.sub(r'(?i)^your ', 'my ', m.group('who')).capitalize()} is"
             return f"{who} {age.group('n').lower()} years old."
+        if shape == "when":
+            if not _WHEN.fullmatch(answer):
+                return None
+            who = m.group("who").lower()
+            subject = {"you": "I", "your": "my"}.get(who.split()[0], who)
+            subject = f"{subject} {who.split()[1]}" if who.startswith("your ") else subject
+            verb = m.group("v").lower()
+            verb = verb if subject in ("I", "they") else third_person(verb)
+            if not re.match(rf"(?:{'|'.join(MONTHS)}|{'|'.join(WEEKDAYS)})\b", answer, re.I):
+                answer = answer[:1].lower() + answer[1:]  # "Next Monday" inside the statement
+            return f"{subject[:1].upper()}{subject[1:]} {verb}{m.group('rest')} {answer}."
         return f"I work as {answer}."
     return None
 
