@@ -480,3 +480,17 @@ def test_same_request_same_reply():
 def test_what_someone_cannot_eat_they_avoid_unless_it_is_a_portion():
     assert [(c.attribute, c.value) for c in parse_text("I can't eat gluten.", "Maya")] == [("avoids", "gluten")]
     assert all(c.attribute != "avoids" for c in parse_text("I can't eat another bite.", "Maya"))
+
+
+def test_an_ending_the_rules_misread_ends_the_known_value_it_names():
+    """"I left Acme" reads as a partner left (the rule cannot tell a company from a name); the known
+    "Maya works at Acme" says the employer ended, in the facts and in the contact's details. A
+    later ending in the batch ("we broke up") no longer swallows it."""
+    store = [KnownFact(id="f3", text="Maya works at Acme.", similarity=0.6),
+             KnownFact(id="f4", text="Maya is dating Bruno.", similarity=0.6)]
+    said = ("Also I left Acme, I'm freelancing as a translator now.", "Bruno and I broke up, by the way.")
+    ops = {(f.op, f.target_id, f.text) for f in facts(*said, neighbours=store)}
+    assert {("UPDATE", "f3", "Maya left Acme."), ("UPDATE", "f4", "Maya broke up.")} <= ops
+    known = [KnownContact(name="Maya", details={"employer": "Acme", "partner": "dating Bruno"})]
+    (maya,) = contacts(*said, known=known)
+    assert maya.details == {"employer": "", "partner": ""}

@@ -47,6 +47,7 @@ DETAIL_KEYS = {
     "plan": "plans", "goal": "goals", "likes": "likes", "dislikes": "dislikes", "age": "age",
     "partner": "partner", "pastime": "pastimes", "place": "places", "role": "roles",
 }
+_SINGLE_KEYS = frozenset(key for attribute, key in DETAIL_KEYS.items() if spec_of(attribute).single)
 BIOGRAPHY_WORDS = 60
 LISTED_ITEMS = 12  # a listed detail keeps its newest items (the detail rows keep the former values)
 SUMMARY_WORDS = 20
@@ -173,6 +174,10 @@ def _apply(details: dict[str, str], claim: Claim) -> str | None:
             details[key] = value
         elif not stems or not current or stems <= set(content_stems(current)) or set(content_stems(current)) <= stems:
             details[key] = ""
+        elif other := next((k for k, v in details.items()
+                            if k in _SINGLE_KEYS and v and set(content_stems(v)) == stems), None):
+            details[other] = ""  # "I left Acme" read as a partner left: the employer Acme is what ended
+            return other
         return key
     items = _items(current)
     if claim.polarity is Polarity.ASSERTED:

@@ -72,6 +72,7 @@ def decide_ops(doc: ExtractionDoc, settings: OfflineSettings) -> ExtractionDoc:
     doc.known = [(f, parse_text(f.text)) for f in sorted(doc.request.neighbours, key=lambda f: -f.similarity)]
     targeted: set[str] = set()
     for claim in doc.claims:
+        claim = _ended_as_known(claim, doc.known)
         op, target = _decide(claim, doc.known)
         if op in ("UPDATE", "DELETE"):
             if target in targeted:
@@ -136,7 +137,10 @@ def _latest_per_single_attribute(claims: list[Claim]) -> list[Claim]:
     out: list[Claim] = []
     for i, c in enumerate(claims):
         slot = slots[i]
-        if slot not in last or last[slot] == i:
+        final = claims[last[slot]] if slot in last else None
+        ends_another = (final is not None and c.polarity is final.polarity is Polarity.ENDED
+                        and c.value.lower() != final.value.lower())  # "I left Acme ... we broke up": two endings
+        if slot not in last or last[slot] == i or ends_another:
             if slot in last and c.polarity is Polarity.ASSERTED:
                 earlier = [e for j, e in enumerate(claims[:i]) if slots[j] == slot
                            and e.polarity is not Polarity.ASSERTED]
@@ -155,6 +159,20 @@ def _norm(text: str) -> tuple[str, ...]:
 @lru_cache(maxsize=1 << 12)
 def negated(text: str) -> bool:
     return is_negated(normalise(text))
+
+
+def _ended_as_known(claim: Claim, known: list[tuple[KnownFact, list[Claim]]]) -> Claim:
+    """An ending whose value no known fact of its attribute holds, but one of another single-valued
+    attribute of the same subject does, ends that one ("I left Acme" reads as a partner left; the
+    known "Maya works at Acme" says it was the employer)."""
+    if claim.polarity is not Polarity.ENDED or not claim.key:
+        return claim
+    same = [k for _, ks in known for k in ks if same_subject(k.subject, claim.subject) and k.polarity is Polarity.ASSERTED]
+    if any(k.attribute == claim.attribute and values_compatible(claim.key, k.key) for k in same):
+        return claim
+    other = next((k.attribute for k in same if k.attribute != claim.attribute and spec_of(k.attribute).single
+                  and set(k.key) == set(claim.key)), None)
+    return replace(claim, attribute=other) if other else claim
 
 
 def _decide(claim: Claim, known: list[tuple[KnownFact, list[Claim]]]) -> tuple[str, str | None]:
