@@ -500,6 +500,9 @@ def test_a_relative_named_anywhere_is_who_they_are_and_whom_he_means_next():
     # a life event's rule dated by its clause; a trailing "how about you?" leaves a statement, not a question
     ("Been up and down lately, got married last week - how about you?", "Caroline got married (week of 2023-04-24)."),
     ("I went to a pottery workshop last Friday, how about you?", "Caroline went to a pottery workshop (2023-05-05)."),
+    # the date is what is said of the subject: it stays in place (it left "anniversary is, 12 years"), and no stance
+    ("Btw our anniversary is next Saturday, 12 years!",
+     "Caroline's anniversary is next Saturday (2023-05-13), 12 years (2023-05-07)."),
 ])
 def test_a_part_of_the_day_a_time_quit_and_a_promotion_done_to_the_speaker(said, fact):
     assert said_by_caroline(said) == [fact]

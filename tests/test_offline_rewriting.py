@@ -267,6 +267,7 @@ def test_a_group_said_with_the_is_kept_in_the_speakers_name():
     ("Oh, and the dentist moved my appointment to Thursday at 3.",
      "Caroline said: The dentist moved Caroline's appointment to Thursday (2023-05-11) at 3 (2023-05-07)."),
     ("The vet is from Spain.", "Caroline said: The vet is from Spain (2023-05-07)."),
+    ("The pediatrician said it's just a virus.", "Caroline said: The pediatrician said it is a virus (2023-05-07)."),
 ])
 def test_a_groups_clause_is_plain_never_a_rule_template_for_one(said, fact):
     """The attribute templates agree with one person ("loves") and state a named one's details; a

@@ -126,3 +126,8 @@ def test_a_request_to_the_agent_is_a_task_not_a_fact():
     facts = MODEL.extract_facts(FactExtractionRequest(scope="s", messages=lines, neighbours=[])).facts
     assert facts == [] and [c.title for c in tasks_of("Remind me to renew my passport before March 15.")] == [
         "Renew my passport"]
+
+
+def test_an_obligation_promised_is_titled_by_its_errand():
+    (change,) = tasks_of("I'll have to skip the team offsite on Thursday.")
+    assert change.title == "Skip the team offsite" and change.due.weekday() == 3

@@ -155,7 +155,8 @@ def strip_asides(text: str) -> str:
 # "since last year", "until next week", "moved to Friday": the date bounds a span or is a target,
 # it is not when the clause happened.
 _SPAN_WORDS = frozenset(
-    "since until till by before after from for through during over within than around about to starting beginning".split())
+    "since until till by before after from for through during over within than around about to starting beginning"
+    " is was are were".split())  # "our anniversary is next Saturday": the date is what is said, it stays in place
 _LOOSE_PUNCT = re.compile(r"\s+(?=[,.;:!?])|(?<=[,;:])(?=[,;:])")
 
 

@@ -142,8 +142,9 @@ def group_named(text: str, me: str) -> str | None:
 
 # Whom a person deals with by their role ("the dentist moved my appointment", "the landlord called"):
 # a person, though unnamed, and like "the kids" kept in the speaker's name.
-_PROVIDERS = ("doctor|doc|dentist|vet|nurse|pharmacist|therapist|landlord|landlady|boss|manager|mechanic|plumber|"
-              "electrician|teacher|coach|trainer|lawyer|accountant|hairdresser|barber|babysitter|nanny|agent|realtor")
+_PROVIDERS = ("doctor|doc|dentist|vet|nurse|pharmacist|physio|landlord|landlady|boss|manager|mechanic|plumber|"
+              "teacher|coach|trainer|lawyer|accountant|hairdresser|barber|babysitter|nanny|agent|realtor|"
+              "[a-z]{3,}(?:ician|ologist|iatrist|therapist)")  # "pediatrician", "dermatologist", "physiotherapist"
 _PROVIDER_AT_START = re.compile(rf"(?P<det>[Tt]he) (?P<g>{_PROVIDERS})\b(?!'|,| and\b| or\b| &)\s*")
 
 

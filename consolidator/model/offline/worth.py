@@ -52,7 +52,7 @@ from typing import Iterable
 
 from consolidator.model.offline.clauses import VAGUE
 from consolidator.model.offline.reldates import DATE_NOTE
-from consolidator.model.offline.text import activities, specifics, stem
+from consolidator.model.offline.text import TIME_ONLY, activities, specifics, stem
 from consolidator.model.offline.words import IRREGULAR_PAST, PHATIC, STOPWORDS, zipf
 
 RARE_BASE = 6.0  # a word weighs max(0, RARE_BASE - zipf): "the" (7.7) 0, "support" (5.5) 0.5, "pottery" (3.7) 2.3
@@ -205,6 +205,8 @@ def kind_of(predicate: str) -> str:
     if verb in _COPULAS:  # "is taking a class", "was hit by": under way or done; "is grateful": a stance
         if nxt.endswith(("ing", "ed")) and nxt not in _STANCE_FORMS or nxt in IRREGULAR_PAST:
             return "event"
+        if TIME_ONLY.match(" ".join(words[1:])):
+            return "state"  # "is next Saturday": when it is, no stance
         return "attitude" if is_stance(nxt) else "state"
     if verb in ("has", "had", "have"):
         done = nxt.endswith("ed") or nxt in IRREGULAR_PAST or nxt in _PARTICIPLES or verb == "had" and nxt == "to"
