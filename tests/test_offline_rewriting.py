@@ -352,3 +352,13 @@ def test_she_carries_an_unnamed_relative_across_the_agents_question():
                         ("assistant", "Any gift ideas?", 1),
                         ("user", "She loves gardening and old French films.", 2))
     assert "Maya's mom loves gardening and old French films." in _facts(lines)
+
+
+def test_she_carries_through_a_line_that_speaks_of_her_without_naming_her():
+    """"Her youngest is 4" names no one but is about Joana: the next line's "she" is still Joana
+    (a line of no one would end the carry; a thing said of ends "they", never "she")."""
+    lines = _agent_chat(("user", "Also my sister Joana is visiting this weekend with her two kids.", 0),
+                        ("assistant", "Fun! Anything to prepare?", 1),
+                        ("user", "I need to buy a booster seat. Her youngest is 4.", 2),
+                        ("user", "And she's vegan, so dinner ideas would help.", 3))
+    assert "Joana is vegan." in _facts(lines)

@@ -102,7 +102,8 @@ def _claims(people: tuple[_Line, ...], lead: int, zone: str, known: frozenset[st
             continue
         ctx = Context(me=(line.speaker or "").strip() or "The user", you=addressee(list(people), i), names=names,
                       day=local_day(line.at, zone))
-        if (held := prior.get(ctx.me)) and held[2] and _carries(people[held[0]], line, asked[i], held[2], known):
+        if (held := prior.get(ctx.me)) and (who := held[2] or held[1]) and _carries(people[held[0]], line, asked[i],
+                                                                                    who, known):
             ctx.last, ctx.they = held[1:]  # "My sister Ana is visiting." - "Where will she stay?" - "With us. She's a nurse."
         carried, first = (ctx.last, ctx.they), len(out)
         today = date.fromisoformat(ctx.day)
@@ -134,7 +135,8 @@ def _claims(people: tuple[_Line, ...], lead: int, zone: str, known: frozenset[st
             if (shared := presented(sentence, caption)) and not any(caption in c.text for c in out[found:]):
                 out.append(Claim(ctx.me, "event", shared, f"{ctx.me} {shared} ({ctx.day}).", kind="event",
                                  happened=ctx.day, sentence=sentence, source_ids=(line.id,)))
-        about = (ctx.last, ctx.they) != carried or {c.subject for c in out[first:]} & {ctx.last, ctx.they}
+        about = ((ctx.last, ctx.they) != carried or {c.subject for c in out[first:]} & {ctx.last, ctx.they}
+                 or _THIRD_PERSON.search(line.text))  # "Her youngest is 4": still about her
         prior[ctx.me] = (i, ctx.last, ctx.they) if about else (i, None, None)  # a line of no one ends the carry
     return tuple(out)
 
@@ -159,7 +161,8 @@ def _outcomes_joined(said: list[str]) -> list[str]:
     return out
 
 
-CARRY = timedelta(minutes=30)  # a she/he/they at a line's start reads the speaker's line this recent
+CARRY = timedelta(minutes=30)
+_THIRD_PERSON = re.compile(r"\b(?:she|he|her|him|his|hers|they|them|their)\b", re.I)  # a she/he/they at a line's start reads the speaker's line this recent
 _CAPITAL = re.compile(r"(?<![.!?]\s)(?<!^)\b[A-Z][a-z]+")
 
 

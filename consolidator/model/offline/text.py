@@ -93,7 +93,7 @@ def normalise(text: str) -> str:
 # kind ("... - how about you?").
 _TAG = re.compile(
     r"(?:,|\s+[-\u2013\u2014]+)\s*(?:right|huh|eh|yeah|no|ok|okay|you know|don't you think|wouldn't you say|"
-    r"(?:so |and )?(?:how|what) about (?:you|yourself)|and you|"
+    r"(?:so |and )?(?:how|what) about (?:you|yourself)|and you|did i (?:tell|mention|say)(?: (?:you|that|it))*|"
     r"(?:isn't|aren't|wasn't|weren't|don't|doesn't|didn't|won't|wouldn't|can't|couldn't|haven't|hasn't|shouldn't)"
     r"\s+(?:it|they|you|we|he|she|i|there|that))\s*\?+\s*$",
     re.I,
@@ -211,7 +211,7 @@ def acquisitions(text: str) -> frozenset[str]:
 _LIFE_EVENT = re.compile(
     r"\b(?:graduated|graduating|retired|retiring|pregnant|gave birth|"
     r"had (?:(?:a|our|their|her|his) (?:first |second |third )?(?:baby|son|daughter|boy|girl)|twins|triplets)(?! over)|"
-    r"was born|were born|passed away|died|diagnosed|surgery|widowed|"
+    r"was born|were born|passed away|died|diagnosed|surgery|widowed|(?:got|was|been) promoted(?! to\b)|"
     r"started (?:a|my|her|his|their) new (?:job|position|role)|started (?:school|college|university|kindergarten)|"
     r"bought (?:a|our|my|their) (?:first )?(?:house|home|flat|apartment)|moved (?:house|home))\b", re.I)
 
