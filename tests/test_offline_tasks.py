@@ -131,3 +131,8 @@ def test_a_request_to_the_agent_is_a_task_not_a_fact():
 def test_an_obligation_promised_is_titled_by_its_errand():
     (change,) = tasks_of("I'll have to skip the team offsite on Thursday.")
     assert change.title == "Skip the team offsite" and change.due.weekday() == 3
+
+
+def test_an_item_added_to_the_list_is_the_task():
+    (change,) = tasks_of("Can you add 'print trip photos' to my list?")
+    assert change.title == "Print trip photos"

@@ -132,6 +132,8 @@ _ASIDE = re.compile(rf"\s*(?:\[[^\]]*\]?|{ATTACHMENT_FORM})")  # "[laughs]", "(p
 _ERRANDS = _TASK_VERBS - frozenset(stem(w) for w in "do get make take read bring plan check meet".split())
 _CUT = re.compile(r"\s*(?:[,;(].*|\b(?:because|so that|since|if|when|as soon as|once|after I|before I)\b.*"
                   r"|\b(?:before|by|until) then\b.*|\b(?:later|soon|at some point|sometime)\s*[.!?]*)$", re.I)
+_ADD_TO_LIST = re.compile(r"(?:add|put) ['\"‘“]?(?P<x>[^'\"’”]+?)['\"’”]? (?:to|on) (?:my|the) "
+                          r"(?:list|to-?do(?: list)?|todos|tasks|reminders)\b", re.I)
 _OBLIGED = re.compile(r"^(?:have to|need to|got to|must)\s+", re.I)
 _POLITE = re.compile(r"\b(?:please|for me|thanks|thank you|any ?more|any longer)\b", re.I)
 
@@ -180,6 +182,7 @@ def _month(name: str) -> int:
 def title_of(action: str) -> str:
     """'book a table at Luigi's for tomorrow, please?' -> "Book a table at Luigi's"; a due day that
     qualifies a noun keeps the noun's preposition ("a Thai place for Friday dinner" -> "... for dinner")."""
+    action = m.group("x") if (m := _ADD_TO_LIST.match(action.strip())) else action  # "add 'print photos' to my list"
     text = _OBLIGED.sub("", _CUT.sub("", action.strip()))  # "I'll have to skip ...": the errand is "skip ..."
     text = _DUE.sub(lambda m: " for " if _QUALIFIES.match(m.string, m.end()) and m.group(0).split()[0] == "for"
                     else "", text)

@@ -81,6 +81,8 @@ _DEGREE_WORDS = frozenset({"much", "many"})
 _TRAILING_DEGREE = re.compile(r"\s+(?:so much|very much|so many|a lot|a ton|too)$", re.I)
 _EMOTICON = re.compile(r"(?<!\w)(?:<3+|[:;]-?[()DPp]|xD)(?!\w)")
 # A trailing evaluation: "and it was really enlightening", "- it was fun", ", which is exciting".
+# An exclamation that judges what was just said: "..., what a mess", "... though, what a day".
+_EXCLAIMED = re.compile(r"(?:\s+though)?,\s*what an? [a-z]+(?: [a-z]+)?\s*$", re.I)
 _EVALUATION = re.compile(
     r"(?:\s*[,;]|\s+[-\u2013\u2014]+|\s+and|,?\s+which)\s+(?:it|that|this|which)\s+"
     r"(?:was|is|has been|had been|were|are|felt|feels|looked|looks|sounded|sounds)\s+"
@@ -145,7 +147,7 @@ def stems_of(text: str) -> set[str]:
 
 def tidy(clause: str) -> str:
     """The clause without intensifiers, emoticons and a trailing evaluation (see the module docstring)."""
-    out = _EVALUATION.sub("", _EMOTICON.sub("", clause))
+    out = _EXCLAIMED.sub("", _EVALUATION.sub("", _EMOTICON.sub("", clause)))
     out = _FILLER.sub("", out)
     out = _TRAILING_DEGREE.sub("", out)
     out = _DEGREE.sub(lambda m: "" if is_stance(m.group("w")) or m.group("w").lower() in _DEGREE_WORDS
@@ -168,6 +170,7 @@ _ATTITUDE_VERBS = frozenset(
 )
 _LINKING = frozenset("staying stayed stays remaining remained keeping kept".split())  # "is staying hopeful"
 _COPULAS = frozenset("is was are were am".split())
+_AWAY = frozenset("back home away off".split())
 _STANCE_FORMS = frozenset(
     """going feeling thinking hoping wishing wanting trying loving enjoying excited thrilled stoked inspired
     interested tired worried scared amazed impressed blessed""".split()
@@ -207,6 +210,8 @@ def kind_of(predicate: str) -> str:
             return "event"
         if TIME_ONLY.match(" ".join(words[1:])):
             return "state"  # "is next Saturday": when it is, no stance
+        if nxt in _AWAY:
+            return "event"  # "is back from Japan", "is off to Lisbon": a coming or going
         return "attitude" if is_stance(nxt) else "state"
     if verb in ("has", "had", "have"):
         done = nxt.endswith("ed") or nxt in IRREGULAR_PAST or nxt in _PARTICIPLES or verb == "had" and nxt == "to"
