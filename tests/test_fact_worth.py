@@ -130,6 +130,12 @@ def test_a_pastime_or_a_visit_is_a_fact_though_its_word_is_common(said, fact):
     assert fact in said_by_caroline(said)
 
 
+def test_a_number_in_words_before_what_it_counts_weighs_as_a_number():
+    """"has two kids" is what "how many" asks; "two weeks ago" counts time, a date's business."""
+    assert worth("Maya has two kids") == worth("Maya has 2 kids") > worth("Maya has kids") + 2
+    assert worth("went two weeks ago") == worth("went weeks ago")
+
+
 def test_a_thing_someone_got_new_weighs_as_a_name_though_its_word_is_common():
     """"shoes" alone weighs too little for a fact; a thing got new is news. The causative get
     ("got some new offers going") and a get without "new" ("got some rest") name nothing."""

@@ -26,6 +26,8 @@ from tests.support.offline_kit import AT, MODEL, chat, fact_texts
     ("And how old is your son now?", "Five!", "My son is five years old."),
     ("When do you leave for Lisbon?", "Next Monday.", "I leave for Lisbon next Monday."),
     ("When will your sister arrive?", "On the 3rd.", "My sister arrives on the 3rd."),
+    ("How many kids do you have?", "Two.", "I have two kids."),
+    ("How much coffee do you drink now?", "Like 4 cups a day.", "I drink like 4 cups a day."),
 ])
 def test_a_fragment_answer_is_the_statement_its_question_implies(question, reply, statement):
     assert implied_statement(question, reply) == statement
@@ -44,6 +46,7 @@ def test_a_fragment_answer_is_the_statement_its_question_implies(question, reply
     ("How old are you?", "Almost 40."),  # an age it does not say
     ("How old is she?", "Old enough haha."),
     ("When does he start?", "Not sure yet."),  # no time given
+    ("How much do you earn?", "Enough."),  # no amount
 ])
 def test_anything_else_is_left_to_the_rules(question, reply):
     assert implied_statement(question, reply) is None
@@ -132,3 +135,10 @@ def test_a_time_given_alone_to_when_dates_the_statement():
              Line(id="u1", at=AT + timedelta(minutes=1), role="user", speaker="Maya", text="Next Monday.")]
     facts = MODEL.extract_facts(FactExtractionRequest(scope="s", messages=lines, neighbours=[])).facts
     assert [(f.text, f.source_ids) for f in facts] == [("Maya leaves for Lisbon (2023-05-08).", ["u1"])]
+
+
+def test_an_amount_given_alone_is_counted_in_the_fact():
+    lines = [Line(id="a1", at=AT, role="assistant", text="How many kids do you have?"),
+             Line(id="u1", at=AT + timedelta(minutes=1), role="user", speaker="Maya", text="Two.")]
+    facts = MODEL.extract_facts(FactExtractionRequest(scope="s", messages=lines, neighbours=[])).facts
+    assert [f.text for f in facts] == ["Maya has two kids (2023-05-07)."]

@@ -16,6 +16,7 @@ implies, which the ordinary parser then reads (parse.py), with all its rules:
     What do you do (for work / for a living)?                  + "A nurse" -> I work as a nurse
     How old are you / is he / is your son?                     + "Five"    -> He is five years old
     When does he / do you / will your sister V (X)?            + "In August" -> He Vs (X) in August
+    How much/many N do you V?                                  + "4 cups a day" -> I V 4 cups a day
 
 A statement about "you" asked to be confirmed ("Pip is your dog, right?", "You're vegetarian,
 correct?", "Do you still work at Acme?", "Are you vegetarian?") and answered with a yes is the
@@ -55,7 +56,12 @@ _FRAMES: list[tuple[re.Pattern[str], str]] = [
     (re.compile(r"how old (?:are (?P<you>you)|is (?P<who>he|she|your [a-z]+(?: (?!now\b)[a-z]+)?))(?: now)?\?$", re.I), "age"),
     (re.compile(r"when (?:do|does|will) (?P<who>you|he|she|they|your [a-z]+) (?P<v>[a-z]+)(?P<rest>(?: [a-z]+){0,3})\?$",
                 re.I), "when"),
+    (re.compile(r"how (?:much|many) (?P<n>[a-z]+(?: [a-z]+)?) do you (?P<v>[a-z]+)(?P<rest>(?: (?!now\b)[a-z]+){0,2})"
+                r"(?: now)?\?$", re.I), "amount"),
 ]
+_NUMBER = r"(?:\d+(?:[.,]\d+)?|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|a few|a couple)"
+_AMOUNT = re.compile(rf"(?:(?:about|around|like|roughly|maybe|only|just|almost|nearly|over) )?{_NUMBER}\b.*", re.I)
+_AMOUNT_ONLY = re.compile(rf"(?:(?:about|around|like|roughly|maybe|only|just|almost|nearly|over) )?{_NUMBER}", re.I)
 # A time given alone ("In August.", "Next Monday", "on the 3rd"): what a "when" asks for.
 _WHEN = re.compile(rf"(?:(?:in|on|at|by|from|around|next|this|early|late|mid)\b.*|(?:tomorrow|tonight|today|soon)\b.*|"
                    rf"(?:{'|'.join(MONTHS)}|{'|'.join(WEEKDAYS)})\b.*|\d.*)", re.I)
@@ -95,6 +101,11 @@ def implied_statement(question: str, reply: str) -> str | None:
                 return None
             who = "I am" if m.group("you") else f"{re.sub(r'(?i)^your ', 'my ', m.group('who')).capitalize()} is"
             return f"{who} {age.group('n').lower()} years old."
+        if shape == "amount":  # "How many kids do you have?" - "Two." -> I have two kids; "4 cups a day" has its unit
+            if not _AMOUNT.fullmatch(answer):
+                return None
+            unit = f" {m.group('n').lower()}" if _AMOUNT_ONLY.fullmatch(answer) else ""
+            return f"I {m.group('v').lower()}{m.group('rest')} {answer[:1].lower()}{answer[1:]}{unit}."
         if shape == "when":
             if not _WHEN.fullmatch(answer):
                 return None

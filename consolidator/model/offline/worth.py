@@ -65,6 +65,9 @@ NEED = {"event": 0.7, "attitude": 4.0, "state": 2.5, "said": 2.5}  # new worth a
 PER_WORD = 0.11  # ...plus this per word of the fact: a longer fact must say more
 
 _WORD = re.compile(r"[A-Za-z0-9]+(?:['-][A-Za-z0-9]+)*")
+# A number said in words before what it counts ("has two kids", "speaks three languages") is a number.
+_COUNTS = re.compile(r"\b(two|three|four|five|six|seven|eight|nine|ten|eleven|twelve) (?!(?:days?|weeks?|months?|years?|"
+                     r"hours?|minutes?|times?|of)\b)[a-z]+", re.I)
 _WEIGHTLESS = frozenset(STOPWORDS | VAGUE | PHATIC)
 
 # Intensifiers: they grade a statement, they never carry it. ("kinda", "sorta" are hedges: they
@@ -109,13 +112,14 @@ def word_weight(word: str) -> float:
 def _weights(text: str, names: tuple[str, ...]) -> dict[str, float]:
     skip = {part.lower() for name in names for part in name.split()}
     pastimes = specifics(text)
+    counted = {m.group(1).lower() for m in _COUNTS.finditer(text)}
     found: dict[str, float] = {}
     for i, token in enumerate(_WORD.findall(DATE_NOTE.sub("", text))):
         low = token.lower()
         low = low[:-2] if low.endswith("'s") else low
         if low in _WEIGHTLESS or low in skip or any(low.startswith(s) and len(low) - len(s) <= 1 for s in skip):
             continue
-        if any(c.isdigit() for c in token):
+        if any(c.isdigit() for c in token) or low in counted:
             weight = NUMBER_WEIGHT
         else:
             weight = word_weight(low)
