@@ -504,6 +504,7 @@ def test_a_relative_named_anywhere_is_who_they_are_and_whom_he_means_next():
     ("Btw our anniversary is next Saturday, 12 years!",
      "Caroline's anniversary is next Saturday (2023-05-13), 12 years (2023-05-07)."),
     ("We're back from Japan!", "Caroline is back from Japan (2023-05-07)."),  # a coming back: an event, no state
+    ("I applied for the job at Acme, fingers crossed.", "Caroline applied for the job at Acme (2023-05-07)."),
     ("I lost my passport in Osaka though, what a mess.", "Caroline lost their passport in Osaka (2023-05-07)."),
 ])
 def test_a_part_of_the_day_a_time_quit_and_a_promotion_done_to_the_speaker(said, fact):

@@ -70,7 +70,7 @@ _THE_USER = re.compile(r"[Tt]he user\b\s*")
 _PRONOUN = re.compile(r"(?:[Ss]he|[Hh]e|[Tt]hey)\b\s*")
 _IT = re.compile(r"(?:it|it's|this|that|that's|there|there's|here|here's|her|his)\b", re.I)  # no thing "they" could mean
 _TIME_LEAD = re.compile(rf"(?P<t>{TIME_PHRASE})(?:,\s*|\s+)(?=\S)", re.I)  # "Last month I got hurt"
-_PLEASE = re.compile(r"please\b", re.I)
+_PLEASE = re.compile(r"(?:please|wish me|let me know|keep me posted|tell me|cross your fingers|fingers crossed)\b", re.I)
 _EXAMPLE = re.compile(r"(?:like|such as|including|especially)\b", re.I)  # ", like my bowl": an example
 _ASKING = frozenset("how what why when where who which whose do does did is are was were can could would will shall should have has".split())
 _PLURAL_VERBS = frozenset("are were have had do did will would can could should may might must never always just really also still".split())
@@ -208,7 +208,7 @@ def _segments(sentence: str, ctx: Context) -> list[str]:
         if not segs and i < len(pieces) - 1 and alone and pieces[i + 1].strip() == ",":
             continue  # "Mari, that sign looks serious": a name addressed at the start is no subject
         if segs and _PLEASE.match(seg):
-            break  # "I can't eat gluten, so please no pasta": what follows asks, it states nothing
+            break  # "I can't eat gluten, so please no pasta", "..., wish me luck": what follows asks, states nothing
         if segs and not starts:
             glued += [pieces[i - 1], pieces[i]]
             continue
