@@ -362,3 +362,29 @@ def test_she_carries_through_a_line_that_speaks_of_her_without_naming_her():
                         ("user", "I need to buy a booster seat. Her youngest is 4.", 2),
                         ("user", "And she's vegan, so dinner ideas would help.", 3))
     assert "Joana is vegan." in _facts(lines)
+
+
+@pytest.mark.parametrize(("said", "facts"), [
+    ("My nephew Tiago, his bday is on the 30th.",
+     ["Tiago is Caroline's nephew.", "Tiago's birthday is on the 30th (2023-05-07)."]),
+    ("I called Ana and her mom answered the phone.",
+     ["Caroline called Ana (2023-05-07).", "Ana's mom answered the phone (2023-05-07)."]),
+    ("I saw Bruno and his sister at the market.", ["Caroline saw Bruno and his sister at the market (2023-05-07)."]),
+])
+def test_his_or_her_thing_belongs_to_the_person_just_named(said, facts):
+    """"her mom answered" was glued to the speaker ("Caroline her mom answered the phone")."""
+    assert said_by_caroline(said) == facts
+
+
+def test_a_line_naming_someone_else_ends_whom_she_or_he_meant():
+    """"It was Matt Patterson, he is so talented! His voice ..." is not the daughter the line before named."""
+    lines = _agent_chat(("user", "My daughter and I went to a concert last night.", 0),
+                        ("assistant", "Fun! Who played?", 1),
+                        ("user", "It was Matt Patterson, he is so talented! His voice and songs were amazing.", 2))
+    assert not any("daughter's voice" in f or "daughter is so talented" in f for f in _facts(lines))
+
+
+def test_chat_spelling_is_read_as_written_out():
+    """"im allergic to penicillin" gave no allergy (a critical fact), only a quote."""
+    lines = _agent_chat(("user", "also im allergic to penicillin, just found out at the clinic", 0))
+    assert "Maya is allergic to penicillin." in _facts(lines)

@@ -66,6 +66,7 @@ _I = re.compile(r"[Ii]\b(?!')\s*")
 _WE = re.compile(r"[Ww]e(?: all| both| two)?\b(?!')\s*")
 _WITH_ME = re.compile(r"(?:(?P<who>(?:[Mm]y|[Oo]ur) [a-z][\w'-]*(?: [a-z][\w'-]*)?|[A-Z][a-z]+) and I|[Mm]e and (?P<who2>(?:my|our) [a-z][\w'-]*(?: [a-z][\w'-]*)?|[A-Z][a-z]+))\b\s*")
 _MY = re.compile(r"(?:[Mm]y|[Oo]ur) ")
+_THEIRS = re.compile(r"(?:[Hh]is|[Hh]er) ")
 _THE_USER = re.compile(r"[Tt]he user\b\s*")
 _PRONOUN = re.compile(r"(?:[Ss]he|[Hh]e|[Tt]hey)\b\s*")
 _IT = re.compile(r"(?:it|it's|this|that|that's|there|there's|here|here's|her|his)\b", re.I)  # no thing "they" could mean
@@ -129,8 +130,12 @@ class Subject:
 
 
 def _owned_thing(seg: str, ctx: Context) -> tuple[Subject, str, list[Claim]] | None:
-    """'my hand-painted bowl reminds me ...' -> ("<me>'s hand-painted bowl", 'reminds me ...')."""
+    """'my hand-painted bowl reminds me ...' -> ("<me>'s hand-painted bowl", 'reminds me ...'); "his
+    birthday is ..." the same of the last person named ("my nephew Tiago, his birthday is ...")."""
     m = _MY.match(seg)
+    owner = ctx.me
+    if not m and ctx.last and (m := _THEIRS.match(seg)):
+        owner = ctx.last
     if not m:
         return None
     words = seg[m.end():].split(" ")
@@ -143,7 +148,7 @@ def _owned_thing(seg: str, ctx: Context) -> tuple[Subject, str, list[Claim]] | N
         low = nxt.lower()
         plural = head[-1].endswith("s") and (low in _PLURAL_VERBS or (low.isalpha() and low not in STOPWORDS))
         if agrees_with_singular(nxt) or plural:
-            return Subject(f"{ctx.me}'s {' '.join(head)}", person=False), " ".join(words[n:]), []
+            return Subject(f"{owner}'s {' '.join(head)}", person=False), " ".join(words[n:]), []
     return None
 
 
@@ -183,6 +188,13 @@ def _subject(seg: str, ctx: Context, initial: bool = False) -> tuple[Subject, st
     return None
 
 
+def _someone_else(seg: str, ctx: Context) -> bool:
+    """Whether `seg` names a person other than the speakers and the one a she/he would mean."""
+    known = {n.split()[0] for n in (ctx.me, ctx.you, ctx.last) if n}
+    return any(w not in known and w.lower() not in NAME_STOPWORDS and not _IT.match(w) and ctx.names.vouches_for(w)
+               for w in _CAP.findall(seg))
+
+
 def _someone(who: str, ctx: Context) -> Subject:
     """A person, or a group in the speaker's name unless it is theirs ("Ana said: the kids")."""
     if not unnamed(who):
@@ -199,7 +211,8 @@ def _segments(sentence: str, ctx: Context) -> list[str]:
     for i in range(0, len(pieces), 2):
         seg = unframed(_LEAD.sub("", pieces[i]))
         subj = _subject(seg, ctx, not segs)
-        starts = bool(FAVOURITE.match(seg) or _PRONOUN.match(seg) or (subj and subj[1].strip())
+        theirs = _THEIRS.match(seg) and _owned_thing(seg, replace(ctx, last=ctx.last or "someone"))  # "his bday is"
+        starts = bool(FAVOURITE.match(seg) or _PRONOUN.match(seg) or theirs or (subj and subj[1].strip())
                       or parse_predicate("x", seg, False) or (not segs and TIME_ONLY.fullmatch(seg)))
         starts = starts and not (segs and _EXAMPLE.match(seg))
         alone = bool(ctx.names and _BARE_NAME.fullmatch(seg.strip()) and (ctx.names.is_person(seg) or calls(seg, ctx.you)))
@@ -311,7 +324,10 @@ def parse_sentence(sentence: str, ctx: Context) -> list[Claim]:
     statement = untagged(sentence)  # "Sunflowers mean warmth, right?" says something
     question = strip_asides(statement).rstrip().endswith("?")  # "... that necklace? [shares a photo]" asks
     when = ""  # a leading time phrase ("Last Friday,"), carried to the next clause
-    for i, seg in enumerate(_segments(strip_asides(statement), ctx)):
+    segments = _segments(strip_asides(statement), ctx)
+    for i, seg in enumerate(segments):
+        if _THEIRS.match(seg) and not ctx.last and ctx.names is not None:  # "I called Ana and her mom answered"
+            ctx.last = next((w for w in reversed(_CAP.findall(" ".join(segments[:i]))) if ctx.names.is_person(w)), None)
         found = named_in(seg, ctx.me, ctx.last, ctx.pet)
         if found:
             claims += found
@@ -328,13 +344,15 @@ def parse_sentence(sentence: str, ctx: Context) -> list[Claim]:
             subj = Subject(ctx.me, first_person=True), pred, []
         if subj:
             current, predicate, extra = subj
-        elif current is not None:
+        elif current is not None and not _THEIRS.match(seg):  # "her mom answered" is no clause of the last subject
             predicate, extra = seg, []
         else:
             if not question and ctx.names is not None and (quote := _said(seg, ctx, when)):
                 claims.append(quote)
             if len(seg.split()) > 2 and not _IT.match(seg):  # "Flowers bring joy. They represent growth",
                 ctx.they = group_named(seg, ctx.me)  # but "Look what the kids made! They ..."
+            if ctx.names is not None and _someone_else(seg, ctx):  # "It was Matt Patterson, he is ...": not
+                ctx.last = ctx.they = None  # whom the line before spoke of (and no guess at who else)
             when = ""
             continue
         group = unnamed(current.name)  # the rules' templates speak of a named one: a group's clause is plain

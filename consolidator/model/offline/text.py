@@ -79,10 +79,30 @@ _PRONOUNS_3P = {"my": "their", "me": "them", "myself": "themselves", "mine": "th
 _DOUBLE_QUOTED = re.compile(r'("[^"]*")')
 
 
+# Chat typed fast: "im allergic to penicillin", "i dont", "pls", "u": the words as spelled out.
+_CASUAL = {"im": "I'm", "ive": "I've", "dont": "don't", "cant": "can't", "wont": "won't", "didnt": "didn't",
+           "doesnt": "doesn't", "isnt": "isn't", "arent": "aren't", "wasnt": "wasn't", "werent": "weren't",
+           "havent": "haven't", "hasnt": "hasn't", "couldnt": "couldn't", "shouldnt": "shouldn't",
+           "wouldnt": "wouldn't", "thats": "that's", "whats": "what's", "youre": "you're", "theyre": "they're",
+           "shes": "she's", "hes": "he's", "pls": "please", "plz": "please", "u": "you", "ur": "your",
+           "bday": "birthday", "i": "I"}
+_CASUAL_WORD = re.compile(rf"(?<![\w'.-])(?:{'|'.join(_CASUAL)})(?![\w'-]|\.\w)", re.I)
+
+
+def _spelled_out(m: re.Match[str]) -> str:
+    word, low = m.group(0), m.group(0).lower()
+    if word.islower() or low in ("im", "i"):
+        return _CASUAL[low]
+    if word[:1].isupper() and word[1:].islower() and "'" in _CASUAL[low]:  # "Dont", "Thats" opening a sentence
+        return _CASUAL[low][:1].upper() + _CASUAL[low][1:]
+    return word
+
+
 def normalise(text: str) -> str:
-    """Straight quotes, expanded contractions, single spaces. A double-quoted span is a
-    quotation and keeps its words as said ('"an offer he can't refuse"', never "cannot")."""
-    out = text.translate(_QUOTES)
+    """Straight quotes, chat's casual spellings written out ("im" -> "I'm", "pls" -> "please"),
+    expanded contractions, single spaces. A double-quoted span is a quotation and keeps its words
+    as said ('"an offer he can't refuse"', never "cannot")."""
+    out = _CASUAL_WORD.sub(_spelled_out, text.translate(_QUOTES))
     if "'" in out:
         out = "".join(part if n % 2 else _APOSTROPHE.sub(_expand, _HAS_PERFECT.sub(r"\1 has ", part))
                       for n, part in enumerate(_DOUBLE_QUOTED.split(out)))
