@@ -518,3 +518,9 @@ def test_a_part_of_the_day_a_time_quit_and_a_promotion_done_to_the_speaker(said,
 def test_a_partner_ended_with_got_is_read_without_a_value(said, facts):
     """"got divorced" raised IndexError in the dating of "got married" (lineclaims._acquired_on)."""
     assert said_by_caroline(said) == facts
+
+
+def test_a_month_in_lower_case_and_a_trailing_btw_are_read():
+    """"retiring in june btw": the month is a month, "btw" no part of the fact."""
+    assert said_by_caroline("My boss Helena is retiring in june btw, we are planning a party.") == [
+        "Helena is Caroline's boss.", "Helena is retiring in June (2023-05-07)."]

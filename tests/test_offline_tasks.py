@@ -136,3 +136,16 @@ def test_an_obligation_promised_is_titled_by_its_errand():
 def test_an_item_added_to_the_list_is_the_task():
     (change,) = tasks_of("Can you add 'print trip photos' to my list?")
     assert change.title == "Print trip photos"
+
+
+@pytest.mark.parametrize(("said", "due"), [
+    ("Remind me to pay rent on the 1st.", date(2025, 4, 1)),  # past this month: next month's
+    ("I need to call mom on the 30th.", date(2025, 3, 30)),
+])
+def test_a_day_of_the_month_alone_is_the_next_such_day(said, due):
+    (change,) = tasks_of(said)
+    assert change.due == due
+
+
+def test_an_ordinal_that_is_no_day_dates_nothing():
+    assert [c.due for c in tasks_of("Remind me to fix the light on the 3rd floor.")] == [None]

@@ -51,6 +51,7 @@ _DUE = re.compile(
     r"|(?P<rel>day after tomorrow|today|tonight|tomorrow)(?: (?:morning|afternoon|evening|night))?"
     rf"|(?<!every )(?<!each )(?:(?:this|next|coming) )?(?P<wd>{'|'.join(WEEKDAYS)})(?: (?:morning|afternoon|evening|night))?"
     rf"|in (?P<n>\d+|{'|'.join(_NUMBERS)}) (?P<unit>days?|weeks?)"
+    r"|(?<=the )(?P<dom>\d{1,2})(?:st|nd|rd|th)(?! (?:of|day|time|floor|century|birthday|anniversary)\b)"
     r")\b",
     re.I,
 )
@@ -168,6 +169,14 @@ def _resolve(m: re.Match[str], today: date) -> date | None:
     if g["n"]:
         n = int(g["n"]) if g["n"].isdigit() else _NUMBERS[g["n"].lower()]
         return today + timedelta(days=n * (7 if g["unit"].lower().startswith("week") else 1))
+    if g["dom"]:  # "on the 27th": that day of this month, or of the next when it is past
+        month = today.replace(day=1)
+        if int(g["dom"]) < today.day:
+            month = (month + timedelta(days=32)).replace(day=1)
+        try:
+            return month.replace(day=int(g["dom"]))
+        except ValueError:
+            return None
     return None
 
 

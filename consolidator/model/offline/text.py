@@ -86,6 +86,9 @@ _CASUAL = {"im": "I'm", "ive": "I've", "dont": "don't", "cant": "can't", "wont":
            "wouldnt": "wouldn't", "thats": "that's", "whats": "what's", "youre": "you're", "theyre": "they're",
            "shes": "she's", "hes": "he's", "pls": "please", "plz": "please", "u": "you", "ur": "your",
            "bday": "birthday", "i": "I"}
+# A month typed in lower case after a word that dates it ("in june", "by october"); "may" and "march" are verbs too.
+_LOWER_MONTH = re.compile(r"\b(in|on|by|since|until|till|from|of|last|next|this|early|late|mid) "
+                          r"(january|february|april|june|july|august|september|october|november|december)\b")
 _CASUAL_WORD = re.compile(rf"(?<![\w'.-])(?:{'|'.join(_CASUAL)})(?![\w'-]|\.\w)", re.I)
 
 
@@ -102,7 +105,8 @@ def normalise(text: str) -> str:
     """Straight quotes, chat's casual spellings written out ("im" -> "I'm", "pls" -> "please"),
     expanded contractions, single spaces. A double-quoted span is a quotation and keeps its words
     as said ('"an offer he can't refuse"', never "cannot")."""
-    out = _CASUAL_WORD.sub(_spelled_out, text.translate(_QUOTES))
+    out = _LOWER_MONTH.sub(lambda m: f"{m.group(1)} {m.group(2).capitalize()}",
+                           _CASUAL_WORD.sub(_spelled_out, text.translate(_QUOTES)))
     if "'" in out:
         out = "".join(part if n % 2 else _APOSTROPHE.sub(_expand, _HAS_PERFECT.sub(r"\1 has ", part))
                       for n, part in enumerate(_DOUBLE_QUOTED.split(out)))
