@@ -388,3 +388,13 @@ def test_chat_spelling_is_read_as_written_out():
     """"im allergic to penicillin" gave no allergy (a critical fact), only a quote."""
     lines = _agent_chat(("user", "also im allergic to penicillin, just found out at the clinic", 0))
     assert "Maya is allergic to penicillin." in _facts(lines)
+
+
+def test_an_in_law_is_one_relative_and_an_age_in_the_past_is_none():
+    """"father-in-law" read as "father" + "-in-law"; "since she was 6" gave "Lia is 6 years old"."""
+    lines = _agent_chat(("user", "My father-in-law helped with the shelves, he's a retired carpenter.", 0),
+                        ("assistant", "Is he local?", 1), ("user", "He lives in Braga, about an hour away.", 2),
+                        ("user", "My daughter Lia plays the cello. She's been playing since she was 6.", 3))
+    facts = _facts(lines)
+    assert {"Maya's father-in-law is a retired carpenter.", "Maya's father-in-law lives in Braga."} <= set(facts)
+    assert not any("years old" in f or "father he" in f for f in facts)

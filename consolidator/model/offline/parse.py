@@ -60,7 +60,7 @@ _POSSESSED = re.compile(
 )
 _SPECIES = re.compile(rf"(?:{SPECIES})$", re.I)
 _PEOPLES = frozenset({"home", "origin", "job", "employer"})  # what only a person (or a pet) has
-_SEP = re.compile(r"(\s*[;:]\s*|\s+[-\u2013\u2014]+\s+|\s*,?\s+(?:and|but|while|whereas|although|though|because|'cause|cuz|since|so)\s+|\s*,\s+)")
+_SEP = re.compile(r"(\s*[;:]\s*|\s+[-\u2013\u2014]+\s+|\s*,?\s+(?:and|but|while|whereas|although|though|because|'cause|cuz|since(?! (?:I|he|she|they|we|you) (?:was|were)\b)|so)\s+|\s*,\s+)")  # "since she was 6": when
 CLAUSE_BREAK = _SEP  # where a sentence is cut into clauses (lineclaims dates a pet by its own clause)
 _I = re.compile(r"[Ii]\b(?!')\s*")
 _WE = re.compile(r"[Ww]e(?: all| both| two)?\b(?!')\s*")

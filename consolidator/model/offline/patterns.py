@@ -137,9 +137,9 @@ _RULES: list[tuple[str, str, str, object]] = [
             rf"{_ADV}(?:absolutely |totally )?(?P<verb>loves?|likes?|enjoys?|adores?) (?P<v>.+)"),
     *_rules("dislikes", "{s} {verb3} {v}.", clean_general,
             rf"{_ADV}(?P<verb>hates?|dislikes?|detests?|cannot stand|can not stand) (?P<v>.+)"),
-    *_rules("age", "{s} is {v} years old.", clean_general,
-            rf"{_BE}(?P<v>\d{{1,3}})(?: years? old| yrs old)?$",
-            rf"{_BE}(?P<v>{AGE_WORDS}) (?:years? old|yrs old)$",
+    *_rules("age", "{s} is {v} years old.", clean_general,  # the age now: "since she was 6" gives none
+            rf"(?:am|is|are) (?P<v>\d{{1,3}})(?: years? old| yrs old)?$",
+            rf"(?:am|is|are) (?P<v>{AGE_WORDS}) (?:years? old|yrs old)$",
             rf"{_HAVE}{_ADV}turned (?P<v>\d{{1,3}}|{AGE_WORDS})\b.*"),
 ]
 RULES = [(a, re.compile(p, re.I), t, c) for a, p, t, c in _RULES]

@@ -81,7 +81,8 @@ IDIOM_ENDS = frozenset(
 )
 
 # Relations and species as regex alternations: "my sister Ana", "a cat named Oliver".
-RELATIONS = (
+RELATIONS = (  # the in-laws first: "father-in-law" is no "father"
+    "mother-in-law|father-in-law|sister-in-law|brother-in-law|son-in-law|daughter-in-law|"
     "sister|brother|mother|mom|mum|father|dad|wife|husband|partner|boyfriend|girlfriend|fiance|"
     "fiancee|son|daughter|friend|best friend|colleague|coworker|co-worker|boss|manager|cousin|"
     "aunt|uncle|niece|nephew|grandmother|grandfather|grandma|grandpa|neighbour|neighbor|"

@@ -81,7 +81,7 @@ _FILLER = re.compile(
 # ("pretty sure", "quite sure" hedge: they stay.)
 _DEGREE = re.compile(r"\b(?:so|very|(?:pretty|quite)(?!\s+sure\b)|such a|such)\s+(?=(?P<w>[A-Za-z]+)\b)", re.I)
 _DEGREE_WORDS = frozenset({"much", "many"})
-_TRAILING_DEGREE = re.compile(r"\s+(?:so much|very much|so many|a lot|a ton|too|btw|by the way)$", re.I)  # and asides
+_TRAILING_DEGREE = re.compile(r"(?:,\s*|\s+)(?:so much|very much|so many|a lot|a ton|too|btw|by the way)$", re.I)  # + asides
 _EMOTICON = re.compile(r"(?<!\w)(?:<3+|[:;]-?[()DPp]|xD)(?!\w)")
 # A trailing evaluation: "and it was really enlightening", "- it was fun", ", which is exciting".
 # An exclamation that judges what was just said: "..., what a mess", "... though, what a day".
