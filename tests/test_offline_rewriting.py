@@ -398,3 +398,10 @@ def test_an_in_law_is_one_relative_and_an_age_in_the_past_is_none():
     facts = _facts(lines)
     assert {"Maya's father-in-law is a retired carpenter.", "Maya's father-in-law lives in Braga."} <= set(facts)
     assert not any("years old" in f or "father he" in f for f in facts)
+
+
+def test_a_named_pet_is_whom_she_means_and_a_pronoun_with_no_one_is_no_clause_of_the_last_subject():
+    """"my cat Luna had surgery yesterday, she swallowed a hair tie" gave "Luna she swallowed a hair tie"."""
+    facts = said_by_caroline("My cat Luna had to have surgery yesterday, she swallowed a hair tie.")
+    assert "Luna swallowed a hair tie (2023-05-07)." in facts
+    assert not any(" she " in f for f in said_by_caroline("I went to the market, she was selling figs."))

@@ -344,7 +344,8 @@ def parse_sentence(sentence: str, ctx: Context) -> list[Claim]:
             subj = Subject(ctx.me, first_person=True), pred, []
         if subj:
             current, predicate, extra = subj
-        elif current is not None and not _THEIRS.match(seg):  # "her mom answered" is no clause of the last subject
+        elif current is not None and not _THEIRS.match(seg) and not _PRONOUN.match(seg):  # "her mom answered",
+            # "she swallowed ..." with no one to mean: no clause of the last subject
             predicate, extra = seg, []
         else:
             if not question and ctx.names is not None and (quote := _said(seg, ctx, when)):
@@ -365,7 +366,8 @@ def parse_sentence(sentence: str, ctx: Context) -> list[Claim]:
         when = ""
         if not current.person:
             said = [replace(c, person=False) for c in said]
-        if (said or extra) and current.person and not current.first_person and current.name != "The user":
+        named_pet = any(c.attribute == "pet" and c.detail.startswith(f"{current.name} (") for c in extra)  # "my cat Luna"
+        if (said or extra) and (current.person or named_pet) and not current.first_person and current.name != "The user":
             ctx.last = ctx.they = current.name
         if kin := kin_named(seg, ctx.me):  # "my mom's birthday is on the 22nd. She's turning 70"
             ctx.last = ctx.they = kin

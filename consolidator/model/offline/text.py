@@ -237,7 +237,8 @@ _LIFE_EVENT = re.compile(
     r"had (?:(?:a|our|their|her|his) (?:first |second |third )?(?:baby|son|daughter|boy|girl)|twins|triplets)(?! over)|"
     r"was born|were born|passed away|died|diagnosed|surgery|widowed|(?:got|was|been) promoted(?! to\b)|"
     r"started (?:a|my|her|his|their) new (?:job|position|role)|started (?:school|college|university|kindergarten)|"
-    r"bought (?:a|our|my|their) (?:first )?(?:house|home|flat|apartment)|moved (?:house|home))\b", re.I)
+    r"bought (?:a|our|my|their) (?:first )?(?:house|home|flat|apartment)|moved (?:house|home)|"
+    r"(?:go|goes|going|went|gone) back to (?:university|college|school)|enrolled|enrolling)\b", re.I)
 
 
 def life_events(text: str) -> frozenset[str]:
