@@ -524,3 +524,8 @@ def test_a_month_in_lower_case_and_a_trailing_btw_are_read():
     """"retiring in june btw": the month is a month, "btw" no part of the fact."""
     assert said_by_caroline("My boss Helena is retiring in june btw, we are planning a party.") == [
         "Helena is Caroline's boss.", "Helena is retiring in June (2023-05-07)."]
+
+
+def test_a_weekday_with_its_day_of_the_month_is_not_the_next_such_weekday():
+    """"Saturday the 15th" was dated the coming Saturday, a week before the 15th."""
+    assert all("(2023-05-13)" not in f for f in said_by_caroline("The final is on Saturday the 20th at 8pm in Lisbon."))

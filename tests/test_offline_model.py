@@ -154,6 +154,7 @@ def test_later_value_in_a_batch_wins_and_inherits_the_change():
         ("Pip is my dog.", ["Maya has a dog named Pip."]),
         ("We adopted a kitten! Her name is Mochi.", ["Maya adopted a kitten.", "Maya has a kitten named Mochi."]),
         ("I can't eat gluten, so please no pasta recipes.", ["Maya cannot eat gluten."]),  # avoids: gluten
+        ("I don't drink alcohol.", ["Maya does not drink alcohol."]),  # avoids: alcohol
         ("My sister Ana is a nurse and she lives in Rome.", ["Ana is Maya's sister.", "Ana is a nurse.", "Ana lives in Rome."]),
         ("Ana is my cousin.", ["Ana is Maya's cousin."]),
         ("I'm training for the Berlin marathon in September.", ["Maya is training for the Berlin marathon in September."]),
@@ -479,6 +480,7 @@ def test_same_request_same_reply():
 
 def test_what_someone_cannot_eat_they_avoid_unless_it_is_a_portion():
     assert [(c.attribute, c.value) for c in parse_text("I can't eat gluten.", "Maya")] == [("avoids", "gluten")]
+    assert [(c.attribute, c.value) for c in parse_text("I don't drink alcohol.", "Maya")] == [("avoids", "alcohol")]
     assert all(c.attribute != "avoids" for c in parse_text("I can't eat another bite.", "Maya"))
 
 

@@ -27,6 +27,8 @@ from tests.support.offline_kit import AT, MODEL, chat, fact_texts
     ("When do you leave for Lisbon?", "Next Monday.", "I leave for Lisbon next Monday."),
     ("When will your sister arrive?", "On the 3rd.", "My sister arrives on the 3rd."),
     ("How many kids do you have?", "Two.", "I have two kids."),
+    ("Fun! When is the derby?", "Saturday the 15th at 8pm.", "The derby is on Saturday the 15th at 8pm."),
+    ("When is your exam?", "Next Friday.", "My exam is next Friday."),
     ("How much coffee do you drink now?", "Like 4 cups a day.", "I drink like 4 cups a day."),
 ])
 def test_a_fragment_answer_is_the_statement_its_question_implies(question, reply, statement):

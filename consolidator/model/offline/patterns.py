@@ -99,7 +99,7 @@ _RULES: list[tuple[str, str, str, object]] = [
     *_rules("diet", "{s} is {v}.", clean_general,
             rf"{_BE}{_ADV}(?:an? )?(?:strict |strictly |fully )?(?P<v>{_DIETS})\b.*",
             rf"{_HAVE}{_ADV}(?:went|gone|turned|become|became|going) (?P<v>{_DIETS})\b.*"),
-    *_rules("eats", "{s} eats {v}.", clean_general, rf"{_ADV}eats? (?P<v>.+)"),
+    *_rules("eats", "{s} eats {v}.", clean_general, rf"{_ADV}(?:eats?|drinks?) (?P<v>.+)"),  # read when denied
     *_rules("avoids", "{s} avoids {v}.", clean_general, rf"{_ADV}avoids? (?P<v>.+)"),
     *_rules("allergy", "{s} is {sev}allergic to {v}.", clean_general,
             rf"(?:{_BE})?{_ADV}(?P<sev>(?:very|severely|seriously|deathly|highly|mildly|extremely|badly) )?allergic to (?P<v>.+)"),

@@ -74,7 +74,7 @@ _CUE = re.compile(rf"yesterday|tomorrow|last|next|this|ago|{_DAYS}", re.IGNORECA
 # the clause's tense says which (`_tense`).
 _BARE_DAY = re.compile(
     rf"(?<![\w'’-])(?<!last )(?<!next )(?<!this )(?<!past )(?<!coming )(?<!every )(?:on )?(?P<day>{_DAYS})"
-    rf"(?![\w'’-]){_NOT_RESOLVED_YET}", re.IGNORECASE)
+    rf"(?![\w'’-])(?! the \d){_NOT_RESOLVED_YET}", re.IGNORECASE)  # "Saturday the 15th" is the 15th's
 _CLAUSE_END = re.compile(r"[.;:!?,]|\s(?:and|but|so|because|when|while|which|who|that)\s", re.IGNORECASE)
 _TOKEN = re.compile(r"[a-z]+(?:['’][a-z]+)?")
 _FUTURE_WORDS = frozenset("will shall gonna wanna".split())

@@ -16,6 +16,7 @@ implies, which the ordinary parser then reads (parse.py), with all its rules:
     What do you do (for work / for a living)?                  + "A nurse" -> I work as a nurse
     How old are you / is he / is your son?                     + "Five"    -> He is five years old
     When does he / do you / will your sister V (X)?            + "In August" -> He Vs (X) in August
+    When is the derby / your exam?                             + "Saturday" -> The derby is on Saturday
     How much/many N do you V?                                  + "4 cups a day" -> I V 4 cups a day
 
 A statement about "you" asked to be confirmed ("Pip is your dog, right?", "You're vegetarian,
@@ -56,6 +57,7 @@ _FRAMES: list[tuple[re.Pattern[str], str]] = [
     (re.compile(r"how old (?:are (?P<you>you)|is (?P<who>he|she|your [a-z]+(?: (?!now\b)[a-z]+)?))(?: now)?\?$", re.I), "age"),
     (re.compile(r"when (?:do|does|will) (?P<who>you|he|she|they|your [a-z]+) (?P<v>[a-z]+)(?P<rest>(?: [a-z]+){0,3})\?$",
                 re.I), "when"),
+    (re.compile(r"when(?: is|'s) (?P<x>(?:the|your|his|her|their|our) [a-z]+(?: [a-z]+)?)\?$", re.I), "when_is"),
     (re.compile(r"how (?:much|many) (?P<n>[a-z]+(?: [a-z]+)?) do you (?P<v>[a-z]+)(?P<rest>(?: (?!now\b)[a-z]+){0,2})"
                 r"(?: now)?\?$", re.I), "amount"),
 ]
@@ -106,6 +108,12 @@ def implied_statement(question: str, reply: str) -> str | None:
                 return None
             unit = f" {m.group('n').lower()}" if _AMOUNT_ONLY.fullmatch(answer) else ""
             return f"I {m.group('v').lower()}{m.group('rest')} {answer[:1].lower()}{answer[1:]}{unit}."
+        if shape == "when_is":  # "When is the derby?" - "Saturday the 15th at 8pm." -> The derby is on ...
+            if not _WHEN.fullmatch(answer):
+                return None
+            thing = re.sub(r"(?i)^your ", "my ", m.group("x"))
+            lead = "on " if re.match(rf"(?:{'|'.join(WEEKDAYS)})\b", answer, re.I) else ""
+            return f"{thing[:1].upper()}{thing[1:]} is {lead}{_time_inside(answer)}."
         if shape == "when":
             if not _WHEN.fullmatch(answer):
                 return None
@@ -114,9 +122,7 @@ def implied_statement(question: str, reply: str) -> str | None:
             subject = f"{subject} {who.split()[1]}" if who.startswith("your ") else subject
             verb = m.group("v").lower()
             verb = verb if subject in ("I", "they") else third_person(verb)
-            if not re.match(rf"(?:{'|'.join(MONTHS)}|{'|'.join(WEEKDAYS)})\b", answer, re.I):
-                answer = answer[:1].lower() + answer[1:]  # "Next Monday" inside the statement
-            return f"{subject[:1].upper()}{subject[1:]} {verb}{m.group('rest')} {answer}."
+            return f"{subject[:1].upper()}{subject[1:]} {verb}{m.group('rest')} {_time_inside(answer)}."
         return f"I work as {answer}."
     return None
 
@@ -150,6 +156,13 @@ def confirmed_statement(question: str, reply: str) -> str | None:
     for pattern, mine in _YOU_AS_ME:
         statement = pattern.sub(mine, statement)
     return f"{statement[:1].upper()}{statement[1:]}."
+
+
+def _time_inside(answer: str) -> str:
+    """A time given alone, as it reads inside a statement ("Next Monday" -> "next Monday")."""
+    if re.match(rf"(?:{'|'.join(MONTHS)}|{'|'.join(WEEKDAYS)})\b", answer, re.I):
+        return answer
+    return answer[:1].lower() + answer[1:]
 
 
 _LEADS = frozenset("about around almost nearly over roughly since just only maybe probably".split())

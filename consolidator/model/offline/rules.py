@@ -127,7 +127,7 @@ _NEGATIONS = [
     (re.compile(r"^(?:do|does|did) not ", re.I), "", Polarity.DENIED),
     (re.compile(r"^never ", re.I), "", Polarity.DENIED),
     # "I can't eat gluten": avoids it (a kind of food, said bare; "can't eat another bite" is no diet)
-    (re.compile(r"^(?:cannot|can not) (?=eat (?!(?:a|an|the|another|any|anything|more|much|that|this|it|one)\b))",
+    (re.compile(r"^(?:cannot|can not) (?=(?:eat|drink) (?!(?:a|an|the|another|any|anything|more|much|that|this|it|one)\b))",
                 re.I), "", Polarity.DENIED),
     (re.compile(r"^(?:have |has )?(?:stopped|quit|given up|gave up)(?: on)? ", re.I), "", Polarity.ENDED),
 ]
