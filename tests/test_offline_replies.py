@@ -116,31 +116,24 @@ def test_a_statement_about_you_asked_to_be_confirmed_and_a_yes_is_the_repliers(q
     assert confirmed_statement(question, reply) == statement
 
 
-def test_a_confirmed_statement_gives_the_fact_in_an_agents_log():
-    lines = [Line(id="a1", at=AT, role="assistant", text="Pip is your dog, right?"),
-             Line(id="u1", at=AT + timedelta(minutes=1), role="user", speaker="Maya", text="Yes, a beagle.")]
-    facts = MODEL.extract_facts(FactExtractionRequest(scope="s", messages=lines, neighbours=[])).facts
-    assert [(f.text, f.source_ids) for f in facts] == [("Maya has a dog named Pip.", ["u1"])]
+def _agent_asks(question: str, reply: str) -> list[tuple[str, list[str]]]:
+    """The facts of the agent's `question` and Maya's `reply` a minute later, with their sources."""
+    lines = [Line(id="a1", at=AT, role="assistant", text=question),
+             Line(id="u1", at=AT + timedelta(minutes=1), role="user", speaker="Maya", text=reply)]
+    request = FactExtractionRequest(scope="s", messages=lines, neighbours=[])
+    return [(f.text, f.source_ids) for f in MODEL.extract_facts(request).facts]
+
+
+@pytest.mark.parametrize(("question", "reply", "facts"), [
+    ("Pip is your dog, right?", "Yes, a beagle.", [("Maya has a dog named Pip.", ["u1"])]),
+    ("When do you leave for Lisbon?", "Next Monday.", [("Maya leaves for Lisbon (2023-05-08).", ["u1"])]),
+    ("How many kids do you have?", "Two.", [("Maya has two kids (2023-05-07).", ["u1"])]),
+])
+def test_a_reply_to_the_agents_question_gives_the_fact_it_implies(question, reply, facts):
+    assert _agent_asks(question, reply) == facts
 
 
 def test_a_confirmation_adds_to_what_the_reply_says_itself():
     """"Yes, but I'm remote on Fridays" says something of its own; the yes still confirms the employer."""
-    lines = [Line(id="a1", at=AT, role="assistant", text="Do you still work at Nordlys?"),
-             Line(id="u1", at=AT + timedelta(minutes=1), role="user", speaker="Maya",
-                  text="Yes, but I'm remote on Fridays.")]
-    facts = MODEL.extract_facts(FactExtractionRequest(scope="s", messages=lines, neighbours=[])).facts
-    assert "Maya works at Nordlys." in [f.text for f in facts]
-
-
-def test_a_time_given_alone_to_when_dates_the_statement():
-    lines = [Line(id="a1", at=AT, role="assistant", text="When do you leave for Lisbon?"),
-             Line(id="u1", at=AT + timedelta(minutes=1), role="user", speaker="Maya", text="Next Monday.")]
-    facts = MODEL.extract_facts(FactExtractionRequest(scope="s", messages=lines, neighbours=[])).facts
-    assert [(f.text, f.source_ids) for f in facts] == [("Maya leaves for Lisbon (2023-05-08).", ["u1"])]
-
-
-def test_an_amount_given_alone_is_counted_in_the_fact():
-    lines = [Line(id="a1", at=AT, role="assistant", text="How many kids do you have?"),
-             Line(id="u1", at=AT + timedelta(minutes=1), role="user", speaker="Maya", text="Two.")]
-    facts = MODEL.extract_facts(FactExtractionRequest(scope="s", messages=lines, neighbours=[])).facts
-    assert [f.text for f in facts] == ["Maya has two kids (2023-05-07)."]
+    assert ("Maya works at Nordlys.", ["u1"]) in _agent_asks("Do you still work at Nordlys?",
+                                                             "Yes, but I'm remote on Fridays.")

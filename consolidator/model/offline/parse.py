@@ -60,8 +60,12 @@ _POSSESSED = re.compile(
 )
 _SPECIES = re.compile(rf"(?:{SPECIES})$", re.I)
 _PEOPLES = frozenset({"home", "origin", "job", "employer"})  # what only a person (or a pet) has
-_SEP = re.compile(r"(\s*[;:]\s*|\s+[-\u2013\u2014]+\s+|\s*,?\s+(?:and|but|while|whereas|although|though|because|'cause|cuz|since(?! (?:I|he|she|they|we|you) (?:was|were)\b)|so)\s+|\s*,\s+)")  # "since she was 6": when
-CLAUSE_BREAK = _SEP  # where a sentence is cut into clauses (lineclaims dates a pet by its own clause)
+# Where a sentence is cut into segments (lineclaims dates a pet by its own clause); "since she was 6" is
+# when, kept with its clause.
+_SEP = re.compile(
+    r"(\s*[;:]\s*|\s+[-\u2013\u2014]+\s+|\s*,?\s+(?:and|but|while|whereas|although|though|because|'cause|cuz|"
+    r"since(?! (?:I|he|she|they|we|you) (?:was|were)\b)|so)\s+|\s*,\s+)")
+CLAUSE_BREAK = _SEP
 _I = re.compile(r"[Ii]\b(?!')\s*")
 _WE = re.compile(r"[Ww]e(?: all| both| two)?\b(?!')\s*")
 _WITH_ME = re.compile(r"(?:(?P<who>(?:[Mm]y|[Oo]ur) [a-z][\w'-]*(?: [a-z][\w'-]*)?|[A-Z][a-z]+) and I|[Mm]e and (?P<who2>(?:my|our) [a-z][\w'-]*(?: [a-z][\w'-]*)?|[A-Z][a-z]+))\b\s*")
@@ -71,6 +75,7 @@ _THE_USER = re.compile(r"[Tt]he user\b\s*")
 _PRONOUN = re.compile(r"(?:[Ss]he|[Hh]e|[Tt]hey)\b\s*")
 _IT = re.compile(r"(?:it|it's|this|that|that's|there|there's|here|here's|her|his)\b", re.I)  # no thing "they" could mean
 _TIME_LEAD = re.compile(rf"(?P<t>{TIME_PHRASE})(?:,\s*|\s+)(?=\S)", re.I)  # "Last month I got hurt"
+# A request to the listener after a statement: what follows asks, it states nothing.
 _PLEASE = re.compile(r"(?:please|wish me|let me know|keep me posted|tell me|cross your fingers|fingers crossed)\b", re.I)
 _EXAMPLE = re.compile(r"(?:like|such as|including|especially)\b", re.I)  # ", like my bowl": an example
 _ASKING = frozenset("how what why when where who which whose do does did is are was were can could would will shall should have has".split())
