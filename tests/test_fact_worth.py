@@ -151,6 +151,7 @@ def test_a_thing_someone_got_new_weighs_as_a_name_though_its_word_is_common():
     ("My grandpa passed away last week.", "Caroline's grandpa passed away (week of 2023-04-24)."),
     ("I started a new job yesterday.", "Caroline started a new job (2023-05-06)."),
     ("My best friend Sofia just had twins!", "Sofia had twins (2023-05-07)."),
+    ("My mother moved in with us last week.", "Caroline's mother moved in with Caroline (week of 2023-04-24)."),
     ("I've decided to go back to university part-time.", "Caroline has decided to go back to university part-time (2023-05-07)."),
     ("Oh, and I got promoted last week, did I tell you?", "Caroline got promoted (week of 2023-04-24)."),  # no "to": no job
     ("We bought a house last week.", "Caroline bought a house (week of 2023-04-24)."),

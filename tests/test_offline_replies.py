@@ -128,6 +128,8 @@ def _agent_asks(question: str, reply: str) -> list[tuple[str, list[str]]]:
     ("Pip is your dog, right?", "Yes, a beagle.", [("Maya has a dog named Pip.", ["u1"])]),
     ("When do you leave for Lisbon?", "Next Monday.", [("Maya leaves for Lisbon (2023-05-08).", ["u1"])]),
     ("How many kids do you have?", "Two.", [("Maya has two kids (2023-05-07).", ["u1"])]),
+    ("Good luck! What's the role again?", "UX researcher at Farfetch.",
+     [("Maya works as UX researcher.", ["u1"]), ("Maya works at Farfetch.", ["u1"])]),
 ])
 def test_a_reply_to_the_agents_question_gives_the_fact_it_implies(question, reply, facts):
     assert _agent_asks(question, reply) == facts

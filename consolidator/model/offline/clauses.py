@@ -48,7 +48,7 @@ from zoneinfo import ZoneInfo
 from consolidator.model.attachments import ATTACHMENT_FORM
 from consolidator.model.offline.text_cut import TITLE
 from consolidator.model.offline.reldates import DATE_NOTE, relative_dates, resolve_relative_dates
-from consolidator.model.offline.text import specifics, stem, third_person
+from consolidator.model.offline.text import life_events, specifics, stem, third_person
 from consolidator.model.offline.words import FULL_LIST, MONTHS, RARE_ZIPF, STOPWORDS, WEEKDAYS, zipf
 
 MIN_SUBSTANCE = 2  # a clause about a person keeps at least this much substance (see substance)
@@ -202,11 +202,12 @@ def substance(predicate: str, names: tuple[str, ...] = ()) -> int:
     skip = {n.lower() for name in names for n in name.split()}
     titled = {w.lower() for title in TITLE.findall(predicate) for w in _WORD.findall(title)}  # a title is a name
     pastimes = specifics(predicate)  # as specific as a name
+    events = life_events(predicate)
     found: dict[str, int] = {}
     for i, w in enumerate(_WORD.findall(predicate)):
         low = w.lower()
         low = low[:-2] if low.endswith("'s") else low
-        vague = low in VAGUE or stem(low) in _VAGUE_STEMS
+        vague = (low in VAGUE or stem(low) in _VAGUE_STEMS) and low not in events  # "moved in with": an event
         if low in STOPWORDS or low in skip or (vague and low not in titled):
             continue
         specific = any(c.isdigit() for c in w) or (i > 0 and w[:1].isupper()) or low in pastimes or 0 < zipf(low, FULL_LIST) <= RARE_ZIPF

@@ -53,7 +53,8 @@ _FRAMES: list[tuple[re.Pattern[str], str]] = [
                 r"enjoy|play|eat|drink|read|watch|listen to|speak)(?: the)?(?: most| best)?\?$", re.I), "taste"),
     (re.compile(r"where do you (?P<v>live|work|study)(?: now| these days)?\?$", re.I), "where"),
     (re.compile(r"where are you (?:from|originally from)\?$", re.I), "from"),
-    (re.compile(r"what do you do(?: for (?:work|a living))?\?$", re.I), "work"),
+    (re.compile(r"what do you do(?: for (?:work|a living))?\?$|what(?:'s| is) (?:the|your|your new) (?:role|job|position|"
+                r"title)(?: again| there)?\?$", re.I), "work"),
     (re.compile(r"how old (?:are (?P<you>you)|is (?P<who>he|she|your [a-z]+(?: (?!now\b)[a-z]+)?))(?: now)?\?$", re.I), "age"),
     (re.compile(r"when (?:do|does|will) (?P<who>you|he|she|they|your [a-z]+) (?P<v>[a-z]+)(?P<rest>(?: [a-z]+){0,3})\?$",
                 re.I), "when"),

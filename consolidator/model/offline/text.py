@@ -238,12 +238,14 @@ _LIFE_EVENT = re.compile(
     r"was born|were born|passed away|died|diagnosed|surgery|widowed|(?:got|was|been) promoted(?! to\b)|"
     r"started (?:a|my|her|his|their) new (?:job|position|role)|started (?:school|college|university|kindergarten)|"
     r"bought (?:a|our|my|their) (?:first )?(?:house|home|flat|apartment)|moved (?:house|home)|"
-    r"(?:go|goes|going|went|gone) back to (?:university|college|school)|enrolled|enrolling)\b", re.I)
+    r"(?:go|goes|going|went|gone) back to (?:university|college|school)|enrolled|enrolling|moved in with|"
+    r"first day (?:at|of) (?:my|the|a|her|his) new (?:job|school))\b", re.I)
 
 
 def life_events(text: str) -> frozenset[str]:
-    """The words of the life events `text` names, lower-cased ("had a baby" -> {"had", "a", "baby"})."""
-    return frozenset(w for m in _LIFE_EVENT.findall(text) for w in m.lower().split())
+    """The words of the life events `text` names, lower-cased, less function words ("had a baby" ->
+    {"baby"}; "moved in with" -> {"moved"}, a light verb that here says something)."""
+    return frozenset(w for m in _LIFE_EVENT.findall(text) for w in m.lower().split() if w not in STOPWORDS)
 
 
 @lru_cache(maxsize=1 << 14)

@@ -52,7 +52,7 @@ from typing import Iterable
 
 from consolidator.model.offline.clauses import VAGUE
 from consolidator.model.offline.reldates import DATE_NOTE
-from consolidator.model.offline.text import TIME_ONLY, activities, specifics, stem
+from consolidator.model.offline.text import TIME_ONLY, activities, life_events, specifics, stem
 from consolidator.model.offline.words import IRREGULAR_PAST, PHATIC, STOPWORDS, zipf
 
 RARE_BASE = 6.0  # a word weighs max(0, RARE_BASE - zipf): "the" (7.7) 0, "support" (5.5) 0.5, "pottery" (3.7) 2.3
@@ -113,11 +113,13 @@ def _weights(text: str, names: tuple[str, ...]) -> dict[str, float]:
     skip = {part.lower() for name in names for part in name.split()}
     pastimes = specifics(text)
     counted = {m.group(1).lower() for m in _COUNTS.finditer(text)}
+    events = life_events(text)  # "moved in with": a light verb that says a life changed
     found: dict[str, float] = {}
     for i, token in enumerate(_WORD.findall(DATE_NOTE.sub("", text))):
         low = token.lower()
         low = low[:-2] if low.endswith("'s") else low
-        if low in _WEIGHTLESS or low in skip or any(low.startswith(s) and len(low) - len(s) <= 1 for s in skip):
+        if (low in _WEIGHTLESS and low not in events) or low in skip or any(
+                low.startswith(s) and len(low) - len(s) <= 1 for s in skip):
             continue
         if any(c.isdigit() for c in token) or low in counted:
             weight = NUMBER_WEIGHT
