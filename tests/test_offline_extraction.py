@@ -529,3 +529,14 @@ def test_a_month_in_lower_case_and_a_trailing_btw_are_read():
 def test_a_weekday_with_its_day_of_the_month_is_not_the_next_such_weekday():
     """"Saturday the 15th" was dated the coming Saturday, a week before the 15th."""
     assert all("(2023-05-13)" not in f for f in said_by_caroline("The final is on Saturday the 20th at 8pm in Lisbon."))
+
+
+@pytest.mark.parametrize(("said", "facts"), [
+    ("My son had an accident last Tuesday, he fell off his bike and it was rough.",
+     ["Caroline's son fell off his bike (2023-05-02)."]),  # it was dated the day it was said
+    ("I went to Lisbon last week and I am flying to Rome tomorrow.",
+     ["Caroline went to Lisbon (week of 2023-04-24).", "Caroline is flying to Rome (2023-05-08)."]),
+    ("I started painting last year and I love it.", ["Caroline started painting (2022)."]),
+])
+def test_a_past_event_with_no_date_of_its_own_takes_the_one_its_sentence_resolved(said, facts):
+    assert said_by_caroline(said) == facts

@@ -10,12 +10,12 @@ person, or a group named since). A segment with no subject inherits the previous
 injured her knee and is no longer training"); a segment that is only a time ("Last Friday,")
 is carried to the next clause; a piece that starts nothing new is glued back to its segment,
 unless it and what follows it only judge it ("- it was so much fun"). A first segment that
-drops its "I" ("Took a trip to Rome") has the speaker as subject (clauses.dropped_i). The
-predicate goes to the attribute rules (rules.py); when none
-applies it is kept whole as a dated plain clause (clauses.py), if it has substance, counting what
-its sentence's photo shows when the fact will name it ("I made this!": shown.py). Questions
-give no plain clauses. A sentence that gives no claim but suggests the other person try something
-gives that suggestion (suggest.py).
+drops its "I" ("Took a trip to Rome") has the speaker as subject (clauses.dropped_i). The predicate
+goes to the attribute rules (rules.py); when none applies it is kept whole as a dated plain clause
+(clauses.py; a past event with no date takes one an earlier clause of its sentence resolved), if it
+has substance, counting what its photo shows when the fact will name it ("I made this!": shown.py).
+Questions give no plain clauses. A sentence that gives no claim but suggests the other person try
+something gives that suggestion (suggest.py).
 
 The same parser reads stored facts (`parse_text`): there no batch evidence exists, capitals
 are trusted, and a fact's trailing "(YYYY-MM-DD)" is not part of its value.
@@ -60,12 +60,9 @@ _POSSESSED = re.compile(
 )
 _SPECIES = re.compile(rf"(?:{SPECIES})$", re.I)
 _PEOPLES = frozenset({"home", "origin", "job", "employer"})  # what only a person (or a pet) has
-# Where a sentence is cut into segments (lineclaims dates a pet by its own clause); "since she was 6" is
-# when, kept with its clause.
-_SEP = re.compile(
-    r"(\s*[;:]\s*|\s+[-\u2013\u2014]+\s+|\s*,?\s+(?:and|but|while|whereas|although|though|because|'cause|cuz|"
-    r"since(?! (?:I|he|she|they|we|you) (?:was|were)\b)|so)\s+|\s*,\s+)")
-CLAUSE_BREAK = _SEP
+_SEP = re.compile(r"(\s*[;:]\s*|\s+[-\u2013\u2014]+\s+|\s*,?\s+(?:and|but|while|whereas|although|though|because|"
+                  r"'cause|cuz|since(?! (?:I|he|she|they|we|you) (?:was|were)\b)|so)\s+|\s*,\s+)")  # "since she was 6"
+CLAUSE_BREAK = _SEP  # where a sentence is cut into clauses (lineclaims dates a pet by its own clause)
 _I = re.compile(r"[Ii]\b(?!')\s*")
 _WE = re.compile(r"[Ww]e(?: all| both| two)?\b(?!')\s*")
 _WITH_ME = re.compile(r"(?:(?P<who>(?:[Mm]y|[Oo]ur) [a-z][\w'-]*(?: [a-z][\w'-]*)?|[A-Z][a-z]+) and I|[Mm]e and (?P<who2>(?:my|our) [a-z][\w'-]*(?: [a-z][\w'-]*)?|[A-Z][a-z]+))\b\s*")
@@ -124,6 +121,7 @@ class Context:
     day: str | None = None  # the local day the line was said on, for plain clauses
     shown: str | None = None  # what the sentence's one photo shows ("photo: a cup ..."), for its pointer
     pet: str | None = None  # the species of the last pet the line got without a name, for "her name is ..."
+    dated: str | None = None  # the date an earlier clause of the sentence resolved, for a past event after it
 
 
 @dataclass(frozen=True)
@@ -204,8 +202,7 @@ def _someone(who: str, ctx: Context) -> Subject:
     """A person, or a group in the speaker's name unless it is theirs ("Ana said: the kids")."""
     if not unnamed(who):
         return Subject(who)
-    theirs = who.startswith(f"{ctx.me}'s ")
-    return Subject(who, person=False, display="" if theirs else f"{ctx.me} said: {who.capitalize()}")
+    return Subject(who, person=False, display="" if who.startswith(f"{ctx.me}'s ") else f"{ctx.me} said: {who.capitalize()}")
 
 
 def _segments(sentence: str, ctx: Context) -> list[str]:
@@ -263,6 +260,9 @@ def _clause(subject: Subject, predicate: str, ctx: Context, when: str = "") -> C
     if not said or substance(f"{thing} {shows}", names) < MIN_SUBSTANCE or worth(f"{subject.name} {shows}", names[:2]) < MIN_WORTH:
         return None
     dated = event_date(when, clip(said), ctx.day)
+    if not dated.resolved and ctx.dated and kind_of(dated.said) == "event":  # "an accident last Tuesday, he fell"
+        dated = replace(dated, day=ctx.dated, resolved=True)
+    ctx.dated = dated.day if dated.resolved else ctx.dated
     said, when = dated.said, dated.when
     if " said: " in subject.display:  # "Ana said: The kids made this": no quotation, so the photo is named here
         said = with_shown(f"{subject.name} {said}", ctx.shown)[len(subject.name) + 1:]
@@ -325,7 +325,7 @@ def _naming(said: str, speakers: tuple[str, ...], book: NameBook | None) -> bool
 def parse_sentence(sentence: str, ctx: Context) -> list[Claim]:
     """Claims of one sentence; updates ctx.last with the last person something was said of."""
     claims: list[Claim] = []
-    current: Subject | None = None
+    current, ctx.dated = None, None  # the subject and the date a clause carries to the next, in this sentence
     statement = untagged(sentence)  # "Sunflowers mean warmth, right?" says something
     question = strip_asides(statement).rstrip().endswith("?")  # "... that necklace? [shares a photo]" asks
     when = ""  # a leading time phrase ("Last Friday,"), carried to the next clause
