@@ -198,7 +198,7 @@ def substance(predicate: str, names: tuple[str, ...] = ()) -> int:
     rare as a name (RARE_ZIPF in wordfreq's full list: "tendinitis", "ceviche"; a typo unknown
     there is not, though a common misspelling, "definately", is: a known limit) counting twice
     ("went to Boston": 2; "went to a support group": 3). The words
-    of a quoted title are never vague: "The Great Gatsby" is a name, not a judgement."""
+    of a quoted title are never vague: "The Old Harbour" is a name, not a judgement."""
     skip = {n.lower() for name in names for n in name.split()}
     titled = {w.lower() for title in TITLE.findall(predicate) for w in _WORD.findall(title)}  # a title is a name
     pastimes = specifics(predicate)  # as specific as a name

@@ -7,7 +7,7 @@ and a plain clause's subject only when the name is known as a person or does a p
 "lunch with"), and names addressed after a greeting ("Hey Ana", "Thanks, Ana!"). A name
 addressed that starts another speaker's name ("Mari" to Marina) is that speaker's alias.
 Capitalised words elsewhere are never taken for people, so sentence starts ("Sounds like...",
-"Unconditional love..."), days, months and places ("in Paris") do not become contacts.
+"Endless patience..."), days, months and places ("in Paris") do not become contacts.
 
 Forms of one name merge: equal ignoring case, or one is the other's first name ("Ana" and "Ana
 Lopez"); a known contact's name and aliases win, else the longest form is the name. Details come
@@ -16,8 +16,8 @@ A detail ended or denied ("no longer training for the marathon") is sent as "" (
 Multi-valued details (allergies, likes, pets, the pastimes and places a person's own clauses
 name: "went sailing", "took the kids to the aquarium", and the roles they say they have: "my
 journey as a new dad", "tough as a single mom") are kept as "a; b", the newest
-LISTED_ITEMS of them; an item said more specifically replaces the vaguer one ("Rockies" gives
-way to "Rocky Mountains"; "pride parade" after "LGBTQ+ pride parade" adds nothing). The batch's summary of a
+LISTED_ITEMS of them; an item said more specifically replaces the vaguer one ("Alps" gives
+way to "Swiss Alps"; "regatta" after "summer sailing regatta" adds nothing). The batch's summary of a
 person is one line: their most telling claim of the batch (`_summary`).
 """
 
@@ -181,7 +181,7 @@ def _apply(details: dict[str, str], claim: Claim) -> str | None:
         return key
     items = _items(current)
     if claim.polarity is Polarity.ASSERTED:
-        # an item already listed as specifically or more ("LGBTQ+ pride parade" holds "pride parade")
+        # an item already listed as specifically or more ("summer sailing regatta" holds "regatta")
         # adds nothing; one the new value says more specifically gives way to it ("dog" to "Rex (dog)")
         if not any(_same(i, value) or stems and stems <= set(content_stems(i)) for i in items):
             kept = [i for i in items if not (stems and set(content_stems(i)) < stems)]

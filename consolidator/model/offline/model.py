@@ -25,7 +25,7 @@ happened, more for a feeling or intention, more for a longer fact (worth.py). Su
 I/we (the speaker, else "The user"), you (the other person speaking), "my X" (the speaker's X),
 she/he/they (the last person named in the same message, or at a reply's start in the speaker's
 line before), and names the batch's evidence vets (names.py): never a capitalised opener such as
-"Sounds" or "Unconditional". A reply in a word to the other party's question (the agent's too)
+"Sounds" or "Endless". A reply in a word to the other party's question (the agent's too)
 is read in the question's words: names ("What's your dog's name?" - "Rex!"), and the statement a
 few question shapes imply ("How long have you been married?" - "5 years", replies.py). Contacts are
 people only (contacts.py), with the pastimes and places their clauses name. Tasks open on

@@ -1,7 +1,7 @@
 """Which capitalised words name people or things: evidence from the batch, not a gazetteer.
 
 A capital letter alone proves little: every sentence starts with one ("Sounds like fun",
-"Unconditional love is so important", "Wow"). And word frequency alone cannot tell names
+"Endless patience is so important", "Wow"). And word frequency alone cannot tell names
 from words either ("marina" and "unconditional" are about as rare in English; "mark" and
 "will" are common words). So a capitalised word is taken for a name only on evidence:
 
@@ -11,9 +11,9 @@ from words either ("marina" and "unconditional" are about as rare in English; "m
 - it is introduced as a person: after a relation word ("my friend Ana"), before one ("Ana is
   my cousin"), addressed at a sentence start ("Hey Ana", "Thanks, Ana!"), or after a people
   verb ("I called Ana", "lunch with Ana"; not "visited", which places take too);
-- it is said to be someone's something ("Oliver is my mother's cat"): a named thing;
+- it is said to be someone's something ("Nilo is my mother's cat"): a named thing;
 - or, only at a sentence start, the next word agrees with a singular subject ("Ana works",
-  "Ana called", "Ana is"; not "Unconditional love", "Sounds like", "Thanks so much") and the
+  "Ana called", "Ana is"; not "Endless patience", "Sounds like", "Thanks so much") and the
   word is not seen in lower case in the batch and is rare in English (wordfreq zipf below
   RARE_ZIPF), or, when what follows is said of people (an attribute rule such as "works at", or
   a people verb such as "called", "visited"), below COMMON_ZIPF ("Ana", "Tom"; not "Mark").
@@ -51,7 +51,7 @@ _PERSON_EVIDENCE = [
         rf"hung out|went out) with) (?P<n>{_NAME})"
     ),
 ]
-# A name said to be someone's or something's: "Oliver is my mother's cat" (named, maybe not a person).
+# A name said to be someone's or something's: "Nilo is my mother's cat" (named, maybe not a person).
 _NAMED_EVIDENCE = re.compile(rf"^(?P<n>{_NAME}) (?:is|was) (?:my|our|his|her|their|your) ")
 _AUX = frozenset(
     """is was has had does did will would can could should may might must cannot just also still never

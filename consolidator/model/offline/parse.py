@@ -84,7 +84,7 @@ _LEAD = re.compile(
 )
 # "I guess, post-accident recovery": a hedge set off by its comma says nothing of the speaker
 _PARENTHETICAL = re.compile(r"(?:guess|think|suppose|mean|bet|reckon|believe|know|hope|swear|admit)\s*,", re.I)
-NAMING_WORDS = 6  # "It was Matt Patterson", "They enjoyed the Grand Canyon": a short answer that names something
+NAMING_WORDS = 6  # "It was Rui Tavares", "They loved the Douro valley": a short answer that names something
 _NAMING_OPENERS = frozenset("it it's this that these those the a an my our his her their".split())  # not "he": who?
 _GLUED_DASH = re.compile(r"(?<![\w-])([a-z][\w']*)-\s+(?!(?:and|or|to)\b)(?=\w)")  # "good- we": a dash against its word
 _BARE_NAME = re.compile(r"[A-Z][a-z]+(?: [A-Z][a-z]+)?")  # a segment that is only a name: addressed, when a person's
@@ -303,7 +303,7 @@ def _said(seg: str, ctx: Context, when: str) -> Claim | None:
 
 def _naming(said: str, speakers: tuple[str, ...], book: NameBook | None) -> bool:
     """A statement of at most NAMING_WORDS words with a name past its first word (not a
-    speaker's) or a number: "It was Matt Patterson" answers who, though it has too few words for
+    speaker's) or a number: "It was Rui Tavares" answers who, though it has too few words for
     MIN_SAID. It opens with a pronoun, a determiner or a name the batch's `book` vouches for,
     never a verb ("Call Ana")."""
     words = said.split()
@@ -326,7 +326,7 @@ def parse_sentence(sentence: str, ctx: Context) -> list[Claim]:
     """Claims of one sentence; updates ctx.last with the last person something was said of."""
     claims: list[Claim] = []
     current, ctx.dated = None, None  # the subject and the date a clause carries to the next, in this sentence
-    statement = untagged(sentence)  # "Sunflowers mean warmth, right?" says something
+    statement = untagged(sentence)  # "Olive trees mean peace, right?" says something
     question = strip_asides(statement).rstrip().endswith("?")  # "... that necklace? [shares a photo]" asks
     when = ""  # a leading time phrase ("Last Friday,"), carried to the next clause
     segments = _segments(strip_asides(statement), ctx)
@@ -357,7 +357,7 @@ def parse_sentence(sentence: str, ctx: Context) -> list[Claim]:
                 claims.append(quote)
             if len(seg.split()) > 2 and not _IT.match(seg):  # "Flowers bring joy. They represent growth",
                 ctx.they = group_named(seg, ctx.me)  # but "Look what the kids made! They ..."
-            if ctx.names is not None and _someone_else(seg, ctx):  # "It was Matt Patterson, he is ...": not
+            if ctx.names is not None and _someone_else(seg, ctx):  # "It was Rui Tavares, he is ...": not
                 ctx.last = ctx.they = None  # whom the line before spoke of (and no guess at who else)
             when = ""
             continue
@@ -371,7 +371,7 @@ def parse_sentence(sentence: str, ctx: Context) -> list[Claim]:
         when = ""
         if not current.person:
             said = [replace(c, person=False) for c in said]
-        named_pet = any(c.attribute == "pet" and c.detail.startswith(f"{current.name} (") for c in extra)  # "my cat Luna"
+        named_pet = any(c.attribute == "pet" and c.detail.startswith(f"{current.name} (") for c in extra)  # "my cat Nilo"
         if (said or extra) and (current.person or named_pet) and not current.first_person and current.name != "The user":
             ctx.last = ctx.they = current.name
         if kin := kin_named(seg, ctx.me):  # "my mom's birthday is on the 22nd. She's turning 70"

@@ -138,7 +138,7 @@ _RULES: list[tuple[str, str, str, object]] = [
     *_rules("dislikes", "{s} {verb3} {v}.", clean_general,
             rf"{_ADV}(?P<verb>hates?|dislikes?|detests?|cannot stand|can not stand) (?P<v>.+)"),
     *_rules("age", "{s} is {v} years old.", clean_general,  # the age now: "since she was 6" gives none
-            rf"(?:am|is|are) (?P<v>\d{{1,3}})(?: years? old| yrs old)?$",
+            r"(?:am|is|are) (?P<v>\d{1,3})(?: years? old| yrs old)?$",
             rf"(?:am|is|are) (?P<v>{AGE_WORDS}) (?:years? old|yrs old)$",
             rf"{_HAVE}{_ADV}turned (?P<v>\d{{1,3}}|{AGE_WORDS})\b.*"),
 ]

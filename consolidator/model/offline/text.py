@@ -125,8 +125,8 @@ _TAG = re.compile(
 
 
 def untagged(sentence: str) -> str:
-    """A statement asking to be agreed with ("Sunflowers mean warmth, right?") as the statement
-    it is ("Sunflowers mean warmth."); any other sentence as it is."""
+    """A statement asking to be agreed with ("Olive trees mean peace, right?") as the statement
+    it is ("Olive trees mean peace."); any other sentence as it is."""
     statement, tags = _TAG.subn("", sentence)
     return statement.rstrip() + "." if tags else sentence
 

@@ -80,7 +80,7 @@ IDIOM_ENDS = frozenset(
     .split()
 )
 
-# Relations and species as regex alternations: "my sister Ana", "a cat named Oliver".
+# Relations and species as regex alternations: "my sister Ana", "a cat named Nilo".
 RELATIONS = (  # the in-laws first: "father-in-law" is no "father"
     "mother-in-law|father-in-law|sister-in-law|brother-in-law|son-in-law|daughter-in-law|"
     "sister|brother|mother|mom|mum|father|dad|wife|husband|partner|boyfriend|girlfriend|fiance|"
