@@ -145,6 +145,7 @@ def group_named(text: str, me: str) -> str | None:
 _PROVIDERS = ("doctor|doc|dentist|vet|nurse|pharmacist|physio|landlord|landlady|boss|manager|mechanic|plumber|"
               "teacher|coach|trainer|lawyer|accountant|hairdresser|barber|babysitter|nanny|agent|realtor|"
               "[a-z]{3,}(?:ician|ologist|iatrist|therapist)")  # "pediatrician", "dermatologist", "physiotherapist"
+_A_PROVIDER = re.compile(rf"the (?:{_PROVIDERS})")
 _PROVIDER_AT_START = re.compile(rf"(?P<det>[Tt]he) (?P<g>{_PROVIDERS})\b(?!'|,| and\b| or\b| &)\s*")
 
 
@@ -163,4 +164,4 @@ def is_group(who: str) -> bool:
 def unnamed(who: str) -> bool:
     """Whether `who` is a group or a person by role ("the dentist"): no name the rules' templates may
     state a single person's detail of ("the dentist lives in Porto" says no one's home)."""
-    return is_group(who) or bool(re.fullmatch(rf"the (?:{_PROVIDERS})", who))
+    return is_group(who) or bool(_A_PROVIDER.fullmatch(who))

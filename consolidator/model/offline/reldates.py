@@ -31,16 +31,13 @@ from functools import lru_cache
 from datetime import date, timedelta
 
 from consolidator.model.offline.text import past_form
-from consolidator.model.offline.words import MONTHS as LOWER_MONTHS, WEEKDAYS
+from consolidator.model.offline.words import MONTHS as LOWER_MONTHS, NUMBER_WORDS, WEEKDAYS
 
 MONTHS = tuple(m.capitalize() for m in LOWER_MONTHS)
 # Short weekdays, capitalised only: "last Sat" is a day, "the chair I last sat on" is not.
 _SHORT_DAYS = {"Mon": 0, "Tue": 1, "Tues": 1, "Wed": 2, "Thu": 3, "Thur": 3, "Thurs": 3, "Fri": 4, "Sat": 5,
                "Sun": 6}
-_NUMBER_WORDS = {
-    "a": 1, "an": 1, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7,
-    "eight": 8, "nine": 9, "ten": 10, "eleven": 11, "twelve": 12,
-}
+_NUMBER_WORDS = {"a": 1, "an": 1, **NUMBER_WORDS}
 _DAYS = "|".join(WEEKDAYS)
 _COUNT = "|".join([r"\d{1,3}", *_NUMBER_WORDS])
 _MONTH_YEAR = rf"(?:{'|'.join(MONTHS)}) \d{{4}}"

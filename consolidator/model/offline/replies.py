@@ -31,7 +31,7 @@ import re
 
 from consolidator.model.offline.patterns import AGE_WORDS
 from consolidator.model.offline.text import STOPWORDS, normalise, third_person
-from consolidator.model.offline.words import MONTHS, WEEKDAYS
+from consolidator.model.offline.words import MONTHS, NUMBER_WORDS, WEEKDAYS
 
 MAX_FRAGMENT_WORDS = 8
 _DURATION = re.compile(
@@ -62,9 +62,12 @@ _FRAMES: list[tuple[re.Pattern[str], str]] = [
     (re.compile(r"how (?:much|many) (?P<n>[a-z]+(?: [a-z]+)?) do you (?P<v>[a-z]+)(?P<rest>(?: (?!now\b)[a-z]+){0,2})"
                 r"(?: now)?\?$", re.I), "amount"),
 ]
-_NUMBER = r"(?:\d+(?:[.,]\d+)?|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|a few|a couple)"
-_AMOUNT = re.compile(rf"(?:(?:about|around|like|roughly|maybe|only|just|almost|nearly|over) )?{_NUMBER}\b.*", re.I)
-_AMOUNT_ONLY = re.compile(rf"(?:(?:about|around|like|roughly|maybe|only|just|almost|nearly|over) )?{_NUMBER}", re.I)
+_NUMBER = rf"(?:(?:about|around|like|roughly|maybe|only|just|almost|nearly|over) )?(?:\d+(?:[.,]\d+)?|" \
+          rf"{'|'.join(NUMBER_WORDS)}|a few|a couple)"
+_AMOUNT = re.compile(rf"{_NUMBER}\b.*", re.I)  # "4 cups a day": the amount with its own unit
+_AMOUNT_ONLY = re.compile(_NUMBER, re.I)  # "Two.": the question's noun is the unit
+_WEEKDAY_FIRST = re.compile(rf"(?:{'|'.join(WEEKDAYS)})\b", re.I)
+_NAMED_DAY_FIRST = re.compile(rf"(?:{'|'.join(MONTHS)}|{'|'.join(WEEKDAYS)})\b", re.I)  # keeps its capital
 # A time given alone ("In August.", "Next Monday", "on the 3rd"): what a "when" asks for.
 _WHEN = re.compile(rf"(?:(?:in|on|at|by|from|around|next|this|early|late|mid)\b.*|(?:tomorrow|tonight|today|soon)\b.*|"
                    rf"(?:{'|'.join(MONTHS)}|{'|'.join(WEEKDAYS)})\b.*|\d.*)", re.I)
@@ -113,7 +116,7 @@ def implied_statement(question: str, reply: str) -> str | None:
             if not _WHEN.fullmatch(answer):
                 return None
             thing = re.sub(r"(?i)^your ", "my ", m.group("x"))
-            lead = "on " if re.match(rf"(?:{'|'.join(WEEKDAYS)})\b", answer, re.I) else ""
+            lead = "on " if _WEEKDAY_FIRST.match(answer) else ""
             return f"{thing[:1].upper()}{thing[1:]} is {lead}{_time_inside(answer)}."
         if shape == "when":
             if not _WHEN.fullmatch(answer):
@@ -161,7 +164,7 @@ def confirmed_statement(question: str, reply: str) -> str | None:
 
 def _time_inside(answer: str) -> str:
     """A time given alone, as it reads inside a statement ("Next Monday" -> "next Monday")."""
-    if re.match(rf"(?:{'|'.join(MONTHS)}|{'|'.join(WEEKDAYS)})\b", answer, re.I):
+    if _NAMED_DAY_FIRST.match(answer):
         return answer
     return answer[:1].lower() + answer[1:]
 

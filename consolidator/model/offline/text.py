@@ -88,7 +88,7 @@ _CASUAL = {"im": "I'm", "ive": "I've", "dont": "don't", "cant": "can't", "wont":
            "bday": "birthday", "i": "I"}
 # A month typed in lower case after a word that dates it ("in june", "by october"); "may" and "march" are verbs too.
 _LOWER_MONTH = re.compile(r"\b(in|on|by|since|until|till|from|of|last|next|this|early|late|mid) "
-                          r"(january|february|april|june|july|august|september|october|november|december)\b")
+                          rf"({'|'.join(m for m in MONTHS if m not in ('may', 'march'))})\b")
 _CASUAL_WORD = re.compile(rf"(?<![\w'.-])(?:{'|'.join(_CASUAL)})(?![\w'-]|\.\w)", re.I)
 
 

@@ -23,11 +23,15 @@ from consolidator.domain import AGENT_SPEAKERS, IRREGULAR_VERBS, MONTHS, NEGATIO
 
 __all__ = [
     "AGENT_SPEAKERS", "ADDRESS_OPENERS", "CALLING_OPENERS", "EVERYDAY_ZIPF", "FULL_LIST", "GREETINGS",
-    "IRREGULAR_PAST", "MAX_ZIPF",
+    "IRREGULAR_PAST", "MAX_ZIPF", "NUMBER_WORDS",
     "MONTHS", "NAME_STOPWORDS", "NEGATIONS", "PHATIC", "RARE_ZIPF", "RELATIONS", "ROLE_NOUNS", "SMALL_LIST", "SPECIES",
     "STOPWORDS", "WEEKDAYS",
     "alternation", "zipf",
 ]
+
+# Numbers said in words, up to twelve, by value: dates ("two weeks ago"), counts ("has two kids"), amounts.
+NUMBER_WORDS = {"one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8, "nine": 9,
+                "ten": 10, "eleven": 11, "twelve": 12}
 
 # Greetings: the words that open an address ("Hi Mel, ...", "Thanks, Ana!").
 GREETINGS = ("hey", "hi", "hello", "dear", "thanks")

@@ -53,7 +53,7 @@ from typing import Iterable
 from consolidator.model.offline.clauses import VAGUE
 from consolidator.model.offline.reldates import DATE_NOTE
 from consolidator.model.offline.text import TIME_ONLY, activities, life_events, specifics, stem
-from consolidator.model.offline.words import IRREGULAR_PAST, PHATIC, STOPWORDS, zipf
+from consolidator.model.offline.words import IRREGULAR_PAST, NUMBER_WORDS, PHATIC, STOPWORDS, zipf
 
 RARE_BASE = 6.0  # a word weighs max(0, RARE_BASE - zipf): "the" (7.7) 0, "support" (5.5) 0.5, "pottery" (3.7) 2.3
 NUMBER_WEIGHT = 3.0  # "18th", "2022", "10 miles": numbers are what questions ask for
@@ -66,8 +66,8 @@ PER_WORD = 0.11  # ...plus this per word of the fact: a longer fact must say mor
 
 _WORD = re.compile(r"[A-Za-z0-9]+(?:['-][A-Za-z0-9]+)*")
 # A number said in words before what it counts ("has two kids", "speaks three languages") is a number.
-_COUNTS = re.compile(r"\b(two|three|four|five|six|seven|eight|nine|ten|eleven|twelve) (?!(?:days?|weeks?|months?|years?|"
-                     r"hours?|minutes?|times?|of)\b)[a-z]+", re.I)
+_COUNTS = re.compile(rf"\b({'|'.join(w for w, n in NUMBER_WORDS.items() if n > 1)}) "
+                     r"(?!(?:days?|weeks?|months?|years?|hours?|minutes?|times?|of)\b)[a-z]+", re.I)
 _WEIGHTLESS = frozenset(STOPWORDS | VAGUE | PHATIC)
 
 # Intensifiers: they grade a statement, they never carry it. ("kinda", "sorta" are hedges: they

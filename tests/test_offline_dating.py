@@ -1,0 +1,60 @@
+"""The offline extractor's dates and life events said in passing: a part of the day, a date kept in
+place, a past event dated by its sentence, a weekday with its day of the month, an ending that
+names no value (the wider extraction tests: test_offline_extraction.py)."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.support.offline_kit import said_by_caroline
+
+
+@pytest.mark.parametrize(("said", "fact"), [
+    ("I went hiking yesterday morning.", "Caroline went hiking (2023-05-06)."),  # never "went hiking morning"
+    ("We went dancing last Friday night.", "Caroline went dancing (2023-05-05)."),
+    ("My manager quit this morning.", "Caroline's manager quit this morning (2023-05-07)."),  # a time, no habit given up
+    ("They're promoting me to team lead, starting next month.",
+     "Caroline is being promoted to team lead, starting next month (June 2023) (2023-05-07)."),
+    # a life event's rule dated by its clause; a trailing "how about you?" leaves a statement, not a question
+    ("Been up and down lately, got married last week - how about you?", "Caroline got married (week of 2023-04-24)."),
+    ("I went to a pottery workshop last Friday, how about you?", "Caroline went to a pottery workshop (2023-05-05)."),
+    # the date is what is said of the subject: it stays in place (it left "anniversary is, 12 years"), and no stance
+    ("Btw our anniversary is next Saturday, 12 years!",
+     "Caroline's anniversary is next Saturday (2023-05-13), 12 years (2023-05-07)."),
+    ("We're back from Japan!", "Caroline is back from Japan (2023-05-07)."),  # a coming back: an event, no state
+    ("I applied for the job at Acme, fingers crossed.", "Caroline applied for the job at Acme (2023-05-07)."),
+    ("I lost my passport in Osaka though, what a mess.", "Caroline lost their passport in Osaka (2023-05-07)."),
+])
+def test_a_part_of_the_day_a_time_quit_and_a_promotion_done_to_the_speaker(said, fact):
+    assert said_by_caroline(said) == [fact]
+
+
+@pytest.mark.parametrize(("said", "facts"), [
+    ("I got divorced last year.", ["Caroline got divorced last year (2022)."]),  # an ending: no value to date by
+    ("I got divorced.", ["Caroline got divorced."]),
+])
+def test_a_partner_ended_with_got_is_read_without_a_value(said, facts):
+    """"got divorced" raised IndexError in the dating of "got married" (lineclaims._acquired_on)."""
+    assert said_by_caroline(said) == facts
+
+
+def test_a_month_in_lower_case_and_a_trailing_btw_are_read():
+    """"retiring in june btw": the month is a month, "btw" no part of the fact."""
+    assert said_by_caroline("My boss Helena is retiring in june btw, we are planning a party.") == [
+        "Helena is Caroline's boss.", "Helena is retiring in June (2023-05-07)."]
+
+
+def test_a_weekday_with_its_day_of_the_month_is_not_the_next_such_weekday():
+    """"Saturday the 15th" was dated the coming Saturday, a week before the 15th."""
+    assert all("(2023-05-13)" not in f for f in said_by_caroline("The final is on Saturday the 20th at 8pm in Lisbon."))
+
+
+@pytest.mark.parametrize(("said", "facts"), [
+    ("My son had an accident last Tuesday, he fell off his bike and it was rough.",
+     ["Caroline's son fell off his bike (2023-05-02)."]),  # it was dated the day it was said
+    ("I went to Lisbon last week and I am flying to Rome tomorrow.",
+     ["Caroline went to Lisbon (week of 2023-04-24).", "Caroline is flying to Rome (2023-05-08)."]),
+    ("I started painting last year and I love it.", ["Caroline started painting (2022)."]),
+])
+def test_a_past_event_with_no_date_of_its_own_takes_the_one_its_sentence_resolved(said, facts):
+    assert said_by_caroline(said) == facts
