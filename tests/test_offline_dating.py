@@ -41,7 +41,7 @@ def test_a_partner_ended_with_got_is_read_without_a_value(said, facts):
 def test_a_month_in_lower_case_and_a_trailing_btw_are_read():
     """"retiring in june btw": the month is a month, "btw" no part of the fact."""
     assert said_by_caroline("My boss Helena is retiring in june btw, we are planning a party.") == [
-        "Helena is Caroline's boss.", "Helena is retiring in June (2023-05-07)."]
+        "Helena is Caroline's boss.", "Helena is retiring (June 2023)."]
 
 
 def test_a_weekday_with_its_day_of_the_month_is_not_the_next_such_weekday():
@@ -58,3 +58,34 @@ def test_a_weekday_with_its_day_of_the_month_is_not_the_next_such_weekday():
 ])
 def test_a_past_event_with_no_date_of_its_own_takes_the_one_its_sentence_resolved(said, facts):
     assert said_by_caroline(said) == facts
+
+
+@pytest.mark.parametrize(("said", "facts"), [
+    # a day or month without its year: the clause's tense picks the next one or the last one
+    ("I'm flying to Berlin on March 14 for a conference.", ["Caroline is flying to Berlin for a conference (2024-03-14)."]),
+    ("I ran my first marathon on December 20.", ["Caroline ran their first marathon (2022-12-20)."]),
+    ("I adopted a puppy on the 3rd of May.", ["Caroline adopted a puppy (2023-05-03)."]),
+    ("My sister and I are running a half marathon in April.",
+     ["Caroline and their sister are running a half marathon (April 2024)."]),
+    # a year said is the date; a month and a year together too
+    ("Rui and I met in 2015 at a concert.", ["Caroline met Rui at a concert (2015)."]),
+    ("We got married in June 2018.", ["Caroline got married (June 2018)."]),
+    # a timetable's present speaks of what will be: the coming Wednesday, not the day said (a Sunday)
+    ("My daughter Lia starts swimming lessons on Wednesday at 5pm.",
+     ["Lia is Caroline's daughter.", "Lia starts swimming lessons at 5pm (2023-05-10)."]),
+    # a span's start is no date of the clause; a date with no tense to place it stays as said
+    ("I've been painting since 2015.", ["Caroline has been painting since 2015 (2023-05-07)."]),
+])
+def test_a_calendar_date_written_out_dates_its_clause(said, facts):
+    assert said_by_caroline(said) == facts
+
+
+def test_a_calendar_date_needs_a_real_day_and_a_tense():
+    from datetime import date
+
+    from consolidator.model.offline.reldates import absolute_dates
+    today = date(2023, 5, 7)
+    assert absolute_dates("I was born on February 30", today) == []
+    assert absolute_dates("March 14 works for me", today) == []  # no tense: which March 14?
+    assert absolute_dates("I had lunch with April", today) == []  # a month alone needs its "in"
+    assert [r for _, r in absolute_dates("we went there on March 14, 2019", today)] == ["2019-03-14"]

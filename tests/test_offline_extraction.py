@@ -36,7 +36,7 @@ from tests.support.offline_kit import LATE, MODEL, UTC, chat, fact_texts, said_b
         ("We adopted a pup from a shelter in Ohio.", "Caroline adopted a pup from a shelter in Ohio (2023-05-07)."),
         ("I recorded a song with my band last week.", "Caroline recorded a song with their band (week of 2023-04-24)."),
         ("I painted a sunset over the lake.", "Caroline painted a sunset over the lake (2023-05-07)."),
-        ("Our house was hit by a flood in March.", "Caroline's house was hit by a flood in March (2023-05-07)."),
+        ("Our house was hit by a flood in March.", "Caroline's house was hit by a flood (March 2023)."),
         ("I visited my grandma in Sweden.", "Caroline visited their grandma in Sweden (2023-05-07)."),
         ("I joined a book club at the library.", "Caroline joined a book club at the library (2023-05-07)."),
     ],
@@ -322,7 +322,7 @@ def test_interjections_and_sentence_openers_are_never_subjects(said):
     ("said", "fact"),
     [
         ("Ana called me from Madrid last night.", "Ana called Caroline from Madrid (2023-05-06)."),
-        ("Lisbon was hit by a heatwave in June.", "Lisbon was hit by a heatwave in June (2023-05-07)."),
+        ("Lisbon was hit by a heatwave in June.", "Lisbon was hit by a heatwave (June 2022)."),
     ],
 )
 def test_names_are_subjects_on_evidence(said, fact):

@@ -492,7 +492,7 @@ def test_an_ending_the_rules_misread_ends_the_known_value_it_names():
              KnownFact(id="f4", text="Maya is dating Bruno.", similarity=0.6)]
     said = ("Also I left Acme, I'm freelancing as a translator now.", "Bruno and I broke up, by the way.")
     ops = {(f.op, f.target_id, f.text) for f in facts(*said, neighbours=store)}
-    assert {("UPDATE", "f3", "Maya left Acme."), ("UPDATE", "f4", "Maya broke up.")} <= ops
+    assert {("UPDATE", "f3", "Maya left Acme."), ("UPDATE", "f4", "Maya broke up with Bruno.")} <= ops
     known = [KnownContact(name="Maya", details={"employer": "Acme", "partner": "dating Bruno"})]
     (maya,) = contacts(*said, known=known)
     assert maya.details == {"employer": "", "partner": ""}

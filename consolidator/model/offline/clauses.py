@@ -47,7 +47,7 @@ from zoneinfo import ZoneInfo
 
 from consolidator.model.attachments import ATTACHMENT_FORM
 from consolidator.model.offline.text_cut import TITLE
-from consolidator.model.offline.reldates import DATE_NOTE, relative_dates, resolve_relative_dates
+from consolidator.model.offline.reldates import DATE_NOTE, absolute_dates, relative_dates, resolve_relative_dates
 from consolidator.model.offline.text import life_events, specifics, stem, third_person
 from consolidator.model.offline.words import FULL_LIST, MONTHS, RARE_ZIPF, STOPWORDS, WEEKDAYS, zipf
 
@@ -173,7 +173,7 @@ class Dated:
 def event_date(when: str, said: str, day: str | None) -> Dated:
     """The clause dated by its own relative date where it has one (module docstring, Dating)."""
     today = _day(day)
-    lead, inner = relative_dates(when, today), relative_dates(said, today)
+    lead, inner = relative_dates(when, today), relative_dates(said, today) or absolute_dates(said, today)
     if len({r for _, r in lead + inner}) == 1:
         if lead:
             return Dated("", said, lead[0][1], True)

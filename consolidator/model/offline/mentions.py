@@ -1,5 +1,6 @@
-"""People a line mentions besides its subjects: relatives named in passing, and groups; and
-what a clause names (a relative, a pet, a favourite: `named_in`).
+"""People a line mentions besides its subjects: relatives named in passing, and groups; what a
+clause names (a relative, a pet, a favourite: `named_in`); a short statement that names something
+(`naming`).
 
 A relative named where they are not the subject ("dinner with my partner Bruno") is still who
 they are to the speaker, and the last person a she/he/they may mean next (`named_relations`).
@@ -19,7 +20,8 @@ import re
 
 from consolidator.model.offline.rules import Claim
 from consolidator.model.offline.text import clean_general
-from consolidator.model.offline.words import RELATIONS, SPECIES, STOPWORDS
+from consolidator.model.offline.names import NameBook, short_for
+from consolidator.model.offline.words import FULL_LIST, NAME_STOPWORDS, RARE_ZIPF, RELATIONS, SPECIES, STOPWORDS, TITLES, zipf
 
 FAVOURITE = re.compile(
     r"(?:(?P<my>[Mm]y)|(?P<pron>[Hh]er|[Hh]is|[Tt]heir)|(?P<own>[A-Z][a-z]+(?: [A-Z][a-z]+)?|[Tt]he user)'s) "
@@ -28,15 +30,19 @@ FAVOURITE = re.compile(
 _NAMED_IS = re.compile(rf"(?:[Mm]y|[Oo]ur) (?P<rel>(?i:{RELATIONS}|{SPECIES}))(?:'s name is| is (?:called|named)) "
                        rf"(?P<n>[A-Z][a-z]+(?: [A-Z][a-z]+)?)")
 _IS_MY = re.compile(rf"(?P<n>[A-Z][a-z]+) is (?:my|our) (?P<rel>(?i:{SPECIES}))\b(?!')")  # "Pip is my dog"
+# "My boss is Joana.", "My therapist is Dr. Costa.": a name said alone after the relation.
+_REL_IS = re.compile(rf"(?:[Mm]y|[Oo]ur) (?:new |current )?(?P<rel>(?i:{RELATIONS})) is (?:(?P<t>{TITLES})\.? )?"
+                     rf"(?P<n>[A-Z][a-z]+(?: [A-Z][a-z]+)?)[.!]?$")
 _ITS_NAME = re.compile(r"(?:[Hh]er|[Hh]is|[Ii]ts|[Tt]heir) name(?:'s| is) (?P<n>[A-Z][a-z]+)\b")
 _A_SPECIES = re.compile(rf"(?:{SPECIES})$", re.I)
 
 
-def named_in(seg: str, me: str, last: str | None, pet: str | None) -> list[Claim]:
+def named_in(seg: str, me: str, last: str | None, pet: str | None, names: NameBook | None = None) -> list[Claim]:
     """What a clause names: a relative or a pet ("my sister's name is Ana", "my dog is called Rex",
-    "Pip is my dog"; "her name is Mochi" after the line got a `pet`), or a favourite ("my favourite
-    band is Muse"; "her favourite ..." is `last`'s)."""
-    m = _NAMED_IS.match(seg) or _IS_MY.match(seg) or (_ITS_NAME.match(seg) if pet else None)
+    "Pip is my dog", "my boss is Joana"; "her name is Mochi" after the line got a `pet`), or a
+    favourite ("my favourite band is Muse"; "her favourite ..." is `last`'s)."""
+    m = (_NAMED_IS.match(seg) or _IS_MY.match(seg) or (_ITS_NAME.match(seg) if pet else None)
+         or _rel_is(seg, names))
     if m:
         rel, name = (m.groupdict().get("rel") or pet or "").lower(), m.group("n")
         if _A_SPECIES.match(rel):
@@ -49,6 +55,18 @@ def named_in(seg: str, me: str, last: str | None, pet: str | None) -> list[Claim
         return []
     thing = m.group("k").lower()
     return [Claim(owner, f"favourite {thing}", value, f"{owner}'s favourite {thing} is {value}.")]
+
+
+def _rel_is(seg: str, names: NameBook | None) -> re.Match | None:
+    """'my boss is Joana': a name, if it cannot be a word that says what someone is ("my husband is
+    French"): it has a title, a surname, person evidence in the batch, or is rarer than any such word."""
+    m = _REL_IS.match(seg)
+    if not m:
+        return None
+    name = m.group("n")
+    vetted = (m.group("t") or " " in name or (names is not None and names.is_person(name))
+              or zipf(name.lower(), FULL_LIST) < RARE_ZIPF)
+    return m if vetted and name.lower() not in STOPWORDS else None
 
 
 _OF_MINE = re.compile(rf"^(?:[Aa]n?|[Oo]ne) (?P<rel>(?i:{RELATIONS})) of (?:mine|ours)\b\s*")
@@ -165,3 +183,28 @@ def unnamed(who: str) -> bool:
     """Whether `who` is a group or a person by role ("the dentist"): no name the rules' templates may
     state a single person's detail of ("the dentist lives in Porto" says no one's home)."""
     return is_group(who) or bool(_A_PROVIDER.fullmatch(who))
+
+
+NAMING_WORDS = 6  # "It was Rui Tavares", "They loved the Douro valley": a short answer that names something
+_NAMING_OPENERS = frozenset("it it's this that these those the a an my our his her their".split())  # not "he": who?
+
+
+def naming(said: str, speakers: tuple[str, ...], book: NameBook | None) -> bool:
+    """A statement of at most NAMING_WORDS words with a name past its first word (not a
+    speaker's) or a number: "It was Rui Tavares" answers who, though it has too few words for
+    MIN_SAID. It opens with a pronoun, a determiner or a name the batch's `book` vouches for,
+    never a verb ("Call Ana")."""
+    words = said.split()
+    if len(words) > NAMING_WORDS or not words:
+        return False
+    first = words[0].strip(".,!?;:")
+    if first.lower() not in _NAMING_OPENERS and not (book is not None and book.vouches_for(first)):
+        return False  # "Remind me to call Ana": a request (tasks.py), no statement
+    for w in words[1:]:
+        w = re.sub(r"'s$", "", w.strip(".,!?;:"))
+        if any(c.isdigit() for c in w):
+            return True
+        if re.fullmatch(r"[A-Z][a-z]+", w) and w.lower() not in NAME_STOPWORDS and not any(
+                short_for(w, n) for name in speakers for n in name.split()):
+            return True  # a name, not a speaker's, nor its short form ("Mari")
+    return False

@@ -31,7 +31,7 @@ from typing import Iterable, Sequence
 
 from consolidator.model.offline.text import sentences
 from consolidator.model.offline.words import (
-    ADDRESS_OPENERS, EVERYDAY_ZIPF, FULL_LIST, IRREGULAR_PAST, NAME_STOPWORDS, RARE_ZIPF, RELATIONS, STOPWORDS,
+    ADDRESS_OPENERS, EVERYDAY_ZIPF, FULL_LIST, IRREGULAR_PAST, NAME_STOPWORDS, RARE_ZIPF, RELATIONS, STOPWORDS, TITLES,
     alternation, zipf,
 )
 
@@ -45,6 +45,7 @@ _PERSON_EVIDENCE = [
     re.compile(rf"(?P<n>{_NAME}) (?:is|was) (?:my|our|his|her|their|your) (?i:{RELATIONS})\b(?!')"),
     re.compile(rf"\b(?:[Mm]y|[Oo]ur) (?i:{RELATIONS})'s name is (?P<n>{_NAME})"),
     re.compile(rf"^(?i:{alternation(ADDRESS_OPENERS)}),? (?P<n>{_NAME})\b"),
+    re.compile(rf"\b(?:{TITLES})\.? (?P<n>{_NAME})"),  # "Dr. Costa", "Mrs. Silva"
     re.compile(
         rf"\b(?i:met|meet|meeting|rang|emailed|texted|told|asked|hugged|married|dating|"
         rf"(?:I|we|she|he|they) (?:just |finally )?called|(?:lunch|dinner|coffee|drinks|breakfast|chat|talked|spoke|"

@@ -43,15 +43,15 @@ from consolidator.model.offline.clauses import (
     unframed,
 )
 from consolidator.model.offline.mentions import (
-    FAVOURITE, group_named, is_kin, kin_named, leading_group, named_in, of_mine, unnamed, with_relations,
+    FAVOURITE, group_named, is_kin, kin_named, leading_group, named_in, naming, of_mine, unnamed, with_relations,
 )
-from consolidator.model.offline.names import NameBook, agrees_with_singular, calls, short_for
+from consolidator.model.offline.names import NameBook, agrees_with_singular, calls
 from consolidator.model.offline.rules import Claim, parse_predicate
 from consolidator.model.offline.shown import with_shown
 from consolidator.model.offline.suggest import suggestion
 from consolidator.model.offline.worth import MIN_WORTH, MIN_WORTH_SAID, is_evaluation, is_stance, kind_of, tidy, worth
 from consolidator.model.offline.text import (
-    NAME_STOPWORDS, RELATIONS, SPECIES, STOPWORDS, TIME_ONLY, TIME_PHRASE, normalise, sentences, untagged,
+    NAME_STOPWORDS, RELATIONS, SPECIES, STOPWORDS, TIME_ONLY, TIME_PHRASE, TITLES, normalise, sentences, untagged,
 )
 
 _CAP = re.compile(r"([A-Z][a-z]+(?:[A-Z][a-z]+)?(?:-[A-Z][a-z]+)?)\b(?!')")
@@ -66,6 +66,14 @@ CLAUSE_BREAK = _SEP  # where a sentence is cut into clauses (lineclaims dates a 
 _I = re.compile(r"[Ii]\b(?!')\s*")
 _WE = re.compile(r"[Ww]e(?: all| both| two)?\b(?!')\s*")
 _WITH_ME = re.compile(r"(?:(?P<who>(?:[Mm]y|[Oo]ur) [a-z][\w'-]*(?: [a-z][\w'-]*)?|[A-Z][a-z]+) and I|[Mm]e and (?P<who2>(?:my|our) [a-z][\w'-]*(?: [a-z][\w'-]*)?|[A-Z][a-z]+))\b\s*")
+# What two do with each other, said of "X and I": the speaker did it with, to, from X.
+_RECIPROCAL = re.compile(r"(?:just |finally |recently )?(?:(?:got|are|were|have been|had been|'re) (?:engaged|married|"
+                         r"divorced)|broke up|split up|separated|(?:are|were|'re|started) dating|met)\b")
+_RECIPROCAL_PREP = ((("engaged", "married"), "to "), (("divorced", "separated"), "from "), (("broke", "split"), "with "))
+# "my therapist, Dr. Costa, says ...": the name set off by commas is the relative's, as in "my therapist Dr. Costa"
+_APPOSED = re.compile(rf"(?P<rel>\b(?:[Mm]y|[Oo]ur) (?i:{RELATIONS})), (?P<n>(?:(?:{TITLES})\.? )?[A-Z][a-z]+(?: [A-Z][a-z]+)?),")
+_TITLE = re.compile(rf"(?:{TITLES})\.? (?=[A-Z])")
+_COMPANION = re.compile(r"(?:[Mm]y|[Oo]ur) [a-z][\w'-]*(?: [a-z][\w'-]*)?|[A-Z][a-z]+")  # "Ana", "my wife" (and I)
 _MY = re.compile(r"(?:[Mm]y|[Oo]ur) ")
 _THEIRS = re.compile(r"(?:[Hh]is|[Hh]er) ")
 _THE_USER = re.compile(r"[Tt]he user\b\s*")
@@ -78,14 +86,12 @@ _EXAMPLE = re.compile(r"(?:like|such as|including|especially)\b", re.I)  # ", li
 _ASKING = frozenset("how what why when where who which whose do does did is are was were can could would will shall should have has".split())
 _PLURAL_VERBS = frozenset("are were have had do did will would can could should may might must never always just really also still".split())
 _LEAD = re.compile(
-    r"^(?:(?:and|but|so|also|then|oh|ah|aw+|well|anyway|btw|actually|plus|wow|yeah|yes|yep|haha|hmm|ok|okay|omg|lol|"
+    r"^(?:(?:and|but|so|also|then|oh|ah|aw+|well|anyway|anyways|btw|by the way|fyi|actually|plus|wow|yeah|yes|yep|haha|hmm|ok|okay|omg|lol|"
     r"sure|right|true|totally|exactly|absolutely|definitely|honestly|indeed|agreed|great|cool|awesome|nice)(?:[, !]+|$))+",
     re.I,
 )
 # "I guess, post-accident recovery": a hedge set off by its comma says nothing of the speaker
 _PARENTHETICAL = re.compile(r"(?:guess|think|suppose|mean|bet|reckon|believe|know|hope|swear|admit)\s*,", re.I)
-NAMING_WORDS = 6  # "It was Rui Tavares", "They loved the Douro valley": a short answer that names something
-_NAMING_OPENERS = frozenset("it it's this that these those the a an my our his her their".split())  # not "he": who?
 _GLUED_DASH = re.compile(r"(?<![\w-])([a-z][\w']*)-\s+(?!(?:and|or|to)\b)(?=\w)")  # "good- we": a dash against its word
 _BARE_NAME = re.compile(r"[A-Z][a-z]+(?: [A-Z][a-z]+)?")  # a segment that is only a name: addressed, when a person's
 def take_name(text: str, names: NameBook | None = None, initial: bool = True) -> tuple[str, str] | None:
@@ -93,6 +99,8 @@ def take_name(text: str, names: NameBook | None = None, initial: bool = True) ->
 
     With a batch's `names`, only a name its evidence vets (names.py); without, any capital
     that is not a stopword (stored fact texts, whose subjects were vetted when written)."""
+    titled = _TITLE.match(text)  # "Dr. Costa": the title vouches for the name, and is no part of it
+    text = text[titled.end():] if titled else text
     m = _CAP.match(text)
     if not m or m.group(1).lower() in NAME_STOPWORDS:
         return None
@@ -101,7 +109,7 @@ def take_name(text: str, names: NameBook | None = None, initial: bool = True) ->
     if m2 and m2.group(1).lower() not in NAME_STOPWORDS:
         name, rest = f"{name} {m2.group(1)}", rest[m2.end():]
     rest = rest.lstrip()
-    if names is not None and not names.is_named(name, initial, (rest.split() or [""])[0], _said_of_people(rest)):
+    if names is not None and not titled and not names.is_named(name, initial, (rest.split() or [""])[0], _said_of_people(rest)):
         return None
     return name, rest
 
@@ -161,8 +169,14 @@ def _subject(seg: str, ctx: Context, initial: bool = False) -> tuple[Subject, st
     if m := _WE.match(seg):
         return Subject(ctx.me, first_person=True), seg[m.end():], []
     if m := _WITH_ME.match(seg):
-        who = rewrite(m.group("who") or m.group("who2"), Speakers(ctx.me, ctx.you), True) or ""
-        return Subject(ctx.me, first_person=True, display=f"{ctx.me} and {who}"), seg[m.end():], []
+        who = m.group("who") or m.group("who2")
+        who = f"their {who.split(' ', 1)[1]}" if who[0] in "mMoO" else who  # "my wife and I": "Maya and their wife"
+        rest = seg[m.end():]
+        if r := _RECIPROCAL.match(rest):  # "Ana and I broke up": Ana is whom the speaker broke up with
+            verb = r.group(0)
+            prep = next((p for words, p in _RECIPROCAL_PREP if any(w in verb for w in words)), "")
+            return Subject(ctx.me, first_person=True), f"{verb} {prep}{who}{rest[r.end():]}", []
+        return Subject(ctx.me, first_person=True, display=f"{ctx.me} and {who}"), rest, []
     seg = of_mine(seg)  # "a friend of mine gave me ..." is "my friend gave me ..."
     if m := _POSSESSED.match(seg):
         owner = ctx.me if m.group("my") else m.group("own")
@@ -207,7 +221,7 @@ def _someone(who: str, ctx: Context) -> Subject:
 
 def _segments(sentence: str, ctx: Context) -> list[str]:
     """Cut at conjunctions and commas; a piece that starts no new statement is glued back."""
-    pieces = _SEP.split(_GLUED_DASH.sub(r"\1 - ", normalise(sentence)).rstrip(" .!?"))
+    pieces = _SEP.split(_APPOSED.sub(r"\g<rel> \g<n>", _GLUED_DASH.sub(r"\1 - ", normalise(sentence))).rstrip(" .!?"))
     segs: list[str] = []
     glued: list[str] = []  # the pieces glued to the current segment, from an "it was ..." on
     for i in range(0, len(pieces), 2):
@@ -224,6 +238,10 @@ def _segments(sentence: str, ctx: Context) -> list[str]:
             continue  # "Mari, that sign looks serious": a name addressed at the start is no subject
         if segs and _PLEASE.match(seg):
             break  # "I can't eat gluten, so please no pasta", "..., wish me luck": what follows asks, states nothing
+        if len(segs) == 1 and not glued and pieces[i - 1].strip() == "and" and (
+                _COMPANION.fullmatch(segs[0]) and _I.match(seg) or segs[0] in ("Me", "me")):
+            segs[0] = f"{segs[0]} and {seg}"  # "Ana and I went ...", "me and Rui got engaged": one subject
+            continue
         if segs and not starts:
             glued += [pieces[i - 1], pieces[i]]
             continue
@@ -251,7 +269,7 @@ def _clause(subject: Subject, predicate: str, ctx: Context, when: str = "") -> C
     pred = strip_asides(predicate).strip(" \t.!?;:,")
     if not pred or (subject.first_person and _PARENTHETICAL.match(pred)):
         return None
-    said = rewrite(pred, Speakers(ctx.me, ctx.you), subject.first_person)
+    said = rewrite(pred, Speakers(ctx.me, ctx.you), subject.first_person and not subject.display)  # "Ana and I are"
     thing = "" if subject.person else subject.name.split("'s ", 1)[-1]  # "my dentist appointment": its words say
     names = tuple(n for n in (ctx.me, ctx.you, "" if thing else subject.name) if n)
     said = tidy(said) if said else None
@@ -289,7 +307,7 @@ def _said(seg: str, ctx: Context, when: str) -> Claim | None:
     said = tidy(said) if said else None
     if not said or worth(said, names) < MIN_WORTH_SAID:
         return None
-    if substance(said, names) < MIN_SAID and not _naming(said, names, ctx.names):
+    if substance(said, names) < MIN_SAID and not naming(said, names, ctx.names):
         return None
     dated = event_date("", clip(said), ctx.day)
     said, happened = dated.said, dated.day if dated.resolved else ""
@@ -299,27 +317,6 @@ def _said(seg: str, ctx: Context, when: str) -> Claim | None:
     kind = "attitude" if (judged := judges_it(said)) and is_stance(judged) else "said"  # "It was so great"
     return Claim(ctx.me, "event", said, f"{ctx.me} said: {said[:1].upper()}{said[1:]}{day}.", kind=kind,
                  happened=happened)
-
-
-def _naming(said: str, speakers: tuple[str, ...], book: NameBook | None) -> bool:
-    """A statement of at most NAMING_WORDS words with a name past its first word (not a
-    speaker's) or a number: "It was Rui Tavares" answers who, though it has too few words for
-    MIN_SAID. It opens with a pronoun, a determiner or a name the batch's `book` vouches for,
-    never a verb ("Call Ana")."""
-    words = said.split()
-    if len(words) > NAMING_WORDS or not words:
-        return False
-    first = words[0].strip(".,!?;:")
-    if first.lower() not in _NAMING_OPENERS and not (book is not None and book.vouches_for(first)):
-        return False  # "Remind me to call Ana": a request (tasks.py), no statement
-    for w in words[1:]:
-        w = re.sub(r"'s$", "", w.strip(".,!?;:"))
-        if any(c.isdigit() for c in w):
-            return True
-        if re.fullmatch(r"[A-Z][a-z]+", w) and w.lower() not in NAME_STOPWORDS and not any(
-                short_for(w, n) for name in speakers for n in name.split()):
-            return True  # a name, not a speaker's, nor its short form ("Mari")
-    return False
 
 
 def parse_sentence(sentence: str, ctx: Context) -> list[Claim]:
@@ -333,7 +330,7 @@ def parse_sentence(sentence: str, ctx: Context) -> list[Claim]:
     for i, seg in enumerate(segments):
         if _THEIRS.match(seg) and not ctx.last and ctx.names is not None:  # "I called Ana and her mom answered"
             ctx.last = next((w for w in reversed(_CAP.findall(" ".join(segments[:i]))) if ctx.names.is_person(w)), None)
-        found = named_in(seg, ctx.me, ctx.last, ctx.pet)
+        found = named_in(seg, ctx.me, ctx.last, ctx.pet, ctx.names)
         if found:
             claims += found
             if found[-1].attribute == "relation":  # "My sister is named Ana and she lives in Lyon"

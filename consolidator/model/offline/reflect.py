@@ -21,8 +21,8 @@ from __future__ import annotations
 import re
 from collections import Counter
 
-from consolidator.model.offline.text import content_stems, normalise, past_form
-from consolidator.model.offline.words import STOPWORDS
+from consolidator.model.offline.text import content_stems, normalise, past_form, stem
+from consolidator.model.offline.words import MONTHS, STOPWORDS, WEEKDAYS
 from consolidator.model.schemas import KnownFact, ReflectReply, ReflectRequest
 
 _DATE = re.compile(r"\s*\((?P<date>(?:week of |since )?(?:\d{4}(?:-\d{2}){0,2}|[A-Z][a-z]+ \d{4}))\)")
@@ -38,6 +38,7 @@ _DANGLING = frozenset("""over under above below across through near behind besid
 toward towards during without within upon like than via per""".split())
 _NOT_LAST = STOPWORDS | _DANGLING
 THEME_WORDS = 3
+_CALENDAR = frozenset(stem(w) for w in (*MONTHS, *WEEKDAYS))
 
 
 def reflect(request: ReflectRequest) -> ReflectReply:
@@ -47,7 +48,8 @@ def reflect(request: ReflectRequest) -> ReflectReply:
     chosen = _choose(items, request.max_items)
     if len(chosen) < 2:
         return ReflectReply()
-    stems = [content_stems(normalise(text)) for _, text in chosen]  # lists: ties go to the first said, in any process
+    # lists: ties go to the first said, in any process; a date is no theme ("June 14", "(June 2025)")
+    stems = [[s for s in content_stems(normalise(_DATE.sub("", text))) if s not in _CALENDAR] for _, text in chosen]
     shared = Counter(s for group in stems for s in group)
     words: dict[str, str] = {}  # a stem's word: its last form said, one that is no past form first ("hiking")
     for w in (w for _, text in chosen for w in re.findall(r"[A-Za-z][A-Za-z'-]+", text)):

@@ -79,6 +79,9 @@ _BE = frozenset("am is are 'm 're 's".split())
 _HAVE = frozenset("have has 've".split())
 _PAST_WORDS = frozenset("was were did had".split())  # and every past form (text.past_form)
 _TOWARD = frozenset("to until till by before".split())
+# A timetable's present speaks of what will be ("my flight leaves on Friday", "school starts on Monday").
+_SCHEDULED = frozenset("start starts begin begins leave leaves arrive arrives land lands depart departs fly flies "
+                       "return returns open opens".split())
 
 
 @lru_cache(maxsize=1 << 12)
@@ -114,6 +117,48 @@ def relative_dates(text: str, today: date | None) -> list[tuple[re.Match, str]]:
     return sorted(found, key=lambda pair: pair[0].start())
 
 
+# A calendar date written out ("on March 14", "March 14, 2026", "on the 3rd of May", "in June 2018",
+# "in April", "in 2015"): the clause's tense picks the year a month or day lacks. A month alone
+# needs its "in" ("with April" is a name); a year needs it too ("since 2015" bounds a span).
+_MONTH = "|".join(MONTHS)
+_ORDINAL = r"(?P<d>\d{1,2})(?:st|nd|rd|th)?"
+_YEAR = r"(?:,? (?P<y>(?:19|20)\d\d))?"
+_ABSOLUTE = re.compile(
+    rf"\b(?:(?:on |in )?(?:(?P<m>{_MONTH}) {_ORDINAL}\b|the {_ORDINAL.replace('<d>', '<d2>')} of (?P<m2>{_MONTH})){_YEAR}"
+    rf"|in (?P<m3>{_MONTH})(?: (?P<y3>(?:19|20)\d\d))?|in (?P<y4>(?:19|20)\d\d))\b(?![\w'-]){_NOT_RESOLVED_YET}")
+
+
+def absolute_dates(text: str, today: date | None) -> list[tuple[re.Match, str]]:
+    """Each calendar date `text` writes out, with the date it is ("2026-03-14", "June 2018", "2015");
+    a day or month without its year is the next one after `today` if the clause speaks of what will
+    be, the last one if of what was, and left alone if it tells no tense."""
+    if today is None:
+        return []
+    found = []
+    for m in _ABSOLUTE.finditer(text):
+        if m.group("y4"):
+            found.append((m, m.group("y4")))
+            continue
+        month = MONTHS.index(m.group("m") or m.group("m2") or m.group("m3")) + 1
+        day, year = int(m.group("d") or m.group("d2") or 0), m.group("y") or m.group("y3")
+        tense = None if year else _tense(text[:m.start()], text[m.end():])
+        if not year and not tense:
+            continue
+        if not day:
+            y = int(year) if year else today.year + (
+                (tense == "future" and month < today.month) - (tense == "past" and month > today.month))
+            found.append((m, f"{MONTHS[month - 1]} {y}"))
+            continue
+        try:
+            when = date(int(year) if year else today.year, month, day)
+        except ValueError:  # "February 30"
+            continue
+        if not year and tense == "future" and when < today or tense == "past" and when > today:
+            when = when.replace(year=when.year + (1 if tense == "future" else -1))
+        found.append((m, when.isoformat()))
+    return found
+
+
 def _weekday(m: re.Match, today: date) -> str | None:
     """A bare weekday by its clause's tense: said of what will be ("I have a dentist appointment on
     Thursday", "Ana is visiting on Saturday", "the party is on Friday") the next one after the day;
@@ -129,11 +174,12 @@ def _tense(before: str, after: str) -> str | None:
     """"future", "past" or None, from the words of the clause a weekday is in (a fronted "On
     Monday, I went ..." from the clause after it). Future: will, gonna, going to; a form of "be"
     before an -ing word ("is visiting") or right before the weekday ("is on Friday"); have/has
-    with a thing scheduled ("have a dentist appointment"). Past: was, were, did, had, a past form."""
+    with a thing scheduled ("have a dentist appointment"); a timetable's present ("leaves", "starts").
+    Past: was, were, did, had, a past form."""
     marks = _words(_CLAUSE_END.split(before)[-1])
     if not [w for w in marks if w != "on"]:
         marks = _words(_CLAUSE_END.split(after.lstrip(" ,"), maxsplit=1)[0])
-    if any(w in _FUTURE_WORDS or w == "'ll" for w in marks) or "going to" in " ".join(marks):
+    if any(w in _FUTURE_WORDS or w == "'ll" or w in _SCHEDULED for w in marks) or "going to" in " ".join(marks):
         return "future"
     for k, w in enumerate(marks):
         if w in _BE and (any(v.endswith("ing") and len(v) > 4 for v in marks[k + 1:k + 3]) or k == len(marks) - 1

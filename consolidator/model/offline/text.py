@@ -11,7 +11,7 @@ from functools import lru_cache
 
 from consolidator.model.offline.words import (  # noqa: F401  (stated once: words.py)
     IDIOM_ENDS, IRREGULAR_PAST, MONTHS, NAME_STOPWORDS, NOT_ACTIVITIES, NP_ENDS, RELATIONS, ROUTINE_PLACES, SPECIES,
-    STOPWORDS, WEEKDAYS,
+    STOPWORDS, TITLES, WEEKDAYS,
 )
 
 _QUOTES = str.maketrans({"\u2019": "'", "\u2018": "'", "\u201c": '"', "\u201d": '"'})
@@ -53,7 +53,9 @@ def _expand(m: re.Match[str]) -> str:
 # A sentence ends at final punctuation, or at an emoji, before a capital: chat ends a sentence
 # with one ("Inspiring 💪 I emailed some wholesalers" is two sentences).
 EMOJI_CHARS = "\u2600-\u27bf\U0001f000-\U0001faff\ufe0f"  # a character class's ranges (text_compact drops them)
-_SENTENCE_END = re.compile(rf"(?<=[.!?])\s+(?=[\"'(@A-Z0-9])|(?<=[{EMOJI_CHARS}])\s+(?=[A-Z])|\n+")
+# A title's full stop ends no sentence ("Dr. Costa", "St. Louis"; lookbehinds are of fixed width).
+_TITLE_STOP = "".join(rf"(?<!\b{t}\.)" for t in (*TITLES.split("|"), "St", "Jr", "Sr"))
+_SENTENCE_END = re.compile(rf"(?<=[.!?]){_TITLE_STOP}\s+(?=[\"'(@A-Z0-9])|(?<=[{EMOJI_CHARS}])\s+(?=[A-Z])|\n+")
 _WORD = re.compile(r"[A-Za-z0-9]+(?:['-][A-Za-z0-9]+)*")
 
 _IRREGULAR = {

@@ -25,7 +25,7 @@ __all__ = [
     "AGENT_SPEAKERS", "ADDRESS_OPENERS", "CALLING_OPENERS", "EVERYDAY_ZIPF", "FULL_LIST", "GREETINGS",
     "IRREGULAR_PAST", "MAX_ZIPF", "NUMBER_WORDS",
     "MONTHS", "NAME_STOPWORDS", "NEGATIONS", "PHATIC", "RARE_ZIPF", "RELATIONS", "ROLE_NOUNS", "SMALL_LIST", "SPECIES",
-    "STOPWORDS", "WEEKDAYS",
+    "STOPWORDS", "TITLES", "WEEKDAYS",
     "alternation", "zipf",
 ]
 
@@ -90,8 +90,14 @@ RELATIONS = (  # the in-laws first: "father-in-law" is no "father"
     "sister|brother|mother|mom|mum|father|dad|wife|husband|partner|boyfriend|girlfriend|fiance|"
     "fiancee|son|daughter|friend|best friend|colleague|coworker|co-worker|boss|manager|cousin|"
     "aunt|uncle|niece|nephew|grandmother|grandfather|grandma|grandpa|neighbour|neighbor|"
-    "roommate|flatmate|stepmother|stepfather|stepson|stepdaughter|child|kid|baby"
+    "roommate|flatmate|stepmother|stepfather|stepson|stepdaughter|stepbrother|stepsister|grandson|granddaughter|"
+    "godmother|godfather|twin|child|kid|baby|"
+    # whom one knows by their role, as much one's own ("my therapist Leo", "my ex Rui"); ex-X before ex
+    "ex-wife|ex-husband|ex-boyfriend|ex-girlfriend|ex-partner|ex|mentor|teammate|classmate|teacher|tutor|coach|"
+    "trainer|therapist|doctor|dentist|lawyer|accountant|landlord|landlady|supervisor|assistant|nanny|babysitter"
 )
+# A person's titles, as an alternation: "Dr. Costa" names a person, and its full stop ends no sentence.
+TITLES = "Dr|Mr|Mrs|Ms|Mx|Prof"
 # What a self-description "as a ..." ends with when it says who someone is ("my journey as a new
 # dad", "tough as a single mom"); never a stage of life ("as a kid") or a thing ("as a gift").
 ROLE_NOUNS = (

@@ -1,0 +1,52 @@
+"""Who people are to the speaker, as an agent's user says it: relatives and the people one knows by
+their role ("my therapist Leo Costa", "my ex"), a name said after the relation ("My boss is Joana"),
+titles ("Dr. Costa"), and the one who did something with the speaker ("Ana and I went ...")."""
+
+from __future__ import annotations
+
+import pytest
+
+from consolidator.model.offline.text import sentences
+from tests.support.offline_kit import said_by_caroline
+
+
+@pytest.mark.parametrize(("said", "facts"), [
+    ("My therapist Leo Costa is great.", ["Leo Costa is Caroline's therapist."]),
+    ("My ex-wife Ana lives in Porto.", ["Ana is Caroline's ex-wife.", "Ana lives in Porto."]),
+    ("My boss is Joana.", ["Joana is Caroline's boss."]),  # a rare word: a name
+    ("My new manager is Rui Silva.", ["Rui Silva is Caroline's manager."]),  # a full name
+    ("My doctor is Dr. Leo Costa.", ["Leo Costa is Caroline's doctor."]),  # a title
+    ("My therapist, Dr. Costa, says I should rest more.", ["Costa is Caroline's therapist."]),
+])
+def test_a_relative_or_someone_known_by_role_is_named(said, facts):
+    assert said_by_caroline(said) == facts
+
+
+@pytest.mark.parametrize("said", ["My husband is French.", "My sister is Catholic.", "My boss is German."])
+def test_a_word_that_says_what_someone_is_is_no_name(said):
+    """Nationalities and faiths are as common as first names: only a rare word, a full name, a
+    title or the batch's evidence makes "my X is Y" a name."""
+    assert not any(" is Caroline's " in f for f in said_by_caroline(said))
+
+
+def test_a_title_ends_no_sentence():
+    assert sentences("I see Dr. Costa every other Thursday. Mrs. Silva too.") == [
+        "I see Dr. Costa every other Thursday.", "Mrs. Silva too."]
+
+
+@pytest.mark.parametrize(("said", "facts"), [
+    ("Ana and I baked a huge chocolate cake for the party.",
+     ["Caroline and Ana baked a huge chocolate cake for the party (2023-05-07)."]),
+    ("Ana and I went to Lisbon last week.", ["Caroline and Ana went to Lisbon (week of 2023-04-24)."]),
+    # what two do with each other: the other is whom the speaker did it with
+    ("Me and Rui got engaged!", ["Caroline is engaged to Rui."]),
+    ("Ana and I broke up last month.", ["Caroline broke up with Ana last month (April 2023)."]),
+    ("I went home and I slept for ten hours.", ["Caroline slept for ten hours (2023-05-07)."]),  # two clauses still
+])
+def test_someone_and_i_is_one_subject(said, facts):
+    assert said_by_caroline(said) == facts
+
+
+def test_a_discourse_opener_leaves_the_statement():
+    assert said_by_caroline("By the way I am allergic to shellfish.") == ["Caroline is allergic to shellfish."]
+    assert said_by_caroline("FYI I am allergic to penicillin.") == ["Caroline is allergic to penicillin."]
