@@ -50,3 +50,9 @@ def test_someone_and_i_is_one_subject(said, facts):
 def test_a_discourse_opener_leaves_the_statement():
     assert said_by_caroline("By the way I am allergic to shellfish.") == ["Caroline is allergic to shellfish."]
     assert said_by_caroline("FYI I am allergic to penicillin.") == ["Caroline is allergic to penicillin."]
+
+
+def test_a_companion_whose_name_starts_like_my_is_a_name():
+    """"me and March 14, 2019" raised IndexError: a name starting with M was cut as "my X"."""
+    said_by_caroline("me and  March 14, 2019")  # raised
+    assert said_by_caroline("Mara and I went to Lisbon last week.") == ["Caroline and Mara went to Lisbon (week of 2023-04-24)."]

@@ -121,11 +121,22 @@ def test_a_due_day_that_qualifies_a_noun_leaves_its_preposition_in_the_title():
     assert change.title == "Find me a good Thai place near Bonfim for dinner" and change.due.weekday() == 4
 
 
-def test_a_request_to_the_agent_is_a_task_not_a_fact():
-    lines = [Line(id="u1", at=LATE, role="user", speaker="Maya", text="Remind me to renew my passport before March 15.")]
-    facts = MODEL.extract_facts(FactExtractionRequest(scope="s", messages=lines, neighbours=[])).facts
-    assert facts == [] and [c.title for c in tasks_of("Remind me to renew my passport before March 15.")] == [
-        "Renew my passport"]
+def facts_of(said: str) -> list[str]:
+    lines = [Line(id="u1", at=LATE, role="user", speaker="Maya", text=said)]
+    return [f.text for f in MODEL.extract_facts(FactExtractionRequest(scope="s", messages=lines, neighbours=[])).facts]
+
+
+@pytest.mark.parametrize(("said", "title"), [
+    ("Remind me to renew my passport before March 15.", "Renew my passport"),
+    ("Add eggs and milk to my shopping list.", "Buy eggs and milk"),
+])
+def test_a_request_to_the_agent_is_a_task_not_a_fact(said, title):
+    assert facts_of(said) == [] and [c.title for c in tasks_of(said)] == [title]
+
+
+def test_a_note_to_oneself_is_the_speakers_need_and_a_task():
+    """"Need to pay rent ..." was "Maya said: Need to pay rent ...": the I dropped, as in "I need to"."""
+    assert facts_of("Need to pay rent by the 5th.") == ["Maya needs to pay rent by the 5th (2025-03-03)."]
 
 
 def test_an_obligation_promised_is_titled_by_its_errand():
@@ -149,3 +160,27 @@ def test_a_day_of_the_month_alone_is_the_next_such_day(said, due):
 
 def test_an_ordinal_that_is_no_day_dates_nothing():
     assert [c.due for c in tasks_of("Remind me to fix the light on the 3rd floor.")] == [None]
+
+
+@pytest.mark.parametrize(("said", "title", "due"), [
+    ("Need to renew my passport by Friday.", "Renew my passport", date(2025, 3, 7)),  # the I dropped
+    ("Don't let me forget mom's birthday on the 22nd.", "Mom's birthday", date(2025, 3, 22)),  # a thing
+    ("Add eggs, milk and coffee to my shopping list.", "Buy eggs, milk and coffee", None),  # its items, all
+    ("Please put the charger on the packing list.", "The charger", None),
+    ("Call the plumber tomorrow morning about the leak.", "Call the plumber about the leak", date(2025, 3, 4)),
+])
+def test_notes_to_oneself_and_errands_told_to_the_agent_open_tasks(said, title, due):
+    assert [(c.title, c.due) for c in tasks_of(said)] == [(title, due)]
+
+
+@pytest.mark.parametrize("said", [
+    "Call the plumber about the leak.",  # an errand told without its day may be said to anyone: no task
+    "Have to say, that was great.", "Need to go.", "I do not forget things easily.",
+])
+def test_an_errand_without_a_day_and_talk_open_no_task(said):
+    assert tasks_of(said) == []
+
+
+def test_a_list_or_an_errand_told_to_another_person_is_no_task():
+    between_people = chat(("Gina", "Add milk to the shopping list, and call the plumber tomorrow."), ("Jon", "Sure!"))
+    assert MODEL.update_tasks(TasksRequest(scope="s", messages=between_people, open_tasks=[])).changes == []

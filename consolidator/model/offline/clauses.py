@@ -108,7 +108,7 @@ PERSON_VERBS = frozenset(stem(w) for w in (
 _ADVICE = re.compile(
     r"(?:let's|lets|let us|do not|don't|never|always|please|remember|keep|check|try|make sure|stay|enjoy|imagine|"
     r"hang in|believe|follow|go for|take care|have fun|be|remind|(?:tell|help|find|show|send|give|get) me|book|order|"
-    r"cancel|schedule)\b",
+    r"cancel|schedule|add|put)\b",
     re.I,
 )
 _JUDGES_IT = re.compile(r"(?:it|this|that) (?:is|was|has been) (?:(?:so|really|such|a|an|just|pretty|very) )*(?P<w>[\w-]+)",
@@ -340,7 +340,7 @@ def unframed(seg: str) -> str:
 def dropped_i(seg: str) -> str | None:
     """The predicate of a clause that drops its "I", else None ("Took a trip to Rome" -> "took a
     trip to Rome"; "Been painting a lot" -> "has been painting a lot"; "Gonna try the tapas" ->
-    "is going to try the tapas"). Only a past form or one of chat's contracted modals opens such
+    "is going to try the tapas"; "Need to renew ..." -> "needs to renew ..."). Only a past form or one of chat's contracted modals opens such
     a clause: a word of feeling ("Excited to ...", "Tired of ...") or a present form ("Dance is
     ...") never does."""
     words = seg.split()
@@ -352,8 +352,8 @@ def dropped_i(seg: str) -> str | None:
     verb, nxt = words[k].lower().strip(",.!"), words[k + 1].lower()
     if not words[k].isalpha() and not words[k].rstrip(",.!").isalpha():
         return None
-    if verb in _DROPPED_MODALS and words[k].isalpha():
-        return " ".join([*(w.lower() for w in words[:k]), _DROPPED_MODALS[verb], *words[k + 1:]])
+    if verb in _DROPPED_MODALS and words[k].isalpha() or verb == "need" and nxt == "to":  # "Need to renew ..."
+        return " ".join([*(w.lower() for w in words[:k]), _DROPPED_MODALS.get(verb, "needs"), *words[k + 1:]])
     going = nxt == "to" and verb in _WENT_TO  # "moved to" is no feeling ("so moved")
     regular = verb.endswith("ed") and len(verb) >= 5 and (going or verb not in VAGUE and (
         nxt not in _NOT_AFTER_PAST or verb in _CATENATIVE and nxt == "to"))

@@ -170,7 +170,7 @@ def _subject(seg: str, ctx: Context, initial: bool = False) -> tuple[Subject, st
         return Subject(ctx.me, first_person=True), seg[m.end():], []
     if m := _WITH_ME.match(seg):
         who = m.group("who") or m.group("who2")
-        who = f"their {who.split(' ', 1)[1]}" if who[0] in "mMoO" else who  # "my wife and I": "Maya and their wife"
+        who = _MY.sub("their ", who, count=1)  # "my wife and I": "Maya and their wife"; "Mara and I": Mara
         rest = seg[m.end():]
         if r := _RECIPROCAL.match(rest):  # "Ana and I broke up": Ana is whom the speaker broke up with
             verb = r.group(0)

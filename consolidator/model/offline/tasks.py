@@ -1,12 +1,14 @@
 """Task rules for the offline backend: open, done and cancelled, with plain due dates.
 
 Opens on: "remind me to X", "remind me about X" (as a request: at the start, not "these photos
-remind me of home"), "I need/have/must/have got to X" (not in "what I have to do"), "don't forget
-to X", "todo: X", "can/could/would/will you X", "I want/need/would like you to X", "please X",
-and promises "I will/am going to X" that carry a due date or a plain errand verb (call, send,
-book...). X must be an action: a leading verb and an object of substance or a due date ("That
-day." and "Family love" are not tasks). Requests to someone (can you, please, don't forget to,
-I want you to) open a task only when no other person is in the conversation: between two
+remind me of home"), "I need/have/must/have got to X" (not in "what I have to do"; "Need to X" too),
+"don't forget to X", "don't let me forget (about) X" (X a thing, as with "remind me about"),
+"todo: X", "add X to my list" (on a shopping list, "Buy X"), "can/could/would/will you X", "I
+want/need/would like you to X", "please X", an errand verb with a due date ("Call the plumber
+tomorrow"), and promises "I will/am going to X" that carry a due date or a plain errand verb (call,
+send, book...). X must be an action: a leading verb and an object of substance or a due date ("That
+day." and "Family love" are not tasks). Requests to someone (can you, please, don't forget, add,
+an errand told, I want you to) open a task only when no other person is in the conversation: between two
 people they are advice or favours, not the speaker's errands. An errand the agent offers
 ("Would you like me to remind you about the dentist?", "Shall I book a table?") opens when the
 person's reply accepts it ("Yes please", "Sure, tomorrow"), read as their request, you as me.
@@ -70,20 +72,44 @@ _WANT_YOU = re.compile(r"\bI (?:want|need|would like) you to (?P<a>.+)")
 _PLEASE = re.compile(r"^\s*please (?P<a>.+)", re.I)
 # "I'll send it tomorrow": a promise, opened only with a due date or a plain errand (_TASK_VERBS).
 _PROMISE = re.compile(r"\bI (?:will|shall|am going to|am gonna) (?:(?:definitely|really|also|just|probably|surely) )?(?P<a>.+)")
+_OPENER = r"^\s*(?:(?:oh|ah|and|also|so|ok|okay|btw|please|pls)[,!.]?\s+)*"
+# "Need to renew my passport": the I dropped, as notes to oneself are written.
+_NEED = re.compile(rf"{_OPENER}(?:need|have|gotta|got) to (?P<a>.+)", re.I)
+# "Don't let me forget mom's birthday on the 22nd": a thing to remember, like "remind me about".
+_FORGET_THING = re.compile(rf"{_OPENER}do not (?:let me )?forget (?:about )?(?!to\b)(?P<a>.+)", re.I)
+_ADD_TO_LIST = re.compile(r"(?:add|put) ['\"‘“]?(?P<x>[^'\"’”]+?)['\"’”]? (?:to|on) (?:my|the) (?P<kind>[a-z]+ )?"
+                          r"(?:list|to-?do(?: list)?|todos|tasks|reminders)\b", re.I)
+_ADD = re.compile(rf"{_OPENER}(?P<a>{_ADD_TO_LIST.pattern})", re.I)  # "Add milk to my shopping list."
+_SHOPPING = frozenset("shopping grocery groceries".split())  # what goes on such a list is bought
+_TASK_VERB_WORDS = (
+    "call ring phone email text message send buy order book pay renew fix clean pick return submit cancel "
+    "schedule write draft visit prepare check print sign file post mail update review reply contact plan "
+    "organise organize feed walk water meet bring take make finish get do read"
+).split()
+_TASK_VERBS = frozenset(stem(w) for w in _TASK_VERB_WORDS)
+# Verbs of a plain errand: a promise without a date must use one ("I'll call Ana", not "I'll make it").
+_ERRAND_WORDS = [w for w in _TASK_VERB_WORDS if w not in "do get make take read bring plan check meet cancel".split()]
+_ERRANDS = frozenset(stem(w) for w in _ERRAND_WORDS)
+# "Call the plumber tomorrow morning": an errand told to the agent, opened only with its due date.
+_IMPERATIVE = re.compile(rf"{_OPENER}(?P<a>(?:{'|'.join(_ERRAND_WORDS)}) .+)", re.I)
 _ASKABLE = frozenset([*_REMIND, _REQUEST])  # the open patterns that may come as a question
 # Requests to someone else: when that someone is another person rather than the agent, they are
 # advice or favours between people ("don't forget to take breaks"), not the speaker's errands.
-_TO_ADDRESSEE = frozenset([_FORGET, _WANT_YOU, _REQUEST, _PLEASE])
+_TO_ADDRESSEE = frozenset([_FORGET, _WANT_YOU, _REQUEST, _PLEASE, _FORGET_THING, _ADD, _IMPERATIVE])
 _OPEN = [
     *_REMIND,
     re.compile(r"\bI (?:(?:really|still|also|just) )?(?:need|have|have got) to (?P<a>.+)"),
     re.compile(r"\bI (?:must|gotta) (?P<a>.+)"),
+    _NEED,
     _FORGET,
+    _FORGET_THING,
+    _ADD,
     re.compile(r"^\s*(?:todo|to-do|to do|task)\s*:\s*(?P<a>.+)", re.I),
     _WANT_YOU,
     _REQUEST,
     _PLEASE,
     _PROMISE,
+    _IMPERATIVE,
 ]
 # First words of "can you ..." / "I have to ..." that are not errands.
 _NOT_TASKS = frozenset(
@@ -123,18 +149,9 @@ _CANCEL = [
     re.compile(r"\bI (?:do not|no longer) (?:need|have) to (?P<p>.+)", re.I),
     re.compile(r"\bdo not (?:bother|worry about)(?: with)? (?P<p>.+)", re.I),
 ]
-_TASK_VERBS = frozenset(stem(w) for w in (
-    "call ring phone email text message send buy order book pay renew fix clean pick return submit cancel "
-    "schedule write draft visit prepare check print sign file post mail update review reply contact plan "
-    "organise organize feed walk water meet bring take make finish get do read"
-).split())
 _ASIDE = re.compile(rf"\s*(?:\[[^\]]*\]?|{ATTACHMENT_FORM})")  # "[laughs]", "(photo: ...)": not speech
-# Verbs of a plain errand: a promise without a date must use one ("I'll call Ana", not "I'll make it").
-_ERRANDS = _TASK_VERBS - frozenset(stem(w) for w in "do get make take read bring plan check meet".split())
 _CUT = re.compile(r"\s*(?:[,;(].*|\b(?:because|so that|since|if|when|as soon as|once|after I|before I)\b.*"
                   r"|\b(?:before|by|until) then\b.*|\b(?:later|soon|at some point|sometime)\s*[.!?]*)$", re.I)
-_ADD_TO_LIST = re.compile(r"(?:add|put) ['\"‘“]?(?P<x>[^'\"’”]+?)['\"’”]? (?:to|on) (?:my|the) "
-                          r"(?:list|to-?do(?: list)?|todos|tasks|reminders)\b", re.I)
 _OBLIGED = re.compile(r"^(?:have to|need to|got to|must)\s+", re.I)
 _POLITE = re.compile(r"\b(?:please|for me|thanks|thank you|any ?more|any longer)\b", re.I)
 
@@ -191,8 +208,11 @@ def _month(name: str) -> int:
 def title_of(action: str) -> str:
     """'book a table at Luigi's for tomorrow, please?' -> "Book a table at Luigi's"; a due day that
     qualifies a noun keeps the noun's preposition ("a Thai place for Friday dinner" -> "... for dinner")."""
-    action = m.group("x") if (m := _ADD_TO_LIST.match(action.strip())) else action  # "add 'print photos' to my list"
-    text = _OBLIGED.sub("", _CUT.sub("", action.strip()))  # "I'll have to skip ...": the errand is "skip ..."
+    if m := _ADD_TO_LIST.match(action.strip()):  # "add 'print photos' to my list": its items, commas and all
+        bought = (m.group("kind") or "").strip().lower() in _SHOPPING
+        text = f"{'buy ' if bought else ''}{m.group('x')}"
+    else:
+        text = _OBLIGED.sub("", _CUT.sub("", action.strip()))  # "I'll have to skip ...": the errand is "skip ..."
     text = _DUE.sub(lambda m: " for " if _QUALIFIES.match(m.string, m.end()) and m.group(0).split()[0] == "for"
                     else "", text)
     text = _POLITE.sub("", text)
@@ -301,8 +321,10 @@ def _sentence_changes(book: _Book, sentence: str, line: Line, today: datetime, p
             continue
         action = m.group("a")
         due, _ = due_date(s, today)
+        if pattern is _IMPERATIVE and due is None:
+            continue
         title = title_of(action)
-        if not _has_action(action, title, due, pattern is _PROMISE) and pattern not in _REMIND:
+        if not _has_action(action, title, due, pattern is _PROMISE) and pattern not in (*_REMIND, _FORGET_THING):
             continue
         book.open(title, due, line.id)
         return
