@@ -35,6 +35,7 @@ class OfflineSettings:
     attitude_discount: int = 1  # a feeling, wish or intention ranks this much below an event
     fact_share: float = 0.2  # a batch's facts: at most a fifth of the characters it read...
     min_fact_room: int = 400  # ...but always this many (a short batch's one long fact is kept)
+    told_share: float = 1.0  # one person telling the agent: their lines' facts may restate all they said
     profile_importance: int = 7  # a fact this important (a job, a home, a partner) takes the room first
 
 
