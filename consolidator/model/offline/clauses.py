@@ -115,6 +115,10 @@ _JUDGES_IT = re.compile(r"(?:it|this|that) (?:is|was|has been) (?:(?:so|really|s
                         re.I)
 # A sentence that drops its "I" ("Took a trip to Rome", "Started a new job", "Been busy painting").
 _DROPPED_ADVERBS = frozenset("just finally recently also actually".split())
+# "Starting at Acme next month", "Heading to Porto tomorrow": an "I'm" dropped before a plan under way.
+_DROPPED_ING = frozenset("starting heading moving going flying leaving driving working planning visiting staying".split())
+_FINITE = frozenset("""is was are were has makes keeps helps gives feels sounds seems takes requires needs means costs
+    brings matters works hurts can could will would should""".split())  # a gerund subject's verb: "Starting a business takes ..."
 _PAST_FORMS = frozenset(
     """went came saw took gave got made met ran bought brought found kept began wrote sang drew won lost sent
     spent paid built became grew knew heard taught caught sold wore ate drank drove flew rode swam spoke broke
@@ -340,9 +344,10 @@ def unframed(seg: str) -> str:
 def dropped_i(seg: str) -> str | None:
     """The predicate of a clause that drops its "I", else None ("Took a trip to Rome" -> "took a
     trip to Rome"; "Been painting a lot" -> "has been painting a lot"; "Gonna try the tapas" ->
-    "is going to try the tapas"; "Need to renew ..." -> "needs to renew ..."). Only a past form or one of chat's contracted modals opens such
-    a clause: a word of feeling ("Excited to ...", "Tired of ...") or a present form ("Dance is
-    ...") never does."""
+    "is going to try the tapas"; "Need to renew ..." -> "needs to renew ..."; "Starting at Acme" -> "is
+    starting at Acme"). Only a past form or one of chat's contracted modals opens such
+    a clause, or one of a few -ing words of a plan under way: a word of feeling ("Excited to ...",
+    "Tired of ...") or a present form ("Dance is ...") never does."""
     words = seg.split()
     k = 0
     while k < len(words) - 1 and words[k].lower() in _DROPPED_ADVERBS:
@@ -354,6 +359,8 @@ def dropped_i(seg: str) -> str | None:
         return None
     if verb in _DROPPED_MODALS and words[k].isalpha() or verb == "need" and nxt == "to":  # "Need to renew ..."
         return " ".join([*(w.lower() for w in words[:k]), _DROPPED_MODALS.get(verb, "needs"), *words[k + 1:]])
+    if verb in _DROPPED_ING and not _FINITE.intersection(w.lower() for w in words[k + 1:]):  # "Running is fun": a subject
+        return " ".join([*(w.lower() for w in words[:k]), "is", verb, *words[k + 1:]])
     going = nxt == "to" and verb in _WENT_TO  # "moved to" is no feeling ("so moved")
     regular = verb.endswith("ed") and len(verb) >= 5 and (going or verb not in VAGUE and (
         nxt not in _NOT_AFTER_PAST or verb in _CATENATIVE and nxt == "to"))

@@ -11,6 +11,7 @@ is `(doc, settings) -> doc` (passes.py); model.py's docstring says what the rule
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field, replace
 from functools import lru_cache
 
@@ -21,9 +22,9 @@ from consolidator.model.offline.names import known_subjects
 from consolidator.model.offline.parse import parse_text
 from consolidator.model.offline.passes import Pass, run_passes
 from consolidator.model.offline.rules import Claim, Polarity, same_subject, spec_of, values_compatible
-from consolidator.model.offline.text import content_stems, normalise
+from consolidator.model.offline.text import STOPWORDS, content_stems, normalise
 from consolidator.model.offline.tuning import DEFAULTS, OfflineSettings
-from consolidator.model.offline.worth import novel
+from consolidator.model.offline.worth import ENDED, novel
 from consolidator.model.schemas import FactCandidate, FactExtractionRequest, KnownFact
 
 __all__ = ["EXTRACTION_PASSES", "ExtractionDoc", "extract_facts", "negated"]
@@ -196,9 +197,9 @@ def _decide(claim: Claim, known: list[tuple[KnownFact, list[Claim]]]) -> tuple[s
             words = set(_norm(fact.text))
             if mine and mine <= words and claim.subject.lower().split()[0] in words and not negated(fact.text):
                 return op, fact.id
-        return "ADD", None
-    if claim.attribute == "event":
-        return "ADD", None  # events add up: a fuller account of one day never erases another day's
+        return (op, ended) if (ended := _ended_event(claim, known)) else ("ADD", None)
+    if claim.attribute == "event":  # events add up: a fuller account of one day never erases another day's,
+        return ("UPDATE", ended) if (ended := _ended_event(claim, known)) else ("ADD", None)  # but an ending ends one
     single = spec_of(claim.attribute).single
     for fact, k in matches:
         if k.polarity is not Polarity.ASSERTED and values_compatible(claim.key, k.key):
@@ -207,3 +208,23 @@ def _decide(claim: Claim, known: list[tuple[KnownFact, list[Claim]]]) -> tuple[s
             return "UPDATE", fact.id  # new value, or more detail
     return "ADD", None
 
+
+_PLAN = re.compile(r"(?:is|are) (?:\w+ing|going to|about to|due to)\b|will\b|plans? to\b|(?:has|have) (?:a|an) \w+ (?:on|at|in)\b")
+_NAME_WORD = re.compile(r"(?<!^)(?<![.!?] )\b[A-Z][a-z]+\b")
+
+
+def _ended_event(claim: Claim, known: list[tuple[KnownFact, list[Claim]]]) -> str | None:
+    """The known fact an ending ends ("Maya is not going to Berlin anymore" ends "Maya is flying to
+    Berlin ..."): a plan of the same subject (under way or ahead), not negated, naming every name the
+    ending names (one at least); the closest first. None if the claim ends nothing or none is so named."""
+    if claim.attribute not in ("event", "habit") or not ENDED.search(claim.text):
+        return None  # a taste ended ("doesn't like Berlin anymore") ends no plan
+    names = {w for w in _NAME_WORD.findall(claim.text) if w.lower() not in STOPWORDS} - set(claim.subject.split())
+    if not names:
+        return None
+    for fact, _ in known:
+        what = fact.text[len(claim.subject):].strip()
+        if (fact.text.startswith(claim.subject) and not negated(fact.text) and _PLAN.match(what)
+                and names <= set(_NAME_WORD.findall(fact.text))):
+            return fact.id  # a plan, not what happened ("Maya lived in Berlin") nor a state ("works at Acme")
+    return None

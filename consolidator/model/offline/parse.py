@@ -73,6 +73,7 @@ _RECIPROCAL_PREP = ((("engaged", "married"), "to "), (("divorced", "separated"),
 # "my therapist, Dr. Costa, says ...": the name set off by commas is the relative's, as in "my therapist Dr. Costa"
 _APPOSED = re.compile(rf"(?P<rel>\b(?:[Mm]y|[Oo]ur) (?i:{RELATIONS})), (?P<n>(?:(?:{TITLES})\.? )?[A-Z][a-z]+(?: [A-Z][a-z]+)?),")
 _TITLE = re.compile(rf"(?:{TITLES})\.? (?=[A-Z])")
+_NAMED_OWNER = re.compile(r"([A-Z][a-z]+)'s ")
 _COMPANION = re.compile(r"(?:[Mm]y|[Oo]ur) [a-z][\w'-]*(?: [a-z][\w'-]*)?|[A-Z][a-z]+")  # "Ana", "my wife" (and I)
 _MY = re.compile(r"(?:[Mm]y|[Oo]ur) ")
 _THEIRS = re.compile(r"(?:[Hh]is|[Hh]er) ")
@@ -142,11 +143,13 @@ class Subject:
 
 def _owned_thing(seg: str, ctx: Context) -> tuple[Subject, str, list[Claim]] | None:
     """'my hand-painted bowl reminds me ...' -> ("<me>'s hand-painted bowl", 'reminds me ...'); "his
-    birthday is ..." the same of the last person named ("my nephew Tiago, his birthday is ...")."""
+    birthday is ..." of the last person named ("my nephew Tiago, his birthday is ..."), or one named."""
     m = _MY.match(seg)
     owner = ctx.me
     if not m and ctx.last and (m := _THEIRS.match(seg)):
         owner = ctx.last
+    if not m and (named := _NAMED_OWNER.match(seg)) and (ctx.names is None or ctx.names.is_person(named.group(1))):
+        m, owner = named, named.group(1)  # "Rui's birthday is March 3"
     if not m:
         return None
     words = seg[m.end():].split(" ")

@@ -228,17 +228,22 @@ def kind_of(predicate: str) -> str:
 # --- novelty ---------------------------------------------------------------------------------
 
 
+# What ends a plan or a state ("not going to Berlin anymore", "the trip got cancelled"): news
+# however little it adds in words, and what supersedes the fact it ends (extraction._decide).
+ENDED = re.compile(r"\b(?:any ?more|no longer|any longer|cancell?ed|called off|(?:is|are|was|were) off)\b", re.I)
+
+
 def novel(claims: list, known_texts: Iterable[str], speakers: Iterable[str] = ()) -> list:
     """The claims, less the plain clauses ("event" claims) that add under their NEED to what the
     known texts and the batch's earlier claims say (see the module docstring). The speakers'
-    names count as known: every fact about them names them."""
+    names count as known: every fact about them names them. An ending (ENDED) is always news."""
     speakers = tuple(s for s in speakers if s)
     known: set[str] = set()
     for text in known_texts:
         known |= stems_of(text)
     out = []
     for claim in claims:
-        if claim.attribute == "event":
+        if claim.attribute == "event" and not ENDED.search(claim.text):
             words = len(DATE_NOTE.sub("", claim.text).split())
             need = NEED.get(claim.kind or "state", NEED["state"]) + PER_WORD * words
             if new_worth(claim.text, known, speakers) < need:

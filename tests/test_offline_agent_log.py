@@ -1,0 +1,54 @@
+"""What an agent's user writes, read by the offline extractor: a plan under way with its "I'm"
+dropped ("Starting at Acme next month"), a named person's things ("Rui's birthday is ..."), and a
+plan called off, which supersedes the plan it ends and nothing else."""
+
+from __future__ import annotations
+
+import pytest
+
+from consolidator.model.offline import OfflineModel
+from consolidator.model.schemas import FactExtractionRequest, KnownFact, Line
+from tests.support.offline_kit import LATE, said_by_caroline
+
+MODEL = OfflineModel()
+
+
+@pytest.mark.parametrize(("said", "facts"), [
+    ("Starting at Acme next month as a product manager.", ["Caroline is starting at Acme as a product manager (June 2023)."]),
+    ("Heading to Porto tomorrow for the weekend.", ["Caroline is heading to Porto for the weekend (2023-05-08)."]),
+    ("Starting a business takes courage.", []),  # a gerund subject: no "I'm" dropped
+    ("Moving keeps me busy.", []),
+])
+def test_a_plan_under_way_with_its_im_dropped(said, facts):
+    assert said_by_caroline(said) == facts
+
+
+def test_a_named_persons_thing_is_theirs():
+    """"Rui's birthday is March 3" was "Caroline said: ...": a birthday makes Rui a person."""
+    assert said_by_caroline("Rui's birthday is March 3, he'll be 40.") == ["Rui's birthday is March 3 (2023-05-07)."]
+
+
+def _ops(said: str, known: str) -> list[tuple[str, str | None]]:
+    lines = [Line(id="u1", at=LATE, role="user", speaker="Maya", text=said)]
+    request = FactExtractionRequest(scope="s", messages=lines, neighbours=[KnownFact(id="f1", text=known, similarity=0.7)])
+    return [(f.op, f.target_id) for f in MODEL.extract_facts(request).facts]
+
+
+@pytest.mark.parametrize("said", [
+    "We're not going to Berlin anymore, the conference got cancelled.",
+    "I'm not going to Berlin anymore.",
+    "The Berlin trip is off.",
+    "I cancelled my Berlin trip.",
+])
+def test_a_plan_called_off_supersedes_the_plan(said):
+    assert _ops(said, "Maya is flying to Berlin for a conference (2024-03-14).") == [("UPDATE", "f1")]
+
+
+@pytest.mark.parametrize(("said", "known"), [
+    ("I'm not going to Berlin anymore.", "Maya lived in Berlin (2019)."),  # what happened stays
+    ("I don't like Berlin anymore.", "Maya is moving to Berlin in May."),  # a taste ends no plan
+    ("The Acme party got cancelled.", "Maya works at Acme."),  # a state is no plan
+    ("I'm not going anymore.", "Maya is flying to Berlin for a conference."),  # names nothing it ends
+])
+def test_an_ending_supersedes_nothing_else(said, known):
+    assert all(op == "ADD" for op, _ in _ops(said, known))
