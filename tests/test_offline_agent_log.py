@@ -52,3 +52,11 @@ def test_a_plan_called_off_supersedes_the_plan(said):
 ])
 def test_an_ending_supersedes_nothing_else(said, known):
     assert all(op == "ADD" for op, _ in _ops(said, known))
+
+
+def test_a_plan_the_batch_calls_off_is_not_written():
+    lines = [Line(id="u1", at=LATE, role="user", speaker="Maya", text="I'm flying to Berlin on March 14 for a conference."),
+             Line(id="u2", at=LATE, role="user", speaker="Maya", text="Update: I am not going to Berlin anymore, it got cancelled.")]
+    facts = MODEL.extract_facts(FactExtractionRequest(scope="s", messages=lines, neighbours=[])).facts
+    assert [(f.text, f.source_ids) for f in facts] == [
+        ("Maya is not going to Berlin anymore, it got cancelled (2025-03-03).", ["u2"])]

@@ -21,7 +21,8 @@ from consolidator.model.schemas import FactExtractionRequest, Line
 
 SUMMARY_ORDER = ("read_turns", "compact_sentences", "score_rarity", "weigh_priors", "drop_phatic", "pool_best",
                  "date_relative", "choose_within_budget", "write_form")
-EXTRACTION_ORDER = ("read_claims", "merge_duplicates", "latest_per_attribute", "keep_novel", "decide_ops", "share_room")
+EXTRACTION_ORDER = ("read_claims", "merge_duplicates", "latest_per_attribute", "drop_ended", "keep_novel", "decide_ops",
+                    "share_room")
 
 
 @pytest.mark.parametrize("module, passes, order, doc", [

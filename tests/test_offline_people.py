@@ -50,6 +50,8 @@ def test_someone_and_i_is_one_subject(said, facts):
 def test_a_discourse_opener_leaves_the_statement():
     assert said_by_caroline("By the way I am allergic to shellfish.") == ["Caroline is allergic to shellfish."]
     assert said_by_caroline("FYI I am allergic to penicillin.") == ["Caroline is allergic to penicillin."]
+    assert said_by_caroline("Now I'm looking at a used hatchback.") == [
+        "Caroline is looking at a used hatchback (2023-05-07)."]  # was "Caroline said: Now Caroline is ..."
 
 
 def test_a_companion_whose_name_starts_like_my_is_a_name():

@@ -2,7 +2,8 @@
 
 EXTRACTION_PASSES, in order: the batch's people lines read into claims (lineclaims.py, names
 vetted by the batch and the neighbours' subjects); duplicate claims merged (one claim, every
-line id); for single-valued attributes the batch's last word kept; claims that add too little
+line id); for single-valued attributes the batch's last word kept; a plan the batch itself calls
+off later dropped (the ending says it, `_ends`); claims that add too little
 to the neighbours shown and the batch's earlier claims dropped (worth.novel); an operation
 decided for each against the neighbours (ADD, NOOP, UPDATE, DELETE; one UPDATE or DELETE per
 target); the batch's writes kept within their share of what it read (factshare.py). Each pass
@@ -59,6 +60,13 @@ def latest_per_attribute(doc: ExtractionDoc, settings: OfflineSettings) -> Extra
     return doc
 
 
+def drop_ended(doc: ExtractionDoc, settings: OfflineSettings) -> ExtractionDoc:
+    """A plan the batch itself calls off later ("flying to Berlin in March" ... "not going to Berlin
+    anymore") is not written: the ending is, and says it."""
+    doc.claims = [c for i, c in enumerate(doc.claims) if not any(_ends(later, c.text) for later in doc.claims[i + 1:])]
+    return doc
+
+
 def keep_novel(doc: ExtractionDoc, settings: OfflineSettings) -> ExtractionDoc:
     """Claims that add enough to the neighbours and the batch's earlier claims (worth.novel)."""
     speakers = {(m.speaker or "").strip() for m in doc.request.messages if m.speaker}
@@ -98,7 +106,7 @@ def share_room(doc: ExtractionDoc, settings: OfflineSettings) -> ExtractionDoc:
 
 
 EXTRACTION_PASSES: tuple[Pass, ...] = (
-    read_claims, merge_duplicates, latest_per_attribute, keep_novel, decide_ops, share_room,
+    read_claims, merge_duplicates, latest_per_attribute, drop_ended, keep_novel, decide_ops, share_room,
 )
 
 
@@ -210,21 +218,21 @@ def _decide(claim: Claim, known: list[tuple[KnownFact, list[Claim]]]) -> tuple[s
 
 
 _PLAN = re.compile(r"(?:is|are) (?:\w+ing|going to|about to|due to)\b|will\b|plans? to\b|(?:has|have) (?:a|an) \w+ (?:on|at|in)\b")
-_NAME_WORD = re.compile(r"(?<!^)(?<![.!?] )\b[A-Z][a-z]+\b")
+_NAME_WORD = re.compile(r"(?<!^)(?<![.!?:] )\b[A-Z][a-z]+\b")
 
 
 def _ended_event(claim: Claim, known: list[tuple[KnownFact, list[Claim]]]) -> str | None:
-    """The known fact an ending ends ("Maya is not going to Berlin anymore" ends "Maya is flying to
-    Berlin ..."): a plan of the same subject (under way or ahead), not negated, naming every name the
-    ending names (one at least); the closest first. None if the claim ends nothing or none is so named."""
-    if claim.attribute not in ("event", "habit") or not ENDED.search(claim.text):
-        return None  # a taste ended ("doesn't like Berlin anymore") ends no plan
+    """The known fact an ending ends (`_ends`), the closest first; None if none."""
+    return next((fact.id for fact, _ in known if _ends(claim, fact.text)), None)
+
+
+def _ends(claim: Claim, text: str) -> bool:
+    """Whether `claim` ends what `text` says ("Maya is not going to Berlin anymore" ends "Maya is
+    flying to Berlin ..."): a plan of the same subject (under way or ahead), not negated, naming
+    every name the ending names (one at least). A taste ended ("doesn't like Berlin anymore") ends
+    no plan; what happened ("Maya lived in Berlin") and a state ("works at Acme") are no plans."""
+    if claim.attribute not in ("event", "habit") or not ENDED.search(claim.text) or not text.startswith(claim.subject):
+        return False
     names = {w for w in _NAME_WORD.findall(claim.text) if w.lower() not in STOPWORDS} - set(claim.subject.split())
-    if not names:
-        return None
-    for fact, _ in known:
-        what = fact.text[len(claim.subject):].strip()
-        if (fact.text.startswith(claim.subject) and not negated(fact.text) and _PLAN.match(what)
-                and names <= set(_NAME_WORD.findall(fact.text))):
-            return fact.id  # a plan, not what happened ("Maya lived in Berlin") nor a state ("works at Acme")
-    return None
+    return bool(names) and not negated(text) and bool(_PLAN.match(text[len(claim.subject):].strip())) \
+        and names <= set(_NAME_WORD.findall(text))

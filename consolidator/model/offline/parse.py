@@ -87,7 +87,7 @@ _EXAMPLE = re.compile(r"(?:like|such as|including|especially)\b", re.I)  # ", li
 _ASKING = frozenset("how what why when where who which whose do does did is are was were can could would will shall should have has".split())
 _PLURAL_VERBS = frozenset("are were have had do did will would can could should may might must never always just really also still".split())
 _LEAD = re.compile(
-    r"^(?:(?:and|but|so|also|then|oh|ah|aw+|well|anyway|anyways|btw|by the way|fyi|actually|plus|wow|yeah|yes|yep|haha|hmm|ok|okay|omg|lol|"
+    r"^(?:(?:and|but|so|also|then|now(?! that\b)|oh|ah|aw+|well|anyway|anyways|btw|by the way|fyi|actually|plus|wow|yeah|yes|yep|haha|hmm|ok|okay|omg|lol|"
     r"sure|right|true|totally|exactly|absolutely|definitely|honestly|indeed|agreed|great|cool|awesome|nice)(?:[, !]+|$))+",
     re.I,
 )
