@@ -7,8 +7,8 @@ from __future__ import annotations
 import pytest
 
 from consolidator.model.offline import OfflineModel
-from consolidator.model.schemas import FactExtractionRequest, KnownFact, Line
-from tests.support.offline_kit import LATE, said_by_caroline
+from consolidator.model.schemas import FactExtractionRequest, KnownFact, Line, TasksRequest
+from tests.support.offline_kit import LATE, chat, said_by_caroline
 
 MODEL = OfflineModel()
 
@@ -60,3 +60,30 @@ def test_a_plan_the_batch_calls_off_is_not_written():
     facts = MODEL.extract_facts(FactExtractionRequest(scope="s", messages=lines, neighbours=[])).facts
     assert [(f.text, f.source_ids) for f in facts] == [
         ("Maya is not going to Berlin anymore, it got cancelled (2025-03-03).", ["u2"])]
+
+
+@pytest.mark.parametrize(("said", "facts"), [
+    ("We adopted a rescue dog, her name is Mel.", ["Caroline adopted a rescue dog (2023-05-07).", "Caroline has a dog named Mel."]),
+    ("I got a kitten last week. His name is Pip.", ["Caroline got a kitten (week of 2023-04-24).", "Caroline has a kitten named Pip."]),
+])
+def test_a_pet_got_is_whom_her_name_names(said, facts):
+    """"her name is Mel" after "adopted a rescue dog" named the last person spoken of instead."""
+    assert said_by_caroline(said) == facts
+
+
+def _told(said: str) -> tuple[list[str], list[str]]:
+    lines = [Line(id="u1", at=LATE, role="user", speaker="Maya", text=said)]
+    facts = MODEL.extract_facts(FactExtractionRequest(scope="s", messages=lines, neighbours=[])).facts
+    return [f.text for f in facts], [c.title for c in MODEL.update_tasks(TasksRequest(scope="s", messages=lines, open_tasks=[])).changes]
+
+
+def test_a_standing_rule_told_to_the_agent_is_a_wish_not_a_task():
+    assert _told("Please don't schedule anything on Friday afternoons, that's family time.") == (
+        ["Maya said: Please do not schedule anything on Friday afternoons (2025-03-03)."], [])
+    assert _told("Please never book flights before 8am.") == (["Maya said: Please never book flights before 8am (2025-03-03)."], [])
+    assert _told("Please book a table at Luigi's for Friday.")[1] == ["Book a table at Luigi's"]
+
+
+def test_a_rule_between_two_people_is_advice():
+    lines = chat(("Tiago", "Never skip breakfast before a long run."), ("Ines", "Good point, thanks!"))
+    assert MODEL.extract_facts(FactExtractionRequest(scope="s", messages=lines, neighbours=[])).facts == []

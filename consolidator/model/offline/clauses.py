@@ -128,6 +128,7 @@ _CATENATIVE = frozenset("started decided tried managed wanted needed planned use
 # A past verb of going whose "to" names where ("Just moved to Lisbon", "Headed to the coast").
 _WENT_TO = frozenset("moved relocated travelled traveled returned headed walked hiked biked cycled sailed".split())
 # Chat's contractions opening a clause that drops its "I" ("Gonna try the tapas").
+_STANDING = re.compile(r"(?:please )?(?:do not|never|always)\b(?! forget\b| mind\b| worry\b)", re.I)
 _DROPPED_MODALS = {"gonna": "is going to", "gotta": "has to", "wanna": "wants to"}
 _NOT_AFTER_PAST = frozenset("to of about by that with at in".split())
 
@@ -370,9 +371,17 @@ def dropped_i(seg: str) -> str | None:
     return pred[:1].lower() + pred[1:] if verb != "been" else "has " + pred[:1].lower() + pred[1:]
 
 
-def is_advice(clause: str) -> bool:
-    """"Let's ...", "Keep it up", "Check this out": said to someone, about no one, so no fact."""
-    return bool(_ADVICE.match(clause))
+def is_advice(clause: str, told: bool = False) -> bool:
+    """"Let's ...", "Keep it up", "Check this out": said to someone, about no one, so no fact. A
+    standing rule `told` to the agent ("Please don't book anything on Fridays", "Always CC Ana") is
+    the person's wish, kept: between people it is advice ("Don't forget to stretch")."""
+    return bool(_ADVICE.match(clause)) and not is_rule(clause, told)
+
+
+def is_rule(clause: str, told: bool) -> bool:
+    """A standing rule told to the agent ("Please don't book anything on Fridays"): a wish of the
+    person's own, held to a person's clause's substance floor, not a remark's."""
+    return told and bool(_STANDING.match(clause))
 
 
 def judges_it(clause: str) -> str | None:

@@ -32,9 +32,16 @@ _NAMED_IS = re.compile(rf"(?:[Mm]y|[Oo]ur) (?P<rel>(?i:{RELATIONS}|{SPECIES}))(?
 _IS_MY = re.compile(rf"(?P<n>[A-Z][a-z]+) is (?:my|our) (?P<rel>(?i:{SPECIES}))\b(?!')")  # "Pip is my dog"
 # "My boss is Joana.", "My therapist is Dr. Costa.": a name said alone after the relation.
 _REL_IS = re.compile(rf"(?:[Mm]y|[Oo]ur) (?:new |current )?(?P<rel>(?i:{RELATIONS})) is (?:(?P<t>{TITLES})\.? )?"
-                     rf"(?P<n>[A-Z][a-z]+(?: [A-Z][a-z]+)?)[.!]?$")
+                     rf"(?P<n>[A-Z][a-z]+(?: [A-Z][a-z]+)?)(?: now)?[.!]?$")
 _ITS_NAME = re.compile(r"(?:[Hh]er|[Hh]is|[Ii]ts|[Tt]heir) name(?:'s| is) (?P<n>[A-Z][a-z]+)\b")
 _A_SPECIES = re.compile(rf"(?:{SPECIES})$", re.I)
+_GOT_PET = re.compile(rf"\b(?:adopted|got|rescued|bought|brought home) (?:a|an) (?:[a-z]+ )?(?P<s>{SPECIES})\b", re.I)
+
+
+def pet_got(seg: str) -> str | None:
+    """The species of a pet a clause says was got ("We adopted a rescue dog"), whom a "her name is
+    Mel" after it names; else None."""
+    return m.group("s").lower() if (m := _GOT_PET.search(seg)) else None
 
 
 def named_in(seg: str, me: str, last: str | None, pet: str | None, names: NameBook | None = None) -> list[Claim]:

@@ -35,7 +35,7 @@ from consolidator.model.offline.clauses import (
     dropped_i,
     event_date,
     first_verb,
-    is_advice,
+    is_advice, is_rule,
     judges_it,
     rewrite,
     strip_asides,
@@ -43,7 +43,7 @@ from consolidator.model.offline.clauses import (
     unframed,
 )
 from consolidator.model.offline.mentions import (
-    FAVOURITE, group_named, is_kin, kin_named, leading_group, named_in, naming, of_mine, unnamed, with_relations,
+    FAVOURITE, group_named, is_kin, kin_named, leading_group, named_in, naming, of_mine, pet_got, unnamed, with_relations,
 )
 from consolidator.model.offline.names import NameBook, agrees_with_singular, calls
 from consolidator.model.offline.rules import Claim, parse_predicate
@@ -301,16 +301,15 @@ def _said(seg: str, ctx: Context, when: str) -> Claim | None:
     """A clause with no person for subject ("It stands for freedom", "A friend made it for my
     birthday"): what the speaker said, in their name ("Ana said: a friend made it for Ana's birthday")."""
     pred = strip_asides(f"{when} {seg}" if when else seg).strip(" \t.!?;:,-")
-    if (pred.split() or [""])[0].lower() in _ASKING:
-        return None  # "How does art help you ...": a question, whatever its punctuation
-    if is_advice(pred):
-        return None
+    told = ctx.you is None and ctx.names is not None  # the agent told: a standing rule is a wish ("Please never ...")
+    if (pred.split() or [""])[0].lower() in _ASKING or is_advice(pred, told):
+        return None  # a question, whatever its punctuation ("How does art help you ..."), or advice
     said = rewrite(pred, Speakers(ctx.me, ctx.you), False)
     names = tuple(n for n in (ctx.me, ctx.you) if n)
     said = tidy(said) if said else None
     if not said or worth(said, names) < MIN_WORTH_SAID:
         return None
-    if substance(said, names) < MIN_SAID and not naming(said, names, ctx.names):
+    if substance(said, names) < (MIN_SUBSTANCE if is_rule(pred, told) else MIN_SAID) and not naming(said, names, ctx.names):
         return None
     dated = event_date("", clip(said), ctx.day)
     said, happened = dated.said, dated.day if dated.resolved else ""
@@ -378,7 +377,7 @@ def parse_sentence(sentence: str, ctx: Context) -> list[Claim]:
             ctx.last = ctx.they = kin
         ctx.they = group_named(seg, ctx.me) or ctx.they  # "I took the kids to the zoo": they, next
         claims += extra + said
-        ctx.pet = next((c.value for c in extra + said if c.attribute == "pet" and "(" not in c.detail), ctx.pet)
+        ctx.pet = next((c.value for c in extra + said if c.attribute == "pet" and "(" not in c.detail), pet_got(seg) or ctx.pet)
     claims, named = with_relations(claims, strip_asides(statement), ctx.me, ctx.you, ctx.last)
     ctx.last, ctx.they = (named, named) if named else (ctx.last, ctx.they)
     tip = suggestion(strip_asides(statement), ctx.me, ctx.you) if not claims and ctx.names is not None else None
