@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 
 from consolidator.model.offline.text import sentences
-from tests.support.offline_kit import said_by_caroline
+from tests.support.offline_kit import chat, fact_texts, said_by_caroline
 
 
 @pytest.mark.parametrize(("said", "facts"), [
@@ -58,3 +58,19 @@ def test_a_companion_whose_name_starts_like_my_is_a_name():
     """"me and March 14, 2019" raised IndexError: a name starting with M was cut as "my X"."""
     said_by_caroline("me and  March 14, 2019")  # raised
     assert said_by_caroline("Mara and I went to Lisbon last week.") == ["Caroline and Mara went to Lisbon (week of 2023-04-24)."]
+
+
+@pytest.mark.parametrize(("said", "facts"), [
+    ("Tiago and Ines are getting married in June!", ["Tiago is getting married to Ines (June 2023)."]),
+    ("Rui and his wife split up.", ["Rui split up with his wife."]),  # "his" was the last person named before
+    ("Tiago and his sister are opening a bakery in Porto.", ["Tiago and his sister are opening a bakery in Porto (2023-05-07)."]),
+    ("Porto and Lisbon are beautiful cities.", []),  # common enough to be no names of people here
+])
+def test_two_named_are_one_subject(said, facts):
+    assert said_by_caroline(said) == facts
+
+
+def test_a_subject_pronoun_never_means_the_object_of_its_clause():
+    """"My dad had a stroke. They're keeping him for observation": they are not the dad."""
+    lines = chat(("Maya", "My dad had a minor stroke on Sunday."), ("Maya", "They're keeping him for observation until Friday."))
+    assert fact_texts(lines) == ["Maya's dad had a minor stroke (2023-04-30)."]

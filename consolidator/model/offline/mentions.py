@@ -17,6 +17,7 @@ only for a group ("parents", "family").
 from __future__ import annotations
 
 import re
+from typing import Callable
 
 from consolidator.model.offline.rules import Claim
 from consolidator.model.offline.text import clean_general
@@ -215,3 +216,46 @@ def naming(said: str, speakers: tuple[str, ...], book: NameBook | None) -> bool:
                 short_for(w, n) for name in speakers for n in name.split()):
             return True  # a name, not a speaker's, nor its short form ("Mari")
     return False
+
+
+# Two who did something together, one subject: "Ana and I", "me and Rui", "my wife and I", "Rui and
+# his wife", "Tiago and Ines". What two do with each other ("broke up", "got engaged") takes the
+# other as its object: "Ana and I broke up" is whom the speaker broke up with.
+_ONE = r"(?:[Mm]y|[Oo]ur) [a-z][\w'-]*(?: [a-z][\w'-]*)?|[A-Z][a-z]+"
+_MY = re.compile(r"(?:[Mm]y|[Oo]ur) ")
+_WITH_ME = re.compile(rf"(?:(?P<who>{_ONE}) and I|[Mm]e and (?P<who2>{_ONE}))\b\s*")
+_PAIR = re.compile(r"(?P<a>[A-Z][a-z]+) and (?P<b>[A-Z][a-z]+|(?:his|her|their) [a-z]+)\b\s*(?=[a-z'])")
+_SECOND = re.compile(r"(?:[Ii]\b(?!')|(?:[A-Z][a-z]+|(?:his|her|their) [a-z]+) (?=[a-z']))")
+_RECIPROCAL = re.compile(r"(?:just |finally |recently )?(?:(?:got|are|were|have been|had been|'re)(?: getting)? (?:engaged|"
+                         r"married|divorced)|broke up|split up|separated|(?:are|were|'re|started) dating|met)\b")
+_RECIPROCAL_PREP = ((("engaged", "married"), "to "), (("divorced", "separated"), "from "), (("broke", "split"), "with "))
+_SINGULAR = {"are": "is", "'re": "is", "were": "was", "have": "has"}  # the verb of one of the two
+
+
+def pairs_with(first: str, second: str) -> bool:
+    """Whether a sentence cut at its "and" into `first` and `second` had one subject of two: "Ana" +
+    "I went ...", "Me" + "Rui got engaged", "Rui" + "his wife split up", "Tiago" + "Ines are ..."."""
+    if first in ("Me", "me"):
+        return True
+    if not re.fullmatch(_ONE, first):
+        return False
+    return bool(re.match(r"[Ii]\b(?!')", second) or first[0].isupper() and not _MY.match(first) and _SECOND.match(second))
+
+
+def paired(seg: str, me: str, named: Callable[[str], bool]) -> tuple[str, str, str] | None:
+    """(subject, display, rest) of a clause whose subject is two (module comment above): the
+    speaker or the first one `named` vouches for, "<subject> and <other>" as a plain clause says
+    them, and the predicate; a reciprocal verb's other is its object instead ("", the predicate)."""
+    if m := _WITH_ME.match(seg):
+        subject, other = me, _MY.sub("their ", m.group("who") or m.group("who2"), count=1)  # "Maya and their wife"
+    elif (m := _PAIR.match(seg)) and named(m.group("a")):
+        subject, other = m.group("a"), m.group("b")  # "Rui and his wife": his, the subject's
+    else:
+        return None
+    rest = seg[m.end():]
+    if r := _RECIPROCAL.match(rest):
+        verb, *tail = r.group(0).split(" ", 1)
+        verb = " ".join([_SINGULAR.get(verb, verb), *tail])
+        prep = next((p for words, p in _RECIPROCAL_PREP if any(w in verb for w in words)), "")
+        return subject, "", f"{verb} {prep}{other}{rest[r.end():]}"
+    return subject, f"{subject} and {other}", rest

@@ -43,7 +43,8 @@ from consolidator.model.offline.clauses import (
     unframed,
 )
 from consolidator.model.offline.mentions import (
-    FAVOURITE, group_named, is_kin, kin_named, leading_group, named_in, naming, of_mine, pet_got, unnamed, with_relations,
+    FAVOURITE, group_named, is_kin, kin_named, leading_group, named_in, naming, of_mine, paired, pairs_with, pet_got,
+    unnamed, with_relations,
 )
 from consolidator.model.offline.names import NameBook, agrees_with_singular, calls
 from consolidator.model.offline.rules import Claim, parse_predicate
@@ -65,20 +66,15 @@ _SEP = re.compile(r"(\s*[;:]\s*|\s+[-\u2013\u2014]+\s+|\s*,?\s+(?:and|but|while|
 CLAUSE_BREAK = _SEP  # where a sentence is cut into clauses (lineclaims dates a pet by its own clause)
 _I = re.compile(r"[Ii]\b(?!')\s*")
 _WE = re.compile(r"[Ww]e(?: all| both| two)?\b(?!')\s*")
-_WITH_ME = re.compile(r"(?:(?P<who>(?:[Mm]y|[Oo]ur) [a-z][\w'-]*(?: [a-z][\w'-]*)?|[A-Z][a-z]+) and I|[Mm]e and (?P<who2>(?:my|our) [a-z][\w'-]*(?: [a-z][\w'-]*)?|[A-Z][a-z]+))\b\s*")
-# What two do with each other, said of "X and I": the speaker did it with, to, from X.
-_RECIPROCAL = re.compile(r"(?:just |finally |recently )?(?:(?:got|are|were|have been|had been|'re) (?:engaged|married|"
-                         r"divorced)|broke up|split up|separated|(?:are|were|'re|started) dating|met)\b")
-_RECIPROCAL_PREP = ((("engaged", "married"), "to "), (("divorced", "separated"), "from "), (("broke", "split"), "with "))
 # "my therapist, Dr. Costa, says ...": the name set off by commas is the relative's, as in "my therapist Dr. Costa"
 _APPOSED = re.compile(rf"(?P<rel>\b(?:[Mm]y|[Oo]ur) (?i:{RELATIONS})), (?P<n>(?:(?:{TITLES})\.? )?[A-Z][a-z]+(?: [A-Z][a-z]+)?),")
 _TITLE = re.compile(rf"(?:{TITLES})\.? (?=[A-Z])")
 _NAMED_OWNER = re.compile(r"([A-Z][a-z]+)'s ")
-_COMPANION = re.compile(r"(?:[Mm]y|[Oo]ur) [a-z][\w'-]*(?: [a-z][\w'-]*)?|[A-Z][a-z]+")  # "Ana", "my wife" (and I)
 _MY = re.compile(r"(?:[Mm]y|[Oo]ur) ")
 _THEIRS = re.compile(r"(?:[Hh]is|[Hh]er) ")
 _THE_USER = re.compile(r"[Tt]he user\b\s*")
 _PRONOUN = re.compile(r"(?:[Ss]he|[Hh]e|[Tt]hey)\b\s*")
+_HIM = re.compile(r"\bhim\b(?!self)")  # an object no subject pronoun of its clause can mean
 _IT = re.compile(r"(?:it|it's|this|that|that's|there|there's|here|here's|her|his)\b", re.I)  # no thing "they" could mean
 _TIME_LEAD = re.compile(rf"(?P<t>{TIME_PHRASE})(?:,\s*|\s+)(?=\S)", re.I)  # "Last month I got hurt"
 # A request to the listener after a statement: what follows asks, it states nothing.
@@ -171,15 +167,9 @@ def _subject(seg: str, ctx: Context, initial: bool = False) -> tuple[Subject, st
         return Subject(ctx.me, first_person=True), seg[m.end():], []
     if m := _WE.match(seg):
         return Subject(ctx.me, first_person=True), seg[m.end():], []
-    if m := _WITH_ME.match(seg):
-        who = m.group("who") or m.group("who2")
-        who = _MY.sub("their ", who, count=1)  # "my wife and I": "Maya and their wife"; "Mara and I": Mara
-        rest = seg[m.end():]
-        if r := _RECIPROCAL.match(rest):  # "Ana and I broke up": Ana is whom the speaker broke up with
-            verb = r.group(0)
-            prep = next((p for words, p in _RECIPROCAL_PREP if any(w in verb for w in words)), "")
-            return Subject(ctx.me, first_person=True), f"{verb} {prep}{who}{rest[r.end():]}", []
-        return Subject(ctx.me, first_person=True, display=f"{ctx.me} and {who}"), rest, []
+    if pair := paired(seg, ctx.me, lambda name: ctx.names is None or ctx.names.is_named(name, initial, "is")):
+        name, display, rest = pair  # "Ana and I went ...", "Rui and his wife split up"
+        return Subject(name, first_person=name == ctx.me, display=display), rest, []
     seg = of_mine(seg)  # "a friend of mine gave me ..." is "my friend gave me ..."
     if m := _POSSESSED.match(seg):
         owner = ctx.me if m.group("my") else m.group("own")
@@ -204,6 +194,8 @@ def _subject(seg: str, ctx: Context, initial: bool = False) -> tuple[Subject, st
     if (named := take_name(seg, ctx.names, initial)) and not named[1].startswith(","):
         return Subject(named[0]), named[1], []  # "Ana, it's tough": a name addressed, not a subject
     if (m := _PRONOUN.match(seg)) and (who := ctx.they if seg[0] in "Tt" else ctx.last):
+        if seg[0] in "HhTt" and _HIM.search(seg, m.end()) and not unnamed(who):
+            return None  # "My dad is in hospital. They're keeping him ...": whoever they are, not him
         return _someone(who, ctx), seg[m.end():], []
     return None
 
@@ -241,8 +233,7 @@ def _segments(sentence: str, ctx: Context) -> list[str]:
             continue  # "Mari, that sign looks serious": a name addressed at the start is no subject
         if segs and _PLEASE.match(seg):
             break  # "I can't eat gluten, so please no pasta", "..., wish me luck": what follows asks, states nothing
-        if len(segs) == 1 and not glued and pieces[i - 1].strip() == "and" and (
-                _COMPANION.fullmatch(segs[0]) and _I.match(seg) or segs[0] in ("Me", "me")):
+        if len(segs) == 1 and not glued and pieces[i - 1].strip() == "and" and pairs_with(segs[0], seg):
             segs[0] = f"{segs[0]} and {seg}"  # "Ana and I went ...", "me and Rui got engaged": one subject
             continue
         if segs and not starts:
