@@ -1,13 +1,18 @@
 """Who people are to the speaker, as an agent's user says it: relatives and the people one knows by
 their role ("my therapist Leo Costa", "my ex"), a name said after the relation ("My boss is Joana"),
-titles ("Dr. Costa"), and the one who did something with the speaker ("Ana and I went ...")."""
+titles ("Dr. Costa"), two who did something together ("Ana and I went ...", "Rui and his wife"), and
+how to reach someone (a phone number, an email, an address)."""
 
 from __future__ import annotations
 
 import pytest
 
+from consolidator.model.offline import OfflineModel
 from consolidator.model.offline.text import sentences
+from consolidator.model.schemas import ContactsRequest, FactExtractionRequest, KnownFact
 from tests.support.offline_kit import chat, fact_texts, said_by_caroline
+
+MODEL = OfflineModel()
 
 
 @pytest.mark.parametrize(("said", "facts"), [
@@ -74,3 +79,30 @@ def test_a_subject_pronoun_never_means_the_object_of_its_clause():
     """"My dad had a stroke. They're keeping him for observation": they are not the dad."""
     lines = chat(("Maya", "My dad had a minor stroke on Sunday."), ("Maya", "They're keeping him for observation until Friday."))
     assert fact_texts(lines) == ["Maya's dad had a minor stroke (2023-04-30)."]
+
+
+@pytest.mark.parametrize(("said", "fact", "detail"), [
+    ("Rui's new number is 912 345 678.", "Rui's phone number is 912 345 678.", ("Rui", "phone", "912 345 678")),
+    ("My email changed to maya.silva@example.org.", "Maya's email is maya.silva@example.org.",
+     ("Maya", "email", "maya.silva@example.org")),
+    ("My new address is Rua das Flores 12, Porto.", "Maya's address is Rua das Flores 12, Porto.",
+     ("Maya", "address", "Rua das Flores 12, Porto")),
+])
+def test_how_to_reach_someone_is_a_detail_of_theirs(said, fact, detail):
+    lines = chat(("Maya", said))
+    assert fact_texts(lines) == [fact]
+    name, key, value = detail
+    got = {c.name: c.details for c in MODEL.update_contacts(ContactsRequest(scope="s", messages=lines, known=[])).contacts}
+    assert got[name][key] == value
+
+
+@pytest.mark.parametrize("said", ["His number is great.", "My number is 42."])
+def test_what_is_no_phone_number_is_no_detail(said):
+    assert all("phone" not in f and "years old" not in f for f in fact_texts(chat(("Maya", said))))
+
+
+def test_a_new_number_replaces_the_old_one():
+    lines = chat(("Maya", "Rui's new number is 912 345 678."))
+    known = [KnownFact(id="f1", text="Rui's phone number is 911 111 111.", similarity=0.8)]
+    facts = MODEL.extract_facts(FactExtractionRequest(scope="s", messages=lines, neighbours=known)).facts
+    assert [(f.op, f.target_id) for f in facts] == [("UPDATE", "f1")]

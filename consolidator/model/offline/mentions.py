@@ -56,6 +56,8 @@ def named_in(seg: str, me: str, last: str | None, pet: str | None, names: NameBo
         if _A_SPECIES.match(rel):
             return [Claim(me, "pet", f"{rel} {name}", f"{me} has a {rel} named {name}.", detail=f"{name} ({rel})")]
         return [Claim(name, "relation", f"{me}'s {rel}", f"{name} is {me}'s {rel}.")]
+    if reach := _reach(seg, me, last):
+        return [reach]
     m = FAVOURITE.match(seg)
     owner = (me if m.group("my") else (last if m.group("pron") else m.group("own"))) if m else None
     value = clean_general(m.group("v")) if m else ""
@@ -75,6 +77,29 @@ def _rel_is(seg: str, names: NameBook | None) -> re.Match | None:
     vetted = (m.group("t") or " " in name or (names is not None and names.is_person(name))
               or zipf(name.lower(), FULL_LIST) < RARE_ZIPF)
     return m if vetted and name.lower() not in STOPWORDS else None
+
+
+# "Rui's new number is 912 345 678", "my email changed to ana@example.org": how to reach someone, a
+# detail that replaces the one before.
+_REACH = re.compile(r"(?:(?P<my>[Mm]y)|(?P<pron>[Hh]is|[Hh]er|[Tt]heir)|(?P<own>[A-Z][a-z]+)'s) (?:new |current |work |home )?"
+                    r"(?P<k>(?:phone |mobile |cell )?number|phone|mobile|e-?mail(?: address)?|(?:home )?address) "
+                    r"(?:is now|is|changed to|has changed to) (?P<v>.+)")
+_REACHED_BY = {"phone": re.compile(r"\+?\d[\d ()-]{5,}\d"), "email": re.compile(r"[\w.+-]+@[\w-]+(?:\.[\w-]+)+"),
+               "address": re.compile(r"\S.{4,}")}
+
+
+def _reach(seg: str, me: str, last: str | None) -> Claim | None:
+    m = _REACH.match(seg)
+    owner = (me if m.group("my") else (last if m.group("pron") else m.group("own"))) if m else None
+    if not owner:
+        return None
+    kind = m.group("k").lower()
+    key = "email" if "mail" in kind else "address" if "address" in kind else "phone"
+    value = m.group("v").strip(" .!")
+    if not _REACHED_BY[key].fullmatch(value):
+        return None
+    label = {"phone": "phone number", "email": "email", "address": "address"}[key]
+    return Claim(owner, key, value, f"{owner}'s {label} is {value}.")
 
 
 _OF_MINE = re.compile(rf"^(?:[Aa]n?|[Oo]ne) (?P<rel>(?i:{RELATIONS})) of (?:mine|ours)\b\s*")

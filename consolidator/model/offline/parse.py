@@ -60,7 +60,7 @@ _POSSESSED = re.compile(
     rf"(?:(?P<my>[Mm]y|[Oo]ur)|(?P<own>[A-Z][a-z]+(?: [A-Z][a-z]+)?|[Tt]he user)'s) (?P<rel>(?i:{RELATIONS}|{SPECIES}))\b(?!')\s*"
 )
 _SPECIES = re.compile(rf"(?:{SPECIES})$", re.I)
-_PEOPLES = frozenset({"home", "origin", "job", "employer"})  # what only a person (or a pet) has
+_PEOPLES = frozenset({"home", "origin", "job", "employer", "age"})  # what only a person (or a pet) has
 _SEP = re.compile(r"(\s*[;:]\s*|\s+[-\u2013\u2014]+\s+|\s*,?\s+(?:and|but|while|whereas|although|though|because|"
                   r"'cause|cuz|since(?! (?:I|he|she|they|we|you) (?:was|were)\b)|so)\s+|\s*,\s+)")  # "since she was 6"
 CLAUSE_BREAK = _SEP  # where a sentence is cut into clauses (lineclaims dates a pet by its own clause)

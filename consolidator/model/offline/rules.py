@@ -66,6 +66,9 @@ ATTRS: dict[str, AttrSpec] = {
     "dislikes": AttrSpec("preferences", 4, False),
     "favourite": AttrSpec("preferences", 4, True),
     "age": AttrSpec("personal", 5, True),
+    "phone": AttrSpec("contact", 6, True),  # how to reach someone (mentions.py)
+    "email": AttrSpec("contact", 6, True),
+    "address": AttrSpec("contact", 6, True),
     "habit": AttrSpec("general", 5, False),
     "role": AttrSpec("personal", 5, False),  # who someone says they are: "as a single mom" (contacts.py)
     "pastime": AttrSpec("hobbies", 4, False),  # a contact's pastimes and the places they went,
