@@ -334,3 +334,23 @@ def test_a_person_named_in_lower_case_still_brings_their_card(memory, tmp_path) 
     for question in ("What is Tomas's relationship status?", "what is tomas's relationship status?"):
         card = next(c for c in _pool(handle, question, 80, RankSettings()) if c.row.id == "contact:7")
         assert card.base == RankSettings().card_relevance, question
+
+
+def test_a_question_of_what_is_to_be_done_reads_the_open_tasks(memory) -> None:
+    """"What do I need to do this week?" shares no word with "Call the plumber": the open tasks
+    join the pool at task_relevance when the query asks what is to be done, a closed one never;
+    with the floor off, or a question of something else, they are left out."""
+    write, ask = memory
+
+    def task(n: int, title: str, status: str, due: str | None) -> IndexItem:
+        return IndexItem(id=f"task:{n}", kind="task", text=title, body=title, status=status, at=day("2024-06-10"),
+                         label=due)
+
+    write(task(1, "Call the plumber about the leak", "open", "2024-06-21"), task(2, "Renew the passport", "open", None),
+          task(3, "Book the dentist", "done", None),
+          *(message(f"d{i}", f"Maya: I need to rest, I cooked {dish} for dinner.", f"2024-06-0{i + 3}T10:00:00")
+            for i, dish in enumerate(["risotto", "paella", "ramen", "tacos", "curry", "gnocchi"])))
+    question = "What do I need to do this week?"
+    assert [tag for tag in order(ask(question, budget=120)) if tag.startswith("#")] == ["#1", "#2"]  # tasks' tags
+    assert not any(tag.startswith("#") for tag in order(ask(question, budget=120, task_relevance=0.0)))
+    assert not any(tag.startswith("#") for tag in order(ask("What did I cook for dinner?", budget=120)))

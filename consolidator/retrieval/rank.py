@@ -46,6 +46,7 @@ class RankSettings:
     speaker_boost: float = 1.15  # a message said by, or a fact or contact about, a person the query names
     period_only_relevance: float = 0.3  # an item of the period a query names when it names nothing else
     card_relevance: float = 0.3  # the card of a person the query names (the floor of an item a query names, as a period)
+    task_relevance: float = 1.0  # an open task, when the query asks what is to be done (terms.asks_todo): the answer, first
     redundant_share: float = 0.8  # an item whose content words are this much in one shown item
     # The fill favours an item that brings query words no shown item has: x (1 + b gain), gain the
     # share of the query words' weight (rarer in the pool, heavier) still missing that it would add.

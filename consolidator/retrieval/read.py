@@ -29,7 +29,7 @@ from consolidator.domain import STOPWORDS, estimate_tokens
 from consolidator.retrieval.tables import table_fact_ids
 from consolidator.retrieval import rank as ranking
 from consolidator.retrieval.render import fill, local, tag_of
-from consolidator.retrieval.terms import content_stems, fts_query, query_words, stem
+from consolidator.retrieval.terms import asks_todo, content_stems, fts_query, query_words, stem
 from consolidator.retrieval.vectors import DIM, decode, lookup_forms, text_vector, words_of
 from consolidator.retrieval.when import QueryTime, understand
 from consolidator.snapshots.reader import snapshot_root
@@ -305,6 +305,9 @@ def _pool(handle: _Handle, query: str, budget: int, settings: ranking.RankSettin
     if cards and settings.card_relevance > 0:
         for n in index.cards_named(conn, asked):  # any case: "what is ana's job?"
             base[n] = max(base.get(n, 0.0), settings.card_relevance)
+    if settings.task_relevance > 0 and asks_todo(query):  # "what do I need to do?": the open tasks, soonest first
+        for n in index.open_tasks(conn, n_lexical):
+            base[n] = max(base.get(n, 0.0), settings.task_relevance)
     dense: dict[int, float] = {}
     qwords = words_of(query)
     table = index.known_words(conn, [f for w in qwords for f in lookup_forms(w)])

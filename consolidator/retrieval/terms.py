@@ -98,3 +98,12 @@ def only_asks(said: str) -> bool:
     return all(piece.endswith("?") or len(_WORD.findall(piece)) < REACTION_WORDS
                for piece in _SENTENCE_END.split(text) if piece)
 
+
+# "What do I need to do this week?", "anything on my list?", "any reminders?": a query for what is to be done.
+_TODO = re.compile(r"\b(?:to-?dos?|to do|tasks?|errands?|reminders?|remind|need(?:s)? to|have to|has to|due|deadlines?|"
+                   r"(?:my|the|her|his|their|'s) (?:to-?do )?list|agenda|chores?)\b", re.I)
+
+
+def asks_todo(query: str) -> bool:
+    """Whether the query asks what is to be done (the open tasks answer it whatever their words)."""
+    return bool(_TODO.search(query))

@@ -267,6 +267,13 @@ def between(conn: sqlite3.Connection, start: float, end: float, limit: int) -> l
     return [int(n) for (n,) in rows]
 
 
+def open_tasks(conn: sqlite3.Connection, limit: int) -> list[int]:
+    """Row numbers of the open tasks, the soonest due first (a task's label is its due day), then the undated."""
+    rows = conn.execute("SELECT n FROM item WHERE kind = 'task' AND status = 'open' ORDER BY label IS NULL, label, at DESC"
+                        " LIMIT ?", (limit,)).fetchall()
+    return [int(n) for (n,) in rows]
+
+
 def cards_named(conn: sqlite3.Connection, names: Iterable[str]) -> list[int]:
     """Row numbers of the contact cards whose name is one of `names` (any case)."""
     return [int(n) for (n,) in _where_in(
