@@ -104,10 +104,11 @@ def _told(settings=DEFAULTS) -> list:
 
 
 def test_one_person_telling_the_agent_keeps_what_they_told():
-    """A log of one person and the agent is all facts: the person's lines count whole, the agent's
-    at the fifth, and no fact is lost to the share, where a fifth of the log (its floor here) loses some."""
+    """A log of one person and the agent is all facts: the person's lines count whole (and a date
+    note each, as their facts carry one), the agent's at the fifth, and no fact is lost to the
+    share, where a fifth of the log (its floor here) loses some."""
     lines, kept = _told()
-    told = sum(len(f"Maya: {text}") for text in TOLD)
+    told = sum(len(f"Maya: {text} (2023-05-07)") for text in TOLD)  # each line with its fact's date note
     assert fact_room(lines) == int(told + len(TOLD) * len(": Noted!") * DEFAULTS.fact_share)
     _, unbounded = _told(replace(DEFAULTS, told_share=100.0, fact_share=100.0))
     _, a_fifth = _told(replace(DEFAULTS, told_share=DEFAULTS.fact_share))

@@ -89,3 +89,18 @@ def test_a_calendar_date_needs_a_real_day_and_a_tense():
     assert absolute_dates("March 14 works for me", today) == []  # no tense: which March 14?
     assert absolute_dates("I had lunch with April", today) == []  # a month alone needs its "in"
     assert [r for _, r in absolute_dates("we went there on March 14, 2019", today)] == ["2019-03-14"]
+
+
+@pytest.mark.parametrize(("said", "facts"), [
+    # a date said of what something is stays in place, its year written beside it as a relative date's is
+    ("Our wedding is on June 14 in Sintra.", ["Caroline's wedding is on June 14 (2023-06-14) in Sintra (2023-05-07)."]),
+    # what something is booked for is ahead, whatever the tense of the booking
+    ("I booked the gallery for June 14, so the date is fixed.", [
+        "Caroline booked the gallery for June 14 (2023-06-14), so the date is fixed (2023-05-07)."]),
+])
+def test_a_calendar_date_kept_in_place_gets_its_year(said, facts):
+    assert said_by_caroline(said) == facts
+
+
+def test_a_day_that_comes_every_year_gets_no_year():
+    assert said_by_caroline("Our anniversary is on June 14.") == ["Caroline's anniversary is on June 14 (2023-05-07)."]

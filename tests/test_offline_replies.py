@@ -139,3 +139,17 @@ def test_a_confirmation_adds_to_what_the_reply_says_itself():
     """"Yes, but I'm remote on Fridays" says something of its own; the yes still confirms the employer."""
     assert ("Maya works at Nordlys.", ["u1"]) in _agent_asks("Do you still work at Nordlys?",
                                                              "Yes, but I'm remote on Fridays.")
+
+
+def test_a_hedged_fragment_is_read_by_its_question_not_kept_as_said():
+    """"Mostly Thai and Japanese." names things, so it was kept as "Maya said: Mostly Thai and
+    Japanese"; the question says what it answers, and "mostly" hedges the answer."""
+    lines = [Line(id="a1", at=AT, role="assistant", speaker=None, text="What kind of food do you like?"),
+             Line(id="u1", at=AT, role="user", speaker="Maya", text="Mostly Thai and Japanese.")]
+    assert fact_texts(lines) == ["Maya likes Thai and Japanese."]
+
+
+def test_a_pronoun_in_a_reply_means_the_relative_the_question_asked_about():
+    lines = [Line(id="a1", at=AT, role="assistant", speaker=None, text="How old is your son?"),
+             Line(id="u1", at=AT, role="user", speaker="Maya", text="He's 7.")]
+    assert fact_texts(lines) == ["Maya's son is 7 years old."]

@@ -47,7 +47,9 @@ from zoneinfo import ZoneInfo
 
 from consolidator.model.attachments import ATTACHMENT_FORM
 from consolidator.model.offline.text_cut import TITLE
-from consolidator.model.offline.reldates import DATE_NOTE, absolute_dates, relative_dates, resolve_relative_dates
+from consolidator.model.offline.reldates import (
+    DATE_NOTE, absolute_dates, relative_dates, resolve_absolute_dates, resolve_relative_dates,
+)
 from consolidator.model.offline.text import life_events, specifics, stem, third_person
 from consolidator.model.offline.words import FULL_LIST, MONTHS, RARE_ZIPF, STOPWORDS, WEEKDAYS, zipf
 
@@ -175,7 +177,7 @@ class Dated:
     resolved: bool  # `day` is the event's own date, not the day it was said
 
 
-def event_date(when: str, said: str, day: str | None) -> Dated:
+def event_date(when: str, said: str, day: str | None, about: str = "") -> Dated:
     """The clause dated by its own relative date where it has one (module docstring, Dating)."""
     today = _day(day)
     lead, inner = relative_dates(when, today), relative_dates(said, today) or absolute_dates(said, today)
@@ -187,7 +189,8 @@ def event_date(when: str, said: str, day: str | None) -> Dated:
         rest = _LOOSE_PUNCT.sub("", " ".join(f"{said[:m.start()]} {said[m.end():]}".split())).strip(" ,;:-")
         if rest and not (before and before[0].lower() in _SPAN_WORDS):
             return Dated(when, rest, resolved, True)
-    return Dated(resolve_relative_dates(when, today), resolve_relative_dates(said, today), day, False)
+    return Dated(resolve_relative_dates(when, today),  # `about`: the clause's subject ("Rui's birthday")
+                 resolve_absolute_dates(resolve_relative_dates(said, today), today, about), day, False)
 
 
 def _day(text: str | None) -> date | None:

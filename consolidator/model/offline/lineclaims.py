@@ -22,6 +22,7 @@ from typing import Iterable
 
 from consolidator.domain import is_person_line
 from consolidator.model.offline.clauses import event_date, local_day
+from consolidator.model.offline.mentions import kin_named
 from consolidator.model.offline.names import NameBook
 from consolidator.model.offline.parse import CLAUSE_BREAK, Context, parse_sentence
 from consolidator.model.offline.reldates import resolve_relative_dates
@@ -105,6 +106,8 @@ def _claims(people: tuple[_Line, ...], lead: int, zone: str, known: frozenset[st
         if (held := prior.get(ctx.me)) and (who := held[2] or held[1]) and _carries(people[held[0]], line, asked[i],
                                                                                     who, known):
             ctx.last, ctx.they = held[1:]  # "My sister Ana is visiting." - "Where will she stay?" - "With us. She's a nurse."
+        if _answers(asked[i], line) and (kin := _kin_asked(asked[i].text, ctx.me)):
+            ctx.last = ctx.they = kin  # "How old is your son?" - "He's 7.": he is the son
         carried, first = (ctx.last, ctx.they), len(out)
         today = date.fromisoformat(ctx.day)
         reacting = i > 0 and people[i - 1].shown is not None and people[i - 1].speaker != line.speaker
@@ -116,9 +119,9 @@ def _claims(people: tuple[_Line, ...], lead: int, zone: str, known: frozenset[st
             caption = ctx.shown = line.shown if k == last else None
             found = len(out)
             parsed = parse_sentence(sentence, ctx)
-            if not parsed and k == 0 and _answers(asked[i], line) and (  # "About 5 years now." (replies.py)
-                    implied := implied_statement(asked[i].text, sentence)):
-                parsed = [replace(c, sentence=sentence) for c in parse_sentence(implied, ctx)]  # the reply's own
+            if all(c.kind == "said" for c in parsed) and k == 0 and _answers(asked[i], line) and (  # "About 5
+                    implied := implied_statement(asked[i].text, sentence)):  # years now." (replies.py), not "X said: ..."
+                parsed = [replace(c, sentence=sentence) for c in parse_sentence(implied, ctx)] or parsed  # the reply's own
             if k == 0 and _answers(asked[i], line) and (confirmed := confirmed_statement(asked[i].text, sentence)):
                 parsed += [replace(c, sentence=sentence) for c in parse_sentence(confirmed, ctx)]  # "Yes, but ..."
             for c in _praise_dropped(parsed, reacting):  # (plain clauses dated by event_date)
@@ -184,6 +187,13 @@ _NAMES_ASKED = re.compile(r"\bwhat(?:'s| is| are| were| was)\s+(?P<whose>your|hi
                           re.I)
 # ...answered by names alone: "Pip and Bruno!", "Rex."
 _ONLY_NAMES = re.compile(r"(?P<names>[A-Z][a-z]+(?:(?:\s*,\s*|\s+and\s+|\s*&\s*)[A-Z][a-z]+)*)\s*[!.]*")
+
+
+def _kin_asked(question: str, me: str) -> str | None:
+    """The replier's relative a question asks about ("How is your dad doing?" -> "Maya's dad"), whom
+    a he/she of the reply means; None if it asks of none."""
+    last = (sentences(question) or [""])[-1]
+    return kin_named(re.sub(r"\b[Yy]our\b", "my", last), me) if last.rstrip().endswith("?") else None
 
 
 def _answers(asked: _Line | None, reply: _Line) -> bool:

@@ -46,7 +46,7 @@ _PERSON_EVIDENCE = [
     re.compile(rf"\b(?:[Mm]y|[Oo]ur) (?i:{RELATIONS})'s name is (?P<n>{_NAME})"),
     re.compile(rf"^(?i:{alternation(ADDRESS_OPENERS)}),? (?P<n>{_NAME})\b"),
     re.compile(rf"\b(?:{TITLES})\.? (?P<n>{_NAME})"),  # "Dr. Costa", "Mrs. Silva"
-    re.compile(rf"\b(?P<n>{_NAME})'s (?:new )?(?:birthday|bday|b-day|(?:phone )?number|email|(?i:{RELATIONS}))\b"),  # "Rui's mom"
+    re.compile(rf"\b(?P<n>{_NAME})'s (?:new )?(?:birthday|bday|b-day|wedding|funeral|graduation|(?:phone )?number|email|(?i:{RELATIONS}))\b"),  # "Rui's mom"
     re.compile(
         rf"\b(?i:met|meet|meeting|rang|emailed|texted|told|asked|hugged|married|dating|"
         rf"(?:I|we|she|he|they) (?:just |finally )?called|(?:lunch|dinner|coffee|drinks|breakfast|chat|talked|spoke|"

@@ -271,7 +271,7 @@ def _clause(subject: Subject, predicate: str, ctx: Context, when: str = "") -> C
     shows = with_shown(f"{subject.name} {said}", ctx.shown)[len(subject.name) + 1:] if said else ""
     if not said or substance(f"{thing} {shows}", names) < MIN_SUBSTANCE or worth(f"{subject.name} {shows}", names[:2]) < MIN_WORTH:
         return None
-    dated = event_date(when, clip(said), ctx.day)
+    dated = event_date(when, clip(said), ctx.day, subject.name)
     if not dated.resolved and ctx.dated and kind_of(dated.said) == "event":  # "an accident last Tuesday, he fell"
         dated = replace(dated, day=ctx.dated, resolved=True)
     ctx.dated = dated.day if dated.resolved else ctx.dated

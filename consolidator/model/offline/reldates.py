@@ -121,6 +121,7 @@ def relative_dates(text: str, today: date | None) -> list[tuple[re.Match, str]]:
 # "in April", "in 2015"): the clause's tense picks the year a month or day lacks. A month alone
 # needs its "in" ("with April" is a name); a year needs it too ("since 2015" bounds a span).
 _MONTH = "|".join(MONTHS)
+_YEARLY = re.compile(r"\b(?:birthday|bday|b-day|anniversary|name day)\b", re.I)
 _ORDINAL = r"(?P<d>\d{1,2})(?:st|nd|rd|th)?"
 _YEAR = r"(?:,? (?P<y>(?:19|20)\d\d))?"
 _ABSOLUTE = re.compile(
@@ -141,7 +142,8 @@ def absolute_dates(text: str, today: date | None) -> list[tuple[re.Match, str]]:
             continue
         month = MONTHS.index(m.group("m") or m.group("m2") or m.group("m3")) + 1
         day, year = int(m.group("d") or m.group("d2") or 0), m.group("y") or m.group("y3")
-        tense = None if year else _tense(text[:m.start()], text[m.end():])
+        lead = _words(text[:m.start()])[-1:]  # "booked the gallery for June 14", "moved to May 3": ahead
+        tense = None if year else "future" if lead and lead[0] in (*_TOWARD, "for") else _tense(text[:m.start()], text[m.end():])
         if not year and not tense:
             continue
         if not day:
@@ -157,6 +159,20 @@ def absolute_dates(text: str, today: date | None) -> list[tuple[re.Match, str]]:
             when = when.replace(year=when.year + (1 if tense == "future" else -1))
         found.append((m, when.isoformat()))
     return found
+
+
+def resolve_absolute_dates(text: str, today: date | None, about: str = "") -> str:
+    """`text` with a calendar date that lacks its year followed by the date it is, as a relative one
+    is ("Ana's wedding is on June 14 (2026-06-14)"); one with its year, or no tense to place it, as is,
+    and a day that comes every year ("Rui's birthday is March 3", `about` naming what the text says it of) too."""
+    if _YEARLY.search(f"{about} {text}"):
+        return text
+    out, end = [], 0
+    for m, resolved in absolute_dates(text, today):
+        if not (m.group("y") or m.group("y3") or m.group("y4")):
+            out += [text[end:m.end()], f" ({resolved})"]
+            end = m.end()
+    return "".join(out) + text[end:]
 
 
 def _weekday(m: re.Match, today: date) -> str | None:

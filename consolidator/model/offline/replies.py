@@ -44,6 +44,7 @@ _NOT_A_FRAGMENT = re.compile(
 _SAYS_ITSELF = re.compile(r"^\w+['’]s\b|\b(?:it|that|there|here|what|he|she)['’]s\b|['’](?:re|m|ve|ll|d)\b|"
                           r"\b(?:is|are|was|were|am|be|been|has|have|had|do|does|did|i|me|my|mine|we|us|our|you|"
                           r"your)\b", re.I)
+_HEDGE = re.compile(r"^(?:mostly|mainly|probably|usually|generally|definitely|honestly|especially)\s+(?=\w)", re.I)
 _PLACE_LEAD = re.compile(r"^(?:in|at|near|from)\s+", re.I)
 _FROM = re.compile(r"^from\s+", re.I)
 _FRAMES: list[tuple[re.Pattern[str], str]] = [
@@ -83,7 +84,7 @@ def implied_statement(question: str, reply: str) -> str | None:
         return None
     if _NOT_A_FRAGMENT.match(answer) or _SAYS_ITSELF.search(answer):
         return None
-    answer = _lower_lead(answer)
+    answer = _lower_lead(_HEDGE.sub("", answer))
     last = re.split(r"(?<=[.!?])\s+", asked)[-1]
     for pattern, shape in _FRAMES:
         if (m := pattern.search(last)) is None:
