@@ -87,3 +87,19 @@ def test_a_standing_rule_told_to_the_agent_is_a_wish_not_a_task():
 def test_a_rule_between_two_people_is_advice():
     lines = chat(("Tiago", "Never skip breakfast before a long run."), ("Ines", "Good point, thanks!"))
     assert MODEL.extract_facts(FactExtractionRequest(scope="s", messages=lines, neighbours=[])).facts == []
+
+
+def test_a_person_leaving_the_company_is_news_about_them():
+    """"Tomas is leaving the company in February" gave nothing: "leaving" did not stem as "left"
+    does (the irregular past's base was not stemmed), "is" hid the verb, and leaving a job weighed
+    as little as "the company"."""
+    assert said_by_caroline("Tomas is leaving the company in February, his replacement is Clara.") == [
+        "Tomas is leaving the company (February 2024).", "Tomas's replacement is Clara (2023-05-07)."]
+
+
+def test_an_irregular_past_and_its_other_forms_share_a_stem():
+    from consolidator.model.offline.clauses import first_verb
+    from consolidator.model.offline.text import stem
+    assert stem("left") == stem("leaving") == stem("leave") and stem("made") == stem("making")
+    assert first_verb("is leaving the company") == first_verb("has left the company") == stem("leave")
+    assert first_verb("is a nurse") != stem("leave")

@@ -51,7 +51,7 @@ from consolidator.model.offline.reldates import (
     DATE_NOTE, absolute_dates, relative_dates, resolve_absolute_dates, resolve_relative_dates,
 )
 from consolidator.model.offline.text import life_events, specifics, stem, third_person
-from consolidator.model.offline.words import FULL_LIST, MONTHS, RARE_ZIPF, STOPWORDS, WEEKDAYS, zipf
+from consolidator.model.offline.words import FULL_LIST, IRREGULAR_PAST, MONTHS, RARE_ZIPF, STOPWORDS, WEEKDAYS, zipf
 
 MIN_SUBSTANCE = 2  # a clause about a person keeps at least this much substance (see substance)
 MIN_SAID = 5  # a clause with no person for subject, kept in the speaker's name, needs more
@@ -315,12 +315,16 @@ def clip(text: str, max_words: int = MAX_WORDS) -> str:
 
 
 def first_verb(predicate: str) -> str:
-    """The stem of the predicate's first word that is not an adverb ('just finished' -> 'finish')."""
-    for w in predicate.lower().split():
-        w = w.strip(".,!?;:\"'")
-        if w and w not in _ADVERB and not w.endswith("ly"):
-            return stem(w)
-    return ""
+    """The stem of the predicate's first word that is not an adverb ('just finished' -> 'finish'),
+    past an auxiliary before a participle ('is leaving' -> 'leav', 'has moved' -> 'mov')."""
+    words = [w.strip(".,!?;:\"'") for w in predicate.lower().split()]
+    words = [w for w in words if w and w not in _ADVERB and not w.endswith("ly")]
+    while len(words) > 1 and words[0] in _AUXILIARIES and (words[1].endswith(("ing", "ed")) or words[1] in IRREGULAR_PAST):
+        words = words[1:]
+    return stem(words[0]) if words else ""
+
+
+_AUXILIARIES = frozenset("is was are were has have had been will would".split())
 
 
 # "It all started when ...", "that's when ...": a narrative frame; the clause after it is what happened.

@@ -148,8 +148,8 @@ def words(text: str) -> list[str]:
 def stem(word: str) -> str:
     """A crude, stable English stemmer: 'trained', 'training', 'trains' -> 'train'."""
     w = word.lower().replace("'", "")
-    if w in _IRREGULAR:
-        return _IRREGULAR[w]
+    if w in _IRREGULAR:  # its base, stemmed as the base is: "left", "leaving" and "leave" -> "leav"
+        w = _IRREGULAR[w]
     for suffix, repl in (("ies", "y"), ("ied", "y"), ("ing", ""), ("ed", ""), ("es", ""), ("s", "")):
         if w.endswith(suffix) and len(w) - len(suffix) >= 3 and not (suffix == "s" and w.endswith("ss")):
             w = w[: len(w) - len(suffix)] + repl
@@ -241,7 +241,8 @@ _LIFE_EVENT = re.compile(
     r"started (?:a|my|her|his|their) new (?:job|position|role)|started (?:school|college|university|kindergarten)|"
     r"bought (?:a|our|my|their) (?:first )?(?:house|home|flat|apartment)|moved (?:house|home)|"
     r"(?:go|goes|going|went|gone) back to (?:university|college|school)|enrolled|enrolling|moved in with|"
-    r"first day (?:at|of) (?:my|the|a|her|his) new (?:job|school))\b", re.I)
+    r"first day (?:at|of) (?:my|the|a|her|his) new (?:job|school)|"
+    r"(?:left|leaving|leaves|leave|quit|quitting) (?:the|my|our|her|his|their) (?:company|job|firm))\b", re.I)
 
 
 def life_events(text: str) -> frozenset[str]:
