@@ -104,3 +104,12 @@ def test_a_calendar_date_kept_in_place_gets_its_year(said, facts):
 
 def test_a_day_that_comes_every_year_gets_no_year():
     assert said_by_caroline("Our anniversary is on June 14.") == ["Caroline's anniversary is on June 14 (2023-05-07)."]
+
+
+@pytest.mark.parametrize(("said", "fact"), [
+    ("I was in Paris from March 3 to March 9.", "Caroline was in Paris from March 3 (2023-03-03) to March 9 (2023-03-09) (2023-05-07)."),
+    # a span's end is no target ahead ("moved to March 3" is): with no tense to place it, as said
+    ("I'm out of office from December 22 to January 5.", "Caroline is out of office from December 22 to January 5 (2023-05-07)."),
+])
+def test_a_span_of_calendar_dates_takes_its_clauses_tense(said, fact):
+    assert said_by_caroline(said) == [fact]

@@ -142,8 +142,9 @@ def absolute_dates(text: str, today: date | None) -> list[tuple[re.Match, str]]:
             continue
         month = MONTHS.index(m.group("m") or m.group("m2") or m.group("m3")) + 1
         day, year = int(m.group("d") or m.group("d2") or 0), m.group("y") or m.group("y3")
-        lead = _words(text[:m.start()])[-1:]  # "booked the gallery for June 14", "moved to May 3": ahead
-        tense = None if year else "future" if lead and lead[0] in (*_TOWARD, "for") else _tense(text[:m.start()], text[m.end():])
+        lead = _words(text[:m.start()])[-1:]  # "booked the gallery for June 14", "moved to May 3": ahead,
+        ahead = lead and lead[0] in (*_TOWARD, "for") and not (lead[0] == "to" and "from" in _words(text[:m.start()]))
+        tense = None if year else "future" if ahead else _tense(text[:m.start()], text[m.end():])  # a span's end not
         if not year and not tense:
             continue
         if not day:
