@@ -113,3 +113,15 @@ def test_a_day_that_comes_every_year_gets_no_year():
 ])
 def test_a_span_of_calendar_dates_takes_its_clauses_tense(said, fact):
     assert said_by_caroline(said) == [fact]
+
+
+@pytest.mark.parametrize(("said", "facts"), [
+    ("We're flying to Madeira on the 20th, staying at my aunt's place.",
+     ["Caroline is flying to Madeira, staying at their aunt's place (2023-05-20)."]),
+    ("I paid the deposit on the 28th.", ["Caroline paid the deposit (2023-04-28)."]),  # past: last month's
+    ("I'm flying to Berlin on March 14 for a conference, back on the 18th.",  # the 18th of the month said before
+     ["Caroline is flying to Berlin on March 14 (2024-03-14) for a conference, back on the 18th (2024-03-18) (2023-05-07)."]),
+    ("I live on the 3rd floor now.", ["Caroline lives on the 3rd floor now (2023-05-07)."]),  # an ordinal that is no day
+])
+def test_a_day_of_the_month_dates_its_clause(said, facts):
+    assert said_by_caroline(said) == facts

@@ -106,3 +106,13 @@ def test_a_new_number_replaces_the_old_one():
     known = [KnownFact(id="f1", text="Rui's phone number is 911 111 111.", similarity=0.8)]
     facts = MODEL.extract_facts(FactExtractionRequest(scope="s", messages=lines, neighbours=known)).facts
     assert [(f.op, f.target_id) for f in facts] == [("UPDATE", "f1")]
+
+
+@pytest.mark.parametrize(("said", "details"), [
+    ("My sister Ines is a pediatrician at Santa Maria hospital.", {"job": "a pediatrician", "employer": "Santa Maria hospital"}),
+    ("My sister Ines works as a nurse at Nova university.", {"job": "a nurse", "employer": "Nova university"}),
+])
+def test_a_job_at_a_named_workplace_is_a_job_and_an_employer(said, details):
+    lines = chat(("Maya", said))
+    got = {c.name: c.details for c in MODEL.update_contacts(ContactsRequest(scope="s", messages=lines, known=[])).contacts}
+    assert {k: got["Ines"].get(k) for k in details} == details

@@ -20,7 +20,7 @@ from __future__ import annotations
 import re
 
 from consolidator.model.offline.text import clean_general, clean_org, clean_place
-from consolidator.model.offline.words import RELATIONS, SPECIES
+from consolidator.model.offline.words import RELATIONS, SPECIES, WORKPLACES
 
 _ADV = r"(?:(?:now|currently|still|also|just|recently|finally|actually|really|already|officially|both) )*"
 _BE = r"(?:am|is|are|was) "
@@ -47,6 +47,8 @@ _JOBS = (
 )
 _NAME = r"(?-i:[A-Z][a-z]+(?: [A-Z][a-z]+)?)"  # a capitalised name, even under re.I
 _ORG = r"(?-i:[A-Z][\w&.'-]*(?: (?:of |for |and |& )?[A-Z][\w&.'-]*)*)"  # "Acme", "Bank of Spain"
+# Where someone works, named: "Acme", "Santa Maria hospital", "the Lisbon public library".
+_WORKPLACE = rf"(?:the )?{_ORG}(?: (?:{WORKPLACES}))?"
 _DWELLING = (
     r"(?:(?:a|an|the|our|my|their|his|her) )?(?:(?:new|little|small|big|bigger|nice|lovely|cute|tiny|own|first) )*"
     r"(?:place|house|home|flat|apartment|condo|studio|loft|cottage|townhouse)"
@@ -83,7 +85,7 @@ _RULES: list[tuple[str, str, str, object]] = [
     *_rules("origin", "{s} is from {v}.", clean_place, rf"{_BE}{_ADV}(?:originally )?from (?P<v>.+)"),
     *_rules("origin", "{s} grew up in {v}.", clean_place, rf"{_ADV}grew up in (?P<v>.+)"),
     *_rules("job", "{s} works as {v}.", clean_org, rf"(?:{_BE})?{_ADV}{_START}(?:works?|working) as (?P<v>.+)"),
-    *_rules("job", "{s} is {v}.", clean_general, rf"{_BE}{_ADV}(?P<v>an? {_JOBS})$"),
+    *_rules("job", "{s} is {v}.", clean_general, rf"{_BE}{_ADV}(?P<v>an? {_JOBS}(?: (?:at|for|with) {_WORKPLACE})?)$"),
     *_rules("job", "{s} works as {v}.", clean_org,
             rf"{_TOOK_JOB}(?:job|position|role|gig|career|post) as (?P<v>.+)",
             rf"{_HAVE}{_ADV}(?:started|began) as (?P<v>an? .+)",

@@ -27,6 +27,7 @@ Monday-to-Sunday week; weeks start on Monday.
 from __future__ import annotations
 
 import re
+from contextlib import suppress
 from functools import lru_cache
 from datetime import date, timedelta
 
@@ -126,7 +127,9 @@ _ORDINAL = r"(?P<d>\d{1,2})(?:st|nd|rd|th)?"
 _YEAR = r"(?:,? (?P<y>(?:19|20)\d\d))?"
 _ABSOLUTE = re.compile(
     rf"\b(?:(?:on |in )?(?:(?P<m>{_MONTH}) {_ORDINAL}\b|the {_ORDINAL.replace('<d>', '<d2>')} of (?P<m2>{_MONTH})){_YEAR}"
-    rf"|in (?P<m3>{_MONTH})(?: (?P<y3>(?:19|20)\d\d))?|in (?P<y4>(?:19|20)\d\d))\b(?![\w'-]){_NOT_RESOLVED_YET}")
+    rf"|in (?P<m3>{_MONTH})(?: (?P<y3>(?:19|20)\d\d))?|in (?P<y4>(?:19|20)\d\d)"
+    r"|(?:on )?the (?P<dom>\d{1,2})(?:st|nd|rd|th)(?! (?:of|floor|century|time|grade|place|row|birthday|anniversary)\b))"
+    rf"\b(?![\w'-]){_NOT_RESOLVED_YET}")
 
 
 def absolute_dates(text: str, today: date | None) -> list[tuple[re.Match, str]]:
@@ -139,6 +142,14 @@ def absolute_dates(text: str, today: date | None) -> list[tuple[re.Match, str]]:
     for m in _ABSOLUTE.finditer(text):
         if m.group("y4"):
             found.append((m, m.group("y4")))
+            continue
+        if m.group("dom"):  # "flying to Madeira on the 20th": that day of this month, or of the next or last one;
+            month_said = next((r for _, r in reversed(found) if len(r) == 10), None)  # "March 14 ... back on the 18th"
+            if month_said:
+                with suppress(ValueError):
+                    found.append((m, date.fromisoformat(month_said).replace(day=int(m.group("dom"))).isoformat()))
+            elif dom := _day_of_month(int(m.group("dom")), today, _tense(text[:m.start()], text[m.end():])):
+                found.append((m, dom))
             continue
         month = MONTHS.index(m.group("m") or m.group("m2") or m.group("m3")) + 1
         day, year = int(m.group("d") or m.group("d2") or 0), m.group("y") or m.group("y3")
@@ -160,6 +171,24 @@ def absolute_dates(text: str, today: date | None) -> list[tuple[re.Match, str]]:
             when = when.replace(year=when.year + (1 if tense == "future" else -1))
         found.append((m, when.isoformat()))
     return found
+
+
+def _day_of_month(day: int, today: date, tense: str | None) -> str | None:
+    """The next such day of a month (`tense` "future") or the last one ("past"); None without a tense."""
+    if tense is None or not 1 <= day <= 31:
+        return None
+    step = 1 if tense == "future" else -1
+    year, month = today.year, today.month
+    for _ in range(3):  # a 31st is at most two months away
+        try:
+            when = date(year, month, day)
+        except ValueError:
+            when = None
+        if when and (when >= today if step > 0 else when <= today):
+            return when.isoformat()
+        month += step
+        year, month = (year + 1, 1) if month > 12 else (year - 1, 12) if month < 1 else (year, month)
+    return None
 
 
 def resolve_absolute_dates(text: str, today: date | None, about: str = "") -> str:

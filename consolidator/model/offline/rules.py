@@ -21,6 +21,7 @@ from consolidator.domain import is_negated
 
 from consolidator.model.offline.clauses import substance
 from consolidator.model.offline.patterns import ANY_RULE, ENDINGS, INJURY_ADJ, RULES
+from consolidator.model.offline.words import WORKPLACES
 from consolidator.model.offline.text import (
     TIME_ONLY,
     clean_general,
@@ -147,7 +148,7 @@ _SECOND_PERSON = re.compile(r"\b(?:you|your|yours|yourself)\b", re.I)
 _RECIPROCAL = re.compile(r"\b(?:each other|one another)\b", re.I)
 TASTES = frozenset({"likes", "dislikes"})
 _AS_ROLE = re.compile(r"\bas (an? [^,;.!?]+)", re.I)  # the job an employer's clause names after it
-_AT_ORG = re.compile(r" (?:at|for) ((?-i:[A-Z][\w&.'-]*(?: (?:of |for |and |& )?[A-Z][\w&.'-]*)*))\b")  # ...and the reverse
+_AT_ORG = re.compile(rf" (?:at|for) ((?-i:[A-Z][\w&.'-]*(?: (?:of |for |and |& )?[A-Z][\w&.'-]*)*)(?: (?:{WORKPLACES}))?)\b")  # ...and the reverse
 _ENDS_EMPTY = frozenset({"employer", "partner", "home"})  # "I quit my job", "we split up": no new value needed
 _VAGUE_HABITS = frozenset("know think care remember understand mind want need feel see get".split())
 

@@ -25,7 +25,7 @@ __all__ = [
     "AGENT_SPEAKERS", "ADDRESS_OPENERS", "CALLING_OPENERS", "EVERYDAY_ZIPF", "FULL_LIST", "GREETINGS",
     "IRREGULAR_PAST", "MAX_ZIPF", "NUMBER_WORDS",
     "MONTHS", "NAME_STOPWORDS", "NEGATIONS", "PHATIC", "RARE_ZIPF", "RELATIONS", "ROLE_NOUNS", "SMALL_LIST", "SPECIES",
-    "STOPWORDS", "TITLES", "WEEKDAYS",
+    "STOPWORDS", "TITLES", "WEEKDAYS", "WORKPLACES",
     "alternation", "zipf",
 ]
 
@@ -96,6 +96,9 @@ RELATIONS = (  # the in-laws first: "father-in-law" is no "father"
     "ex-wife|ex-husband|ex-boyfriend|ex-girlfriend|ex-partner|ex|mentor|teammate|classmate|teacher|tutor|coach|"
     "trainer|therapist|doctor|dentist|lawyer|accountant|landlord|landlady|supervisor|assistant|nanny|babysitter"
 )
+# What a named workplace may end with, as an alternation: "Santa Maria hospital", "Nova university".
+WORKPLACES = ("hospital|clinic|school|university|college|bank|hotel|restaurant|cafe|bakery|shop|store|firm|agency|"
+              "library|museum|lab|studio|gym|pharmacy")
 # A person's titles, as an alternation: "Dr. Costa" names a person, and its full stop ends no sentence.
 TITLES = "Dr|Mr|Mrs|Ms|Mx|Prof"
 # What a self-description "as a ..." ends with when it says who someone is ("my journey as a new
