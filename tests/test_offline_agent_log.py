@@ -103,3 +103,16 @@ def test_an_irregular_past_and_its_other_forms_share_a_stem():
     assert stem("left") == stem("leaving") == stem("leave") and stem("made") == stem("making")
     assert first_verb("is leaving the company") == first_verb("has left the company") == stem("leave")
     assert first_verb("is a nurse") != stem("leave")
+
+
+def test_an_events_own_date_said_for_the_first_time_is_news():
+    """"We land in Tokyo on April 4" after "flying to Tokyo" adds a date and little else: the date
+    weighs as a number does; said without it, it adds nothing and is not written."""
+    known = [KnownFact(id="f1", text="Maya is flying to Tokyo for two weeks.", similarity=0.8)]
+
+    def written(said: str) -> list[str]:
+        lines = [Line(id="u1", at=LATE, role="user", speaker="Maya", text=said)]
+        return [f.text for f in MODEL.extract_facts(FactExtractionRequest(scope="s", messages=lines, neighbours=known)).facts]
+
+    assert written("We land in Tokyo on April 4.") == ["Maya lands in Tokyo (2025-04-04)."]
+    assert written("We land in Tokyo.") == []

@@ -50,8 +50,8 @@ def test_a_weekday_with_its_day_of_the_month_is_not_the_next_such_weekday():
 
 
 @pytest.mark.parametrize(("said", "facts"), [
-    ("My son had an accident last Tuesday, he fell off his bike and it was rough.",
-     ["Caroline's son fell off his bike (2023-05-02)."]),  # it was dated the day it was said
+    ("My son had an accident last Tuesday, he fell off his bike and it was rough.",  # "fell": dated the day said
+     ["Caroline's son had an accident (2023-05-02).", "Caroline's son fell off his bike (2023-05-02)."]),
     ("I went to Lisbon last week and I am flying to Rome tomorrow.",
      ["Caroline went to Lisbon (week of 2023-04-24).", "Caroline is flying to Rome (2023-05-08)."]),
     ("I started painting last year and I love it.", ["Caroline started painting (2022)."]),

@@ -116,3 +116,13 @@ def test_a_job_at_a_named_workplace_is_a_job_and_an_employer(said, details):
     lines = chat(("Maya", said))
     got = {c.name: c.details for c in MODEL.update_contacts(ContactsRequest(scope="s", messages=lines, known=[])).contacts}
     assert {k: got["Ines"].get(k) for k in details} == details
+
+
+def test_a_thing_called_something_is_no_one_called():
+    """"a sushi place in Ginza called Sushi Saito" made a contact of the restaurant ("called" is a
+    people verb: "I called Ana")."""
+    def names(said: str) -> set[str]:
+        return {c.name for c in MODEL.update_contacts(ContactsRequest(scope="s", messages=chat(("Maya", said)), known=[])).contacts}
+
+    assert "Sushi Saito" not in names("Ana recommended a sushi place in Ginza called Sushi Saito.")
+    assert "Ana" in names("I called Ana yesterday about the trip.")

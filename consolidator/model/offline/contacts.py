@@ -55,6 +55,7 @@ SUMMARY_WORDS = 20
 CHANGE_BONUS = 3.0  # a claim that changes a detail is news: it weighs as much as one more name
 _ISO_DAY = re.compile(r" \(\d{4}-\d{2}-\d{2}\)(?=\.$)")
 _MENTION = re.compile(r"(?<![\w.])@([A-Za-z][\w.-]*[A-Za-z0-9])")
+_NAMING = re.compile(r"\b(?:an?|the|this|that|some)(?: [\w'-]+){1,5} $", re.I)  # "a sushi place " before "called"
 _PEOPLE_VERB = re.compile(
     r"\b(?:met|meet|meeting|called|call|calling|rang|emailed|email|texted|text|told|tell|asked|ask|"
     r"(?:lunch|dinner|coffee|drinks|breakfast|meeting|call|chat|date) with) ",
@@ -126,6 +127,8 @@ def _mentions(sentence: str) -> list[str]:
     found = [(m.start(), " ".join(w.capitalize() for w in re.split(r"[._-]+", m.group(1))))
              for m in _MENTION.finditer(sentence)]
     for m in _PEOPLE_VERB.finditer(sentence):
+        if m.group().lower().startswith("called") and _NAMING.search(sentence[:m.start()]):
+            continue  # "a sushi place called Saito": a name given, no one rung
         named = take_name(sentence[m.end():])
         if named:
             found.append((m.end(), named[0]))

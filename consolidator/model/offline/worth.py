@@ -239,16 +239,20 @@ def novel(claims: list, known_texts: Iterable[str], speakers: Iterable[str] = ()
     names count as known: every fact about them names them. An ending (ENDED) is always news."""
     speakers = tuple(s for s in speakers if s)
     known: set[str] = set()
-    for text in known_texts:
+    texts = list(known_texts)
+    for text in texts:
         known |= stems_of(text)
     out = []
     for claim in claims:
         if claim.attribute == "event" and not ENDED.search(claim.text):
             words = len(DATE_NOTE.sub("", claim.text).split())
             need = NEED.get(claim.kind or "state", NEED["state"]) + PER_WORD * words
-            if new_worth(claim.text, known, speakers) < need:
-                continue
+            added = new_worth(claim.text, known, speakers)
+            dated = added > 0 and bool(claim.happened) and not any(claim.happened in text for text in texts)
+            if added + NUMBER_WEIGHT * dated < need:
+                continue  # (an event's own date said for the first time is news: "We land in Tokyo on April 4")
         known |= stems_of(claim.text)
+        texts.append(claim.text)
         out.append(claim)
     return out
 
