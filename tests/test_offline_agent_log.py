@@ -116,3 +116,11 @@ def test_an_events_own_date_said_for_the_first_time_is_news():
 
     assert written("We land in Tokyo on April 4.") == ["Maya lands in Tokyo (2025-04-04)."]
     assert written("We land in Tokyo.") == []
+
+
+@pytest.mark.parametrize(("said", "facts"), [
+    ("Quick one: my flight to Tokyo is JL 042.", ["Caroline's flight to Tokyo is JL 042 (2023-05-07)."]),  # was "said: Quick one: ..."
+    ("Big news: I got the job!", ["Caroline got the job (2023-05-07)."]),  # getting a job is a life event
+])
+def test_a_label_heads_what_follows_and_a_job_got_is_news(said, facts):
+    assert said_by_caroline(said) == facts

@@ -68,6 +68,9 @@ _I = re.compile(r"[Ii]\b(?!')\s*")
 _WE = re.compile(r"[Ww]e(?: all| both| two)?\b(?!')\s*")
 # "my therapist, Dr. Costa, says ...": the name set off by commas is the relative's, as in "my therapist Dr. Costa"
 _APPOSED = re.compile(rf"(?P<rel>\b(?:[Mm]y|[Oo]ur) (?i:{RELATIONS})), (?P<n>(?:(?:{TITLES})\.? )?[A-Z][a-z]+(?: [A-Z][a-z]+)?),")
+# A label before what it heads: "Quick one: my flight is ...", "Update: not going to Berlin".
+_LABEL = re.compile(r"^(?:quick (?:one|update|question|note)|update|big news|good news|bad news|news|fyi|reminder|"
+                    r"heads up|note|ps|btw)\s*[:\-]+\s*(?=\w)", re.I)
 _TITLE = re.compile(rf"(?:{TITLES})\.? (?=[A-Z])")
 _NAMED_OWNER = re.compile(r"([A-Z][a-z]+)'s ")
 _MY = re.compile(r"(?:[Mm]y|[Oo]ur) ")
@@ -216,7 +219,8 @@ def _someone(who: str, ctx: Context) -> Subject:
 
 def _segments(sentence: str, ctx: Context) -> list[str]:
     """Cut at conjunctions and commas; a piece that starts no new statement is glued back."""
-    pieces = _SEP.split(_APPOSED.sub(r"\g<rel> \g<n>", _GLUED_DASH.sub(r"\1 - ", normalise(sentence))).rstrip(" .!?"))
+    said = _LABEL.sub("", _GLUED_DASH.sub(r"\1 - ", normalise(sentence)))  # "Quick one: my flight is ..."
+    pieces = _SEP.split(_APPOSED.sub(r"\g<rel> \g<n>", said).rstrip(" .!?"))
     segs: list[str] = []
     glued: list[str] = []  # the pieces glued to the current segment, from an "it was ..." on
     for i in range(0, len(pieces), 2):

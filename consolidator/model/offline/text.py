@@ -242,7 +242,8 @@ _LIFE_EVENT = re.compile(
     r"bought (?:a|our|my|their) (?:first )?(?:house|home|flat|apartment)|moved (?:house|home)|"
     r"(?:go|goes|going|went|gone) back to (?:university|college|school)|enrolled|enrolling|moved in with|"
     r"first day (?:at|of) (?:my|the|a|her|his) new (?:job|school)|"
-    r"(?:left|leaving|leaves|leave|quit|quitting) (?:the|my|our|her|his|their) (?:company|job|firm))\b", re.I)
+    r"(?:left|leaving|leaves|leave|quit|quitting) (?:the|my|our|her|his|their) (?:company|job|firm)|"
+    r"(?:got|landed|accepted) (?:the|a|my|her|his|their) (?:new )?(?:job|position|offer|promotion))\b", re.I)
 
 
 def life_events(text: str) -> frozenset[str]:
