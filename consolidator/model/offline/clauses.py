@@ -129,8 +129,9 @@ _PAST_FORMS = frozenset(
 _CATENATIVE = frozenset("started decided tried managed wanted needed planned used learned continued began".split())
 # A past verb of going whose "to" names where ("Just moved to Lisbon", "Headed to the coast").
 _WENT_TO = frozenset("moved relocated travelled traveled returned headed walked hiked biked cycled sailed".split())
-# Chat's contractions opening a clause that drops its "I" ("Gonna try the tapas").
+# A standing rule told to the agent ("Please never book flights before 8am"); "don't worry" is none.
 _STANDING = re.compile(r"(?:please )?(?:do not|never|always)\b(?! forget\b| mind\b| worry\b)", re.I)
+# Chat's contractions opening a clause that drops its "I" ("Gonna try the tapas").
 _DROPPED_MODALS = {"gonna": "is going to", "gotta": "has to", "wanna": "wants to"}
 _NOT_AFTER_PAST = frozenset("to of about by that with at in".split())
 
@@ -314,6 +315,9 @@ def clip(text: str, max_words: int = MAX_WORDS) -> str:
     return (head[:comma] if comma > len(head) // 2 else head).rstrip(" ,;:-")
 
 
+_AUXILIARIES = frozenset("is was are were has have had been will would".split())
+
+
 def first_verb(predicate: str) -> str:
     """The stem of the predicate's first word that is not an adverb ('just finished' -> 'finish'),
     past an auxiliary before a participle ('is leaving' -> 'leav', 'has moved' -> 'mov')."""
@@ -322,9 +326,6 @@ def first_verb(predicate: str) -> str:
     while len(words) > 1 and words[0] in _AUXILIARIES and (words[1].endswith(("ing", "ed")) or words[1] in IRREGULAR_PAST):
         words = words[1:]
     return stem(words[0]) if words else ""
-
-
-_AUXILIARIES = frozenset("is was are were has have had been will would".split())
 
 
 # "It all started when ...", "that's when ...": a narrative frame; the clause after it is what happened.

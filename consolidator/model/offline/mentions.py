@@ -89,6 +89,8 @@ _REACHED_BY = {"phone": re.compile(r"\+?\d[\d ()-]{5,}\d"), "email": re.compile(
 
 
 def _reach(seg: str, me: str, last: str | None) -> Claim | None:
+    """How to reach someone, a clause says ("his number is ..." is `last`'s), if its value has the
+    shape of one (digits for a phone, an @ for an email); else None."""
     m = _REACH.match(seg)
     owner = (me if m.group("my") else (last if m.group("pron") else m.group("own"))) if m else None
     if not owner:
