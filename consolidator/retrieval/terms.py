@@ -100,8 +100,8 @@ def only_asks(said: str) -> bool:
 
 
 # "What do I need to do this week?", "anything on my list?", "any reminders?": a query for what is to be done.
-_TODO = re.compile(r"\b(?:to-?dos?|to do|tasks?|errands?|reminders?|remind|need(?:s)? to|have to|has to|due|deadlines?|"
-                   r"(?:my|the|her|his|their|'s) (?:to-?do )?list|agenda|chores?)\b", re.I)
+_TODO = re.compile(r"\b(?:to-?dos?|(?:need|needs|have|has|got) to do|tasks?|errands?|reminders?|remind|due(?! to\b)|"
+                   r"deadlines?|agenda|chores?|(?:my|the|her|his|their|'s) (?:to-?do )?list)\b", re.I)  # not "like to do"
 
 
 def asks_todo(query: str) -> bool:
