@@ -63,11 +63,11 @@ def test_a_plan_the_batch_calls_off_is_not_written():
 
 
 @pytest.mark.parametrize(("said", "facts"), [
-    ("We adopted a rescue dog, her name is Mel.", ["Caroline adopted a rescue dog (2023-05-07).", "Caroline has a dog named Mel."]),
+    ("We adopted a rescue dog, her name is Bela.", ["Caroline adopted a rescue dog (2023-05-07).", "Caroline has a dog named Bela."]),
     ("I got a kitten last week. His name is Pip.", ["Caroline got a kitten (week of 2023-04-24).", "Caroline has a kitten named Pip."]),
 ])
 def test_a_pet_got_is_whom_her_name_names(said, facts):
-    """"her name is Mel" after "adopted a rescue dog" named the last person spoken of instead."""
+    """"her name is Bela" after "adopted a rescue dog" named the last person spoken of instead."""
     assert said_by_caroline(said) == facts
 
 

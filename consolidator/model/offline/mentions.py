@@ -41,7 +41,7 @@ _GOT_PET = re.compile(rf"\b(?:adopted|got|rescued|bought|brought home) (?:a|an) 
 
 def pet_got(seg: str) -> str | None:
     """The species of a pet a clause says was got ("We adopted a rescue dog"), whom a "her name is
-    Mel" after it names; else None."""
+    Bela" after it names; else None."""
     return m.group("s").lower() if (m := _GOT_PET.search(seg)) else None
 
 

@@ -33,7 +33,7 @@ __all__ = [
 NUMBER_WORDS = {"one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8, "nine": 9,
                 "ten": 10, "eleven": 11, "twelve": 12}
 
-# Greetings: the words that open an address ("Hi Mel, ...", "Thanks, Ana!").
+# Greetings: the words that open an address ("Hi Lia, ...", "Thanks, Ana!").
 GREETINGS = ("hey", "hi", "hello", "dear", "thanks")
 # What may stand before a name addressed at a sentence start: person evidence (names.py).
 ADDRESS_OPENERS = (*GREETINGS, "thank you", "congrats", "congratulations", "bye", "sorry", "yo")
