@@ -63,7 +63,9 @@ def latest_per_attribute(doc: ExtractionDoc, settings: OfflineSettings) -> Extra
 def drop_ended(doc: ExtractionDoc, settings: OfflineSettings) -> ExtractionDoc:
     """A plan the batch itself calls off later ("flying to Berlin in March" ... "not going to Berlin
     anymore") is not written: the ending is, and says it."""
-    doc.claims = [c for i, c in enumerate(doc.claims) if not any(_ends(later, c.text) for later in doc.claims[i + 1:])]
+    endings = [(j, c.subject, names) for j, c in enumerate(doc.claims) if (names := _ending_names(c))]
+    doc.claims = [c for i, c in enumerate(doc.claims)
+                  if not any(j > i and _ends(subject, names, c.text) for j, subject, names in endings)]
     return doc
 
 
@@ -223,16 +225,21 @@ _NAME_WORD = re.compile(r"(?<!^)(?<![.!?:] )\b[A-Z][a-z]+\b")
 
 def _ended_event(claim: Claim, known: list[tuple[KnownFact, list[Claim]]]) -> str | None:
     """The known fact an ending ends (`_ends`), the closest first; None if none."""
-    return next((fact.id for fact, _ in known if _ends(claim, fact.text)), None)
+    names = _ending_names(claim)
+    return next((fact.id for fact, _ in known if _ends(claim.subject, names, fact.text)), None) if names else None
 
 
-def _ends(claim: Claim, text: str) -> bool:
-    """Whether `claim` ends what `text` says ("Maya is not going to Berlin anymore" ends "Maya is
-    flying to Berlin ..."): a plan of the same subject (under way or ahead), not negated, naming
-    every name the ending names (one at least). A taste ended ("doesn't like Berlin anymore") ends
-    no plan; what happened ("Maya lived in Berlin") and a state ("works at Acme") are no plans."""
-    if claim.attribute not in ("event", "habit") or not ENDED.search(claim.text) or not text.startswith(claim.subject):
-        return False
-    names = {w for w in _NAME_WORD.findall(claim.text) if w.lower() not in STOPWORDS} - set(claim.subject.split())
-    return bool(names) and not negated(text) and bool(_PLAN.match(text[len(claim.subject):].strip())) \
-        and names <= set(_NAME_WORD.findall(text))
+def _ending_names(claim: Claim) -> frozenset[str]:
+    """The names an ending names besides its subject ("Maya is not going to Berlin anymore":
+    Berlin); none if the claim ends no plan. A taste ended ("doesn't like Berlin anymore") ends none."""
+    if claim.attribute not in ("event", "habit") or not ENDED.search(claim.text):
+        return frozenset()
+    return frozenset(w for w in _NAME_WORD.findall(claim.text) if w.lower() not in STOPWORDS) - set(claim.subject.split())
+
+
+def _ends(subject: str, names: frozenset[str], text: str) -> bool:
+    """Whether an ending of `subject` naming `names` ends what `text` says ("... is flying to Berlin
+    ..."): a plan of the same subject (under way or ahead), not negated, naming every one of the
+    names; what happened ("Maya lived in Berlin") and a state ("works at Acme") are no plans."""
+    return (text.startswith(subject) and not negated(text) and bool(_PLAN.match(text[len(subject):].strip()))
+            and names <= set(_NAME_WORD.findall(text)))

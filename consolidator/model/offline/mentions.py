@@ -249,7 +249,7 @@ def naming(said: str, speakers: tuple[str, ...], book: NameBook | None) -> bool:
 # his wife", "Tiago and Ines". What two do with each other ("broke up", "got engaged") takes the
 # other as its object: "Ana and I broke up" is whom the speaker broke up with.
 _ONE = r"(?:[Mm]y|[Oo]ur) [a-z][\w'-]*(?: [a-z][\w'-]*)?|[A-Z][a-z]+"
-_MY = re.compile(r"(?:[Mm]y|[Oo]ur) ")
+MY = re.compile(r"(?:[Mm]y|[Oo]ur) ")  # what makes a thing or a person the speaker's
 _WITH_ME = re.compile(rf"(?:(?P<who>{_ONE}) and I|[Mm]e and (?P<who2>{_ONE}))\b\s*")
 _PAIR = re.compile(r"(?P<a>[A-Z][a-z]+) and (?P<b>[A-Z][a-z]+|(?:his|her|their) [a-z]+)\b\s*(?=[a-z'])")
 _SECOND = re.compile(r"(?:[Ii]\b(?!')|(?:[A-Z][a-z]+|(?:his|her|their) [a-z]+) (?=[a-z']))")
@@ -266,7 +266,7 @@ def pairs_with(first: str, second: str) -> bool:
         return True
     if not re.fullmatch(_ONE, first):
         return False
-    return bool(re.match(r"[Ii]\b(?!')", second) or first[0].isupper() and not _MY.match(first) and _SECOND.match(second))
+    return bool(re.match(r"[Ii]\b(?!')", second) or first[0].isupper() and not MY.match(first) and _SECOND.match(second))
 
 
 def paired(seg: str, me: str, named: Callable[[str], bool]) -> tuple[str, str, str] | None:
@@ -274,7 +274,7 @@ def paired(seg: str, me: str, named: Callable[[str], bool]) -> tuple[str, str, s
     speaker or the first one `named` vouches for, "<subject> and <other>" as a plain clause says
     them, and the predicate; a reciprocal verb's other is its object instead ("", the predicate)."""
     if m := _WITH_ME.match(seg):
-        subject, other = me, _MY.sub("their ", m.group("who") or m.group("who2"), count=1)  # "Maya and their wife"
+        subject, other = me, MY.sub("their ", m.group("who") or m.group("who2"), count=1)  # "Maya and their wife"
     elif (m := _PAIR.match(seg)) and named(m.group("a")):
         subject, other = m.group("a"), m.group("b")  # "Rui and his wife": his, the subject's
     else:

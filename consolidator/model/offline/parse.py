@@ -43,8 +43,8 @@ from consolidator.model.offline.clauses import (
     unframed,
 )
 from consolidator.model.offline.mentions import (
-    FAVOURITE, group_named, is_kin, kin_named, leading_group, named_in, naming, of_mine, paired, pairs_with, pet_got,
-    unnamed, with_relations,
+    FAVOURITE, MY, group_named, is_kin, kin_named, leading_group, named_in, naming, of_mine, paired, pairs_with,
+    pet_got, unnamed, with_relations,
 )
 from consolidator.model.offline.names import NameBook, agrees_with_singular, calls
 from consolidator.model.offline.rules import Claim, parse_predicate
@@ -73,7 +73,6 @@ _LABEL = re.compile(r"^(?:quick (?:one|update|question|note)|update|big news|goo
                     r"heads up|note|ps|btw)\s*[:\-]+\s*(?=\w)", re.I)
 _TITLE = re.compile(rf"(?:{TITLES})\.? (?=[A-Z])")
 _NAMED_OWNER = re.compile(r"([A-Z][a-z]+)'s ")
-_MY = re.compile(r"(?:[Mm]y|[Oo]ur) ")
 _THEIRS = re.compile(r"(?:[Hh]is|[Hh]er) ")
 _THE_USER = re.compile(r"[Tt]he user\b\s*")
 _PRONOUN = re.compile(r"(?:[Ss]he|[Hh]e|[Tt]hey)\b\s*")
@@ -143,7 +142,7 @@ class Subject:
 def _owned_thing(seg: str, ctx: Context) -> tuple[Subject, str, list[Claim]] | None:
     """'my hand-painted bowl reminds me ...' -> ("<me>'s hand-painted bowl", 'reminds me ...'); "his
     birthday is ..." of the last person named ("my nephew Tiago, his birthday is ..."), or one named."""
-    m = _MY.match(seg)
+    m = MY.match(seg)
     owner = ctx.me
     if not m and ctx.last and (m := _THEIRS.match(seg)):
         owner = ctx.last
