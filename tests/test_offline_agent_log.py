@@ -7,6 +7,7 @@ from __future__ import annotations
 import pytest
 
 from consolidator.model.offline import OfflineModel
+from consolidator.model.offline.text import activities
 from consolidator.model.schemas import FactExtractionRequest, KnownFact, Line, TasksRequest
 from tests.support.offline_kit import LATE, chat, said_by_caroline
 
@@ -124,3 +125,44 @@ def test_an_events_own_date_said_for_the_first_time_is_news():
 ])
 def test_a_label_heads_what_follows_and_a_job_got_is_news(said, facts):
     assert said_by_caroline(said) == facts
+
+
+@pytest.mark.parametrize(("said", "facts"), [
+    # a list's commas do not end what is liked or planned; its last item is no new statement
+    ("I love hiking, swimming, and reading.", ["Caroline loves hiking, swimming, and reading."]),
+    ("We're planning to ski, try the local food, and enjoy the views.",
+     ["Caroline is planning to ski, try the local food, and enjoy the views."]),
+    # a list's last item with a time after it is no new subject ("Braga last summer")
+    ("We visited Lisbon, Porto and Braga last summer.", ["Caroline visited Lisbon, Porto and Braga last summer (2023-05-07)."]),
+    # what follows the comma states something: the value ends there
+    ("I love hiking, it's so relaxing.", ["Caroline loves hiking."]),
+    ("I love camping with my family, 'cause nature brings such peace and quiet.", ["Caroline loves camping with their family."]),
+    ("I love painting, especially landscapes and portraits.", ["Caroline loves painting."]),
+])
+def test_a_list_is_one_value(said, facts):
+    assert said_by_caroline(said) == facts
+
+
+def test_tomorrow_leads_a_plan_as_yesterday_leads_an_event():
+    assert said_by_caroline("Tomorrow I will buy a bike.") == said_by_caroline("I will buy a bike tomorrow.") != []
+    assert said_by_caroline("Tomorrow morning I fly to Madrid.") == ["Caroline flies to Madrid (2023-05-08)."]
+
+
+@pytest.mark.parametrize(("said", "pastimes"), [
+    ("I took up running.", {"running"}),
+    ("I got into climbing last year.", {"climbing"}),
+    ("I started painting a few years back.", {"painting"}),
+    ("We went sailing.", {"sailing"}),
+    ("I started looking for a job.", set()),  # what follows the gerund says it is no pastime
+    ("I started working at Acme.", set()),
+    ("I started doing this a few years back.", set()),
+    ("I started crying.", set()),
+    ("I started seeing a therapist.", set()),
+    ("I started dancing a few years ago.", {"dancing"}),
+])
+def test_a_pastime_taken_up_is_as_specific_as_a_name(said, pastimes):
+    assert activities(said) == pastimes
+
+
+def test_a_common_pastime_taken_up_is_a_fact():
+    assert said_by_caroline("I took up running.") and said_by_caroline("Yesterday morning I ran 10k.")

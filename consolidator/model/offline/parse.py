@@ -226,9 +226,11 @@ def _segments(sentence: str, ctx: Context) -> list[str]:
         seg = unframed(_LEAD.sub("", pieces[i]))
         subj = _subject(seg, ctx, not segs)
         theirs = _THEIRS.match(seg) and _owned_thing(seg, replace(ctx, last=ctx.last or "someone"))  # "his bday is"
-        starts = bool(FAVOURITE.match(seg) or _PRONOUN.match(seg) or theirs or (subj and subj[1].strip())
+        stated = bool(subj and subj[1].strip() and not TIME_ONLY.fullmatch(subj[1].strip()))  # not "Braga last May"
+        starts = bool(FAVOURITE.match(seg) or _PRONOUN.match(seg) or theirs or stated
                       or parse_predicate("x", seg, False) or (not segs and TIME_ONLY.fullmatch(seg)))
-        starts = starts and not (segs and _EXAMPLE.match(seg))
+        last_item = glued and pieces[i - 1].strip(" ,") in ("and", "or") and not (stated or theirs or _PRONOUN.match(seg))
+        starts = starts and not (segs and _EXAMPLE.match(seg)) and not last_item  # "ski, eat out, and enjoy the views"
         alone = bool(ctx.names and _BARE_NAME.fullmatch(seg.strip()) and (ctx.names.is_person(seg) or calls(seg, ctx.you)))
         if segs and i == len(pieces) - 1 and alone and pieces[i - 1].strip() == ",":
             break  # "I'm here for you, Mari": a name addressed at the end ("with Tomas and Mari" is company)

@@ -166,7 +166,8 @@ TIME_PHRASE = (
     r"(?:(?:last|this|next|on|early|late|earlier|later) )?(?:(?:monday|tuesday|wednesday|thursday|friday|saturday|"
     r"sunday|mon|tue|tues|wed|thu|thur|thurs|fri|sat|sun|week|weekend|month|year|night|morning|afternoon|evening|"
     r"summer|winter|spring|fall|autumn)s?"
-    r"(?: (?:morning|afternoon|evening|night))?|yesterday|today|tonight|recently|lately|earlier|"
+    r"(?: (?:morning|afternoon|evening|night))?|(?:yesterday|tomorrow)(?: (?:morning|afternoon|evening|night))?|"
+    r"today|tonight|recently|lately|earlier|"
     r"(?:a|one|two|three|four|five|a few|a couple of|\d+) (?:days?|weeks?|months?|years?) ago)"
 )
 TIME_ONLY = re.compile(TIME_PHRASE, re.I)
@@ -174,11 +175,20 @@ TIME_ONLY = re.compile(TIME_PHRASE, re.I)
 
 # "go fishing", "went sailing", "going bowling": English names a pastime by "go" and its -ing form.
 _ACTIVITY = re.compile(r"\b(?:go|goes|going|went|gone)\s+([a-z]{2,}ing)\b", re.I)
+# "took up running", "got into climbing", "started painting last year": a pastime taken up (a
+# gerund after "started" only where nothing follows it but when or with whom: "started looking for")
+_TAKEN_UP = re.compile(
+    r"\b(?:(?:took|take|takes|taking|picked|pick|picks|picking|got|get|gets|getting) (?:up|into)|"
+    r"(?:started|start|starts|starting|began|begin|begins|beginning)(?= [a-z]+ing(?:[.,!?;:]| *$| (?:again|"
+    r"last|this|a (?:few|couple|year|month|week|while)|in|on|with|since|every|recently|lately|regularly|together|"
+    r"when|after)\b)))\s+([a-z]{2,}ing)\b", re.I)
 
 
 def activities(text: str) -> frozenset[str]:
-    """The pastimes `text` names after a form of "go", lower-cased ("went sailing" -> {"sailing"})."""
-    return frozenset(a for a in (m.lower() for m in _ACTIVITY.findall(text)) if a not in NOT_ACTIVITIES)
+    """The pastimes `text` names after a form of "go" or one taken up, lower-cased ("went sailing",
+    "took up sailing" -> {"sailing"})."""
+    found = (m.lower() for m in (*_ACTIVITY.findall(text), *_TAKEN_UP.findall(text)))
+    return frozenset(a for a in found if a not in NOT_ACTIVITIES)
 
 
 # "went to the aquarium", "took the kids to a street fair": where someone went, as a noun phrase.
@@ -348,9 +358,15 @@ _TIME_TAIL = (
 _PLACE_CUT = re.compile(rf"(?:\s*[,;(].*|\s+(?:{_TIME_TAIL})\b.*)$", re.I)
 _ORG_CUT = re.compile(rf"(?:\s*[,;(].*|\s+(?:{_TIME_TAIL}|as|in|on|since|for|where)\b.*)$", re.I)
 _GENERAL_CUT = re.compile(
-    r"(?:\s*[,;(].*|\s+(?:because|since|but|although|though|so that|any ?more|at the moment|right now)\b.*)$", re.I
+    r"(?:\s*[,;(].*|\s+(?:because|'cause|cuz|since|but|although|though|so that|any ?more|at the moment|right now)\b.*)$", re.I
 )
 _TRAILING_FILLER = re.compile(r"\s+(?:too|as well|a lot|so much|very much|now|these days|lately)$", re.I)
+# "hiking, swimming, and reading", "to ski, try the local food and see the views": a list's commas
+# do not end the value; an item that starts a statement ("hiking, it's so relaxing") is no item
+_ITEMS = re.compile(r",? (?:and|or) |, ")
+_NOT_ITEM = re.compile(r"(?:i|it|it's|its|that|this|which|who|he|she|they|we|you|there|so|but|as|if|when|what|"
+                       r"though|because|'cause|cuz|since|especially)\b", re.I)
+_LIST_CUT = re.compile(_GENERAL_CUT.pattern.replace("[,;(]", "[;(]"), re.I)
 
 
 def _tidy(value: str) -> str:
@@ -365,6 +381,13 @@ def clean_org(value: str) -> str:
     return _tidy(_ORG_CUT.sub("", _tidy(value)))
 
 
+def _is_list(value: str) -> bool:
+    items = _ITEMS.split(value)
+    return (len(items) > 2 and ", " in value and bool(_ITEMS.search(value[value.rfind(", "):]))
+            and not any(_NOT_ITEM.match(item) or len(item.split()) > 5 for item in items[1:]))
+
+
 def clean_general(value: str) -> str:
-    value = _GENERAL_CUT.sub("", _tidy(value))
+    value = _tidy(value)
+    value = (_LIST_CUT if _is_list(_LIST_CUT.sub("", value)) else _GENERAL_CUT).sub("", value)
     return _tidy(_TRAILING_FILLER.sub("", value))

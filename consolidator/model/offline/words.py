@@ -73,7 +73,8 @@ NP_ENDS = frozenset(
 # Words in -ing that are no activity after "go" ("went according to plan", "the cat went missing").
 NOT_ACTIVITIES = frozenset(
     """according during nothing something anything everything morning evening thing king ring spring string
-    wing sing bring ceiling being missing""".split()
+    wing sing bring ceiling being missing feeling thinking crying laughing worrying wondering doing going
+    getting making having trying using taking seeing dating""".split()
 )
 
 # Where a day's routine goes, not a place worth remembering ("went to bed", "got back to work").
