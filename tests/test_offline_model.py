@@ -166,6 +166,9 @@ def test_later_value_in_a_batch_wins_and_inherits_the_change():
         ("My favourite band is Muse.", ["Maya's favourite band is Muse."]),
         ("I'm 30.", ["Maya is 30 years old."]),
         ("I'm diabetic.", ["Maya is diabetic."]),
+        ("I've been having migraines lately.", ["Maya has migraines."]),  # a condition however it is said
+        ("I was diagnosed with ADHD last year.", ["Maya was diagnosed with ADHD (2024)."]),  # dated: an event
+        ("I've been dealing with insomnia.", ["Maya has insomnia."]),
         ("I love that idea!", []),  # deictic: meaningless without context
         ("I'm not sure.", []),
         ("Paris is lovely in spring.", []),

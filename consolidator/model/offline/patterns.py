@@ -29,7 +29,8 @@ _START = r"(?:(?:started|began|begun|start|starting) )?"  # "started working as 
 _DIETS = r"vegetarian|vegan|pescatarian|pescetarian|keto|paleo|gluten-free|dairy-free|halal|kosher|flexitarian"
 _CONDITIONS_N = (
     r"diabetes|type 1 diabetes|type 2 diabetes|asthma|epilepsy|celiac disease|coeliac disease|"
-    r"a heart condition|high blood pressure|hypertension"
+    r"a heart condition|high blood pressure|hypertension|migraines|chronic back pain|insomnia|arthritis|eczema|"
+    r"psoriasis|ADHD|endometriosis|sleep apnea|an anxiety disorder|depression|panic attacks"
 )
 # An age in words ("five", "twenty-one"): with "years old" after it, or after "turned".
 AGE_WORDS = (r"(?:(?:twenty|thirty|forty|fifty|sixty|seventy|eighty|ninety)(?:-(?:one|two|three|four|five|six|seven|"
@@ -109,7 +110,9 @@ _RULES: list[tuple[str, str, str, object]] = [
             rf"{_HAVE}{_ADV}(?P<art>an?) {_SEVERITY}allergy to (?P<v>.+)"),
     *_rules("allergy", "{s} has {art} {sev}{v} allergy.", clean_general,
             rf"{_HAVE}{_ADV}(?P<art>an?) {_SEVERITY}(?P<v>[\w-]+(?: [\w-]+)?) allergy\b.*"),
-    *_rules("condition", "{s} has {v}.", clean_general, rf"{_HAVE}{_ADV}(?P<v>{_CONDITIONS_N})\b.*"),
+    *_rules("condition", "{s} has {v}.", clean_general, rf"{_HAVE}{_ADV}(?P<v>{_CONDITIONS_N})\b.*",
+            rf"{_HAVE}{_ADV}(?:been )?(?:having|suffering from|dealing with|living with|diagnosed with) "
+            rf"(?P<v>{_CONDITIONS_N})\b.*"),
     *_rules("condition", "{s} is {v}.", clean_general, rf"{_BE}{_ADV}(?P<v>{_CONDITIONS_A})\b.*"),
     *_rules("injury", "{s}'s {v} is {adj}.", clean_general,
             rf"{_HAVE}{_ADV}(?P<verb>{'|'.join(INJURY_ADJ)}) (?:my|her|his|their|a) (?P<v>[a-z]+)\b.*"),
