@@ -25,6 +25,7 @@ def tasks_of(*texts: str, zone: str = "UTC", at: datetime = LATE, speaker: str =
         ("I will book a table at Luigi's.", "Book a table at Luigi's"),
         ("I need to buy Leo a backpack before then.", "Buy Leo a backpack"),  # a vague time is no title
         ("I have to call the bank later.", "Call the bank"),
+        ("I lost my wallet yesterday, need to cancel my cards.", "Cancel my cards"),  # the I said before the comma
     ],
 )
 def test_commitments_and_requests_with_an_action_open_tasks(said, title):
@@ -36,7 +37,8 @@ def test_commitments_and_requests_with_an_action_open_tasks(said, title):
     "said",
     ["That day. (photo: a row of white chairs)", "These figurines remind me of family love.",
      "I'll keep that in mind.", "I got to feed a horse a carrot once.", "I know what I have to do.",
-     "I will be there.", "I have to say, that was great."],
+     "I will be there.", "I have to say, that was great.", "She lost her wallet, need to cancel the cards.",
+     "It was great, have to say."],
 )
 def test_talk_without_an_action_opens_no_task(said):
     """Noun phrases, figures of speech, past opportunities and relative clauses are not tasks."""

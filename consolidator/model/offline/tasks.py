@@ -1,21 +1,21 @@
 """Task rules for the offline backend: open, done and cancelled, with plain due dates.
 
 Opens on: "remind me to X", "remind me about X" (as a request: at the start, not "these photos
-remind me of home"), "I need/have/must/have got to X" (not in "what I have to do"; "Need to X" too),
-"don't forget to X", "don't let me forget (about) X" (X a thing, as with "remind me about"),
-"todo: X", "add X to my list" (on a shopping list, "Buy X"), "can/could/would/will you X", "I
-want/need/would like you to X", "please X", an errand verb with a due date ("Call the plumber
-tomorrow"), and promises "I will/am going to X" that carry a due date or a plain errand verb (call,
-send, book...). X must be an action: a leading verb and an object of substance or a due date ("That
-day." and "Family love" are not tasks). Requests to someone (can you, please, don't forget, add,
-an errand told, I want you to) open a task only when no other person is in the conversation: between two
-people they are advice or favours, not the speaker's errands. An errand the agent offers
-("Would you like me to remind you about the dentist?", "Shall I book a table?") opens when the
-person's reply accepts it ("Yes please", "Sure, tomorrow"), read as their request, you as me.
-Closes (done) on: "done: X", "X is done/finished/sent/booked", "I (have) finished/sent/booked/
-paid/called/... X" (not in questions). Cancels on: "cancel the reminder to X", a sentence
-starting "cancel/scrap/forget (about) X", "never mind (about) X", "no need to X", "I no longer
-need to X", "don't bother with X". Done and cancel only touch a task they match: one of the
+remind me of home"), "I need/have/must/have got to X" (not in "what I have to do"; "Need to X" and
+"I lost my wallet, need to X" too), "don't forget to X", "don't let me forget (about) X" (X a thing,
+as with "remind me about"), "todo: X", "add X to my list" (on a shopping list, "Buy X"),
+"can/could/would/will you X", "I want/need/would like you to X", "please X", an errand verb with a
+due date ("Call the plumber tomorrow"), and promises "I will/am going to X" that carry a due date or
+a plain errand verb (call, send, book...). X must be an action: a leading verb and an object of
+substance or a due date ("That day." and "Family love" are not tasks). Requests to someone (can you,
+please, don't forget, add, an errand told, I want you to) open a task only when no other person is
+in the conversation: between two people they are advice or favours, not the speaker's errands. An
+errand the agent offers ("Would you like me to remind you about the dentist?", "Shall I book a
+table?") opens when the person's reply accepts it ("Yes please", "Sure, tomorrow"), read as their
+request, you as me. Closes (done) on: "done: X", "X is done/finished/sent/booked", "I (have)
+finished/sent/booked/paid/called/... X" (not in questions). Cancels on: "cancel the reminder to X",
+a sentence starting "cancel/scrap/forget (about) X", "never mind (about) X", "no need to X", "I no
+longer need to X", "don't bother with X". Done and cancel only touch a task they match: one of the
 request's open tasks, or one opened earlier in the same batch (then neither change is sent).
 
 Matching is by content-word overlap (stems): at least one shared word that is not the
@@ -75,6 +75,8 @@ _PROMISE = re.compile(r"\bI (?:will|shall|am going to|am gonna) (?:(?:definitely
 _OPENER = r"^\s*(?:(?:oh|ah|and|also|so|ok|okay|btw|please|pls)[,!.]?\s+)*"
 # "Need to renew my passport": the I dropped, as notes to oneself are written.
 _NEED = re.compile(rf"{_OPENER}(?:need|have|gotta|got) to (?P<a>.+)", re.I)
+# "I lost my wallet, need to cancel my cards": the I of the clause before, dropped
+_NEED_TOO = re.compile(r"\bI\b[^,]*,\s+(?:so\s+)?(?:need|have|gotta) to (?P<a>.+)")
 # "Don't let me forget mom's birthday on the 22nd": a thing to remember, like "remind me about".
 _FORGET_THING = re.compile(rf"{_OPENER}do not (?:let me )?forget (?:about )?(?!to\b)(?P<a>.+)", re.I)
 _ADD_TO_LIST = re.compile(r"(?:add|put) ['\"‘“]?(?P<x>[^'\"’”]+?)['\"’”]? (?:to|on) (?:my|the) (?P<kind>[a-z]+ )?"
@@ -101,6 +103,7 @@ _OPEN = [
     re.compile(r"\bI (?:(?:really|still|also|just) )?(?:need|have|have got) to (?P<a>.+)"),
     re.compile(r"\bI (?:must|gotta) (?P<a>.+)"),
     _NEED,
+    _NEED_TOO,
     _FORGET,
     _FORGET_THING,
     _ADD,
