@@ -166,3 +166,22 @@ def test_a_pastime_taken_up_is_as_specific_as_a_name(said, pastimes):
 
 def test_a_common_pastime_taken_up_is_a_fact():
     assert said_by_caroline("I took up running.") and said_by_caroline("Yesterday morning I ran 10k.")
+
+
+@pytest.mark.parametrize(("said", "fact"), [
+    ("The funeral is on Thursday in Braga.", "Maya said: The funeral is on Thursday (2025-03-06) in Braga (2025-03-03)."),
+    ("The team meeting got moved to Friday at 10.",
+     "Maya said: The team meeting got moved to Friday (2025-03-07) at 10 (2025-03-03)."),
+    ("The old boiler died.", "Maya said: The old boiler died (2025-03-03)."),
+])
+def test_a_things_news_told_to_the_agent_is_kept(said, fact):
+    """Told to the agent, a thing's news is the person's life; between two people it is talk, kept
+    only with more substance (MIN_SAID)."""
+    assert _told(said)[0] == [fact]
+    assert said_by_caroline(said) == []
+
+
+@pytest.mark.parametrize("said", ["Around 20.", "Senior product manager.", "Three times a week, mostly weights.",
+                                  "Book it for 8pm for two."])
+def test_a_fragment_or_a_request_told_is_no_things_news(said):
+    assert _told(said)[0] == []

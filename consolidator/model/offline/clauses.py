@@ -28,7 +28,7 @@ A clause is kept only when it has substance (`substance`: content words that are
 i.e. feelings, intensifiers, light verbs, time words, "thing"/"stuff"; names and numbers count
 twice): MIN_SUBSTANCE for a clause about a person, MIN_SAID for one kept in the speaker's name
 because no person is its subject ("It stands for freedom" -> "Ana said: It stands for
-freedom"). So "I'm so happy for you", "I know, right" and "I love that" give nothing.
+freedom"), MIN_TOLD for one told to the agent ("The funeral is on Thursday in Braga"). So "I'm so happy for you", "I know, right" and "I love that" give nothing.
 Questions give nothing, nor does advice said to the other person ("Let's ...", "Keep it up":
 `is_advice`). Asides ("[laughs]", an attachment "(photo: ...)") are annotations, not speech,
 and are left out. A
@@ -55,6 +55,7 @@ from consolidator.model.offline.words import FULL_LIST, IRREGULAR_PAST, MONTHS, 
 
 MIN_SUBSTANCE = 2  # a clause about a person keeps at least this much substance (see substance)
 MIN_SAID = 5  # a clause with no person for subject, kept in the speaker's name, needs more
+MIN_TOLD = 3  # ...less when one person tells the agent: their lines are about their life, not talk
 MAX_WORDS = 45  # a longer clause is cut at its last comma (or word) within this many words
 VAGUE = frozenset(
     """happy glad sad sorry excited thrilled proud grateful thankful lucky blessed great good nice cool

@@ -31,8 +31,8 @@ from typing import Iterable, Sequence
 
 from consolidator.model.offline.text import sentences
 from consolidator.model.offline.words import (
-    ADDRESS_OPENERS, EVERYDAY_ZIPF, FULL_LIST, IRREGULAR_PAST, NAME_STOPWORDS, RARE_ZIPF, RELATIONS, STOPWORDS, TITLES,
-    alternation, zipf,
+    ADDRESS_OPENERS, EVERYDAY_ZIPF, FULL_LIST, IRREGULAR_PAST, NAME_STOPWORDS, NUMBER_WORDS, RARE_ZIPF, RELATIONS,
+    STOPWORDS, TITLES, alternation, zipf,
 )
 
 # RARE_ZIPF (words.py): below it a lower-cased word is too rare to be common English ("xiomara": 0)
@@ -73,6 +73,24 @@ def agrees_with_singular(word: str) -> bool:
     if low in STOPWORDS:
         return False
     return low.endswith("ed") or (low.endswith("s") and not low.endswith("ss") and len(low) > 3)
+
+
+_DETERMINERS = frozenset("the this that these those our their his her its a an".split())
+_PLURAL_AUX = frozenset("are were have".split())
+
+
+def states(clause: str) -> bool:
+    """Whether `clause` opens with a subject and its verb: "The funeral is ...", "Leo has a fever",
+    "the old one died"; not a fragment ("Around 20", "Senior product manager") or a request ("Book it")."""
+    words = clause.split()
+    first = words[0].lower() if words else ""
+    if first in _DETERMINERS:
+        verbs = words[2:5]  # a noun phrase of one to three words, then its verb
+    elif first and words[0][:1].isupper() and first not in STOPWORDS and first not in NUMBER_WORDS:
+        verbs = words[1:2]  # a name, then its verb
+    else:
+        return False
+    return any(agrees_with_singular(w) or w.lower() in _PLURAL_AUX for w in verbs)
 
 
 def _starts(text: str) -> set[int]:

@@ -28,6 +28,7 @@ from dataclasses import dataclass, replace
 
 from consolidator.model.offline.clauses import (
     MIN_SAID,
+    MIN_TOLD,
     MIN_SUBSTANCE,
     PERSON_VERBS,
     Speakers,
@@ -46,7 +47,7 @@ from consolidator.model.offline.mentions import (
     FAVOURITE, MY, group_named, is_kin, kin_named, leading_group, named_in, naming, of_mine, paired, pairs_with,
     pet_got, unnamed, with_relations,
 )
-from consolidator.model.offline.names import NameBook, agrees_with_singular, calls
+from consolidator.model.offline.names import NameBook, agrees_with_singular, calls, states
 from consolidator.model.offline.rules import Claim, parse_predicate
 from consolidator.model.offline.shown import with_shown
 from consolidator.model.offline.suggest import suggestion
@@ -305,7 +306,8 @@ def _said(seg: str, ctx: Context, when: str) -> Claim | None:
     said = tidy(said) if said else None
     if not said or worth(said, names) < MIN_WORTH_SAID:
         return None
-    if substance(said, names) < (MIN_SUBSTANCE if is_rule(pred, told) else MIN_SAID) and not naming(said, names, ctx.names):
+    least = MIN_SUBSTANCE if is_rule(pred, told) else MIN_TOLD if told and states(said) else MIN_SAID
+    if substance(said, names) < least and not naming(said, names, ctx.names):
         return None
     dated = event_date("", clip(said), ctx.day)
     said, happened = dated.said, dated.day if dated.resolved else ""
