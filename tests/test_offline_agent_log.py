@@ -127,6 +127,10 @@ def test_a_label_heads_what_follows_and_a_job_got_is_news(said, facts):
     assert said_by_caroline(said) == facts
 
 
+def test_a_correction_is_a_label():
+    assert _told("Sorry, correction: the budget is 150, not 120.")[0] == ["Maya said: The budget is 150, not 120 (2025-03-03)."]
+
+
 @pytest.mark.parametrize(("said", "facts"), [
     # a list's commas do not end what is liked or planned; its last item is no new statement
     ("I love hiking, swimming, and reading.", ["Caroline loves hiking, swimming, and reading."]),

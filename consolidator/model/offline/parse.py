@@ -70,8 +70,8 @@ _WE = re.compile(r"[Ww]e(?: all| both| two)?\b(?!')\s*")
 # "my therapist, Dr. Costa, says ...": the name set off by commas is the relative's, as in "my therapist Dr. Costa"
 _APPOSED = re.compile(rf"(?P<rel>\b(?:[Mm]y|[Oo]ur) (?i:{RELATIONS})), (?P<n>(?:(?:{TITLES})\.? )?[A-Z][a-z]+(?: [A-Z][a-z]+)?),")
 # A label before what it heads: "Quick one: my flight is ...", "Update: not going to Berlin".
-_LABEL = re.compile(r"^(?:quick (?:one|update|question|note)|update|big news|good news|bad news|news|fyi|reminder|"
-                    r"heads up|note|ps|btw)\s*[:\-]+\s*(?=\w)", re.I)
+_LABEL = re.compile(r"^(?:sorry,? )?(?:quick (?:one|update|question|note)|update|big news|good news|bad news|news|fyi|"
+                    r"reminder|heads up|note|ps|btw|correction)\s*[:\-]+\s*(?=\w)", re.I)
 _TITLE = re.compile(rf"(?:{TITLES})\.? (?=[A-Z])")
 _NAMED_OWNER = re.compile(r"([A-Z][a-z]+)'s ")
 _THEIRS = re.compile(r"(?:[Hh]is|[Hh]er) ")
