@@ -30,6 +30,9 @@ from tests.support.offline_kit import AT, MODEL, chat, fact_texts
     ("Fun! When is the derby?", "Saturday the 15th at 8pm.", "The derby is on Saturday the 15th at 8pm."),
     ("When is your exam?", "Next Friday.", "My exam is next Friday."),
     ("How much coffee do you drink now?", "Like 4 cups a day.", "I drink like 4 cups a day."),
+    ("What's your budget?", "Around 120 euros for the week.", "My budget is around 120 euros for the week."),
+    ("What are your hobbies?", "Climbing and chess.", "My hobbies are Climbing and chess."),
+    ("What's your email again?", "maya.silva@example.com", "My email is maya.silva@example.com."),
 ])
 def test_a_fragment_answer_is_the_statement_its_question_implies(question, reply, statement):
     assert implied_statement(question, reply) == statement
@@ -48,6 +51,7 @@ def test_a_fragment_answer_is_the_statement_its_question_implies(question, reply
     ("How old are you?", "Almost 40."),  # an age it does not say
     ("How old is she?", "Old enough haha."),
     ("When does he start?", "Not sure yet."),  # no time given
+    ("What's your take on it?", "Hard to say."),  # no thing of "you" asked for
     ("How much do you earn?", "Enough."),  # no amount
 ])
 def test_anything_else_is_left_to_the_rules(question, reply):
@@ -153,3 +157,11 @@ def test_a_pronoun_in_a_reply_means_the_relative_the_question_asked_about():
     lines = [Line(id="a1", at=AT, role="assistant", speaker=None, text="How old is your son?"),
              Line(id="u1", at=AT, role="user", speaker="Maya", text="He's 7.")]
     assert fact_texts(lines) == ["Maya's son is 7 years old."]
+
+
+def test_an_address_given_alone_keeps_its_case_and_is_the_detail_asked_for():
+    """The email answered was "Maya silva@example.com": the sentence's first letter was capitalised
+    and "Maya" read as a name."""
+    lines = [Line(id="a", at=AT, role="assistant", speaker=None, text="What's your email?"),
+             Line(id="u", at=AT + timedelta(minutes=1), role="user", speaker="Maya", text="maya.silva@example.com")]
+    assert fact_texts(lines) == ["Maya's email is maya.silva@example.com."]

@@ -18,6 +18,7 @@ implies, which the ordinary parser then reads (parse.py), with all its rules:
     When does he / do you / will your sister V (X)?            + "In August" -> He Vs (X) in August
     When is the derby / your exam?                             + "Saturday" -> The derby is on Saturday
     How much/many N do you V?                                  + "4 cups a day" -> I V 4 cups a day
+    What's/What are your N? (not a name: named_in_reply)       + "About 120 euros" -> My N is about 120 euros
 
 A statement about "you" asked to be confirmed ("Pip is your dog, right?", "You're vegetarian,
 correct?", "Do you still work at Acme?", "Are you vegetarian?") and answered with a yes is the
@@ -60,6 +61,7 @@ _FRAMES: list[tuple[re.Pattern[str], str]] = [
     (re.compile(r"when (?:do|does|will) (?P<who>you|he|she|they|your [a-z]+) (?P<v>[a-z]+)(?P<rest>(?: [a-z]+){0,3})\?$",
                 re.I), "when"),
     (re.compile(r"when(?: is|'s) (?P<x>(?:the|your|his|her|their|our) [a-z]+(?: [a-z]+)?)\?$", re.I), "when_is"),
+    (re.compile(r"what(?:'s| (?P<be>is|are)) (?![^?]*\bnames?\b)(?P<x>your (?:[a-z]+'s )?[a-z]+(?: (?!again|now)[a-z]+)?)(?: again| now)?\?$", re.I), "your"),
     (re.compile(r"how (?:much|many) (?P<n>[a-z]+(?: [a-z]+)?) do you (?P<v>[a-z]+)(?P<rest>(?: (?!now\b)[a-z]+){0,2})"
                 r"(?: now)?\?$", re.I), "amount"),
 ]
@@ -119,6 +121,8 @@ def implied_statement(question: str, reply: str) -> str | None:
             thing = re.sub(r"(?i)^your ", "my ", m.group("x"))
             lead = "on " if _WEEKDAY_FIRST.match(answer) else ""
             return f"{thing[:1].upper()}{thing[1:]} is {lead}{_time_inside(answer)}."
+        if shape == "your":  # "What's your budget?" - "Around 120 euros." -> My budget is around 120 euros
+            return f"My {m.group('x')[5:]} {(m.group('be') or 'is').lower()} {answer}."
         if shape == "when":
             if not _WHEN.fullmatch(answer):
                 return None

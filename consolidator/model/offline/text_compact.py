@@ -210,6 +210,7 @@ _KIND_OF_PARTS = ("kind of", "sort of")
 _GRADING_WORD = re.compile(r"\b(?:so|very|pretty|quite|such)\s", re.I)  # what _GRADING needs, without its lookbehinds
 _EMOTICON_CHARS = frozenset("<:;=^")
 _SPACE_BEFORE_STOP = re.compile(r"\s+([,.!?;:])")
+_ADDRESS_FIRST = re.compile(r"\S*(?:@|://|www\.)")  # an email or web address opens the sentence
 _STOPS_RUN = re.compile(r"([,;:])(?:\s*[,;:])+")
 _HELD_TITLE = re.compile("\x00(\\d+)\x00")
 
@@ -271,5 +272,6 @@ def compact(sentence: str, hedges: bool = True) -> str:
         return sentence
     if end and not s.endswith(end) and s[-1:] not in ".!?":
         s += end
-    s = s[:1].upper() + s[1:]
+    if not _ADDRESS_FIRST.match(s):  # "maya.silva@example.com" keeps its case: "Maya.silva" reads as a name
+        s = s[:1].upper() + s[1:]
     return _HELD_TITLE.sub(lambda m: titles[int(m.group(1))], s)
