@@ -7,6 +7,7 @@ from __future__ import annotations
 import pytest
 
 from consolidator.model.offline import OfflineModel
+from consolidator.model.offline.extraction import correction
 from consolidator.model.offline.text import activities
 from consolidator.model.schemas import FactExtractionRequest, KnownFact, Line, TasksRequest
 from tests.support.offline_kit import LATE, chat, said_by_caroline
@@ -189,3 +190,25 @@ def test_a_things_news_told_to_the_agent_is_kept(said, fact):
                                   "Book it for 8pm for two."])
 def test_a_fragment_or_a_request_told_is_no_things_news(said):
     assert _told(said)[0] == []
+
+
+@pytest.mark.parametrize(("said", "known", "ops"), [
+    ("Sorry, correction: the budget is 150, not 120.", "Maya's budget is around 120 euros for the week.",
+     [("UPDATE", "f1")]),
+    ("My flight is at 9, not 8.", "Maya's flight is at 8 (2025-03-03).", [("UPDATE", "f1")]),
+    ("My flight is at 9, not 8.", "Maya's train is at 8 (2025-03-03).", [("ADD", None)]),  # another thing
+])
+def test_a_correction_supersedes_the_value_it_names(said, known, ops):
+    assert _ops(said, known) == ops
+
+
+def test_a_mood_is_no_value_a_correction_replaces():
+    assert correction("Maya is happy, not sad.") is None and correction("Maya said: It is 150, not 120.") is None
+
+
+def test_a_value_the_batch_corrects_is_not_written():
+    lines = [Line(id="a1", at=LATE, role="assistant", speaker=None, text="What's your budget?"),
+             Line(id="u1", at=LATE, role="user", speaker="Maya", text="Around 120 euros for the week."),
+             Line(id="u2", at=LATE, role="user", speaker="Maya", text="Sorry, correction: the budget is 150, not 120.")]
+    facts = MODEL.extract_facts(FactExtractionRequest(scope="s", messages=lines, neighbours=[])).facts
+    assert [f.text for f in facts] == ["Maya said: The budget is 150, not 120 (2025-03-03)."]

@@ -62,17 +62,22 @@ def latest_per_attribute(doc: ExtractionDoc, settings: OfflineSettings) -> Extra
 
 def drop_ended(doc: ExtractionDoc, settings: OfflineSettings) -> ExtractionDoc:
     """A plan the batch itself calls off later ("flying to Berlin in March" ... "not going to Berlin
-    anymore") is not written: the ending is, and says it."""
+    anymore") is not written: the ending is, and says it. Nor is a value it corrects later ("My
+    budget is around 120" ... "the budget is 150, not 120")."""
     endings = [(j, c.subject, names) for j, c in enumerate(doc.claims) if (names := _ending_names(c))]
+    fixes = [(j, fix) for j, c in enumerate(doc.claims) if (fix := correction(c.text))]
     doc.claims = [c for i, c in enumerate(doc.claims)
-                  if not any(j > i and _ends(subject, names, c.text) for j, subject, names in endings)]
+                  if not any(j > i and _ends(subject, names, c.text) for j, subject, names in endings)
+                  and not any(j > i and _corrects(fix, c.text) for j, fix in fixes)]
     return doc
 
 
 def keep_novel(doc: ExtractionDoc, settings: OfflineSettings) -> ExtractionDoc:
-    """Claims that add enough to the neighbours and the batch's earlier claims (worth.novel)."""
+    """Claims that add enough to the neighbours and the batch's earlier claims (worth.novel); a
+    correction is news however few its new words ("the budget is 150, not 120"), as an ending is."""
     speakers = {(m.speaker or "").strip() for m in doc.request.messages if m.speaker}
-    doc.claims = novel(doc.claims, [f.text for f in doc.request.neighbours], speakers)
+    kept = {id(c) for c in novel(doc.claims, [f.text for f in doc.request.neighbours], speakers)}
+    doc.claims = [c for c in doc.claims if id(c) in kept or correction(c.text)]
     return doc
 
 
@@ -209,7 +214,8 @@ def _decide(claim: Claim, known: list[tuple[KnownFact, list[Claim]]]) -> tuple[s
                 return op, fact.id
         return (op, ended) if (ended := _ended_event(claim, known)) else ("ADD", None)
     if claim.attribute == "event":  # events add up: a fuller account of one day never erases another day's,
-        return ("UPDATE", ended) if (ended := _ended_event(claim, known)) else ("ADD", None)  # but an ending ends one
+        ended = _ended_event(claim, known) or _corrected_fact(claim, known)  # but an ending or a correction ends one
+        return ("UPDATE", ended) if ended else ("ADD", None)
     single = spec_of(claim.attribute).single
     for fact, k in matches:
         if k.polarity is not Polarity.ASSERTED and values_compatible(claim.key, k.key):
@@ -243,3 +249,31 @@ def _ends(subject: str, names: frozenset[str], text: str) -> bool:
     names; what happened ("Maya lived in Berlin") and a state ("works at Acme") are no plans."""
     return (text.startswith(subject) and not negated(text) and bool(_PLAN.match(text[len(subject):].strip()))
             and names <= set(_NAME_WORD.findall(text)))
+
+
+# "the budget is 150, not 120", "my flight is at 9, not 8": a correction names the value it replaces
+_CORRECTION = re.compile(r"^(?P<about>.+?) (?:is|are|was|were) [^,]+?, not (?P<old>[^\s,.()]+(?: [^\s,.()]+)?)"
+                         r"(?= \(|[,.;!]|$)")
+
+
+def correction(text: str) -> tuple[frozenset[str], frozenset[str]] | None:
+    """What a correction is about (its subject's content stems: "Maya", "budget") and the stems of
+    the value it replaces ("120"); None if `text` corrects nothing, or no thing of someone's ("Maya is
+    happy, not sad": a mood is no value a fact held)."""
+    m = _CORRECTION.match(text)
+    about = frozenset(_norm(m.group("about"))) - {"say"} if m else frozenset()
+    return (about, frozenset(_norm(m.group("old")))) if len(about) > 1 else None
+
+
+def _corrects(fix: tuple[frozenset[str], frozenset[str]], text: str) -> bool:
+    """Whether `text` states the value `fix` replaces, of what it is about ("Maya's budget is
+    around 120 euros"), and is no correction itself."""
+    about, old = fix
+    words = set(_norm(text))
+    return bool(old) and old <= words and about <= words and not negated(text)
+
+
+def _corrected_fact(claim: Claim, known: list[tuple[KnownFact, list[Claim]]]) -> str | None:
+    """The known fact a correction corrects, the closest first; None if none."""
+    fix = correction(claim.text)
+    return next((fact.id for fact, _ in known if _corrects(fix, fact.text)), None) if fix else None
