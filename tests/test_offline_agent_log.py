@@ -196,6 +196,7 @@ def test_a_fragment_or_a_request_told_is_no_things_news(said):
     ("Sorry, correction: the budget is 150, not 120.", "Maya's budget is around 120 euros for the week.",
      [("UPDATE", "f1")]),
     ("My flight is at 9, not 8.", "Maya's flight is at 8 (2025-03-03).", [("UPDATE", "f1")]),
+    ("Our budget is 200 now, not 150.", "Maya said: The budget is 150, not 120 (2025-03-01).", [("UPDATE", "f1")]),
     ("My flight is at 9, not 8.", "Maya's train is at 8 (2025-03-03).", [("ADD", None)]),  # another thing
 ])
 def test_a_correction_supersedes_the_value_it_names(said, known, ops):

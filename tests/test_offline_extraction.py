@@ -354,7 +354,7 @@ CHANGES = [
     ("I work at Acme.", "I've been hired by Globex.", "Maya works at Globex."),
     ("I work at Acme.", "I got a new job at Globex last month.", "Maya works at Globex."),
     ("I work as a teacher.", "I got a job as a nurse.", "Maya works as a nurse."),
-    ("I work as a teacher.", "I was promoted to head teacher.", "Maya works as head teacher."),
+    ("I work as a teacher.", "I was promoted to head teacher.", "Maya was promoted to head teacher."),
     ("I live in London.", "I relocated to Lisbon.", "Maya lives in Lisbon."),
     ("I live in London.", "We just moved into a place in Porto.", "Maya lives in Porto."),
     ("I'm dating Tom.", "We split up.", "Maya split up."),

@@ -267,10 +267,11 @@ def correction(text: str) -> tuple[frozenset[str], frozenset[str]] | None:
 
 def _corrects(fix: tuple[frozenset[str], frozenset[str]], text: str) -> bool:
     """Whether `text` states the value `fix` replaces, of what it is about ("Maya's budget is
-    around 120 euros"), and is no correction itself."""
+    around 120 euros"; "the budget is 150, not 120" states 150: an earlier correction is corrected)."""
     about, old = fix
-    words = set(_norm(text))
-    return bool(old) and old <= words and about <= words and not negated(text)
+    m = _CORRECTION.match(text)
+    words = set(_norm(text[:m.start("old")] if m else text))
+    return bool(old) and old <= words and about <= words and not (negated(text) and not m)
 
 
 def _corrected_fact(claim: Claim, known: list[tuple[KnownFact, list[Claim]]]) -> str | None:

@@ -89,12 +89,15 @@ _RULES: list[tuple[str, str, str, object]] = [
     *_rules("job", "{s} is {v}.", clean_general, rf"{_BE}{_ADV}(?P<v>an? {_JOBS}(?: (?:at|for|with) {_WORKPLACE})?)$"),
     *_rules("job", "{s} works as {v}.", clean_org,
             rf"{_TOOK_JOB}(?:job|position|role|gig|career|post) as (?P<v>.+)",
-            rf"{_HAVE}{_ADV}(?:started|began) as (?P<v>an? .+)",
-            rf"{_HAVE}{_ADV}(?:been |was |got |just )*promoted to (?P<v>.+)",
+            rf"{_HAVE}{_ADV}(?:started|began) as (?P<v>an? .+)"),
+    *_rules("job", "{s} was promoted to {v}.", clean_org,  # "senior engineer": a rank, no article
+            rf"{_HAVE}{_ADV}(?:been |was |got |just )*promoted to (?P<v>.+)"),
+    *_rules("job", "{s} works as {v}.", clean_org,
             rf"{_HAVE}{_ADV}(?:been |was |got |just )*(?:hired|taken on|employed|appointed) as (?P<v>.+)"),
     *_rules("job", "{s} is {v}.", clean_general, rf"{_HAVE}{_ADV}(?:became|become|becoming) (?P<v>an? {_JOBS})\b.*"),
     *_rules("employer", "{s} works at {v}.", clean_org,
             rf"(?:{_BE})?{_ADV}{_START}(?:works?|working|employed) (?:at|for|by) (?P<v>.+)",
+            rf"{_BE}{_ADV}at (?P<v>{_ORG})(?: now)?(?= as an? )",  # "I'm at Globex now as a product lead"
             rf"{_HAVE}{_ADV}(?:joined|started (?:a new job |working )?at|started with) (?P<v>{_ORG})",
             rf"{_TOOK_JOB}(?:job|position|role|gig|internship|post) (?:at|with) (?P<v>.+)",
             rf"{_HAVE}{_ADV}(?:been |was |got |just )*(?:hired|recruited|taken on|employed) (?:by|at) (?P<v>.+)",
