@@ -213,3 +213,9 @@ def test_a_value_the_batch_corrects_is_not_written():
              Line(id="u2", at=LATE, role="user", speaker="Maya", text="Sorry, correction: the budget is 150, not 120.")]
     facts = MODEL.extract_facts(FactExtractionRequest(scope="s", messages=lines, neighbours=[])).facts
     assert [f.text for f in facts] == ["Maya said: The budget is 150, not 120 (2025-03-03)."]
+
+
+@pytest.mark.parametrize("said", ["I finally got over my insomnia.", "I no longer have insomnia.",
+                                  "I've recovered from insomnia, sleeping great."])
+def test_a_condition_got_over_ends_it(said):
+    assert _ops(said, "Maya has insomnia.") == [("UPDATE", "f1")]

@@ -162,6 +162,8 @@ _ENDINGS = [
     ("employer", rf"{_HAVE}{_ADV}(?:left|resigned from|lost) (?:my|her|his|their) (?:job|position|role|post)\b(?: (?:at|with) (?P<v>.+))?"),
     ("employer", rf"{_HAVE}{_ADV}(?:got |was |been )?(?:fired|laid off|let go)\b.*"),
     ("home", rf"{_HAVE}{_ADV}moved out(?: of (?P<v>.+))?$"),
+    ("condition", rf"{_HAVE}{_ADV}(?:got over|recovered from|(?:been |got )?cured of|beat|beaten) "
+     rf"(?:(?:my|her|his|their|the) )?(?P<v>{_CONDITIONS_N})\b.*"),
 ]
 ENDINGS = [(a, re.compile(p, re.I)) for a, p in _ENDINGS]
 # Every rule and ending at once, groups unnamed: one match tells whether any rule can apply.
