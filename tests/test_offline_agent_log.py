@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 
 from consolidator.model.offline import OfflineModel
-from consolidator.model.offline.extraction import correction
+from consolidator.model.offline.mentions import correction
 from consolidator.model.offline.text import activities
 from consolidator.model.schemas import FactExtractionRequest, KnownFact, Line, TasksRequest
 from tests.support.offline_kit import LATE, chat, said_by_caroline
@@ -175,8 +175,7 @@ def test_a_common_pastime_taken_up_is_a_fact():
 
 @pytest.mark.parametrize(("said", "fact"), [
     ("The funeral is on Thursday in Braga.", "Maya said: The funeral is on Thursday (2025-03-06) in Braga (2025-03-03)."),
-    ("The team meeting got moved to Friday at 10.",
-     "Maya said: The team meeting got moved to Friday (2025-03-07) at 10 (2025-03-03)."),
+    ("The new dishwasher leaks again.", "Maya said: The new dishwasher leaks again (2025-03-03)."),
     ("The old boiler died.", "Maya said: The old boiler died (2025-03-03)."),
 ])
 def test_a_things_news_told_to_the_agent_is_kept(said, fact):
@@ -197,14 +196,24 @@ def test_a_fragment_or_a_request_told_is_no_things_news(said):
      [("UPDATE", "f1")]),
     ("My flight is at 9, not 8.", "Maya's flight is at 8 (2025-03-03).", [("UPDATE", "f1")]),
     ("Our budget is 200 now, not 150.", "Maya said: The budget is 150, not 120 (2025-03-01).", [("UPDATE", "f1")]),
+    # a thing moved in time: what was said of its time is past
+    ("The funeral got moved to Friday.", "Maya said: The funeral is on Thursday (2025-03-06) in Braga (2025-03-03).",
+     [("UPDATE", "f1")]),
+    ("My dentist appointment was postponed.", "Maya has a dentist appointment at 3pm (2025-03-04).", [("UPDATE", "f1")]),
     ("My flight is at 9, not 8.", "Maya's train is at 8 (2025-03-03).", [("ADD", None)]),  # another thing
 ])
 def test_a_correction_supersedes_the_value_it_names(said, known, ops):
     assert _ops(said, known) == ops
 
 
-def test_a_mood_is_no_value_a_correction_replaces():
+def test_a_thing_moved_in_time_is_news_however_short():
+    assert _told("The funeral got moved to Friday.")[0] == ["Maya said: The funeral got moved to Friday (2025-03-07) (2025-03-03)."]
+    assert _told("It got moved to Friday.")[0] == []  # nothing named
+
+
+def test_a_mood_is_no_value_a_correction_replaces_and_a_move_to_a_place_no_change_of_time():
     assert correction("Maya is happy, not sad.") is None and correction("Maya said: It is 150, not 120.") is None
+    assert correction("Maya's family moved to Porto last year.") is None
 
 
 def test_a_value_the_batch_corrects_is_not_written():

@@ -19,6 +19,7 @@ from functools import lru_cache
 from consolidator.domain import is_negated
 from consolidator.model.offline.factshare import within_share
 from consolidator.model.offline.lineclaims import claims_of_lines
+from consolidator.model.offline.mentions import CORRECTION, correction
 from consolidator.model.offline.names import known_subjects
 from consolidator.model.offline.parse import parse_text
 from consolidator.model.offline.passes import Pass, run_passes
@@ -251,27 +252,13 @@ def _ends(subject: str, names: frozenset[str], text: str) -> bool:
             and names <= set(_NAME_WORD.findall(text)))
 
 
-# "the budget is 150, not 120", "my flight is at 9, not 8": a correction names the value it replaces
-_CORRECTION = re.compile(r"^(?P<about>.+?) (?:is|are|was|were) [^,]+?, not (?P<old>[^\s,.()]+(?: [^\s,.()]+)?)"
-                         r"(?= \(|[,.;!]|$)")
-
-
-def correction(text: str) -> tuple[frozenset[str], frozenset[str]] | None:
-    """What a correction is about (its subject's content stems: "Maya", "budget") and the stems of
-    the value it replaces ("120"); None if `text` corrects nothing, or no thing of someone's ("Maya is
-    happy, not sad": a mood is no value a fact held)."""
-    m = _CORRECTION.match(text)
-    about = frozenset(_norm(m.group("about"))) - {"say"} if m else frozenset()
-    return (about, frozenset(_norm(m.group("old")))) if len(about) > 1 else None
-
-
 def _corrects(fix: tuple[frozenset[str], frozenset[str]], text: str) -> bool:
     """Whether `text` states the value `fix` replaces, of what it is about ("Maya's budget is
     around 120 euros"; "the budget is 150, not 120" states 150: an earlier correction is corrected)."""
     about, old = fix
-    m = _CORRECTION.match(text)
+    m = CORRECTION.match(text)
     words = set(_norm(text[:m.start("old")] if m else text))
-    return bool(old) and old <= words and about <= words and not (negated(text) and not m)
+    return old <= words and about <= words and not (negated(text) and not m)
 
 
 def _corrected_fact(claim: Claim, known: list[tuple[KnownFact, list[Claim]]]) -> str | None:

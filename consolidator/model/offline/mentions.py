@@ -19,10 +19,14 @@ from __future__ import annotations
 import re
 from typing import Callable
 
+from consolidator.model.offline.clauses import MIN_SAID, MIN_SUBSTANCE, MIN_TOLD, substance
 from consolidator.model.offline.rules import Claim
-from consolidator.model.offline.text import clean_general
-from consolidator.model.offline.names import NameBook, short_for
-from consolidator.model.offline.words import FULL_LIST, NAME_STOPWORDS, RARE_ZIPF, RELATIONS, SPECIES, STOPWORDS, TITLES, zipf
+from consolidator.model.offline.text import clean_general, content_stems, normalise
+from consolidator.model.offline.names import NameBook, short_for, states
+from consolidator.model.offline.worth import MIN_WORTH_SAID, worth
+from consolidator.model.offline.words import (
+    FULL_LIST, MONTHS, NAME_STOPWORDS, RARE_ZIPF, RELATIONS, SPECIES, STOPWORDS, TITLES, WEEKDAYS, zipf,
+)
 
 FAVOURITE = re.compile(
     r"(?:(?P<my>[Mm]y)|(?P<pron>[Hh]er|[Hh]is|[Tt]heir)|(?P<own>[A-Z][a-z]+(?: [A-Z][a-z]+)?|[Tt]he user)'s) "
@@ -286,3 +290,32 @@ def paired(seg: str, me: str, named: Callable[[str], bool]) -> tuple[str, str, s
         prep = next((p for words, p in _RECIPROCAL_PREP if any(w in verb for w in words)), "")
         return subject, "", f"{verb} {prep}{other}{rest[r.end():]}"
     return subject, f"{subject} and {other}", rest
+
+
+# "the budget is 150, not 120", "my flight is at 9, not 8": a correction names the value it replaces
+CORRECTION = re.compile(r"^(?P<about>.+?) (?:is|are|was|were) [^,]+?, not (?P<old>[^\s,.()]+(?: [^\s,.()]+)?)"
+                        r"(?= \(|[,.;!]|$)")
+# "the funeral got moved to Friday", "my dentist appointment was rescheduled": what was said of it is past
+_WHEN = "|".join((*WEEKDAYS, *MONTHS, "tomorrow", "tonight", "today", r"\d", "later", "noon", "morning", "afternoon",
+                  "evening", "week", "weekend", "month"))
+MOVED = re.compile(rf"^(?P<about>.+?) (?:got |was |has been |had to be |is being )?(?:(?:rescheduled|postponed|"
+                   rf"pushed back|brought forward)\b|moved (?:to|until) (?=(?:next |this |the )?(?:{_WHEN})))", re.I)
+
+
+def correction(text: str) -> tuple[frozenset[str], frozenset[str]] | None:
+    """What a correction is about (its subject's content stems: "Maya", "budget") and the stems of
+    the value it replaces ("120"; none when a thing is moved: all said of it); None if `text`
+    corrects nothing, or no thing of someone's ("Maya is happy, not sad": a mood is no value)."""
+    m = CORRECTION.match(text) or MOVED.match(text)
+    about = frozenset(content_stems(normalise(m.group("about")))) - {"say"} if m else frozenset()
+    return (about, frozenset(content_stems(normalise(m.groupdict().get("old") or "")))) if len(about) > 1 else None
+
+
+def said_enough(said: str, names: tuple[str, ...], rule: bool, told: bool, book: NameBook | None) -> bool:
+    """Whether a clause kept in the speaker's name says enough to be a fact (clauses.py): MIN_WORTH_SAID
+    and MIN_SAID, a standing rule MIN_SUBSTANCE, a thing's news told to the agent MIN_TOLD, a name
+    given (`naming`); a thing moved in time ("the funeral got moved to Friday") needs only its thing."""
+    if MOVED.match(said):
+        return substance(said, names) > 0
+    least = MIN_SUBSTANCE if rule else MIN_TOLD if told and states(said) else MIN_SAID
+    return worth(said, names) >= MIN_WORTH_SAID and (substance(said, names) >= least or naming(said, names, book))

@@ -27,8 +27,6 @@ import re
 from dataclasses import dataclass, replace
 
 from consolidator.model.offline.clauses import (
-    MIN_SAID,
-    MIN_TOLD,
     MIN_SUBSTANCE,
     PERSON_VERBS,
     Speakers,
@@ -44,14 +42,14 @@ from consolidator.model.offline.clauses import (
     unframed,
 )
 from consolidator.model.offline.mentions import (
-    FAVOURITE, MY, group_named, is_kin, kin_named, leading_group, named_in, naming, of_mine, paired, pairs_with,
-    pet_got, unnamed, with_relations,
+    FAVOURITE, MY, group_named, is_kin, kin_named, leading_group, named_in, of_mine, paired, pairs_with, pet_got,
+    said_enough, unnamed, with_relations,
 )
-from consolidator.model.offline.names import NameBook, agrees_with_singular, calls, states
+from consolidator.model.offline.names import NameBook, agrees_with_singular, calls
 from consolidator.model.offline.rules import Claim, parse_predicate
 from consolidator.model.offline.shown import with_shown
 from consolidator.model.offline.suggest import suggestion
-from consolidator.model.offline.worth import MIN_WORTH, MIN_WORTH_SAID, is_evaluation, is_stance, kind_of, tidy, worth
+from consolidator.model.offline.worth import MIN_WORTH, is_evaluation, is_stance, kind_of, tidy, worth
 from consolidator.model.offline.text import (
     NAME_STOPWORDS, RELATIONS, SPECIES, STOPWORDS, TIME_ONLY, TIME_PHRASE, TITLES, normalise, sentences, untagged,
 )
@@ -304,10 +302,7 @@ def _said(seg: str, ctx: Context, when: str) -> Claim | None:
     said = rewrite(pred, Speakers(ctx.me, ctx.you), False)
     names = tuple(n for n in (ctx.me, ctx.you) if n)
     said = tidy(said) if said else None
-    if not said or worth(said, names) < MIN_WORTH_SAID:
-        return None
-    least = MIN_SUBSTANCE if is_rule(pred, told) else MIN_TOLD if told and states(said) else MIN_SAID
-    if substance(said, names) < least and not naming(said, names, ctx.names):
+    if not said or not said_enough(said, names, is_rule(pred, told), told, ctx.names):
         return None
     dated = event_date("", clip(said), ctx.day)
     said, happened = dated.said, dated.day if dated.resolved else ""
