@@ -228,3 +228,9 @@ def test_a_value_the_batch_corrects_is_not_written():
                                   "I've recovered from insomnia, sleeping great."])
 def test_a_condition_got_over_ends_it(said):
     assert _ops(said, "Maya has insomnia.") == [("UPDATE", "f1")]
+
+
+def test_leave_from_work_is_a_life_event():
+    """"on parental leave from January to April" is common words: it fell under novelty's need."""
+    assert said_by_caroline("I'm on parental leave from January to April.") == [
+        "Caroline is on parental leave from January to April (2023-05-07)."]

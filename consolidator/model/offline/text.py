@@ -253,7 +253,8 @@ _LIFE_EVENT = re.compile(
     r"(?:go|goes|going|went|gone) back to (?:university|college|school)|enrolled|enrolling|moved in with|"
     r"first day (?:at|of) (?:my|the|a|her|his) new (?:job|school)|"
     r"(?:left|leaving|leaves|leave|quit|quitting) (?:the|my|our|her|his|their) (?:company|job|firm)|"
-    r"(?:got|landed|accepted) (?:the|a|my|her|his|their) (?:new )?(?:job|position|offer|promotion))\b", re.I)
+    r"(?:got|landed|accepted) (?:the|a|my|her|his|their) (?:new )?(?:job|position|offer|promotion)|"
+    r"(?:parental|maternity|paternity|sick|medical|bereavement|compassionate) leave|sabbatical)\b", re.I)
 
 
 def life_events(text: str) -> frozenset[str]:
