@@ -234,3 +234,18 @@ def test_leave_from_work_is_a_life_event():
     """"on parental leave from January to April" is common words: it fell under novelty's need."""
     assert said_by_caroline("I'm on parental leave from January to April.") == [
         "Caroline is on parental leave from January to April (2023-05-07)."]
+
+
+@pytest.mark.parametrize(("said", "facts"), [
+    # a relative named in a question is whom the she after it means
+    ("What's a good gift for my sister? She loves gardening and mystery novels.",
+     ["Maya's sister loves gardening and mystery novels."]),
+    # a named one's relative set off by commas, as "my therapist, Dr. Costa," is
+    ("Rui's mom, Teresa, is visiting from Brazil next week.",
+     ["Teresa is Rui's mom.", "Teresa is visiting from Brazil (week of 2025-03-10)."]),
+    ("My therapist Dr. Costa says I should rest more.", ["Costa is Maya's therapist."]),  # was also "Dr is ..."
+    ("Our dog Max is 12 and has arthritis.",  # a named pet has an age, as a person has
+     ["Maya has a dog named Max.", "Max is 12 years old.", "Max has arthritis."]),
+])
+def test_whom_a_line_speaks_of(said, facts):
+    assert _told(said)[0] == facts

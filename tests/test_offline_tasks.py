@@ -26,6 +26,7 @@ def tasks_of(*texts: str, zone: str = "UTC", at: datetime = LATE, speaker: str =
         ("I need to buy Leo a backpack before then.", "Buy Leo a backpack"),  # a vague time is no title
         ("I have to call the bank later.", "Call the bank"),
         ("I lost my wallet yesterday, need to cancel my cards.", "Cancel my cards"),  # the I said before the comma
+        ("Could you remind me every Monday to water the plants?", "Water the plants every Monday"),  # how often stays
     ],
 )
 def test_commitments_and_requests_with_an_action_open_tasks(said, title):

@@ -116,7 +116,7 @@ def of_mine(seg: str) -> str:
     return _OF_MINE.sub(r"my \g<rel> ", seg)
 
 
-_MY_NAMED = re.compile(rf"\b(?:(?P<my>[Mm]y|[Oo]ur)|[Hh]is|[Hh]er) (?P<rel>(?i:{RELATIONS})) "
+_MY_NAMED = re.compile(rf"\b(?:(?P<my>[Mm]y|[Oo]ur)|[Hh]is|[Hh]er) (?P<rel>(?i:{RELATIONS})) (?:(?:{TITLES})\.? )?"
                        rf"(?P<name>[A-Z][a-z]+(?: [A-Z][a-z]+)?)\b(?!')")
 
 

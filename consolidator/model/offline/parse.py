@@ -66,7 +66,7 @@ CLAUSE_BREAK = _SEP  # where a sentence is cut into clauses (lineclaims dates a 
 _I = re.compile(r"[Ii]\b(?!')\s*")
 _WE = re.compile(r"[Ww]e(?: all| both| two)?\b(?!')\s*")
 # "my therapist, Dr. Costa, says ...": the name set off by commas is the relative's, as in "my therapist Dr. Costa"
-_APPOSED = re.compile(rf"(?P<rel>\b(?:[Mm]y|[Oo]ur) (?i:{RELATIONS})), (?P<n>(?:(?:{TITLES})\.? )?[A-Z][a-z]+(?: [A-Z][a-z]+)?),")
+_APPOSED = re.compile(rf"(?P<rel>\b(?:[Mm]y|[Oo]ur|[A-Z][a-z]+'s) (?i:{RELATIONS})), (?P<n>(?:(?:{TITLES})\.? )?[A-Z][a-z]+(?: [A-Z][a-z]+)?),")
 # A label before what it heads: "Quick one: my flight is ...", "Update: not going to Berlin".
 _LABEL = re.compile(r"^(?:sorry,? )?(?:quick (?:one|update|question|note)|update|big news|good news|bad news|news|fyi|"
                     r"reminder|heads up|note|ps|btw|correction)\s*[:\-]+\s*(?=\w)", re.I)
@@ -351,19 +351,21 @@ def parse_sentence(sentence: str, ctx: Context) -> list[Claim]:
                 ctx.they = group_named(seg, ctx.me)  # but "Look what the kids made! They ..."
             if ctx.names is not None and _someone_else(seg, ctx):  # "It was Rui Tavares, he is ...": not
                 ctx.last = ctx.they = None  # whom the line before spoke of (and no guess at who else)
+            if kin := kin_named(seg, ctx.me):  # "What's a good gift for my sister? She loves ..."
+                ctx.last = ctx.they = kin
             when = ""
             continue
         group = unnamed(current.name)  # the rules' templates speak of a named one: a group's clause is plain
         said = [] if group else parse_predicate(current.name, predicate, current.first_person, ctx.me)
-        if not current.person and not _SPECIES.search(current.name) and not is_kin(current.name):  # a thing has no home or job:
-            said = [c for c in said if c.attribute not in _PEOPLES]  # "my appointment moved to Friday"
+        named_pet = any(c.attribute == "pet" and c.detail.startswith(f"{current.name} (") for c in extra)  # "my cat Nilo"
+        if not (current.person or named_pet or _SPECIES.search(current.name) or is_kin(current.name)):  # a thing has no
+            said = [c for c in said if c.attribute not in _PEOPLES]  # home or job: "my appointment moved to Friday"
         if not said and not question:
             plain = _clause(current, predicate, ctx, when)
             said = [plain] if plain else []
         when = ""
         if not current.person:
             said = [replace(c, person=False) for c in said]
-        named_pet = any(c.attribute == "pet" and c.detail.startswith(f"{current.name} (") for c in extra)  # "my cat Nilo"
         if (said or extra) and (current.person or named_pet) and not current.first_person and current.name != "The user":
             ctx.last = ctx.they = current.name
         if kin := kin_named(seg, ctx.me):  # "my mom's birthday is on the 22nd. She's turning 70"

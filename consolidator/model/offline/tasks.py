@@ -63,9 +63,11 @@ _REQUEST = re.compile(r"\b(?:can|could|would|will) you(?: please)? (?P<a>.+)", r
 # "these photos remind me of home" is no request.
 _ASK = r"^\s*(?:[A-Za-z]+,\s*)?(?:(?:please|pls|and|so|also|oh|ok|okay) )*(?:(?:can|could|would|will) you (?:please )?)?"
 _WHEN = rf"(?: (?:tomorrow|today|tonight|(?:on|next|this|by) [a-z]+|in [a-z0-9]+ (?:days?|weeks?)|(?:on )?{_MON} \d{{1,2}}))?"
+# "remind me every Monday to water the plants": how often stays in the title ("Water the plants every Monday")
+_EVERY = rf"(?: (?P<every>every (?:other )?(?:day|morning|evening|night|week|weekend|month|year|{'|'.join(WEEKDAYS)})s?))?"
 _REMIND = [
-    re.compile(rf"{_ASK}remind me{_WHEN} (?:to|that I (?:need|have) to) (?P<a>.+)", re.I),
-    re.compile(rf"{_ASK}remind me{_WHEN} (?:about|of) (?P<a>.+)", re.I),
+    re.compile(rf"{_ASK}remind me{_EVERY}{_WHEN} (?:to|that I (?:need|have) to) (?P<a>.+)", re.I),
+    re.compile(rf"{_ASK}remind me{_EVERY}{_WHEN} (?:about|of) (?P<a>.+)", re.I),
 ]
 _FORGET = re.compile(r"\bdo not (?:let me )?forget to (?P<a>.+)", re.I)
 _WANT_YOU = re.compile(r"\bI (?:want|need|would like) you to (?P<a>.+)")
@@ -328,7 +330,8 @@ def _sentence_changes(book: _Book, sentence: str, line: Line, today: datetime, p
         due, _ = due_date(s, today)
         if pattern is _IMPERATIVE and due is None:
             continue
-        title = title_of(action)
+        every = m.groupdict().get("every")
+        title = f"{title_of(action)} {every}" if every and every.lower() not in action.lower() else title_of(action)
         if not _has_action(action, title, due, pattern is _PROMISE) and pattern not in (*_REMIND, _FORGET_THING):
             continue
         book.open(title, due, line.id)
