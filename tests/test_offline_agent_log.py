@@ -249,3 +249,15 @@ def test_leave_from_work_is_a_life_event():
 ])
 def test_whom_a_line_speaks_of(said, facts):
     assert _told(said)[0] == facts
+
+
+@pytest.mark.parametrize(("said", "facts"), [
+    ("In two weeks we fly to Tokyo.", ["Maya flies to Tokyo (2025-03-17)."]),  # was nothing
+    ("The day after tomorrow I have a job interview at Initech.",  # was "Maya said: Maya has ..."
+     ["Maya has a job interview at Initech (2025-03-05)."]),
+    ("My sister's wedding was last Saturday, it was beautiful.",  # its own date kept in place is news
+     ["Maya's sister's wedding was last Saturday (2025-03-01) (2025-03-03)."]),
+    ("I learned Spanish in 2 years.", ["Maya learned Spanish in 2 years (2025-03-03)."]),  # a duration, no date
+])
+def test_a_time_ahead_and_a_date_kept_in_place(said, facts):
+    assert _told(said)[0] == facts

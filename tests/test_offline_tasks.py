@@ -39,7 +39,7 @@ def test_commitments_and_requests_with_an_action_open_tasks(said, title):
     ["That day. (photo: a row of white chairs)", "These figurines remind me of family love.",
      "I'll keep that in mind.", "I got to feed a horse a carrot once.", "I know what I have to do.",
      "I will be there.", "I have to say, that was great.", "She lost her wallet, need to cancel the cards.",
-     "It was great, have to say."],
+     "It was great, have to say.", "I should really exercise more.", "Gotta love Mondays."],
 )
 def test_talk_without_an_action_opens_no_task(said):
     """Noun phrases, figures of speech, past opportunities and relative clauses are not tasks."""
@@ -63,6 +63,8 @@ def test_advice_between_two_people_is_not_a_task():
         ("I need to pay rent on Wednesday.", "UTC", date(2025, 3, 5)),
         ("I need to pay rent on Wednesday.", "Europe/Paris", date(2025, 3, 5)),
         ("I need to pay rent on Tuesday.", "Europe/Paris", date(2025, 3, 11)),
+        ("I should call my mom this weekend.", "UTC", date(2025, 3, 8)),  # its Saturday; "I should" a promise
+        ("Gotta submit the expense report next weekend.", "UTC", date(2025, 3, 15)),
     ],
 )
 def test_due_dates_count_from_the_local_day(said, zone, due):

@@ -161,8 +161,7 @@ def strip_asides(text: str) -> str:
     return DATE_NOTE.sub("", _BRACKETS.sub("", text)).strip()
 
 
-# "since last year", "until next week", "moved to Friday": the date bounds a span or is a target,
-# it is not when the clause happened.
+# "since last year", "until next week", "moved to Friday": a span's bound or a target, not when it happened
 _SPAN_WORDS = frozenset(
     "since until till by before after from for through during over within than around about to starting beginning"
     " is was are were".split())  # "our anniversary is next Saturday": the date is what is said, it stays in place
@@ -177,11 +176,12 @@ class Dated:
     said: str  # the clause's words, less the relative date that dates it
     day: str | None  # the date note's text: the event's date, else the day it was said
     resolved: bool  # `day` is the event's own date, not the day it was said
+    held: str = ""  # the event's own date kept in place ("the wedding was last Saturday (2025-11-29)")
 
 
 def event_date(when: str, said: str, day: str | None, about: str = "") -> Dated:
     """The clause dated by its own relative date where it has one (module docstring, Dating)."""
-    today = _day(day)
+    today, held = _day(day), ""
     lead, inner = relative_dates(when, today), relative_dates(said, today) or absolute_dates(said, today)
     if len({r for _, r in lead + inner}) == 1:
         if lead:
@@ -191,8 +191,9 @@ def event_date(when: str, said: str, day: str | None, about: str = "") -> Dated:
         rest = _LOOSE_PUNCT.sub("", " ".join(f"{said[:m.start()]} {said[m.end():]}".split())).strip(" ,;:-")
         if rest and not (before and before[0].lower() in _SPAN_WORDS):
             return Dated(when, rest, resolved, True)
+        held = resolved if before and before[0].lower() in ("is", "was", "are", "were") else ""
     return Dated(resolve_relative_dates(when, today),  # `about`: the clause's subject ("Rui's birthday")
-                 resolve_absolute_dates(resolve_relative_dates(said, today), today, about), day, False)
+                 resolve_absolute_dates(resolve_relative_dates(said, today), today, about), day, False, held)
 
 
 def _day(text: str | None) -> date | None:

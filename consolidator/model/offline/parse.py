@@ -289,7 +289,7 @@ def _clause(subject: Subject, predicate: str, ctx: Context, when: str = "") -> C
     if when:
         text = f"{when[:1].upper()}{when[1:]}, {text}"
     return Claim(subject.name, "event", f"{said} {when}".rstrip(), text, person=person, kind=kind_of(said),
-                 happened=dated.day if dated.resolved else "")
+                 happened=dated.day if dated.resolved else dated.held)
 
 
 def _said(seg: str, ctx: Context, when: str) -> Claim | None:

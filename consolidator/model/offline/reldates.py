@@ -11,7 +11,9 @@ last|next|this <weekday> (a weekday may be written short with a capital: "last F
 Tues"; lower-case "sat" and "sun" are other words), last|next|this weekend (its Saturday),
 last|next week (its Monday, "week of ..."), last|next month ("June 2023", the month as a reader
 says it), last|next year (YYYY), and "<n> days|weeks|weekends|months|years ago" with n a digit
-or a number word up to twelve ("a"/"an" is one; a weekend is its Saturday), and a bare weekday
+or a number word up to twelve ("a"/"an" is one; a weekend is its Saturday), "in <n> days|weeks|
+months|years" leading a clause or said of what will be ("is due in 3 days"; "finished it in a
+month" is a duration), and a bare weekday
 by its clause's tense ("I have a dentist appointment on Thursday": the next Thursday; "I went
 for a check-up Monday": the last Monday; `_tense`), a day moved or due to ahead whatever the
 tense ("moved to Friday", "by Monday"). Everything else is left alone: "today"
@@ -62,12 +64,13 @@ _EXPRESSION = re.compile(
     rf"|(?<!the )(?P<rel>last|next|this past|this coming|this) (?P<unit>weekend|week|month|year|{_DAYS}"
     rf"|(?-i:{_SHORT})){_PART_OF_DAY}"
     rf"|{_NOT_APPROXIMATE}(?P<count>{_COUNT}) (?P<span>day|weekend|week|month|year)s? ago"
+    rf"|in (?P<ahead>{_COUNT}) (?P<unit_ahead>day|week|month|year)s?"  # "in two weeks", of what will be
     rf")\b{_NOT_RESOLVED_YET}",
     re.IGNORECASE,
 )
 # A word every expression holds: a text without one has nothing to resolve (most sentences), and
 # this search is a fraction of the expression's.
-_CUE = re.compile(rf"yesterday|tomorrow|last|next|this|ago|{_DAYS}", re.IGNORECASE)
+_CUE = re.compile(rf"yesterday|tomorrow|last|next|this|ago|\bin (?:{_COUNT}) |{_DAYS}", re.IGNORECASE)
 # A bare weekday ("on Thursday", "a check-up Monday"; not "Mondays", not after last/next/this):
 # the clause's tense says which (`_tense`).
 _BARE_DAY = re.compile(
@@ -82,7 +85,7 @@ _PAST_WORDS = frozenset("was were did had".split())  # and every past form (text
 _TOWARD = frozenset("to until till by before".split())
 # A timetable's present speaks of what will be ("my flight leaves on Friday", "school starts on Monday").
 _SCHEDULED = frozenset("start starts begin begins leave leaves arrive arrives land lands depart departs fly flies "
-                       "return returns open opens".split())
+                       "return returns open opens due".split())
 
 
 @lru_cache(maxsize=1 << 12)
@@ -259,6 +262,11 @@ def _resolve(m: re.Match, today: date, this_too: bool = False) -> str | None:
         return (today + timedelta(days=1)).isoformat()
     if m.group("rel"):
         return _relative(m.group("rel").lower(), m.group("unit").lower(), today, this_too)
+    if ahead := m.group("ahead"):  # a lead ("In two weeks, we fly ...") or said of what will be; else a duration
+        if m.start() > 0 and _tense(m.string[:m.start()], m.string[m.end():]) != "future":
+            return None
+        n = int(ahead) if ahead.isdigit() else _NUMBER_WORDS[ahead.lower()]
+        return _ago(-n, m.group("unit_ahead").lower(), today)
     word = m.group("count").lower()
     n = int(word) if word.isdigit() else _NUMBER_WORDS[word]
     return _ago(n, m.group("span").lower(), today) if n else None

@@ -52,7 +52,7 @@ _DUE = re.compile(
     rf"|(?P<day2>\d{{1,2}})(?:st|nd|rd|th)? (?:of )?(?P<mon2>{_MON})\b\.?(?:,? (?P<year2>\d{{4}}))?"
     r"|(?P<rel>day after tomorrow|today|tonight|tomorrow)(?: (?:morning|afternoon|evening|night))?"
     rf"|(?<!every )(?<!each )(?:(?:this|next|coming) )?(?P<wd>{'|'.join(WEEKDAYS)})(?: (?:morning|afternoon|evening|night))?"
-    rf"|in (?P<n>\d+|{'|'.join(_NUMBERS)}) (?P<unit>days?|weeks?)"
+    rf"|in (?P<n>\d+|{'|'.join(_NUMBERS)}) (?P<unit>days?|weeks?)|(?P<we>this|next|coming) weekend"
     r"|(?<=the )(?P<dom>\d{1,2})(?:st|nd|rd|th)(?! (?:of|day|time|floor|century|birthday|anniversary)\b)"
     r")\b",
     re.I,
@@ -73,10 +73,11 @@ _FORGET = re.compile(r"\bdo not (?:let me )?forget to (?P<a>.+)", re.I)
 _WANT_YOU = re.compile(r"\bI (?:want|need|would like) you to (?P<a>.+)")
 _PLEASE = re.compile(r"^\s*please (?P<a>.+)", re.I)
 # "I'll send it tomorrow": a promise, opened only with a due date or a plain errand (_TASK_VERBS).
-_PROMISE = re.compile(r"\bI (?:will|shall|am going to|am gonna) (?:(?:definitely|really|also|just|probably|surely) )?(?P<a>.+)")
+_PROMISE = re.compile(r"\bI (?:will|shall|should|am going to|am gonna) (?:(?:definitely|really|also|just|probably|surely) )?"
+                      r"(?P<a>.+)")  # "I should call mom this weekend": a promise to oneself
 _OPENER = r"^\s*(?:(?:oh|ah|and|also|so|ok|okay|btw|please|pls)[,!.]?\s+)*"
 # "Need to renew my passport": the I dropped, as notes to oneself are written.
-_NEED = re.compile(rf"{_OPENER}(?:need|have|gotta|got) to (?P<a>.+)", re.I)
+_NEED = re.compile(rf"{_OPENER}(?:(?:need|have|got) to|gotta(?: to)?) (?P<a>.+)", re.I)
 # "I lost my wallet, need to cancel my cards": the I of the clause before, dropped
 _NEED_TOO = re.compile(r"\bI\b[^,]*,\s+(?:so\s+)?(?:need|have|gotta) to (?P<a>.+)")
 # "Don't let me forget mom's birthday on the 22nd": a thing to remember, like "remind me about".
@@ -188,6 +189,9 @@ def _resolve(m: re.Match[str], today: date) -> date | None:
     if g["wd"]:
         ahead = (WEEKDAYS.index(g["wd"].lower()) - today.weekday()) % 7
         return today + timedelta(days=ahead or 7)
+    if g["we"]:  # its Saturday (this weekend's on a Sunday is today), a week on for the next one
+        return today + timedelta(days=(0 if today.weekday() == 6 else (5 - today.weekday()) % 7)
+                                 + (7 if g["we"].lower() == "next" else 0))
     if g["n"]:
         n = int(g["n"]) if g["n"].isdigit() else _NUMBERS[g["n"].lower()]
         return today + timedelta(days=n * (7 if g["unit"].lower().startswith("week") else 1))

@@ -168,7 +168,8 @@ TIME_PHRASE = (
     r"summer|winter|spring|fall|autumn)s?"
     r"(?: (?:morning|afternoon|evening|night))?|(?:yesterday|tomorrow)(?: (?:morning|afternoon|evening|night))?|"
     r"today|tonight|recently|lately|earlier|"
-    r"(?:a|one|two|three|four|five|a few|a couple of|\d+) (?:days?|weeks?|months?|years?) ago)"
+    r"(?:a|one|two|three|four|five|a few|a couple of|\d+) (?:days?|weeks?|months?|years?) ago|the day after tomorrow|"
+    r"the day before yesterday|in (?:a|one|two|three|four|five|six|a few|a couple of|\d+) (?:days?|weeks?|months?|years?))"
 )
 TIME_ONLY = re.compile(TIME_PHRASE, re.I)
 
