@@ -261,3 +261,10 @@ def test_whom_a_line_speaks_of(said, facts):
 ])
 def test_a_time_ahead_and_a_date_kept_in_place(said, facts):
     assert _told(said)[0] == facts
+
+
+def test_how_the_agent_should_work_is_a_standing_wish_not_a_task():
+    """"your answers" told to the agent are the assistant's; "always ..." opened a task."""
+    assert _told("Please keep your answers short.") == (["Maya said: Please keep the assistant's answers short (2025-03-03)."], [])
+    assert _told("Please always reply in Portuguese.") == (["Maya said: Please always reply in Portuguese (2025-03-03)."], [])
+    assert _told("Please send your report to Ana.")[0] == []  # an errand, not how the agent works

@@ -112,3 +112,11 @@ def test_a_biography_tells_a_listed_item_once():
                      known=[KnownContact(name="Tomas", details={"places": "aquarium"},
                                          biography="Tomas went to Lisbon (2024-01-05). Tomas sails.")])
     assert again["Tomas"].biography == "Tomas sails. Tomas went to Lisbon (2024-03-08)."
+
+
+def test_a_name_to_call_someone_by_is_their_alias():
+    assert contacts(("Maya", "Call me Mia, everyone does. I love hiking."))["Maya"].aliases == ["Mia"]
+    assert contacts(("Tomas", "I go by Tom at work."))["Tomas"].aliases == ["Tom"]
+    # said to Ana, "call me Ana" asks her to phone: no alias
+    said_to = contacts(("Maya", "Call me Ana when you land."), ("Ana", "Will do!"))
+    assert "Ana" not in said_to["Maya"].aliases

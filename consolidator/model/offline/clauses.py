@@ -130,8 +130,9 @@ _PAST_FORMS = frozenset(
 _CATENATIVE = frozenset("started decided tried managed wanted needed planned used learned continued began".split())
 # A past verb of going whose "to" names where ("Just moved to Lisbon", "Headed to the coast").
 _WENT_TO = frozenset("moved relocated travelled traveled returned headed walked hiked biked cycled sailed".split())
-# A standing rule told to the agent ("Please never book flights before 8am"); "don't worry" is none.
-_STANDING = re.compile(r"(?:please )?(?:do not|never|always)\b(?! forget\b| mind\b| worry\b)", re.I)
+# A standing rule told to the agent ("Please never book flights before 8am", "Please keep your answers short")
+_STANDING = re.compile(r"(?:please )?(?:do not|never|always)\b(?! forget\b| mind\b| worry\b)|please \w+ (?:\w+ )?your "
+                       r"(?:answers?|repl(?:y|ies)|responses?|messages?|summar(?:y|ies)|suggestions?|tone)\b", re.I)
 # Chat's contractions opening a clause that drops its "I" ("Gonna try the tapas").
 _DROPPED_MODALS = {"gonna": "is going to", "gotta": "has to", "wanna": "wants to"}
 _NOT_AFTER_PAST = frozenset("to of about by that with at in".split())
@@ -389,8 +390,7 @@ def is_advice(clause: str, told: bool = False) -> bool:
 
 
 def is_rule(clause: str, told: bool) -> bool:
-    """A standing rule told to the agent ("Please don't book anything on Fridays"): a wish of the
-    person's own, held to a person's clause's substance floor, not a remark's."""
+    """A standing rule told to the agent: a wish of the person's own, held to a person's clause's floor."""
     return told and bool(_STANDING.match(clause))
 
 

@@ -54,6 +54,7 @@ LISTED_ITEMS = 12  # a listed detail keeps its newest items (the detail rows kee
 SUMMARY_WORDS = 20
 CHANGE_BONUS = 3.0  # a claim that changes a detail is news: it weighs as much as one more name
 _ISO_DAY = re.compile(r" \(\d{4}-\d{2}-\d{2}\)(?=\.$)")
+_CALL_ME = re.compile(r"\b(?:[Cc]all me|I go by|[Ee]veryone calls me|my friends call me|my nickname is) (?P<n>[A-Z][a-z]+)\b")
 _MENTION = re.compile(r"(?<![\w.])@([A-Za-z][\w.-]*[A-Za-z0-9])")
 _NAMING = re.compile(r"\b(?:an?|the|this|that|some)(?: [\w'-]+){1,5} $", re.I)  # "a sushi place " before "called"
 _PEOPLE_VERB = re.compile(
@@ -266,6 +267,9 @@ def contact_updates(lines: list[Line], claims: list[Claim], known: list[KnownCon
             reg.see(speaker, line.id)
         for sentence in sentences(line.text):
             _addressed(reg, sentence, line, speakers)
+            if speaker and (m := _CALL_ME.search(sentence)) and m.group("n").lower() not in NAME_STOPWORDS and not any(
+                    s.split()[0].lower() == m.group("n").lower() for s in speakers):  # "call me Ana" said to Ana: a call
+                reg.see(speaker, line.id).see(m.group("n"), line.id, None)  # "Call me Mia": the speaker's alias
             for form in _mentions(normalise(sentence)):
                 reg.see(form, line.id, sentence)
             for role in _roles(sentence, speaker, speakers, line.id):

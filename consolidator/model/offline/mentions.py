@@ -318,4 +318,4 @@ def said_enough(said: str, names: tuple[str, ...], rule: bool, told: bool, book:
     if MOVED.match(said):
         return substance(said, names) > 0
     least = MIN_SUBSTANCE if rule else MIN_TOLD if told and states(said) else MIN_SAID
-    return worth(said, names) >= MIN_WORTH_SAID and (substance(said, names) >= least or naming(said, names, book))
+    return (rule or worth(said, names) >= MIN_WORTH_SAID) and (substance(said, names) >= least or naming(said, names, book))

@@ -299,17 +299,18 @@ def _said(seg: str, ctx: Context, when: str) -> Claim | None:
     told = ctx.you is None and ctx.names is not None  # the agent told: a standing rule is a wish ("Please never ...")
     if (pred.split() or [""])[0].lower() in _ASKING or is_advice(pred, told):
         return None  # a question, whatever its punctuation ("How does art help you ..."), or advice
-    said = rewrite(pred, Speakers(ctx.me, ctx.you), False)
+    rule = is_rule(pred, told)  # told to the agent: "your answers" are the assistant's, a wish news as an event is
+    said = rewrite(pred, Speakers(ctx.me, "the assistant" if rule else ctx.you), False)
     names = tuple(n for n in (ctx.me, ctx.you) if n)
     said = tidy(said) if said else None
-    if not said or not said_enough(said, names, is_rule(pred, told), told, ctx.names):
+    if not said or not said_enough(said, names, rule, told, ctx.names):
         return None
     dated = event_date("", clip(said), ctx.day)
     said, happened = dated.said, dated.day if dated.resolved else ""
     day = f" ({dated.day})" if dated.day else ""
     if said.startswith(f"{ctx.me}'s "):  # "my studio is ..." -> "Tomas's studio is ...": already about the speaker
         return Claim(ctx.me, "event", said, f"{said}{day}.", kind="said", happened=happened)
-    kind = "attitude" if (judged := judges_it(said)) and is_stance(judged) else "said"  # "It was so great"
+    kind = "rule" if rule else "attitude" if (judged := judges_it(said)) and is_stance(judged) else "said"  # "It was great"
     return Claim(ctx.me, "event", said, f"{ctx.me} said: {said[:1].upper()}{said[1:]}{day}.", kind=kind,
                  happened=happened)
 

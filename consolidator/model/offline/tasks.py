@@ -302,8 +302,8 @@ def _has_action(action: str, title: str, due: date | None, promise: bool) -> boo
     if not words or not title:
         return False
     verb = words[0]
-    if verb in ("never", "not") or words[:2] == ["do", "not"]:
-        return False  # "Please don't schedule anything on Fridays": a standing rule, no errand
+    if verb in ("never", "not", "always") or words[:2] == ["do", "not"]:
+        return False  # "Please don't schedule anything on Fridays", "always reply in Portuguese": standing rules
     if verb in _NOT_TASKS or (verb in STOPWORDS and verb not in _VERBS_IN_STOPWORDS) or verb.endswith("ly"):
         return False
     if promise and due is None and stem(verb) not in _ERRANDS:

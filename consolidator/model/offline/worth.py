@@ -26,9 +26,10 @@ titles, places, objects, activities. Four pure functions of the text follow from
 - `novel`: the plain clauses of a batch that add enough to what is known, i.e. to the
   neighbours the facts step shows (the stored facts nearest to the batch's lines) and to the
   batch's earlier claims. A clause's `new_worth` is the worth of its content words that the
-  known texts lack; it must reach NEED[kind] + PER_WORD per word of the fact: what happened
-  needs little, a feeling or intention needs more, and a longer fact must say more to earn its
-  length. A clause that adds less is a repeat, however it is worded, or talk about nothing.
+  known texts lack; it must reach NEED[kind] + PER_WORD per word of the fact: what happened (or
+  a standing wish told to the agent, "rule") needs little, a feeling or intention needs more,
+  and a longer fact must say more to earn its length. A clause that adds less is a repeat,
+  however it is worded, or talk about nothing.
 
 Why drop at extraction rather than store everything with a low importance: the store's own
 scoring (importance x recency x strength) ranks by use and age, not by content, so a clause of
@@ -61,7 +62,7 @@ NAME_WEIGHT = 3.0  # a capitalised word past the first (a name, title), a pastim
 MIN_WORTH = 2.0  # a clause about a person is a fact from this worth on
 MIN_WORTH_SAID = 3.0  # a clause kept in the speaker's name (no person for subject) needs more
 EVALUATION_WORTH = 3.0  # "it was ..." below this worth is an evaluation, cut from the clause
-NEED = {"event": 0.7, "attitude": 4.0, "state": 2.5, "said": 2.5}  # new worth a clause must add, by kind...
+NEED = {"event": 0.7, "rule": 0.7, "attitude": 4.0, "state": 2.5, "said": 2.5}  # new worth a clause must add, by kind...
 PER_WORD = 0.11  # ...plus this per word of the fact: a longer fact must say more
 
 _WORD = re.compile(r"[A-Za-z0-9]+(?:['-][A-Za-z0-9]+)*")
