@@ -109,7 +109,9 @@ _NO_PHATIC = "Leave out greetings, thanks, acknowledgements and small talk. "
 _FACT_STYLE = (
     "A fact is one short, self-contained third-person sentence about a person or a named thing "
     "(pet, place, work, project), naming it; events and experiences are facts too, dated with when "
-    "they happened: \"Ana went to a choir rehearsal (2023-05-07).\" "
+    "they happened: \"Ana went to a choir rehearsal (2023-05-07).\" A correction (\"the budget is "
+    "150, not 120\") or a change of plan updates the fact it corrects. A standing wish about how the "
+    "agent should work (\"keep your answers short\") is a fact about the person. "
 )
 _FACT_OPS = (
     "Check each candidate against the known facts shown: ADD a new fact; UPDATE (target_id) when it "
@@ -126,7 +128,8 @@ _CONTACTS = (
 )
 _TASKS = (
     "commitments or requests with an action to do (\"I'll send the report\", \"remind me to call "
-    "Mom\"), not wishes, opinions or finished events: open one per new commitment, with its "
+    "Mom\"), not wishes, standing rules (\"always reply in Portuguese\"), opinions or finished "
+    "events: open one per new commitment, with its "
     "due date as an absolute date if one is stated; mark an open task done or cancelled, by its "
     "task_id, when the messages say so. "
 )
