@@ -352,7 +352,9 @@ def test_a_question_of_what_is_to_be_done_reads_the_open_tasks(memory) -> None:
             for i, dish in enumerate(["risotto", "paella", "ramen", "tacos", "curry", "gnocchi"])))
     question = "What do I need to do this week?"
     assert [tag for tag in order(ask(question, budget=120)) if tag.startswith("#")] == ["#1", "#2"]  # tasks' tags
+    for upcoming in ("What's coming up this week?", "Anything on my calendar?"):
+        assert [tag for tag in order(ask(upcoming, budget=120)) if tag.startswith("#")] == ["#1", "#2"], upcoming
     assert not any(tag.startswith("#") for tag in order(ask(question, budget=120, task_relevance=0.0)))
     for other in ("What did I cook for dinner?", "What do I like to do on weekends?", "Why did I have to rest?",
-                  "What happened due to the rain?"):  # no question of what is to be done
+                  "What happened due to the rain?", "Is the calendar app any good?"):  # no question of what is to be done
         assert not any(tag.startswith("#") for tag in order(ask(other, budget=120))), other

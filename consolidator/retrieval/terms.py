@@ -99,9 +99,11 @@ def only_asks(said: str) -> bool:
                for piece in _SENTENCE_END.split(text) if piece)
 
 
-# "What do I need to do this week?", "anything on my list?", "any reminders?": a query for what is to be done.
+# "What do I need to do this week?", "anything on my list?", "any reminders?", "what's coming up?": a query
+# for what is to be done.
 _TODO = re.compile(r"\b(?:to-?dos?|(?:need|needs|have|has|got) to do|tasks?|errands?|reminders?|remind|due(?! to\b)|"
-                   r"deadlines?|agenda|chores?|(?:my|the|her|his|their|'s) (?:to-?do )?list)\b", re.I)  # not "like to do"
+                   r"deadlines?|agenda|chores?|(?:my|the|her|his|their|'s) (?:to-?do )?list|coming up|upcoming|"
+                   r"(?:my|her|his|their|'s) (?:schedule|calendar|plate))\b", re.I)  # not "like to do"
 
 
 def asks_todo(query: str) -> bool:
