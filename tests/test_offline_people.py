@@ -70,6 +70,10 @@ def test_a_companion_whose_name_starts_like_my_is_a_name():
     ("Rui and his wife split up.", ["Rui split up with his wife."]),  # "his" was the last person named before
     ("Tiago and his sister are opening a bakery in Porto.", ["Tiago and his sister are opening a bakery in Porto (2023-05-07)."]),
     ("Porto and Lisbon are beautiful cities.", []),  # common enough to be no names of people here
+    # the other named, or the one named by who they are: was "Tiago's girlfriend Ines broke up" (and she
+    # stayed his girlfriend)
+    ("Tiago and his girlfriend Ines broke up.", ["Tiago broke up with his girlfriend Ines."]),
+    ("My brother Tiago and his girlfriend broke up.", ["Tiago is Caroline's brother.", "Tiago broke up with his girlfriend."]),
 ])
 def test_two_named_are_one_subject(said, facts):
     assert said_by_caroline(said) == facts
@@ -126,3 +130,12 @@ def test_a_thing_called_something_is_no_one_called():
 
     assert "Sushi Saito" not in names("Ana recommended a sushi place in Ginza called Sushi Saito.")
     assert "Ana" in names("I called Ana yesterday about the trip.")
+
+
+@pytest.mark.parametrize(("said", "facts"), [
+    ("My sister Ana moved to Berlin last month for a new job at Siemens.",  # the employer said with the move
+     ["Ana is Caroline's sister.", "Ana lives in Berlin.", "Ana works at Siemens."]),
+    ("I moved to Porto for a job.", ["Caroline lives in Porto."]),  # was "lives in Porto for a job"
+])
+def test_a_move_for_a_job(said, facts):
+    assert said_by_caroline(said) == facts

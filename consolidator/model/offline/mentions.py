@@ -20,7 +20,7 @@ import re
 from typing import Callable
 
 from consolidator.model.offline.clauses import MIN_SAID, MIN_SUBSTANCE, MIN_TOLD, substance
-from consolidator.model.offline.rules import Claim
+from consolidator.model.offline.rules import Claim, Polarity
 from consolidator.model.offline.text import clean_general, content_stems, normalise
 from consolidator.model.offline.names import NameBook, short_for, states
 from consolidator.model.offline.worth import MIN_WORTH_SAID, worth
@@ -144,6 +144,8 @@ def with_relations(claims: list[Claim], statement: str, me: str, you: str | None
     """`claims` and the relatives `statement` names in passing (`named_relations`), less a quoted
     fragment that only named one of them ("His wife Ines." said alone: "Ines is Tiago's wife" says it)."""
     passing, named = named_relations(statement, me, you, {c.subject for c in claims}, last)
+    ended = [c.text for c in claims if c.polarity is Polarity.ENDED]  # "broke up with his girlfriend Ines": no more
+    passing = [c for c in passing if not any(re.search(rf"\b{re.escape(c.subject)}\b", text) for text in ended)]
     relatives = {c.subject for c in passing}
     kept = [c for c in claims if not (c.kind == "said" and len(c.value.split()) <= 4
                                       and any(r in c.value for r in relatives))]
@@ -255,8 +257,9 @@ def naming(said: str, speakers: tuple[str, ...], book: NameBook | None) -> bool:
 _ONE = r"(?:[Mm]y|[Oo]ur) [a-z][\w'-]*(?: [a-z][\w'-]*)?|[A-Z][a-z]+"
 MY = re.compile(r"(?:[Mm]y|[Oo]ur) ")  # what makes a thing or a person the speaker's
 _WITH_ME = re.compile(rf"(?:(?P<who>{_ONE}) and I|[Mm]e and (?P<who2>{_ONE}))\b\s*")
-_PAIR = re.compile(r"(?P<a>[A-Z][a-z]+) and (?P<b>[A-Z][a-z]+|(?:his|her|their) [a-z]+)\b\s*(?=[a-z'])")
-_SECOND = re.compile(r"(?:[Ii]\b(?!')|(?:[A-Z][a-z]+|(?:his|her|their) [a-z]+) (?=[a-z']))")
+_PAIR = re.compile(r"(?P<a>[A-Z][a-z]+) and (?P<b>[A-Z][a-z]+|(?:his|her|their) [a-z]+(?: [A-Z][a-z]+)?)\b\s*(?=[a-z'])")
+_SECOND = re.compile(r"(?:[Ii]\b(?!')|(?:[A-Z][a-z]+|(?:his|her|their) [a-z]+(?: [A-Z][a-z]+)?) (?=[a-z']))")
+_MY_NAMED_ONE = re.compile(r"(?:[Mm]y|[Oo]ur) [a-z][\w'-]* [A-Z][a-z]+")  # "my brother Tiago" + "his wife ..."
 _RECIPROCAL = re.compile(r"(?:just |finally |recently )?(?:(?:got|are|were|have been|had been|'re)(?: getting)? (?:engaged|"
                          r"married|divorced)|broke up|split up|separated|(?:are|were|'re|started) dating|met)\b")
 _RECIPROCAL_PREP = ((("engaged", "married"), "to "), (("divorced", "separated"), "from "), (("broke", "split"), "with "))
@@ -268,6 +271,8 @@ def pairs_with(first: str, second: str) -> bool:
     "I went ...", "Me" + "Rui got engaged", "Rui" + "his wife split up", "Tiago" + "Ines are ..."."""
     if first in ("Me", "me"):
         return True
+    if _MY_NAMED_ONE.fullmatch(first):
+        return bool(re.match(r"(?:his|her|their) ", second) and _SECOND.match(second))
     if not re.fullmatch(_ONE, first):
         return False
     return bool(re.match(r"[Ii]\b(?!')", second) or first[0].isupper() and not MY.match(first) and _SECOND.match(second))

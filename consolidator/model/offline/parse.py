@@ -185,6 +185,8 @@ def _subject(seg: str, ctx: Context, initial: bool = False) -> tuple[Subject, st
         if not name:
             return Subject(f"{owner}'s {rel}", person=False), rest, []
         relation = Claim(name, "relation", f"{owner}'s {rel}", f"{name} is {owner}'s {rel}.")
+        if rest.startswith("and ") and (pair := paired(f"{name} {rest}", ctx.me, lambda n: n == name)):
+            return Subject(pair[0], display=pair[1]), pair[2], [relation]  # "my brother Tiago and his wife split up"
         return Subject(name), rest, [relation]
     if group := leading_group(seg, ctx.me):  # "The kids loved it", "My parents live in Porto"
         return _someone(group[0], ctx), group[1], []

@@ -148,6 +148,7 @@ _SECOND_PERSON = re.compile(r"\b(?:you|your|yours|yourself)\b", re.I)
 _RECIPROCAL = re.compile(r"\b(?:each other|one another)\b", re.I)
 TASTES = frozenset({"likes", "dislikes"})
 _AS_ROLE = re.compile(r"\bas (an? [^,;.!?]+)", re.I)  # the job an employer's clause names after it
+_FOR_JOB = re.compile(r"\bfor (?:a|an|her|his|my|their) (?:new )?(?:job|position|role) (?:at|with) ([A-Z].*)")
 _AT_ORG = re.compile(rf" (?:at|for) ((?-i:[A-Z][\w&.'-]*(?: (?:of |for |and |& )?[A-Z][\w&.'-]*)*)(?: (?:{WORKPLACES}))?)\b")  # ...and the reverse
 _ENDS_EMPTY = frozenset({"employer", "partner", "home"})  # "I quit my job", "we split up": no new value needed
 _VAGUE_HABITS = frozenset("know think care remember understand mind want need feel see get".split())
@@ -216,6 +217,8 @@ def parse_predicate(subject: str, predicate: str, first_person: bool, me: str = 
         fields = {**g, "s": subject, "v": value, "named": f" named {g['name']}" if g.get("name") else "",
                   "verb3": third_person(g.get("verb", "")), "adj": INJURY_ADJ.get(g.get("verb", "").lower(), "")}
         found = [Claim(subject, attribute, value, template.format(**fields), polarity, detail=detail)]
+        if attribute == "home" and (job := _FOR_JOB.search(core)):  # "moved to Berlin for a new job at Siemens"
+            found += [c for c in parse_predicate(subject, f"works at {job.group(1)}", False, me) if c.attribute == "employer"]
         if attribute == "employer" and (role := _AS_ROLE.search(f"{g['v']} {core[m.end('v'):]}")):  # "at Acme as a ..."
             found += [c for c in parse_predicate(subject, f"works as {role.group(1)}", False, me) if c.attribute == "job"]
         if attribute == "job" and polarity is Polarity.ASSERTED and (at := _AT_ORG.search(g["v"])):  # "as a ... at Acme"

@@ -357,7 +357,8 @@ _TIME_TAIL = (
     r"for (?:[\w-]+ ){0,3}?(?:years?|months?|weeks?|days?|decades?|ages|long)|"
     rf"in the (?:spring|summer|autumn|fall|winter)|on (?:{_DAYS})"
 )
-_PLACE_CUT = re.compile(rf"(?:\s*[,;(].*|\s+(?:{_TIME_TAIL})\b.*)$", re.I)
+_PLACE_CUT = re.compile(rf"(?:\s*[,;(].*|\s+(?:{_TIME_TAIL}|for (?:a|an|my|her|his|their) (?:new )?(?:job|position|role))\b.*)$",
+                        re.I)  # "moved to Porto for a job": why, not where
 _ORG_CUT = re.compile(rf"(?:\s*[,;(].*|\s+(?:{_TIME_TAIL}|as|in|on|since|for|where)\b.*)$", re.I)
 _GENERAL_CUT = re.compile(
     r"(?:\s*[,;(].*|\s+(?:because|'cause|cuz|since|but|although|though|so that|any ?more|at the moment|right now)\b.*)$", re.I
