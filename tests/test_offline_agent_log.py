@@ -9,7 +9,7 @@ import pytest
 from consolidator.model.offline import OfflineModel
 from consolidator.model.offline.mentions import correction
 from consolidator.model.offline.text import activities
-from consolidator.model.schemas import FactExtractionRequest, KnownFact, Line, TasksRequest
+from consolidator.model.schemas import ContactsRequest, FactExtractionRequest, KnownFact, Line, TasksRequest
 from tests.support.offline_kit import LATE, chat, said_by_caroline
 
 MODEL = OfflineModel()
@@ -200,6 +200,9 @@ def test_a_fragment_or_a_request_told_is_no_things_news(said):
     ("The funeral got moved to Friday.", "Maya said: The funeral is on Thursday (2025-03-06) in Braga (2025-03-03).",
      [("UPDATE", "f1")]),
     ("My dentist appointment was postponed.", "Maya has a dentist appointment at 3pm (2025-03-04).", [("UPDATE", "f1")]),
+    # an amount changed: what was said of it is past
+    ("My rent went up to 950 euros.", "Maya's rent is 900 euros a month (2025-03-01).", [("UPDATE", "f1")]),
+    ("My rent went up to 950 euros.", "Maya's landlord is Rui.", [("ADD", None)]),  # another thing
     ("My flight is at 9, not 8.", "Maya's train is at 8 (2025-03-03).", [("ADD", None)]),  # another thing
 ])
 def test_a_correction_supersedes_the_value_it_names(said, known, ops):
@@ -268,3 +271,11 @@ def test_how_the_agent_should_work_is_a_standing_wish_not_a_task():
     assert _told("Please keep your answers short.") == (["Maya said: Please keep the assistant's answers short (2025-03-03)."], [])
     assert _told("Please always reply in Portuguese.") == (["Maya said: Please always reply in Portuguese (2025-03-03)."], [])
     assert _told("Please send your report to Ana.")[0] == []  # an errand, not how the agent works
+
+
+def test_pronouns_are_a_persons_detail():
+    assert _told("My pronouns are she/her.")[0] == ["Maya's pronouns are she/her."]
+    lines = [Line(id="u1", at=LATE, role="user", speaker="Maya", text="My friend Lia is visiting. Their pronouns are they/them.")]
+    (lia,) = [c for c in MODEL.update_contacts(ContactsRequest(scope="s", messages=lines, known=[])).contacts
+              if c.name == "Lia"]
+    assert lia.details["pronouns"] == "they/them"

@@ -46,7 +46,7 @@ DETAIL_KEYS = {
     "pet": "pets", "relation": "relation", "training": "training", "learning": "learning",
     "plan": "plans", "goal": "goals", "likes": "likes", "dislikes": "dislikes", "age": "age",
     "partner": "partner", "pastime": "pastimes", "place": "places", "role": "roles",
-    "phone": "phone", "email": "email", "address": "address",
+    "phone": "phone", "email": "email", "address": "address", "pronouns": "pronouns",
 }
 _SINGLE_KEYS = frozenset(key for attribute, key in DETAIL_KEYS.items() if spec_of(attribute).single)
 BIOGRAPHY_WORDS = 60

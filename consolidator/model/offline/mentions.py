@@ -62,6 +62,8 @@ def named_in(seg: str, me: str, last: str | None, pet: str | None, names: NameBo
         return [Claim(name, "relation", f"{me}'s {rel}", f"{name} is {me}'s {rel}.")]
     if reach := _reach(seg, me, last):
         return [reach]
+    if (m := _PRONOUNS.match(seg)) and (owner := me if m.group("my") else last if m.group("pron") else m.group("own")):
+        return [Claim(owner, "pronouns", m.group("v"), f"{owner}'s pronouns are {m.group('v')}.")]
     m = FAVOURITE.match(seg)
     owner = (me if m.group("my") else (last if m.group("pron") else m.group("own"))) if m else None
     value = clean_general(m.group("v")) if m else ""
@@ -88,6 +90,9 @@ def _rel_is(seg: str, names: NameBook | None) -> re.Match | None:
 _REACH = re.compile(r"(?:(?P<my>[Mm]y)|(?P<pron>[Hh]is|[Hh]er|[Tt]heir)|(?P<own>[A-Z][a-z]+)'s) (?:new |current |work |home )?"
                     r"(?P<k>(?:phone |mobile |cell )?number|phone|mobile|e-?mail(?: address)?|(?:home )?address) "
                     r"(?:is now|is|changed to|has changed to) (?P<v>.+)")
+# "My pronouns are she/her": how to speak of someone, a detail that replaces the one before
+_PRONOUNS = re.compile(r"(?:(?P<my>[Mm]y)|(?P<pron>[Hh]is|[Hh]er|[Tt]heir)|(?P<own>[A-Z][a-z]+)'s) pronouns are "
+                       r"(?P<v>(?:she|he|they|xe|ze)/[a-z]+(?:/[a-z]+)?)\b", re.I)
 _REACHED_BY = {"phone": re.compile(r"\+?\d[\d ()-]{5,}\d"), "email": re.compile(r"[\w.+-]+@[\w-]+(?:\.[\w-]+)+"),
                "address": re.compile(r"\S.{4,}")}
 
@@ -307,11 +312,17 @@ MOVED = re.compile(rf"^(?P<about>.+?) (?:got |was |has been |had to be |is being
                    rf"pushed back|brought forward)\b|moved (?:to|until) (?=(?:next |this |the )?(?:{_WHEN})))", re.I)
 
 
+# "my rent went up to 950", "the fee was cut to 20": an amount changed, what was said of it is past
+_CHANGED_TO = re.compile(r"^(?P<about>.+?) (?:has |have |had |will |is |are )?(?:(?:went|gone|go|goes|going) (?:up|down)|"
+                         r"increased|decreased|dropped|rose|risen|fell|fallen|(?:was|were|been) (?:raised|cut|lowered)) "
+                         r"to \S*\d", re.I)
+
+
 def correction(text: str) -> tuple[frozenset[str], frozenset[str]] | None:
     """What a correction is about (its subject's content stems: "Maya", "budget") and the stems of
-    the value it replaces ("120"; none when a thing is moved: all said of it); None if `text`
-    corrects nothing, or no thing of someone's ("Maya is happy, not sad": a mood is no value)."""
-    m = CORRECTION.match(text) or MOVED.match(text)
+    the value it replaces ("120"; none when a thing is moved or an amount changed: all said of it);
+    None if `text` corrects nothing, or no thing of someone's ("Maya is happy, not sad")."""
+    m = CORRECTION.match(text) or MOVED.match(text) or _CHANGED_TO.match(text)
     about = frozenset(content_stems(normalise(m.group("about")))) - {"say"} if m else frozenset()
     return (about, frozenset(content_stems(normalise(m.groupdict().get("old") or "")))) if len(about) > 1 else None
 

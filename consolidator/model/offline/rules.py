@@ -70,6 +70,7 @@ ATTRS: dict[str, AttrSpec] = {
     "phone": AttrSpec("contact", 6, True),  # how to reach someone (mentions.py)
     "email": AttrSpec("contact", 6, True),
     "address": AttrSpec("contact", 6, True),
+    "pronouns": AttrSpec("personal", 6, True),  # how to speak of someone (mentions.py)
     "habit": AttrSpec("general", 5, False),
     "role": AttrSpec("personal", 5, False),  # who someone says they are: "as a single mom" (contacts.py)
     "pastime": AttrSpec("hobbies", 4, False),  # a contact's pastimes and the places they went,
