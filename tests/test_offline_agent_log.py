@@ -233,6 +233,12 @@ def test_a_condition_got_over_ends_it(said):
     assert _ops(said, "Maya has insomnia.") == [("UPDATE", "f1")]
 
 
+def test_a_condition_gone_ends_it():
+    assert _ops("I stopped taking ibuprofen, the migraines are gone.", "Maya has migraines.") == [
+        ("ADD", None), ("UPDATE", "f1")]
+    assert _told("The insomnia is over, finally!")[0] == ["Maya no longer has insomnia."]
+
+
 def test_leave_from_work_is_a_life_event():
     """"on parental leave from January to April" is common words: it fell under novelty's need."""
     assert said_by_caroline("I'm on parental leave from January to April.") == [

@@ -42,7 +42,7 @@ from consolidator.model.offline.clauses import (
     unframed,
 )
 from consolidator.model.offline.mentions import (
-    FAVOURITE, MY, group_named, is_kin, kin_named, leading_group, named_in, of_mine, paired, pairs_with, pet_got,
+    FAVOURITE, GONE, MY, group_named, is_kin, kin_named, leading_group, named_in, of_mine, paired, pairs_with, pet_got,
     said_enough, unnamed, with_relations,
 )
 from consolidator.model.offline.names import NameBook, agrees_with_singular, calls
@@ -228,7 +228,7 @@ def _segments(sentence: str, ctx: Context) -> list[str]:
         subj = _subject(seg, ctx, not segs)
         theirs = _THEIRS.match(seg) and _owned_thing(seg, replace(ctx, last=ctx.last or "someone"))  # "his bday is"
         stated = bool(subj and subj[1].strip() and not TIME_ONLY.fullmatch(subj[1].strip()))  # not "Braga last May"
-        starts = bool(FAVOURITE.match(seg) or _PRONOUN.match(seg) or theirs or stated
+        starts = bool(FAVOURITE.match(seg) or GONE.match(seg) or _PRONOUN.match(seg) or theirs or stated
                       or parse_predicate("x", seg, False) or (not segs and TIME_ONLY.fullmatch(seg)))
         last_item = glued and pieces[i - 1].strip(" ,") in ("and", "or") and not (stated or theirs or _PRONOUN.match(seg))
         starts = starts and not (segs and _EXAMPLE.match(seg)) and not last_item  # "ski, eat out, and enjoy the views"

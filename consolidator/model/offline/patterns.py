@@ -27,7 +27,7 @@ _BE = r"(?:am|is|are|was) "
 _HAVE = r"(?:(?:have|has) )?"
 _START = r"(?:(?:started|began|begun|start|starting) )?"  # "started working as ...": the job itself
 _DIETS = r"vegetarian|vegan|pescatarian|pescetarian|keto|paleo|gluten-free|dairy-free|halal|kosher|flexitarian"
-_CONDITIONS_N = (
+CONDITIONS = (
     r"diabetes|type 1 diabetes|type 2 diabetes|asthma|epilepsy|celiac disease|coeliac disease|"
     r"a heart condition|high blood pressure|hypertension|migraines|chronic back pain|insomnia|arthritis|eczema|"
     r"psoriasis|ADHD|endometriosis|sleep apnea|an anxiety disorder|depression|panic attacks"
@@ -113,9 +113,9 @@ _RULES: list[tuple[str, str, str, object]] = [
             rf"{_HAVE}{_ADV}(?P<art>an?) {_SEVERITY}allergy to (?P<v>.+)"),
     *_rules("allergy", "{s} has {art} {sev}{v} allergy.", clean_general,
             rf"{_HAVE}{_ADV}(?P<art>an?) {_SEVERITY}(?P<v>[\w-]+(?: [\w-]+)?) allergy\b.*"),
-    *_rules("condition", "{s} has {v}.", clean_general, rf"{_HAVE}{_ADV}(?P<v>{_CONDITIONS_N})\b.*",
+    *_rules("condition", "{s} has {v}.", clean_general, rf"{_HAVE}{_ADV}(?P<v>{CONDITIONS})\b.*",
             rf"{_HAVE}{_ADV}(?:been )?(?:having|suffering from|dealing with|living with|diagnosed with) "
-            rf"(?P<v>{_CONDITIONS_N})\b.*"),
+            rf"(?P<v>{CONDITIONS})\b.*"),
     *_rules("condition", "{s} is {v}.", clean_general, rf"{_BE}{_ADV}(?P<v>{_CONDITIONS_A})\b.*"),
     *_rules("injury", "{s}'s {v} is {adj}.", clean_general,
             rf"{_HAVE}{_ADV}(?P<verb>{'|'.join(INJURY_ADJ)}) (?:my|her|his|their|a) (?P<v>[a-z]+)\b.*"),
@@ -163,7 +163,7 @@ _ENDINGS = [
     ("employer", rf"{_HAVE}{_ADV}(?:got |was |been )?(?:fired|laid off|let go)\b.*"),
     ("home", rf"{_HAVE}{_ADV}moved out(?: of (?P<v>.+))?$"),
     ("condition", rf"{_HAVE}{_ADV}(?:got over|recovered from|(?:been |got )?cured of|beat|beaten) "
-     rf"(?:(?:my|her|his|their|the) )?(?P<v>{_CONDITIONS_N})\b.*"),
+     rf"(?:(?:my|her|his|their|the) )?(?P<v>{CONDITIONS})\b.*"),
 ]
 ENDINGS = [(a, re.compile(p, re.I)) for a, p in _ENDINGS]
 # Every rule and ending at once, groups unnamed: one match tells whether any rule can apply.
