@@ -24,17 +24,16 @@ class <Addressee> is taking". A double-quoted quotation keeps its own pronouns (
 of the world"' is the film's line, not the speaker's claim). A clause that says "you" with no
 person to address it to is dropped: it would not stand alone.
 
-A clause is kept only when it has substance (`substance`: content words that are not VAGUE,
-i.e. feelings, intensifiers, light verbs, time words, "thing"/"stuff"; names and numbers count
-twice): MIN_SUBSTANCE for a clause about a person, MIN_SAID for one kept in the speaker's name
-because no person is its subject ("It stands for freedom" -> "Ana said: It stands for
-freedom"), MIN_TOLD for one told to the agent ("The funeral is on Thursday in Braga"). So "I'm so happy for you", "I know, right" and "I love that" give nothing.
-Questions give nothing, nor does advice said to the other person ("Let's ...", "Keep it up":
-`is_advice`). Asides ("[laughs]", an attachment "(photo: ...)") are annotations, not speech,
-and are left out. A
-sentence that drops its "I" ("Took a trip to Rome", "Been painting a lot") is read as the
-speaker's (`dropped_i`) when it opens with a past form. How rare and how new a clause's
-content is, and so whether it is stored at all, is worth.py's measure.
+A clause is kept only when it has substance (`substance`: content words that are not VAGUE, i.e.
+feelings, intensifiers, light verbs, time words, "thing"/"stuff"; names and numbers count twice):
+MIN_SUBSTANCE for a clause about a person, MIN_SAID for one kept in the speaker's name because no
+person is its subject ("It stands for freedom" -> "Ana said: It stands for freedom"), MIN_TOLD told
+to the agent ("The funeral is on Thursday"). So "I'm so happy for you", "I know, right" and "I love
+that" give nothing. Questions give nothing, nor does advice said to the other person ("Let's ...",
+"Keep it up": `is_advice`). Asides ("[laughs]", an attachment "(photo: ...)") are annotations, not
+speech, and are left out. A sentence that drops its "I" ("Took a trip to Rome", "Been painting a
+lot") is read as the speaker's (`dropped_i`) when it opens with a past form. How rare and how new a
+clause's content is, and so whether it is stored at all, is worth.py's measure.
 """
 
 from __future__ import annotations

@@ -65,8 +65,9 @@ def named_in(seg: str, me: str, last: str | None, pet: str | None, names: NameBo
         return [reach]
     if (m := _PRONOUNS.match(seg)) and (owner := me if m.group("my") else last if m.group("pron") else m.group("own")):
         return [Claim(owner, "pronouns", m.group("v"), f"{owner}'s pronouns are {m.group('v')}.")]
-    if m := GONE.match(seg):  # "the migraines are gone": the speaker's condition ended
-        return [Claim(me, "condition", m.group("v"), f"{me} no longer has {m.group('v')}.", Polarity.ENDED, detail=m.group("v"))]
+    if m := GONE.match(seg):
+        ended = m.group("v")
+        return [Claim(me, "condition", ended, f"{me} no longer has {ended}.", Polarity.ENDED, detail=ended)]
     m = FAVOURITE.match(seg)
     owner = (me if m.group("my") else (last if m.group("pron") else m.group("own"))) if m else None
     value = clean_general(m.group("v")) if m else ""
@@ -93,6 +94,7 @@ def _rel_is(seg: str, names: NameBook | None) -> re.Match | None:
 _REACH = re.compile(r"(?:(?P<my>[Mm]y)|(?P<pron>[Hh]is|[Hh]er|[Tt]heir)|(?P<own>[A-Z][a-z]+)'s) (?:new |current |work |home )?"
                     r"(?P<k>(?:phone |mobile |cell )?number|phone|mobile|e-?mail(?: address)?|(?:home )?address) "
                     r"(?:is now|is|changed to|has changed to) (?P<v>.+)")
+# "the migraines are gone", "my insomnia is over": the speaker's condition ended
 GONE = re.compile(rf"(?:the|my) (?P<v>{CONDITIONS}) (?:(?:are|is|have|has) )?(?:gone|over|went away|cleared up)\b", re.I)
 # "My pronouns are she/her": how to speak of someone, a detail that replaces the one before
 _PRONOUNS = re.compile(r"(?:(?P<my>[Mm]y)|(?P<pron>[Hh]is|[Hh]er|[Tt]heir)|(?P<own>[A-Z][a-z]+)'s) pronouns are "

@@ -5,11 +5,11 @@ remind me of home"), "I need/have/must/have got to X" (not in "what I have to do
 "I lost my wallet, need to X" too), "don't forget to X", "don't let me forget (about) X" (X a thing,
 as with "remind me about"), "todo: X", "add X to my list" (on a shopping list, "Buy X"),
 "can/could/would/will you X", "I want/need/would like you to X", "please X", an errand verb with a
-due date ("Call the plumber tomorrow"), and promises "I will/am going to X" that carry a due date or
-a plain errand verb (call, send, book...). X must be an action: a leading verb and an object of
-substance or a due date ("That day." and "Family love" are not tasks). Requests to someone (can you,
-please, don't forget, add, an errand told, I want you to) open a task only when no other person is
-in the conversation: between two people they are advice or favours, not the speaker's errands. An
+due date ("Call the plumber tomorrow"), and promises "I will/should/am going to X" that carry a due
+date or a plain errand verb (call, send, book...). X must be an action: a leading verb and an object
+of substance or a due date ("That day." and "Family love" are not tasks). Requests to someone (can
+you, please, don't forget, add, an errand told, I want you to) open a task only when no other person
+is in the conversation: between two people they are advice or favours, not the speaker's errands. An
 errand the agent offers ("Would you like me to remind you about the dentist?", "Shall I book a
 table?") opens when the person's reply accepts it ("Yes please", "Sure, tomorrow"), read as their
 request, you as me. Closes (done) on: "done: X", "X is done/finished/sent/booked", "I (have)
@@ -27,8 +27,8 @@ UTC: "tomorrow" said at 00:30 on a Tuesday in Paris is Wednesday): 2025-03-10; M
 or next year when already past), with an optional year; today, tonight, tomorrow, the day after
 tomorrow; a weekday (the next one strictly after today; "this"/"next"/"coming" Friday all mean
 that one), a part of the day after either ("Wednesday evening") belonging to it; in N
-days/weeks. Anything else ("end of the month", "after the holidays") leaves
-the task undated.
+days/weeks; this/next weekend (its Saturday). Anything else ("end of the month", "after the
+holidays") leaves the task undated; how often ("remind me every Monday to ...") stays in the title.
 """
 
 from __future__ import annotations
