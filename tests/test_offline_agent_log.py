@@ -285,3 +285,14 @@ def test_pronouns_are_a_persons_detail():
     (lia,) = [c for c in MODEL.update_contacts(ContactsRequest(scope="s", messages=lines, known=[])).contacts
               if c.name == "Lia"]
     assert lia.details["pronouns"] == "they/them"
+
+
+@pytest.mark.parametrize(("said", "facts"), [
+    # a weekday said as a habit is no name: "Tuesdays at 6" was a fact of its own
+    ("Leo starts swimming lessons in January, Tuesdays at 6.", ["Leo starts swimming lessons, Tuesdays at 6 (January 2026)."]),
+    # a move in is a timetable's present, as "starts on Monday" is: the date ahead
+    ("We bought a house in Matosinhos! We move in on March 1st.", ["Maya lives in Matosinhos.", "Maya moves in (2026-03-01)."]),
+    ("Our cleaner Rosa comes every Thursday morning.", ["Rosa is Maya's cleaner."]),  # whom one knows by their role
+])
+def test_a_households_week(said, facts):
+    assert _told(said)[0] == facts

@@ -33,7 +33,7 @@ def test_the_reply_sentence_that_takes_up_the_question_is_kept():
         ("Ana", "Do you know any good low-impact exercises?"),
         ("Ben", f"The new gym on Elm Street opened in June. {ANSWER}"),
         ("Ana", "My sister Lena moved to Lisbon for a nursing job in March."),
-        ("Ana", "I started pottery classes at the community center on Tuesdays."),
+        ("Ana", "I started pottery classes at the community center with Marta."),
     )
     assert ANSWER in extractive_summary(day, 200)
     control = extractive_summary(day, 200, settings=NO_ECHO)

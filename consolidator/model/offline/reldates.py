@@ -85,7 +85,7 @@ _PAST_WORDS = frozenset("was were did had".split())  # and every past form (text
 _TOWARD = frozenset("to until till by before".split())
 # A timetable's present speaks of what will be ("my flight leaves on Friday", "school starts on Monday").
 _SCHEDULED = frozenset("start starts begin begins leave leaves arrive arrives land lands depart departs fly flies "
-                       "return returns open opens due".split())
+                       "return returns open opens move moves due".split())
 
 
 @lru_cache(maxsize=1 << 12)

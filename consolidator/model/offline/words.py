@@ -48,7 +48,7 @@ NAME_STOPWORDS = frozenset(
     tonight last next every christmas easter can could would should will do does did is are was were have has had
     let remind todo done cancel never great good nice oh well anyway btw still now mom mum dad
     grandma grandpa everyone everybody someone somebody nobody user""".split()
-) | frozenset(GREETINGS) | AGENT_SPEAKERS | frozenset(MONTHS) | frozenset(WEEKDAYS)
+) | frozenset(GREETINGS) | AGENT_SPEAKERS | frozenset(MONTHS) | frozenset(WEEKDAYS) | frozenset(f"{d}s" for d in WEEKDAYS)
 
 # Interjections and reactions: a closed class of English, not phrases of any one conversation.
 PHATIC = frozenset(
@@ -95,7 +95,9 @@ RELATIONS = (  # the in-laws first: "father-in-law" is no "father"
     "godmother|godfather|twin|child|kid|baby|"
     # whom one knows by their role, as much one's own ("my therapist Leo", "my ex Rui"); ex-X before ex
     "ex-wife|ex-husband|ex-boyfriend|ex-girlfriend|ex-partner|ex|mentor|teammate|classmate|teacher|tutor|coach|"
-    "trainer|therapist|doctor|dentist|lawyer|accountant|landlord|landlady|supervisor|assistant|nanny|babysitter"
+    "trainer|therapist|doctor|dentist|lawyer|accountant|landlord|landlady|supervisor|assistant|nanny|babysitter|"
+    "cleaner|housekeeper|pediatrician|paediatrician|physiotherapist|physio|vet|gardener|hairdresser|psychiatrist|"
+    "psychologist|nutritionist|caregiver|carer|midwife"
 )
 # What a named workplace may end with, as an alternation: "Santa Maria hospital", "Nova university".
 WORKPLACES = ("hospital|clinic|school|university|college|bank|hotel|restaurant|cafe|bakery|shop|store|firm|agency|"
