@@ -296,3 +296,9 @@ def test_pronouns_are_a_persons_detail():
 ])
 def test_a_households_week(said, facts):
     assert _told(said)[0] == facts
+
+
+@pytest.mark.parametrize("said", ["Rui and I are separated now.", "I am divorced from Rui."])
+def test_a_separation_ends_the_partner(said):
+    """"Rui and I are separated now" gave nothing ("are separated" was no reciprocal verb)."""
+    assert _ops(said, "Maya is married to Rui.") == [("UPDATE", "f1")]

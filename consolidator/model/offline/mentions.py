@@ -271,7 +271,7 @@ _WITH_ME = re.compile(rf"(?:(?P<who>{_ONE}) and I|[Mm]e and (?P<who2>{_ONE}))\b\
 _PAIR = re.compile(r"(?P<a>[A-Z][a-z]+) and (?P<b>[A-Z][a-z]+|(?:his|her|their) [a-z]+(?: [A-Z][a-z]+)?)\b\s*(?=[a-z'])")
 _SECOND = re.compile(r"(?:[Ii]\b(?!')|(?:[A-Z][a-z]+|(?:his|her|their) [a-z]+(?: [A-Z][a-z]+)?) (?=[a-z']))")
 _MY_NAMED_ONE = re.compile(r"(?:[Mm]y|[Oo]ur) [a-z][\w'-]* [A-Z][a-z]+")  # "my brother Tiago" + "his wife ..."
-_RECIPROCAL = re.compile(r"(?:just |finally |recently )?(?:(?:got|are|were|have been|had been|'re)(?: getting)? (?:engaged|"
+_RECIPROCAL = re.compile(r"(?:just |finally |recently )?(?:(?:got|are|were|have been|had been|'re)(?: getting)? (?:engaged|separated|"
                          r"married|divorced)|broke up|split up|separated|(?:are|were|'re|started) dating|met)\b")
 _RECIPROCAL_PREP = ((("engaged", "married"), "to "), (("divorced", "separated"), "from "), (("broke", "split"), "with "))
 _SINGULAR = {"are": "is", "'re": "is", "were": "was", "have": "has"}  # the verb of one of the two

@@ -154,8 +154,8 @@ RULES = [(a, re.compile(p, re.I), t, c) for a, p, t, c in _RULES]
 
 # Verbs that end a single-valued attribute without naming its next value: (attribute, regex).
 _ENDINGS = [
-    ("partner", rf"{_HAVE}{_ADV}(?:split up|broke up|broken up|separated|got divorced|divorced|called it off|ended things)"
-     rf"(?: with (?P<v>{_NAME}))?\b.*"),
+    ("partner", rf"(?:{_BE})?{_HAVE}{_ADV}(?:got )?(?:split up|broke up|broken up|separated|got divorced|divorced|"
+     rf"called it off|ended things)(?: (?:with|from) (?P<v>{_NAME}))?\b.*"),
     ("partner", rf"{_HAVE}{_ADV}(?:divorced|left|dumped) (?P<v>{_NAME})\b.*"),
     ("employer", rf"{_HAVE}{_ADV}(?:left|resigned from|retired from|(?:got |was |been )?(?:fired|laid off|let go) (?:from|by)) "
      rf"(?:(?:my|her|his|their|our) (?:job|position|role|post) (?:at|with) )?(?P<v>{_ORG})"),
