@@ -302,3 +302,13 @@ def test_a_households_week(said, facts):
 def test_a_separation_ends_the_partner(said):
     """"Rui and I are separated now" gave nothing ("are separated" was no reciprocal verb)."""
     assert _ops(said, "Maya is married to Rui.") == [("UPDATE", "f1")]
+
+
+@pytest.mark.parametrize(("said", "facts"), [
+    ("I've been having migraines lately.", ["Maya has migraines."]),  # a condition however it is said
+    ("I was diagnosed with ADHD last year.", ["Maya was diagnosed with ADHD (2024)."]),  # dated: an event
+    ("I've been dealing with insomnia.", ["Maya has insomnia."]),
+    ("I'm at Globex now as a product lead.", ["Maya works at Globex.", "Maya works as a product lead."]),  # was an event
+])
+def test_a_condition_and_a_job_however_said(said, facts):
+    assert _told(said)[0] == facts

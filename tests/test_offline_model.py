@@ -145,7 +145,6 @@ def test_later_value_in_a_batch_wins_and_inherits_the_change():
         ("I work as a data analyst for Bank of Spain.", ["Maya works as a data analyst.", "Maya works at Bank of Spain."]),
         ("They hired me as a barista at Blue Bottle!", ["Maya works as a barista.", "Maya works at Blue Bottle."]),
         ("My boss promoted me to senior analyst.", ["Maya was promoted to senior analyst."]),
-        ("I'm at Globex now as a product lead.", ["Maya works at Globex.", "Maya works as a product lead."]),
         ("I work as a teacher at the local school.", ["Maya works as a teacher at the local school."]),  # no name, no employer
         ("I just turned forty-two!", ["Maya is forty-two years old."]),
         ("I started working as a pilot.", ["Maya works as a pilot."]),
@@ -167,9 +166,6 @@ def test_later_value_in_a_batch_wins_and_inherits_the_change():
         ("My favourite band is Muse.", ["Maya's favourite band is Muse."]),
         ("I'm 30.", ["Maya is 30 years old."]),
         ("I'm diabetic.", ["Maya is diabetic."]),
-        ("I've been having migraines lately.", ["Maya has migraines."]),  # a condition however it is said
-        ("I was diagnosed with ADHD last year.", ["Maya was diagnosed with ADHD (2024)."]),  # dated: an event
-        ("I've been dealing with insomnia.", ["Maya has insomnia."]),
         ("I love that idea!", []),  # deictic: meaningless without context
         ("I'm not sure.", []),
         ("Paris is lovely in spring.", []),
