@@ -267,6 +267,8 @@ def test_whom_a_line_speaks_of(said, facts):
     ("My sister's wedding was last Saturday, it was beautiful.",  # its own date kept in place is news
      ["Maya's sister's wedding was last Saturday (2025-03-01) (2025-03-03)."]),
     ("I learned Spanish in 2 years.", ["Maya learned Spanish in 2 years (2025-03-03)."]),  # a duration, no date
+    # "Dr." ends no clause: the tense before it still places the day ("have a follow-up": ahead)
+    ("I have a follow-up with Dr. Reis on the 18th at 10:30.", ["Maya has a follow-up with Dr. Reis at 10:30 (2025-03-18)."]),
 ])
 def test_a_time_ahead_and_a_date_kept_in_place(said, facts):
     assert _told(said)[0] == facts

@@ -34,7 +34,7 @@ from functools import lru_cache
 from datetime import date, timedelta
 
 from consolidator.model.offline.text import past_form
-from consolidator.model.offline.words import MONTHS as LOWER_MONTHS, NUMBER_WORDS, WEEKDAYS
+from consolidator.model.offline.words import MONTHS as LOWER_MONTHS, NUMBER_WORDS, TITLES, WEEKDAYS
 
 MONTHS = tuple(m.capitalize() for m in LOWER_MONTHS)
 # Short weekdays, capitalised only: "last Sat" is a day, "the chair I last sat on" is not.
@@ -76,6 +76,7 @@ _CUE = re.compile(rf"yesterday|tomorrow|last|next|this|ago|\bin (?:{_COUNT}) |{_
 _BARE_DAY = re.compile(
     rf"(?<![\w'’-])(?<!last )(?<!next )(?<!this )(?<!past )(?<!coming )(?<!every )(?:on )?(?P<day>{_DAYS})"
     rf"(?![\w'’-])(?! the \d){_NOT_RESOLVED_YET}", re.IGNORECASE)  # "Saturday the 15th" is the 15th's
+_TITLE_DOT = re.compile(rf"\b({TITLES})\.")
 _CLAUSE_END = re.compile(r"[.;:!?,]|\s(?:and|but|so|because|when|while|which|who|that)\s", re.IGNORECASE)
 _TOKEN = re.compile(r"[a-z]+(?:['’][a-z]+)?")
 _FUTURE_WORDS = frozenset("will shall gonna wanna".split())
@@ -225,6 +226,7 @@ def _tense(before: str, after: str) -> str | None:
     before an -ing word ("is visiting") or right before the weekday ("is on Friday"); have/has
     with a thing scheduled ("have a dentist appointment"); a timetable's present ("leaves", "starts").
     Past: was, were, did, had, a past form."""
+    before = _TITLE_DOT.sub(r"\1", before)  # "a follow-up with Dr. Reis on the 18th": no clause ends at "Dr."
     marks = _words(_CLAUSE_END.split(before)[-1])
     if not [w for w in marks if w != "on"]:
         marks = _words(_CLAUSE_END.split(after.lstrip(" ,"), maxsplit=1)[0])
