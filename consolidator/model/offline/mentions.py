@@ -63,18 +63,24 @@ def named_in(seg: str, me: str, last: str | None, pet: str | None, names: NameBo
         return [Claim(name, "relation", f"{me}'s {rel}", f"{name} is {me}'s {rel}.")]
     if reach := _reach(seg, me, last):
         return [reach]
-    if (m := _PRONOUNS.match(seg)) and (owner := me if m.group("my") else last if m.group("pron") else m.group("own")):
+    if (m := _PRONOUNS.match(seg)) and (owner := _owner(m, me, last)):
         return [Claim(owner, "pronouns", m.group("v"), f"{owner}'s pronouns are {m.group('v')}.")]
     if m := GONE.match(seg):
         ended = m.group("v")
         return [Claim(me, "condition", ended, f"{me} no longer has {ended}.", Polarity.ENDED, detail=ended)]
     m = FAVOURITE.match(seg)
-    owner = (me if m.group("my") else (last if m.group("pron") else m.group("own"))) if m else None
+    owner = _owner(m, me, last) if m else None
     value = clean_general(m.group("v")) if m else ""
     if not owner or not value:
         return []
     thing = m.group("k").lower()
     return [Claim(owner, f"favourite {thing}", value, f"{owner}'s favourite {thing} is {value}.")]
+
+
+def _owner(m: re.Match, me: str, last: str | None) -> str | None:
+    """Whose a thing is, by the `_WHOSE` groups: "my" the speaker's, "his/her/their" the last person
+    named's, "Rui's" Rui's."""
+    return me if m.group("my") else last if m.group("pron") else m.group("own")
 
 
 def _rel_is(seg: str, names: NameBook | None) -> re.Match | None:
@@ -89,16 +95,17 @@ def _rel_is(seg: str, names: NameBook | None) -> re.Match | None:
     return m if vetted and name.lower() not in STOPWORDS else None
 
 
+# Whose (`_owner`): "my", "his/her/their" (the last person named), "Rui's".
+_WHOSE = r"(?:(?P<my>[Mm]y)|(?P<pron>[Hh]is|[Hh]er|[Tt]heir)|(?P<own>[A-Z][a-z]+)'s) "
 # "Rui's new number is 912 345 678", "my email changed to ana@example.org": how to reach someone, a
 # detail that replaces the one before.
-_REACH = re.compile(r"(?:(?P<my>[Mm]y)|(?P<pron>[Hh]is|[Hh]er|[Tt]heir)|(?P<own>[A-Z][a-z]+)'s) (?:new |current |work |home )?"
+_REACH = re.compile(_WHOSE + r"(?:new |current |work |home )?"
                     r"(?P<k>(?:phone |mobile |cell )?number|phone|mobile|e-?mail(?: address)?|(?:home )?address) "
                     r"(?:is now|is|changed to|has changed to) (?P<v>.+)")
 # "the migraines are gone", "my insomnia is over": the speaker's condition ended
 GONE = re.compile(rf"(?:the|my) (?P<v>{CONDITIONS}) (?:(?:are|is|have|has) )?(?:gone|over|went away|cleared up)\b", re.I)
 # "My pronouns are she/her": how to speak of someone, a detail that replaces the one before
-_PRONOUNS = re.compile(r"(?:(?P<my>[Mm]y)|(?P<pron>[Hh]is|[Hh]er|[Tt]heir)|(?P<own>[A-Z][a-z]+)'s) pronouns are "
-                       r"(?P<v>(?:she|he|they|xe|ze)/[a-z]+(?:/[a-z]+)?)\b", re.I)
+_PRONOUNS = re.compile(_WHOSE + r"pronouns are (?P<v>(?:she|he|they|xe|ze)/[a-z]+(?:/[a-z]+)?)\b", re.I)
 _REACHED_BY = {"phone": re.compile(r"\+?\d[\d ()-]{5,}\d"), "email": re.compile(r"[\w.+-]+@[\w-]+(?:\.[\w-]+)+"),
                "address": re.compile(r"\S.{4,}")}
 
@@ -107,7 +114,7 @@ def _reach(seg: str, me: str, last: str | None) -> Claim | None:
     """How to reach someone, a clause says ("his number is ..." is `last`'s), if its value has the
     shape of one (digits for a phone, an @ for an email); else None."""
     m = _REACH.match(seg)
-    owner = (me if m.group("my") else (last if m.group("pron") else m.group("own"))) if m else None
+    owner = _owner(m, me, last) if m else None
     if not owner:
         return None
     kind = m.group("k").lower()

@@ -392,5 +392,6 @@ def _is_list(value: str) -> bool:
 
 def clean_general(value: str) -> str:
     value = _tidy(value)
-    value = (_LIST_CUT if _is_list(_LIST_CUT.sub("", value)) else _GENERAL_CUT).sub("", value)
+    listed = _LIST_CUT.sub("", value)
+    value = listed if _is_list(listed) else _GENERAL_CUT.sub("", value)
     return _tidy(_TRAILING_FILLER.sub("", value))
