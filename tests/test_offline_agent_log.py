@@ -314,3 +314,28 @@ def test_a_separation_ends_the_partner(said):
 ])
 def test_a_condition_and_a_job_however_said(said, facts):
     assert _told(said)[0] == facts
+
+
+@pytest.mark.parametrize(("said", "facts"), [
+    # news ahead is a life event as much as news done: each gave nothing
+    ("We're having a baby in May!", ["Maya is having a baby (May 2025)."]),
+    ("My sister is having twins.", ["Maya's sister is having twins (2025-03-03)."]),
+    ("We're getting married in June.", ["Maya is getting married (June 2025)."]),
+    ("I'm starting a new job on Monday.", ["Maya is starting a new job (2025-03-10)."]),
+    ("My mom is in the hospital.", ["Maya's mom is in the hospital (2025-03-03)."]),
+    ("The party was about getting married young.", []),  # a wedding talked of is none
+])
+def test_life_news_ahead(said, facts):
+    assert _told(said)[0] == facts
+
+
+@pytest.mark.parametrize(("said", "facts"), [
+    # a parent called by their home name is the speaker's own: each gave nothing or "Maya said: ..."
+    ("Mom is visiting next week.", ["Maya's mom is visiting (week of 2025-03-10)."]),
+    ("Dad had a heart attack last night.", ["Maya's dad had a heart attack (2025-03-02)."]),
+    ("Grandma turned 90 yesterday.", ["Maya's grandma is 90 years old."]),
+    ("Thanks, Mom!", []),  # addressed, not spoken of
+    ("Mom, where are you?", []),
+])
+def test_a_parent_called_by_their_home_name(said, facts):
+    assert _told(said)[0] == facts

@@ -205,6 +205,26 @@ def kin_named(text: str, me: str) -> str | None:
     return f"{me}'s {found[-1].group('rel').lower()}" if found else None
 
 
+# A parent or grandparent called by what they are called at home ("Mom is visiting", "I called Dad"):
+# the speaker's own, as "my mom" is. Not after a possessive or an article, and only where a verb or
+# a word of the sentence follows: "Thanks, Mom!" and "Mom, where are you?" address them.
+_KIN_AS_NAME = re.compile(r"(?<![\w'])(?<!my )(?<!our )(?<!your )(?<!his )(?<!her )(?<!their )(?<!the )(?<!a )"
+                          r"(?P<kin>Mom|Mum|Mommy|Mummy|Mama|Dad|Daddy|Papa|Grandma|Grandpa|Granny|Grandad|"
+                          r"Granddad|Nana)\b(?=(?:'s\b| [a-z]))")
+_HOME_NAMES = {"mommy": "mom", "mummy": "mum", "mama": "mom", "daddy": "dad", "papa": "dad", "granny": "grandma",
+               "nana": "grandma", "grandad": "grandpa", "granddad": "grandpa"}
+
+
+def kin_as_mine(sentence: str) -> str:
+    """`sentence` with a relative called by their home name said as the speaker's ("Mom is
+    visiting next week" -> "My mom is visiting next week"; "I called Dad" -> "I called my dad")."""
+    def mine(m: re.Match) -> str:
+        kin = m.group("kin").lower()
+        return f"{'My' if m.start() == 0 else 'my'} {_HOME_NAMES.get(kin, kin)}"
+
+    return _KIN_AS_NAME.sub(mine, sentence)
+
+
 def is_kin(who: str) -> bool:
     """Whether `who` is an unnamed relative ("Ana's mom"): a person, with a home and a job."""
     return bool(re.fullmatch(rf".+'s (?i:{RELATIONS})", who))

@@ -247,9 +247,12 @@ def acquisitions(text: str) -> frozenset[str]:
 # person is for, however common its words. (Marriages, jobs and homes have rules of their own.)
 _LIFE_EVENT = re.compile(
     r"\b(?:graduated|graduating|retired|retiring|pregnant|gave birth|"
-    r"had (?:(?:a|our|their|her|his) (?:first |second |third )?(?:baby|son|daughter|boy|girl)|twins|triplets)(?! over)|"
+    r"(?:had|having|expecting) (?:(?:a|our|their|her|his) (?:first |second |third )?"
+    r"(?:baby|son|daughter|boy|girl)|twins|triplets)(?! over)|(?:is|are|am|'re|'m) getting married|(?:will|to) get married|"
     r"was born|were born|passed away|died|diagnosed|surgery|widowed|(?:got|was|been) promoted(?! to\b)|"
-    r"started (?:a|my|her|his|their) new (?:job|position|role)|started (?:school|college|university|kindergarten)|"
+    r"(?:is|are|was|were|been|'s|'re) in (?:the )?hospital|hospitali[sz]ed|admitted to (?:the )?hospital|"
+    r"start(?:ed|ing|s)? (?:a|my|her|his|their) new (?:job|position|role)|"
+    r"start(?:ed|ing|s)? (?:school|college|university|kindergarten)|"
     r"bought (?:a|our|my|their) (?:first )?(?:house|home|flat|apartment)|moved (?:house|home)|"
     r"(?:go|goes|going|went|gone) back to (?:university|college|school)|enrolled|enrolling|moved in with|"
     r"first day (?:at|of) (?:my|the|a|her|his) new (?:job|school)|"
