@@ -339,3 +339,14 @@ def test_life_news_ahead(said, facts):
 ])
 def test_a_parent_called_by_their_home_name(said, facts):
     assert _told(said)[0] == facts
+
+
+@pytest.mark.parametrize(("said", "facts"), [
+    # the sentence after one that ends on a thing unsaid says what it was: one fact
+    ("I had a frustrating issue at the bank. The card machines were all broken.",
+     ["Caroline had a frustrating issue at the bank: the card machines were all broken (2023-05-07)."]),
+    ("I had a frustrating issue at the bank. Can you believe it?", ["Caroline had a frustrating issue at the bank (2023-05-07)."]),
+    ("I have some news! My sister Ana is pregnant.", ["Ana is Caroline's sister.", "Ana is pregnant."]),  # a person's own news
+])
+def test_a_thing_unsaid_takes_the_sentence_that_says_it(said, facts):
+    assert said_by_caroline(said) == facts

@@ -149,16 +149,30 @@ _OUTCOME = re.compile(r"(?P<lead>(?:(?:and|but|so) )?(?:it )?turn(?:s|ed) out)(?
                       r"(?P<rest>(?:(?:it|he|she|they|this|that|the|my|his|her|their|our) |to be ).*)", re.I)
 
 
+# "I had a frustrating issue at the supermarket.", "Something weird happened at work today.": a
+# sentence that ends on a thing it does not yet say, which the next one says...
+_UNSAID = re.compile(r"(?:\b(?:an?|some|one|another) (?:[a-z]+ ){0,2}(?:issue|problem|trouble|incident|mishap|"
+                     r"situation|news|surprise)|\bsomething(?: [a-z]+)? happened)"
+                     r"(?: (?:at|with|in|on|from|today|yesterday|this morning)(?: [a-z]+){0,3})?[.!]*$", re.I)
+# ...when the next one states it, with a thing for subject ("The self-checkout machines were all broken.")
+_STATES_IT = re.compile(r"(?:The|My|Our|It|Its|They|Their|His|Her|This|That|A|An) [^?]*[.!]*$")
+
+
 def _outcomes_joined(said: list[str]) -> list[str]:
     """The sentences of a line, each that opens with "turns out" read as the end of the one before
     it ("... with a stomachache; turns out it was gastritis"): alone, its "it" names nothing. One
     that only judges ("It turned out to be delicious") stays apart; the comma after "turns out"
-    goes, since ", it was X" would end the clause as an evaluation (worth.tidy)."""
+    goes, since ", it was X" would end the clause as an evaluation (worth.tidy). A sentence that
+    ends on a thing unsaid ("I had an issue at the bank.") takes the next that says it, after a
+    colon ("...: the card machine was down"): alone, the first says nothing and the second is
+    too short to be news between two people."""
     out: list[str] = []
     for sentence in said:
         m = _OUTCOME.match(sentence)
         if out and m and not is_evaluation(re.sub(r"^to be\b", "it was", m.group("rest").rstrip(" .!"))):
             out[-1] = f"{out[-1].rstrip(' .!')}; {m.group('lead').lower()} {m.group('rest')}"
+        elif out and _UNSAID.search(out[-1]) and _STATES_IT.match(sentence):
+            out[-1] = f"{out[-1].rstrip(' .!')}: {sentence[0].lower()}{sentence[1:]}"
         else:
             out.append(sentence)
     return out
