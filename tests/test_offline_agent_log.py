@@ -324,6 +324,7 @@ def test_a_condition_and_a_job_however_said(said, facts):
     ("I'm starting a new job on Monday.", ["Maya is starting a new job (2025-03-10)."]),
     ("My mom is in the hospital.", ["Maya's mom is in the hospital (2025-03-03)."]),
     ("The party was about getting married young.", []),  # a wedding talked of is none
+    ("My sister moved back in with my parents.", ["Maya's sister moved back in with Maya's parents (2025-03-03)."]),
 ])
 def test_life_news_ahead(said, facts):
     assert _told(said)[0] == facts
@@ -350,3 +351,29 @@ def test_a_parent_called_by_their_home_name(said, facts):
 ])
 def test_a_thing_unsaid_takes_the_sentence_that_says_it(said, facts):
     assert said_by_caroline(said) == facts
+
+
+@pytest.mark.parametrize(("said", "facts"), [
+    ("Don't book me anything before 10.", ["Maya said: Do not book Maya anything before 10 (2025-03-03)."]),  # was a question
+    # a wish after a comma is a clause of its own: it was cut, or read as the first clause's end
+    ("I hate mornings, so please never book me anything before 10.",
+     ["Maya hates mornings.", "Maya said: Please never book Maya anything before 10 (2025-03-03)."]),
+    ("I prefer morning meetings, never after 4pm.", ["Maya prefers morning meetings, never after 4pm (2025-03-03)."]),
+    ("Don't let me forget the dentist on Friday.", []),  # a reminder asked for: a task, no wish
+])
+def test_a_standing_wish_however_it_opens(said, facts):
+    assert _told(said)[0] == facts
+
+
+@pytest.mark.parametrize(("said", "facts"), [
+    # a sibling's place tells two apart; each gave no relation (and no contact)
+    ("My older brother Tiago lives in Porto.", ["Tiago is Maya's older brother.", "Tiago lives in Porto."]),
+    ("My older brother lives in Porto. My younger brother lives in Lisbon.",
+     ["Maya's older brother lives in Porto.", "Maya's younger brother lives in Lisbon."]),  # two people, no update
+    ("Ana is my new boss, she started on Monday.", ["Ana is Maya's boss."]),  # "new" is the day's, not the relation's
+])
+def test_a_relation_said_with_a_word_before_it(said, facts):
+    assert _told(said)[0] == facts
+    lines = [Line(id="u1", at=LATE, role="user", speaker="Maya", text=said)]
+    contacts = {c.name: c.details for c in MODEL.update_contacts(ContactsRequest(scope="s", messages=lines, known=[])).contacts}
+    assert all(contacts[f.split(" is ")[0]]["relation"] == f.split(" is ")[1].rstrip(".") for f in facts if " is Maya's " in f)

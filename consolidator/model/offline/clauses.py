@@ -130,8 +130,9 @@ _CATENATIVE = frozenset("started decided tried managed wanted needed planned use
 # A past verb of going whose "to" names where ("Just moved to Lisbon", "Headed to the coast").
 _WENT_TO = frozenset("moved relocated travelled traveled returned headed walked hiked biked cycled sailed".split())
 # A standing rule told to the agent ("Please never book flights before 8am", "Please keep your answers short")
-_STANDING = re.compile(r"(?:please )?(?:do not|never|always)\b(?! forget\b| mind\b| worry\b)|please \w+ (?:\w+ )?your "
-                       r"(?:answers?|repl(?:y|ies)|responses?|messages?|summar(?:y|ies)|suggestions?|tone)\b", re.I)
+_STANDING = re.compile(r"(?:please )?(?:do not|never|always)\b(?! forget\b| let (?:me|us) forget\b| mind\b| worry\b)"
+                       r"(?! (?:after|before|on|at|in|during|until|by|for|with|the|a|an|again|ever)\b)|please \w+ (?:\w+ )?"
+                       r"your (?:answers?|repl(?:y|ies)|responses?|messages?|summar(?:y|ies)|suggestions?|tone)\b", re.I)
 # Chat's contractions opening a clause that drops its "I" ("Gonna try the tapas").
 _DROPPED_MODALS = {"gonna": "is going to", "gotta": "has to", "wanna": "wants to"}
 _NOT_AFTER_PAST = frozenset("to of about by that with at in".split())

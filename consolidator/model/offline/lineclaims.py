@@ -113,7 +113,7 @@ def _claims(people: tuple[_Line, ...], lead: int, zone: str, known: frozenset[st
         reacting = i > 0 and people[i - 1].shown is not None and people[i - 1].speaker != line.speaker
         said = _outcomes_joined(sentences(line.text))
         last = len(said) - 1
-        for k, sentence in enumerate(said):  # a rule's text keeps its words: its relative dates are written out
+        for k, (sentence, origin) in enumerate(said):  # a rule's text keeps its words: its relative dates are written out
             sentence = kin_as_mine(compact(sentence, hedges=False))  # no "Whoa," or "you know" in a fact
             # "this" points at the photo the sentence carries (shown.py): a line's photo follows its last sentence
             caption = ctx.shown = line.shown if k == last else None
@@ -138,6 +138,8 @@ def _claims(people: tuple[_Line, ...], lead: int, zone: str, known: frozenset[st
             if (shared := presented(sentence, caption)) and not any(caption in c.text for c in out[found:]):
                 out.append(Claim(ctx.me, "event", shared, f"{ctx.me} {shared} ({ctx.day}).", kind="event",
                                  happened=ctx.day, sentence=sentence, source_ids=(line.id,)))
+            origin = compact(origin, hedges=False)  # the line's own sentence, by which contacts find its claims
+            out[found:] = [replace(c, sentence=origin) for c in out[found:]]
         about = ((ctx.last, ctx.they) != carried or {c.subject for c in out[first:]} & {ctx.last, ctx.they}
                  or _THIRD_PERSON.search(line.text))  # "Her youngest is 4": still about her
         prior[ctx.me] = (i, ctx.last, ctx.they) if about else (i, None, None)  # a line of no one ends the carry
@@ -158,23 +160,23 @@ _UNSAID = re.compile(r"(?:\b(?:an?|some|one|another) (?:[a-z]+ ){0,2}(?:issue|pr
 _STATES_IT = re.compile(r"(?:The|My|Our|It|Its|They|Their|His|Her|This|That|A|An) [^?]*[.!]*$")
 
 
-def _outcomes_joined(said: list[str]) -> list[str]:
+def _outcomes_joined(said: list[str]) -> list[tuple[str, str]]:
     """The sentences of a line, each that opens with "turns out" read as the end of the one before
     it ("... with a stomachache; turns out it was gastritis"): alone, its "it" names nothing. One
     that only judges ("It turned out to be delicious") stays apart; the comma after "turns out"
     goes, since ", it was X" would end the clause as an evaluation (worth.tidy). A sentence that
     ends on a thing unsaid ("I had an issue at the bank.") takes the next that says it, after a
     colon ("...: the card machine was down"): alone, the first says nothing and the second is
-    too short to be news between two people."""
-    out: list[str] = []
+    too short to be news between two people. Each comes with the line's sentence it starts with."""
+    out: list[tuple[str, str]] = []
     for sentence in said:
         m = _OUTCOME.match(sentence)
         if out and m and not is_evaluation(re.sub(r"^to be\b", "it was", m.group("rest").rstrip(" .!"))):
-            out[-1] = f"{out[-1].rstrip(' .!')}; {m.group('lead').lower()} {m.group('rest')}"
-        elif out and _UNSAID.search(out[-1]) and _STATES_IT.match(sentence):
-            out[-1] = f"{out[-1].rstrip(' .!')}: {sentence[0].lower()}{sentence[1:]}"
+            out[-1] = (f"{out[-1][0].rstrip(' .!')}; {m.group('lead').lower()} {m.group('rest')}", out[-1][1])
+        elif out and _UNSAID.search(out[-1][0]) and _STATES_IT.match(sentence):
+            out[-1] = (f"{out[-1][0].rstrip(' .!')}: {sentence[0].lower()}{sentence[1:]}", out[-1][1])
         else:
-            out.append(sentence)
+            out.append((sentence, sentence))
     return out
 
 

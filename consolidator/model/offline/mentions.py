@@ -26,18 +26,18 @@ from consolidator.model.offline.text import clean_general, content_stems, normal
 from consolidator.model.offline.names import NameBook, short_for, states
 from consolidator.model.offline.worth import MIN_WORTH_SAID, worth
 from consolidator.model.offline.words import (
-    FULL_LIST, MONTHS, NAME_STOPWORDS, RARE_ZIPF, RELATIONS, SPECIES, STOPWORDS, TITLES, WEEKDAYS, zipf,
+    FULL_LIST, MONTHS, NAME_STOPWORDS, RARE_ZIPF, KIN, RELATIONS, SPECIES, STOPWORDS, TITLES, WEEKDAYS, zipf,
 )
 
 FAVOURITE = re.compile(
     r"(?:(?P<my>[Mm]y)|(?P<pron>[Hh]er|[Hh]is|[Tt]heir)|(?P<own>[A-Z][a-z]+(?: [A-Z][a-z]+)?|[Tt]he user)'s) "
     r"favou?rite (?P<k>[a-z]+(?: [a-z]+)?) is (?P<v>.+)"
 )
-_NAMED_IS = re.compile(rf"(?:[Mm]y|[Oo]ur) (?P<rel>(?i:{RELATIONS}|{SPECIES}))(?:'s name is| is (?:called|named)) "
+_NAMED_IS = re.compile(rf"(?:[Mm]y|[Oo]ur) (?P<rel>(?i:{KIN}|{SPECIES}))(?:'s name is| is (?:called|named)) "
                        rf"(?P<n>[A-Z][a-z]+(?: [A-Z][a-z]+)?)")
 _IS_MY = re.compile(rf"(?P<n>[A-Z][a-z]+) is (?:my|our) (?P<rel>(?i:{SPECIES}))\b(?!')")  # "Pip is my dog"
 # "My boss is Joana.", "My therapist is Dr. Costa.": a name said alone after the relation.
-_REL_IS = re.compile(rf"(?:[Mm]y|[Oo]ur) (?:new |current )?(?P<rel>(?i:{RELATIONS})) is (?:(?P<t>{TITLES})\.? )?"
+_REL_IS = re.compile(rf"(?:[Mm]y|[Oo]ur) (?:new |current )?(?P<rel>(?i:{KIN})) is (?:(?P<t>{TITLES})\.? )?"
                      rf"(?P<n>[A-Z][a-z]+(?: [A-Z][a-z]+)?)(?: now)?[.!]?$")
 _ITS_NAME = re.compile(r"(?:[Hh]er|[Hh]is|[Ii]ts|[Tt]heir) name(?:'s| is) (?P<n>[A-Z][a-z]+)\b")
 _A_SPECIES = re.compile(rf"(?:{SPECIES})$", re.I)
@@ -126,7 +126,7 @@ def _reach(seg: str, me: str, last: str | None) -> Claim | None:
     return Claim(owner, key, value, f"{owner}'s {label} is {value}.")
 
 
-_OF_MINE = re.compile(rf"^(?:[Aa]n?|[Oo]ne) (?P<rel>(?i:{RELATIONS})) of (?:mine|ours)\b\s*")
+_OF_MINE = re.compile(rf"^(?:[Aa]n?|[Oo]ne) (?P<rel>(?i:{KIN})) of (?:mine|ours)\b\s*")
 
 
 def of_mine(seg: str) -> str:
@@ -195,7 +195,7 @@ def _said_as(m: re.Match, me: str) -> str:
     return f"{me}'s {m.group('g')}" if m.group("det").lower() in ("my", "our") else f"the {m.group('g')}"
 
 
-_MY_KIN = re.compile(rf"\b(?:[Mm]y|[Oo]ur) (?P<rel>(?i:{RELATIONS}))\b(?!-)(?! [A-Z])")
+_MY_KIN = re.compile(rf"\b(?:[Mm]y|[Oo]ur) (?P<rel>(?i:{KIN}))\b(?!-)(?! [A-Z])")
 
 
 def kin_named(text: str, me: str) -> str | None:
@@ -215,19 +215,24 @@ _HOME_NAMES = {"mommy": "mom", "mummy": "mum", "mama": "mom", "daddy": "dad", "p
                "nana": "grandma", "grandad": "grandpa", "granddad": "grandpa"}
 
 
+# "my new boss", "Rui's current girlfriend": the relation is the same (the fact carries its day)
+_NEW_KIN = re.compile(rf"\b(?P<w>[Mm]y|[Oo]ur|[Hh]is|[Hh]er|[Tt]heir|[A-Z][a-z]+'s) (?:new|current) (?=(?i:{KIN})\b)")
+
+
 def kin_as_mine(sentence: str) -> str:
     """`sentence` with a relative called by their home name said as the speaker's ("Mom is
-    visiting next week" -> "My mom is visiting next week"; "I called Dad" -> "I called my dad")."""
+    visiting next week" -> "My mom is visiting next week"; "I called Dad" -> "I called my dad"),
+    and a relation said new ("Ana is my new boss") said as it is."""
     def mine(m: re.Match) -> str:
         kin = m.group("kin").lower()
         return f"{'My' if m.start() == 0 else 'my'} {_HOME_NAMES.get(kin, kin)}"
 
-    return _KIN_AS_NAME.sub(mine, sentence)
+    return _NEW_KIN.sub(r"\g<w> ", _KIN_AS_NAME.sub(mine, sentence))
 
 
 def is_kin(who: str) -> bool:
     """Whether `who` is an unnamed relative ("Ana's mom"): a person, with a home and a job."""
-    return bool(re.fullmatch(rf".+'s (?i:{RELATIONS})", who))
+    return bool(re.fullmatch(rf".+'s (?i:{KIN})", who))
 
 
 def group_named(text: str, me: str) -> str | None:

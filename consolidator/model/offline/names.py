@@ -31,7 +31,7 @@ from typing import Iterable, Sequence
 
 from consolidator.model.offline.text import sentences
 from consolidator.model.offline.words import (
-    ADDRESS_OPENERS, EVERYDAY_ZIPF, FULL_LIST, IRREGULAR_PAST, NAME_STOPWORDS, NUMBER_WORDS, RARE_ZIPF, RELATIONS,
+    ADDRESS_OPENERS, EVERYDAY_ZIPF, FULL_LIST, IRREGULAR_PAST, NAME_STOPWORDS, NUMBER_WORDS, RARE_ZIPF, KIN,
     STOPWORDS, TITLES, alternation, zipf,
 )
 
@@ -41,12 +41,12 @@ _CAP_WORD = re.compile(r"(?<![\w'@-])[A-Z][a-z]+(?:[A-Z][a-z]+)?(?:-[A-Z][a-z]+)
 _LOWER_WORD = re.compile(r"(?<![\w'-])[a-z]+(?![\w-])")
 _NAME = r"[A-Z][a-z]+(?:[A-Z][a-z]+)?(?: [A-Z][a-z]+)?"
 _PERSON_EVIDENCE = [
-    re.compile(rf"\b(?:[Mm]y|[Oo]ur|[Hh]is|[Hh]er|[Tt]heir|[Yy]our) (?i:{RELATIONS}),? (?P<n>{_NAME})"),
-    re.compile(rf"(?P<n>{_NAME}) (?:is|was) (?:my|our|his|her|their|your) (?i:{RELATIONS})\b(?!')"),
-    re.compile(rf"\b(?:[Mm]y|[Oo]ur) (?i:{RELATIONS})'s name is (?P<n>{_NAME})"),
+    re.compile(rf"\b(?:[Mm]y|[Oo]ur|[Hh]is|[Hh]er|[Tt]heir|[Yy]our) (?i:{KIN}),? (?P<n>{_NAME})"),
+    re.compile(rf"(?P<n>{_NAME}) (?:is|was) (?:my|our|his|her|their|your) (?i:{KIN})\b(?!')"),
+    re.compile(rf"\b(?:[Mm]y|[Oo]ur) (?i:{KIN})'s name is (?P<n>{_NAME})"),
     re.compile(rf"^(?i:{alternation(ADDRESS_OPENERS)}),? (?P<n>{_NAME})\b"),
     re.compile(rf"\b(?:{TITLES})\.? (?P<n>{_NAME})"),  # "Dr. Costa", "Mrs. Silva"
-    re.compile(rf"\b(?P<n>{_NAME})'s (?:new )?(?:birthday|bday|b-day|wedding|funeral|graduation|(?:phone )?number|email|(?i:{RELATIONS}))\b"),  # "Rui's mom"
+    re.compile(rf"\b(?P<n>{_NAME})'s (?:new )?(?:birthday|bday|b-day|wedding|funeral|graduation|(?:phone )?number|email|(?i:{KIN}))\b"),  # "Rui's mom"
     re.compile(
         rf"\b(?i:met|meet|meeting|rang|emailed|texted|told|asked|hugged|married|dating|"
         rf"(?:I|we|she|he|they) (?:just |finally )?called|(?:lunch|dinner|coffee|drinks|breakfast|chat|talked|spoke|"

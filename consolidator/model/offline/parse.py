@@ -51,12 +51,13 @@ from consolidator.model.offline.shown import with_shown
 from consolidator.model.offline.suggest import suggestion
 from consolidator.model.offline.worth import MIN_WORTH, is_evaluation, is_stance, kind_of, tidy, worth
 from consolidator.model.offline.text import (
-    NAME_STOPWORDS, RELATIONS, SPECIES, STOPWORDS, TIME_ONLY, TIME_PHRASE, TITLES, normalise, sentences, untagged,
+    NAME_STOPWORDS, SPECIES, STOPWORDS, TIME_ONLY, TIME_PHRASE, TITLES, normalise, sentences, untagged,
 )
+from consolidator.model.offline.words import KIN
 
 _CAP = re.compile(r"([A-Z][a-z]+(?:[A-Z][a-z]+)?(?:-[A-Z][a-z]+)?)\b(?!')")
 _POSSESSED = re.compile(
-    rf"(?:(?P<my>[Mm]y|[Oo]ur)|(?P<own>[A-Z][a-z]+(?: [A-Z][a-z]+)?|[Tt]he user)'s) (?P<rel>(?i:{RELATIONS}|{SPECIES}))\b(?!')\s*"
+    rf"(?:(?P<my>[Mm]y|[Oo]ur)|(?P<own>[A-Z][a-z]+(?: [A-Z][a-z]+)?|[Tt]he user)'s) (?P<rel>(?i:{KIN}|{SPECIES}))\b(?!')\s*"
 )
 _SPECIES = re.compile(rf"(?:{SPECIES})$", re.I)
 _PEOPLES = frozenset({"home", "origin", "job", "employer", "age"})  # what only a person (or a pet) has
@@ -66,7 +67,7 @@ CLAUSE_BREAK = _SEP  # where a sentence is cut into clauses (lineclaims dates a 
 _I = re.compile(r"[Ii]\b(?!')\s*")
 _WE = re.compile(r"[Ww]e(?: all| both| two)?\b(?!')\s*")
 # "my therapist, Dr. Costa, says ...": the name set off by commas is the relative's, as in "my therapist Dr. Costa"
-_APPOSED = re.compile(rf"(?P<rel>\b(?:[Mm]y|[Oo]ur|[A-Z][a-z]+'s) (?i:{RELATIONS})), (?P<n>(?:(?:{TITLES})\.? )?[A-Z][a-z]+(?: [A-Z][a-z]+)?),")
+_APPOSED = re.compile(rf"(?P<rel>\b(?:[Mm]y|[Oo]ur|[A-Z][a-z]+'s) (?i:{KIN})), (?P<n>(?:(?:{TITLES})\.? )?[A-Z][a-z]+(?: [A-Z][a-z]+)?),")
 # A label before what it heads: "Quick one: my flight is ...", "Update: not going to Berlin".
 _LABEL = re.compile(r"^(?:sorry,? )?(?:quick (?:one|update|question|note)|update|big news|good news|bad news|news|fyi|"
                     r"reminder|heads up|note|ps|btw|correction)\s*[:\-]+\s*(?=\w)", re.I)
@@ -228,7 +229,8 @@ def _segments(sentence: str, ctx: Context) -> list[str]:
         subj = _subject(seg, ctx, not segs)
         theirs = _THEIRS.match(seg) and _owned_thing(seg, replace(ctx, last=ctx.last or "someone"))  # "his bday is"
         stated = bool(subj and subj[1].strip() and not TIME_ONLY.fullmatch(subj[1].strip()))  # not "Braga last May"
-        starts = bool(FAVOURITE.match(seg) or GONE.match(seg) or _PRONOUN.match(seg) or theirs or stated
+        rule = is_rule(seg, ctx.you is None and ctx.names is not None)  # "..., never book me anything before 10"
+        starts = bool(FAVOURITE.match(seg) or GONE.match(seg) or _PRONOUN.match(seg) or theirs or stated or rule
                       or parse_predicate("x", seg, False) or (not segs and TIME_ONLY.fullmatch(seg)))
         last_item = glued and pieces[i - 1].strip(" ,") in ("and", "or") and not (stated or theirs or _PRONOUN.match(seg))
         starts = starts and not (segs and _EXAMPLE.match(seg)) and not last_item  # "ski, eat out, and enjoy the views"
@@ -237,7 +239,7 @@ def _segments(sentence: str, ctx: Context) -> list[str]:
             break  # "I'm here for you, Mari": a name addressed at the end ("with Tomas and Mari" is company)
         if not segs and i < len(pieces) - 1 and alone and pieces[i + 1].strip() == ",":
             continue  # "Mari, that sign looks serious": a name addressed at the start is no subject
-        if segs and _PLEASE.match(seg):
+        if segs and _PLEASE.match(seg) and not rule:
             break  # "I can't eat gluten, so please no pasta", "..., wish me luck": what follows asks, states nothing
         if len(segs) == 1 and not glued and pieces[i - 1].strip() == "and" and pairs_with(segs[0], seg):
             segs[0] = f"{segs[0]} and {seg}"  # "Ana and I went ...", "me and Rui got engaged": one subject
@@ -299,7 +301,7 @@ def _said(seg: str, ctx: Context, when: str) -> Claim | None:
     birthday"): what the speaker said, in their name ("Ana said: a friend made it for Ana's birthday")."""
     pred = strip_asides(f"{when} {seg}" if when else seg).strip(" \t.!?;:,-")
     told = ctx.you is None and ctx.names is not None  # the agent told: a standing rule is a wish ("Please never ...")
-    if (pred.split() or [""])[0].lower() in _ASKING or is_advice(pred, told):
+    if (pred.split() or [""])[0].lower() in _ASKING and not pred.lower().startswith("do not ") or is_advice(pred, told):
         return None  # a question, whatever its punctuation ("How does art help you ..."), or advice
     rule = is_rule(pred, told)  # told to the agent: "your answers" are the assistant's, a wish news as an event is
     said = rewrite(pred, Speakers(ctx.me, "the assistant" if rule else ctx.you), False)
@@ -344,8 +346,9 @@ def parse_sentence(sentence: str, ctx: Context) -> list[Claim]:
             subj = Subject(ctx.me, first_person=True), pred, []
         if subj:
             current, predicate, extra = subj
-        elif current is not None and not _THEIRS.match(seg) and not _PRONOUN.match(seg):  # "her mom answered",
-            # "she swallowed ..." with no one to mean: no clause of the last subject
+        elif current is not None and not _THEIRS.match(seg) and not _PRONOUN.match(seg) and not is_rule(
+                seg, ctx.you is None and ctx.names is not None):  # "her mom answered", "she swallowed ..." with no
+            # one to mean, and a standing wish ("I hate mornings, never book me ..."): no clause of the last subject
             predicate, extra = seg, []
         else:
             if not question and ctx.names is not None and (quote := _said(seg, ctx, when)):

@@ -20,7 +20,7 @@ from __future__ import annotations
 import re
 
 from consolidator.model.offline.text import clean_general, clean_org, clean_place
-from consolidator.model.offline.words import RELATIONS, SPECIES, WORKPLACES
+from consolidator.model.offline.words import KIN, SPECIES, WORKPLACES
 
 _ADV = r"(?:(?:now|currently|still|also|just|recently|finally|actually|really|already|officially|both) )*"
 _BE = r"(?:am|is|are|was) "
@@ -123,7 +123,7 @@ _RULES: list[tuple[str, str, str, object]] = [
             rf"{_HAVE}{_ADV}(?P<verb>adopted|got|bought|rescued) (?P<art>an?|another) (?:new |little |young |baby )?{_PET}"),
     *_rules("pet", "{s} has {art} {sp}{named}.", clean_general, rf"(?:have|has) {_ADV}(?P<art>an?) {_PET}"),
     *_rules("relation", "{s} is {owner}'s {rel}.", clean_general,
-            rf"{_BE}(?:(?P<my>my|our)|(?P<own>[A-Z][a-z]+(?: [A-Z][a-z]+)?|the user)'s) (?P<rel>{RELATIONS})\b(?!').*"),
+            rf"{_BE}(?:(?P<my>my|our)|(?P<own>[A-Z][a-z]+(?: [A-Z][a-z]+)?|the user)'s) (?P<rel>{KIN})\b(?!').*"),
     *_rules("partner", "{s} is {v}.", clean_general,
             rf"(?:{_BE})?{_ADV}(?P<v>(?:dating|seeing|going out with|in a relationship with|engaged to|married to) {_NAME})\b.*"),
     *_rules("partner", "{s} is {v}.", clean_partner,

@@ -254,7 +254,7 @@ _LIFE_EVENT = re.compile(
     r"start(?:ed|ing|s)? (?:a|my|her|his|their) new (?:job|position|role)|"
     r"start(?:ed|ing|s)? (?:school|college|university|kindergarten)|"
     r"bought (?:a|our|my|their) (?:first )?(?:house|home|flat|apartment)|moved (?:house|home)|"
-    r"(?:go|goes|going|went|gone) back to (?:university|college|school)|enrolled|enrolling|moved in with|"
+    r"(?:go|goes|going|went|gone) back to (?:university|college|school)|enrolled|enrolling|moved (?:back )?in with|"
     r"first day (?:at|of) (?:my|the|a|her|his) new (?:job|school)|"
     r"(?:left|leaving|leaves|leave|quit|quitting) (?:the|my|our|her|his|their) (?:company|job|firm)|"
     r"(?:got|landed|accepted) (?:the|a|my|her|his|their) (?:new )?(?:job|position|offer|promotion)|"

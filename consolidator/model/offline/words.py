@@ -99,6 +99,8 @@ RELATIONS = (  # the in-laws first: "father-in-law" is no "father"
     "cleaner|housekeeper|pediatrician|paediatrician|physiotherapist|physio|vet|gardener|hairdresser|psychiatrist|"
     "psychologist|nutritionist|caregiver|carer|midwife"
 )
+# A relation with the place among siblings that tells two apart ("my older brother", "my little sister").
+KIN = rf"(?:(?:older|younger|little|big|baby|eldest|oldest|youngest|elder|twin) )?(?:{RELATIONS})"
 # What a named workplace may end with, as an alternation: "Santa Maria hospital", "Nova university".
 WORKPLACES = ("hospital|clinic|school|university|college|bank|hotel|restaurant|cafe|bakery|shop|store|firm|agency|"
               "library|museum|lab|studio|gym|pharmacy")
