@@ -16,7 +16,7 @@ from consolidator.retrieval.build import RecallStage
 from consolidator.core.app import open_app
 from consolidator.core.config import Settings
 from consolidator.runtime.forget import forget_scope
-from stores.files.recall_index import FILE
+from stores.files.recall_index import COMMON_FILE, FILE
 from tests.support.recall_kit import T0, drain, log, put_fact, supersede
 
 CHAT = [
@@ -290,3 +290,53 @@ def test_a_contact_is_recalled_as_its_details_not_the_summary_that_repeats_a_fac
     card = recall("maya", "Tell me about Maya", config=settings, now=T0 + timedelta(hours=2))
     maya = next(i for i in card.items if i.kind == "contact" and i.text.startswith("Maya"))
     assert "pottery" not in maya.text
+
+
+FAMILY = [
+    "Maya: My sister Lea moved back in with our parents.",
+    "Maya: My mom is in hospital since Tuesday.",
+    "Maya: I bought new running shoes for the trail race.",
+]
+
+
+def test_a_word_the_scope_never_used_finds_what_it_means(app, settings) -> None:
+    """"family" was never said: its vector comes from the common-words table beside the scopes
+    (the real embeddings), so the family lines come first; without the table, nothing is found."""
+    log(app, "maya", FAMILY)
+    drain(app, T0 + timedelta(hours=2))
+    common = settings.snapshot_dir / COMMON_FILE
+    got = recall("maya", "family", config=settings, now=T0 + timedelta(hours=2))
+    assert [i.text for i in got.items if i.kind == "message"][:2] == [
+        "Maya: My sister Lea moved back in with our parents.", "Maya: My mom is in hospital since Tuesday."]
+    common.unlink()
+    assert recall("maya", "family", config=settings, now=T0 + timedelta(hours=2)).items == []
+
+
+def test_the_common_words_table_is_no_ones_data_and_written_once(app, settings) -> None:
+    """The table holds English's common words, not a scope's (a word only Maya used is not in it),
+    and a later tick (another process's stage) leaves it as it is."""
+    log(app, "maya", [*FAMILY, "Maya: Zorblaxian tea is my favourite."])
+    drain(app, T0 + timedelta(hours=2))
+    common = settings.snapshot_dir / COMMON_FILE
+    conn = sqlite3.connect(common)
+    try:
+        words = {w for (w,) in conn.execute("SELECT word FROM word")}
+    finally:
+        conn.close()
+    assert {"family", "hospital", "sister"} <= words and "Zorblaxian" not in words and "zorblaxian" not in words
+    before = common.stat()
+    log(app, "maya", ["Maya: The race is on Sunday."], start=T0 + timedelta(hours=3))
+    drain(app, T0 + timedelta(hours=5))
+    assert (common.stat().st_ino, common.stat().st_mtime_ns) == (before.st_ino, before.st_mtime_ns)
+
+
+def test_a_common_words_table_that_cannot_be_written_is_one_fault_and_indexes_go_on(app, settings) -> None:
+    from consolidator.core.faults import FaultBook
+    from consolidator.model.embeddings import default_embedder
+
+    log(app, "maya", CHAT)
+    (settings.snapshot_dir / COMMON_FILE).mkdir(parents=True)  # a folder where the file goes
+    book = FaultBook(app.engine)
+    RecallStage(app, embedder=default_embedder(), faults=book).run(T0 + timedelta(minutes=5), scopes=["maya"])
+    assert [(f.where, f.scope) for f in book.met()] == [("recall-words", "")]
+    assert "Lyon" in recall("maya", "Lyon", config=settings, now=T0 + timedelta(minutes=6)).text

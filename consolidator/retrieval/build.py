@@ -14,7 +14,9 @@ update. What it reads:
 - summaries: those announced since the newest announcement the index saw, per ladder.
 
 Each item's vector is built from the word table (consolidator.retrieval.vectors); the stage
-embeds only words the index has never seen.
+embeds only words the index has never seen. Once per embedder it also writes the common-words
+table beside the scopes (stores/files/recall_index.py): English's COMMON_WORDS commonest words,
+whose vectors a query takes for a word its scope never used.
 """
 
 from __future__ import annotations
@@ -32,7 +34,7 @@ import numpy as np
 import structlog
 
 from consolidator.retrieval import items as make
-from consolidator.retrieval.vectors import DIM, decode, encode_sum, words_of
+from consolidator.retrieval.vectors import DIM, WORD, decode, encode_sum, words_of
 from consolidator.core.app import App
 from consolidator.core.faults import FaultBook
 from consolidator.snapshots.stage import FAULT as SNAPSHOTS_FAULT
@@ -41,7 +43,10 @@ from stores import recall_sources as src
 from stores.engine import reading
 from stores.history import History
 from stores.messages import scopes as scopes_with_messages
-from stores.files.recall_index import IndexItem, Writer, checkpoint, index_path, known_words, open_for_write, read_meta
+from stores.files.recall_index import (
+    IndexItem, Writer, checkpoint, common_words_path, embedder_of, index_path, known_words, open_for_write, read_meta,
+    write_common_words,
+)
 from stores.tasks import listed_tasks
 
 log = structlog.get_logger()
@@ -51,6 +56,8 @@ FAULT = "recall"
 MESSAGES_PER_READ = 5_000
 OPEN_INDEXES = 64  # index connections a daemon keeps open
 BIG_UPDATE = 2_000  # items: an update this large is checkpointed at once
+COMMON_WORDS = 20_000  # wordfreq's commonest English words, given vectors for the words a scope never used
+COMMON_FAULT = "recall-words"
 
 
 def _utc(value: str | None) -> datetime | None:
@@ -94,6 +101,22 @@ class WordVectors:
         return out
 
 
+_COMMON_ROWS: dict[tuple[type, str], dict[str, tuple[bytes, int]]] = {}  # embedder -> its common-words rows
+
+
+def _common_rows(vectors: WordVectors) -> dict[str, tuple[bytes, int]]:
+    """The common-words table's rows for this embedder, computed once per process."""
+    key = (type(vectors.embedder), vectors.name)
+    rows = _COMMON_ROWS.get(key)
+    if rows is None:
+        from wordfreq import top_n_list
+
+        words = [w for w in top_n_list("en", COMMON_WORDS, wordlist="best") if WORD.fullmatch(w)]
+        sums, counts = vectors.embedder.word_sums(words, DIM)
+        rows = _COMMON_ROWS[key] = {w: (encode_sum(sums[i]), counts[i]) for i, w in enumerate(words) if counts[i]}
+    return rows
+
+
 def _with_vec(item: IndexItem, vec: bytes | None) -> IndexItem:
     return replace(item, vec=vec)
 
@@ -127,6 +150,7 @@ class RecallStage:
         self._open: dict[Path, tuple[Any, int]] = {}
         self.updates = 0  # updates that wrote, and the seconds they took (benches read them)
         self.spent_s = 0.0
+        self._common_written = False
 
     def _vectors(self) -> WordVectors:
         if self._embedder is None and self._factory is not None:
@@ -139,6 +163,8 @@ class RecallStage:
             with reading(self.app.engine) as session:
                 scopes = scopes_with_messages(session)
         written = 0
+        if not self._common_written:
+            self._common_words(now)
         for scope in scopes:
             if stop is not None and stop.is_set():
                 break
@@ -154,6 +180,22 @@ class RecallStage:
             self.faults.succeeded(FAULT, scope, now)
             self.on_progress()
         return written
+
+    def _common_words(self, now: datetime) -> None:
+        """The common-words table, written when missing or another embedder's (none without vectors).
+        A failure to write it is a fault of its own: every index is still updated."""
+        vectors = self._vectors()
+        path = common_words_path(self.app.settings.snapshot_dir)
+        try:
+            if vectors.embedder is not None and embedder_of(path) != vectors.name:
+                rows = _common_rows(vectors)
+                write_common_words(path, vectors.name, rows)
+                log.info("recall.common_words", words=len(rows), path=str(path))
+        except OSError as exc:
+            self.faults.failed(COMMON_FAULT, "", exc, now)
+            return
+        self.faults.succeeded(COMMON_FAULT, "", now)
+        self._common_written = True
 
     def _connection(self, path: Path):
         """The index's open connection, kept across ticks (a per-tick open and close would redo the

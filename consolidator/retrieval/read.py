@@ -3,7 +3,8 @@
 Reads the scope's recall index (a snapshot file the daemon keeps, stores/files/recall_index.py) and
 nothing else: no database, no network, no tokenizer. Per call: the query's words go to FTS5
 (BM25; a word no item holds as two words items do, `_Handle.searchable`), its vector (from the
-index's word table) to one matrix product over the cached item vectors; the pool is ranked
+index's word table, and for a word the scope never used from the common-words table beside the
+scopes) to one matrix product over the cached item vectors; the pool is ranked
 (consolidator.retrieval.rank) and filled best first (consolidator.retrieval.render). A process
 keeps one open connection and one vector matrix per index, and catches up with what the daemon
 changed since (rows added, rows dropped).
@@ -226,6 +227,30 @@ def _handle(path: Path) -> _Handle | None:
         return handle
 
 
+_COMMON: dict[Path, tuple[int, Any]] = {}  # the common-words table's path -> (inode, read-only connection)
+_COMMON_LOCK = threading.Lock()
+
+
+def _common_words(path: Path) -> Any | None:
+    """The common-words table's connection, kept per process, reopened when the file was replaced."""
+    try:
+        inode = os.stat(path).st_ino
+    except FileNotFoundError:
+        return None
+    with _COMMON_LOCK:
+        held = _COMMON.get(path)
+        if held is not None and held[0] == inode:
+            return held[1]
+        if held is not None:
+            held[1].close()
+        conn = index.open_common_words(path)
+        if conn is None:
+            _COMMON.pop(path, None)
+            return None
+        _COMMON[path] = (inode, conn)
+        return conn
+
+
 def check_request(scope: str, query: str, budget_tokens: int) -> str:
     """The query, stripped, or a ValueError naming the bad argument."""
     validate_scope(scope)
@@ -267,7 +292,7 @@ def recall(scope: str, query: str, *, budget_tokens: int = 1000, config: Any = N
             handle.refresh()
             qt = understand(query, now, ZoneInfo(handle.meta.get("timezone") or "UTC"))
             pool = _pool(handle, qt.search_text(query), budget_tokens if only is None else MAX_BUDGET, settings, qt.window,
-                         cards=not qt.asks_when)
+                         cards=not qt.asks_when, common=index.common_words_path(snapshot_root(config)))
             if only is not None:
                 pool = [c for c in pool if c.row.kind == "fact" and c.row.id.partition(":")[2] in only]
             return answer(scope, query, budget_tokens, now, settings, pool, handle.turns, handle.meta,
@@ -282,11 +307,13 @@ def asked_about(query: str) -> frozenset[str]:
 
 
 def _pool(handle: _Handle, query: str, budget: int, settings: ranking.RankSettings,
-          window: tuple[float, float] | None = None, cards: bool = True) -> list[ranking.Candidate]:
+          window: tuple[float, float] | None = None, cards: bool = True,
+          common: Path | None = None) -> list[ranking.Candidate]:
     """The candidates (lexical and dense), with their scores. A period the query names adds the
     best lexical matches inside it (they may rank below the pool's cut over all time) or, for a
     query that names only a period, the period's items (summaries first) at a base relevance.
-    With `cards`, the card of each person the query names at the card floor."""
+    With `cards`, the card of each person the query names at the card floor. A query word the
+    index never saw takes its vector from the `common` words table, when there is one."""
     conn = handle.conn
     n_lexical, n_dense = ranking.pool_sizes(budget, settings)
     asked = query_words(query)
@@ -311,6 +338,10 @@ def _pool(handle: _Handle, query: str, budget: int, settings: ranking.RankSettin
     dense: dict[int, float] = {}
     qwords = words_of(query)
     table = index.known_words(conn, [f for w in qwords for f in lookup_forms(w)])
+    unseen = [f for w in qwords if not any(f in table for f in lookup_forms(w)) for f in lookup_forms(w)]
+    if unseen and common is not None and (words := _common_words(common)) is not None:
+        with _COMMON_LOCK:
+            table.update(index.known_words(words, unseen))  # "family", asked of a scope that said "my sister"
     qvec = text_vector(qwords, table) if table else None
     if qvec is not None and len(handle.numbers):
         scores = handle.matrix @ qvec  # the newest DENSE_ROWS rows
