@@ -18,8 +18,9 @@ class Mounts:
     def __init__(self) -> None:
         self._mounted: list[Path] = []
 
-    def tmpfs(self, path: Path, size: str = "8m") -> Path:
-        """A file system of `size` at `path` (created), to fill up."""
+    def tmpfs(self, path: Path, size: str = "16m") -> Path:
+        """A file system of `size` at `path` (created), to fill up: room for a state directory's
+        database, snapshots and the recall stage's common-words table (about 6.5 MB)."""
         path.mkdir(parents=True, exist_ok=True)
         self._run("mount", "-t", "tmpfs", "-o", f"size={size}", "tmpfs", str(path))
         self._mounted.append(path)
