@@ -189,3 +189,18 @@ def test_an_errand_without_a_day_and_talk_open_no_task(said):
 def test_a_list_or_an_errand_told_to_another_person_is_no_task():
     between_people = chat(("Gina", "Add milk to the shopping list, and call the plumber tomorrow."), ("Jon", "Sure!"))
     assert MODEL.update_tasks(TasksRequest(scope="s", messages=between_people, open_tasks=[])).changes == []
+
+
+@pytest.mark.parametrize(("said", "title"), [
+    # "it" and "them" are the thing a clause before spoke of; "her" and "him" the relative (each was no task)
+    ("My passport expires in March, I need to renew it.", "Renew my passport"),
+    ("The plants are dying! Remind me to water them tomorrow.", "Water the plants"),
+    ("My mom is in hospital, I need to call her.", "Call my mom"),
+])
+def test_an_errand_on_what_a_clause_before_named(said, title):
+    assert [c.title for c in tasks_of(said)] == [title]
+
+
+@pytest.mark.parametrize("said", ["I love it, I need to buy it.", "Thanks. I need to think about it."])
+def test_an_it_that_names_nothing_opens_no_task(said):
+    assert tasks_of(said) == []

@@ -7,7 +7,8 @@ as with "remind me about"), "todo: X", "add X to my list" (on a shopping list, "
 "can/could/would/will you X", "I want/need/would like you to X", "please X", an errand verb with a
 due date ("Call the plumber tomorrow"), and promises "I will/should/am going to X" that carry a due
 date or a plain errand verb (call, send, book...). X must be an action: a leading verb and an object
-of substance or a due date ("That day." and "Family love" are not tasks). Requests to someone (can
+of substance (an "it" is what a clause before named: "renew it" after "My passport expires in
+March") or a due date ("That day." and "Family love" are not tasks). Requests to someone (can
 you, please, don't forget, add, an errand told, I want you to) open a task only when no other person
 is in the conversation: between two people they are advice or favours, not the speaker's errands. An
 errand the agent offers ("Would you like me to remind you about the dentist?", "Shall I book a
@@ -41,6 +42,7 @@ from consolidator.model.attachments import ATTACHMENT_FORM
 from consolidator.model.offline.clauses import local_time, substance
 from consolidator.model.offline.lineclaims import addressee
 from consolidator.model.offline.text import MONTHS, STOPWORDS, WEEKDAYS, content_stems, normalise, sentences, stem
+from consolidator.model.offline.words import KIN
 from consolidator.model.schemas import KnownTask, Line, TaskChange
 
 _MON = "|".join([m for m in MONTHS] + ["jan", "feb", "mar", "apr", "jun", "jul", "aug", "sept", "sep", "oct", "nov", "dec"])
@@ -124,6 +126,12 @@ _NOT_TASKS = frozenset(
     help be repeat translate define compare share keep miss love like enjoy try wait feel
     remember forget stay look""".split()
 )
+# "My passport expires in March, I need to renew it": what "it" means, the thing (or for her/him the
+# relative) a clause before spoke of
+_KIN = re.compile(KIN, re.I)
+_IT = re.compile(r"(?P<v>[a-z]+) (?P<p>it|them|her|him)\b", re.I)
+_THING = re.compile(r"\b(?:[Mm]y|[Oo]ur|[Tt]he) (?:[a-z]+ ){0,2}?(?P<n>[a-z]+)(?= (?:is|are|was|were|has|have|had|expires?|expired|"
+                    r"broke|keeps?|needs?|got|will|won't|does|did|stopped|started)\b)")
 # A relative clause ("what I have to do") is not a commitment.
 _RELATIVE_BEFORE = re.compile(r"\b(?:what|which|that|whatever|everything|all|something|anything|things|stuff|one)\s*$", re.I)
 _VERBS_IN_STOPWORDS = frozenset("do get let have make go be take".split())
@@ -311,8 +319,9 @@ def _has_action(action: str, title: str, due: date | None, promise: bool) -> boo
     return substance(" ".join(title.split()[1:])) > 0 or due is not None
 
 
-def _sentence_changes(book: _Book, sentence: str, line: Line, today: datetime, peer: bool) -> None:
-    """`today`: the line's local time; `peer`: the line speaks to another person, not the agent."""
+def _sentence_changes(book: _Book, sentence: str, line: Line, today: datetime, peer: bool, before: str = "") -> None:
+    """`today`: the line's local time; `peer`: the line speaks to another person, not the agent;
+    `before`: the line's sentence before, whose thing an "it" may mean."""
     s = normalise(_ASIDE.sub("", sentence))
     question = s.rstrip().endswith("?")
     if (m := _CANCEL_REMINDER.search(s)) and book.close("cancelled", m.group("p"), line.id):
@@ -331,6 +340,10 @@ def _sentence_changes(book: _Book, sentence: str, line: Line, today: datetime, p
         if _RELATIVE_BEFORE.search(s[:m.start()]):
             continue
         action = m.group("a")
+        if it := _IT.match(action):  # "renew it": "renew my passport"; "call her": "call my mom"
+            person = it.group("p").lower() in ("her", "him")
+            said = [t.group(0) for t in _THING.finditer(f"{before} {s[:m.start()]}") if bool(_KIN.fullmatch(t.group("n"))) == person]
+            action = f"{it.group('v')} {said[-1][:1].lower()}{said[-1][1:]}{action[it.end():]}" if said else action
         due, _ = due_date(s, today)
         if pattern is _IMPERATIVE and due is None:
             continue
@@ -365,8 +378,8 @@ def task_changes(lines: list[Line], open_tasks: list[KnownTask], zone: str = "UT
         said = sentences(line.text)
         if (offered := _accepted_offer(before.get(line.id), said[0] if said else "")) is not None:
             _sentence_changes(book, offered, line, today, peer)
-        for sentence in said:
-            _sentence_changes(book, sentence, line, today, peer)
+        for k, sentence in enumerate(said):
+            _sentence_changes(book, sentence, line, today, peer, normalise(said[k - 1]) if k else "")
     return [c for c in book.changes if c is not None]
 
 
