@@ -340,3 +340,31 @@ def test_a_common_words_table_that_cannot_be_written_is_one_fault_and_indexes_go
     RecallStage(app, embedder=default_embedder(), faults=book).run(T0 + timedelta(minutes=5), scopes=["maya"])
     assert [(f.where, f.scope) for f in book.met()] == [("recall-words", "")]
     assert "Lyon" in recall("maya", "Lyon", config=settings, now=T0 + timedelta(minutes=6)).text
+
+
+def test_a_fact_is_found_by_its_topic_table_and_a_move_refiles_it(app, settings) -> None:
+    """The fact's table name is searched with it ("health" finds the allergy, which never says
+    "health"); a restructure that moves it to another table re-indexes it under the new name."""
+    import numpy as np
+
+    from consolidator.facts.tables import TablePlan, write_plan
+    from stores.engine import transaction
+    from stores.schema.memory import Fact
+    from stores.view_versions import bump
+
+    log(app, "maya", ["Maya: I react badly to peanuts."])
+    fid = put_fact(app, "maya", "Maya is allergic to peanuts.", T0)
+    with transaction(app.engine) as session:
+        session.get(Fact, fid).fact_table = "health"
+    put_fact(app, "maya", "Maya drinks green tea.", T0 + timedelta(minutes=1))  # the index's watermark passes it
+    now = T0 + timedelta(minutes=5)
+    RecallStage(app).update("maya", now)
+    assert [i.id for i in recall("maya", "health", config=settings, now=now).items if i.kind == "fact"] == [fid]
+    later = T0 + timedelta(hours=1)
+    with transaction(app.engine) as session:
+        write_plan(session, "maya", TablePlan(tables={"food": ("What one eats", np.zeros(8, np.float32))},
+                                              assigned={fid: "food"}), later)
+        bump(session, "maya", "facts")
+    RecallStage(app).update("maya", later)
+    assert [i.id for i in recall("maya", "food", config=settings, now=later).items if i.kind == "fact"] == [fid]
+    assert not [i for i in recall("maya", "health", config=settings, now=later).items if i.kind == "fact"]

@@ -231,13 +231,13 @@ def riders(current: Sequence[Fact], plan: ReflectionPlan) -> list[list[str]]:
     return [list(r.rests_on or []) for r in current if r.id not in gone] + [list(w.rests_on) for w in plan.writes]
 
 
-def home(reflections: Sequence[Fact], table_of: Mapping[str, str | None]) -> None:
+def home(reflections: Sequence[Fact], table_of: Mapping[str, str | None], now: datetime) -> None:
     """File each current reflection in the topic table most of its sources are in (`table_of`:
     fact id -> table after this pass's restructure; ties: the first source's)."""
     for row in reflections:
         tables = [t for t in (table_of.get(i) for i in row.rests_on or []) if t]
-        if tables:
-            row.fact_table = Counter(tables).most_common(1)[0][0]
+        if tables and row.fact_table != (table := Counter(tables).most_common(1)[0][0]):
+            row.fact_table, row.updated_at = table, now  # the recall index files it anew
 
 
 def _unit(vec: np.ndarray) -> np.ndarray:

@@ -241,7 +241,7 @@ class SleepStage:
                 rows = facts_by_id(session, scope, named)
                 written_rows = reflect.write(session, scope, report.reflections, rows, staying, now, new_fact_id)
                 table_of = {f.id: report.tables.assigned.get(f.id, f.fact_table) for f in staying.values()}
-                reflect.home([*(r for r in rows.values() if r.valid_to is None), *written_rows], table_of)
+                reflect.home([*(r for r in rows.values() if r.valid_to is None), *written_rows], table_of, now)
                 state = touch(session, scope)
                 bump(session, scope, "facts")
             state.slept_revision = state.revision

@@ -345,7 +345,7 @@ def write_plan(session: Session, scope: str, plan: TablePlan, now: datetime) -> 
     rows = facts_by_id(session, scope, set(plan.assigned))
     for fact_id, name in plan.assigned.items():
         if fact_id in rows:
-            rows[fact_id].fact_table = name
+            rows[fact_id].fact_table, rows[fact_id].updated_at = name, now  # the recall index files it anew
     existing = {t.name: t for t in tables_of(session, scope)}
     drop_tables(session, scope, set(existing) - set(plan.tables))
     taken = {t.slug for n, t in existing.items() if n in plan.tables}

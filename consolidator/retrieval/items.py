@@ -60,13 +60,15 @@ def _same_talk(before: Any, message: Any, gap_s: float) -> bool:
 
 
 def fact_item(fact: Any) -> IndexItem | None:
-    """A current fact, or a superseded/deleted one as history; None for merged or dropped ones."""
+    """A current fact, or a superseded/deleted one as history; None for merged or dropped ones. Its
+    topic table's name is searched with it, as a reply's question is ("health" finds the allergies)."""
     if fact.valid_to is not None and (fact.end_reason not in HISTORY_REASONS or fact.tombstoned_at is not None):
         return None
     status = "current" if fact.valid_to is None else "history"
     return IndexItem(id=f"fact:{fact.id}", kind="fact", text=fact.text, body=fact.text, status=status,
                      at=_ts(fact.valid_from), until=_ts(fact.valid_to), importance=float(fact.importance),
-                     label=fact.topic, sources=tuple(fact.sources[-SOURCES_KEPT:]))
+                     label=fact.topic, sources=tuple(fact.sources[-SOURCES_KEPT:]),
+                     context=fact.fact_table or "")
 
 
 def summary_item(summary: Any) -> IndexItem | None:

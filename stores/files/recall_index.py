@@ -80,7 +80,7 @@ class IndexItem:
     importance: float = 0.0
     sources: tuple[str, ...] = ()
     vec: bytes | None = None
-    context: str = ""  # searched at a lower weight, never shown: a reply's preceding turn
+    context: str = ""  # searched at a lower weight, never shown: a reply's preceding turns, a fact's table
 
 
 @dataclass(frozen=True)
