@@ -16,7 +16,8 @@ from consolidator.retrieval.build import RecallStage
 from consolidator.core.app import open_app
 from consolidator.core.config import Settings
 from consolidator.runtime.forget import forget_scope
-from stores.files.recall_index import COMMON_FILE, FILE
+from stores.files.common_words import COMMON_FILE
+from stores.files.recall_index import FILE
 from tests.support.recall_kit import T0, drain, log, put_fact, supersede
 
 CHAT = [

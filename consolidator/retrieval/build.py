@@ -15,7 +15,7 @@ update. What it reads:
 
 Each item's vector is built from the word table (consolidator.retrieval.vectors); the stage
 embeds only words the index has never seen. Once per embedder it also writes the common-words
-table beside the scopes (stores/files/recall_index.py): English's COMMON_WORDS commonest words,
+table beside the scopes (stores/files/common_words.py): English's COMMON_WORDS commonest words,
 whose vectors a query takes for a word its scope never used.
 """
 
@@ -43,10 +43,8 @@ from stores import recall_sources as src
 from stores.engine import reading
 from stores.history import History
 from stores.messages import scopes as scopes_with_messages
-from stores.files.recall_index import (
-    IndexItem, Writer, checkpoint, common_words_path, embedder_of, index_path, known_words, open_for_write, read_meta,
-    write_common_words,
-)
+from stores.files.common_words import common_words_path, embedder_of, write_common_words
+from stores.files.recall_index import IndexItem, Writer, checkpoint, index_path, known_words, open_for_write, read_meta
 from stores.tasks import listed_tasks
 
 log = structlog.get_logger()

@@ -35,6 +35,7 @@ from consolidator.retrieval.vectors import DIM, decode, lookup_forms, text_vecto
 from consolidator.retrieval.when import QueryTime, understand
 from consolidator.snapshots.reader import snapshot_root
 from stores.files import recall_index as index
+from stores.files.common_words import common_words_path, open_common_words
 from stores.scopes import validate_scope
 
 MIN_BUDGET, MAX_BUDGET = 50, 100_000
@@ -243,7 +244,7 @@ def _common_words(path: Path) -> Any | None:
             return held[1]
         if held is not None:
             held[1].close()
-        conn = index.open_common_words(path)
+        conn = open_common_words(path)
         if conn is None:
             _COMMON.pop(path, None)
             return None
@@ -292,7 +293,7 @@ def recall(scope: str, query: str, *, budget_tokens: int = 1000, config: Any = N
             handle.refresh()
             qt = understand(query, now, ZoneInfo(handle.meta.get("timezone") or "UTC"))
             pool = _pool(handle, qt.search_text(query), budget_tokens if only is None else MAX_BUDGET, settings, qt.window,
-                         cards=not qt.asks_when, common=index.common_words_path(snapshot_root(config)))
+                         cards=not qt.asks_when, common=common_words_path(snapshot_root(config)))
             if only is not None:
                 pool = [c for c in pool if c.row.kind == "fact" and c.row.id.partition(":")[2] in only]
             return answer(scope, query, budget_tokens, now, settings, pool, handle.turns, handle.meta,
@@ -338,7 +339,7 @@ def _pool(handle: _Handle, query: str, budget: int, settings: ranking.RankSettin
     dense: dict[int, float] = {}
     qwords = words_of(query)
     table = index.known_words(conn, [f for w in qwords for f in lookup_forms(w)])
-    unseen = [f for w in qwords if not any(f in table for f in lookup_forms(w)) for f in lookup_forms(w)]
+    unseen = [form for w in qwords if not table.keys() & set(lookup_forms(w)) for form in lookup_forms(w)]
     if unseen and common is not None and (words := _common_words(common)) is not None:
         with _COMMON_LOCK:
             table.update(index.known_words(words, unseen))  # "family", asked of a scope that said "my sister"

@@ -6,7 +6,7 @@ ladders and every raw message, each as one row of `item` with its text, its time
 importance, its sources and its embedding, and the same text in an FTS5 table (porter stemmer)
 that carries the lexical half of the ranking. `word` holds the static embedding of every word
 the index has seen, so a query is embedded with no tokenizer to load (a word the scope never used
-from the common-words table beside the scopes, at the end of this module).
+from the common-words table beside the scopes, common_words.py).
 
 Why a SQLite file: the planner that reads it may run on any machine with the snapshots and no
 database credentials (as context.md), Python's own sqlite3 has FTS5, and a transaction makes
@@ -26,7 +26,6 @@ Only this module speaks SQL to the file; times are stored as UTC epoch seconds.
 from __future__ import annotations
 
 import json
-import os
 import sqlite3
 from dataclasses import dataclass
 from pathlib import Path
@@ -335,66 +334,3 @@ def generation(conn: sqlite3.Connection) -> int:
     row = conn.execute("SELECT value FROM meta WHERE key = 'generation'").fetchone()
     return int(row[0]) if row else 0
 
-
-# The common-words table: one file beside the scopes' folders (`<snapshots>/.common-words.sqlite`;
-# no scope name starts with a dot) with `word` rows for English's commonest words and no word of any
-# scope. A scope's word table has only what the scope said, so "family" asked of a scope that only
-# ever said "my sister" had no vector and found nothing; a reader takes such a word from here. The
-# recall stage writes the file when missing or another embedder's (a temporary file renamed over
-# the old one: a reader sees one whole file or the other); readers open it read-only.
-
-COMMON_FILE = ".common-words.sqlite"
-
-
-def common_words_path(snapshot_root: Path) -> Path:
-    return snapshot_root / COMMON_FILE
-
-
-def open_common_words(path: Path) -> sqlite3.Connection | None:
-    """A read-only connection to the table, or None when there is none (or it cannot be read)."""
-    if not path.is_file():
-        return None
-    try:
-        conn = sqlite3.connect(f"file:{path}?mode=ro", uri=True, check_same_thread=False)
-        conn.execute("SELECT 1 FROM word LIMIT 1").fetchall()
-    except sqlite3.DatabaseError:
-        return None
-    return conn
-
-
-def embedder_of(path: Path) -> str | None:
-    """The embedder that wrote the table (None: no table, or not a readable one)."""
-    conn = open_common_words(path)
-    if conn is None:
-        return None
-    try:
-        row = conn.execute("SELECT value FROM meta WHERE key = 'embedder'").fetchone()
-    except sqlite3.DatabaseError:
-        return None
-    finally:
-        conn.close()
-    return row[0] if row else None
-
-
-def write_common_words(path: Path, embedder: str, rows: dict[str, tuple[bytes, int]]) -> None:
-    """Replace the table with `rows` (word -> (vector, token count)), written by `embedder`; an
-    OSError naming the file when it cannot be written."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    temporary = path.with_name(f"{path.name}.{os.getpid()}.tmp")
-    temporary.unlink(missing_ok=True)
-    conn = sqlite3.connect(temporary)
-    try:
-        conn.executescript("CREATE TABLE meta(key TEXT PRIMARY KEY, value TEXT NOT NULL);"
-                           "CREATE TABLE word(word TEXT PRIMARY KEY, vec BLOB NOT NULL, tokens INTEGER NOT NULL)"
-                           " WITHOUT ROWID;")
-        with conn:
-            conn.execute("INSERT INTO meta VALUES ('embedder', ?), ('words', ?)", (embedder, str(len(rows))))
-            conn.executemany("INSERT INTO word VALUES (?, ?, ?)", [(w, v, n) for w, (v, n) in rows.items()])
-    except BaseException as exc:
-        conn.close()
-        temporary.unlink(missing_ok=True)
-        if isinstance(exc, sqlite3.Error):
-            raise OSError(None, f"common-words table cannot be written ({exc})", str(path)) from None
-        raise
-    conn.close()
-    os.replace(temporary, path)
