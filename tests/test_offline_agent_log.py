@@ -325,6 +325,8 @@ def test_a_condition_and_a_job_however_said(said, facts):
     ("My mom is in the hospital.", ["Maya's mom is in the hospital (2025-03-03)."]),
     ("The party was about getting married young.", []),  # a wedding talked of is none
     ("My sister moved back in with my parents.", ["Maya's sister moved back in with Maya's parents (2025-03-03)."]),
+    ("Rui proposed last night and I said yes!", ["Maya is engaged to Rui."]),  # the proposal and its yes
+    ("Tiago proposed a new plan and I said yes.", ["Tiago proposed a new plan (2025-03-03)."]),  # a plan, no ring
 ])
 def test_life_news_ahead(said, facts):
     assert _told(said)[0] == facts

@@ -196,6 +196,7 @@ def test_a_list_or_an_errand_told_to_another_person_is_no_task():
     ("My passport expires in March, I need to renew it.", "Renew my passport"),
     ("The plants are dying! Remind me to water them tomorrow.", "Water the plants"),
     ("My mom is in hospital, I need to call her.", "Call my mom"),
+    ("My sister Ana is sick, I need to call her doctor.", "Call her doctor"),  # her doctor: no "my sister doctor"
 ])
 def test_an_errand_on_what_a_clause_before_named(said, title):
     assert [c.title for c in tasks_of(said)] == [title]

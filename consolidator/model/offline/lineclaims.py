@@ -22,7 +22,7 @@ from typing import Iterable
 
 from consolidator.domain import is_person_line
 from consolidator.model.offline.clauses import event_date, local_day
-from consolidator.model.offline.mentions import kin_as_mine, kin_named
+from consolidator.model.offline.mentions import kin_as_mine, kin_named, proposal_accepted
 from consolidator.model.offline.names import NameBook
 from consolidator.model.offline.parse import CLAUSE_BREAK, Context, parse_sentence
 from consolidator.model.offline.reldates import resolve_relative_dates
@@ -114,7 +114,7 @@ def _claims(people: tuple[_Line, ...], lead: int, zone: str, known: frozenset[st
         said = _outcomes_joined(sentences(line.text))
         last = len(said) - 1
         for k, (sentence, origin) in enumerate(said):  # a rule's text keeps its words: its relative dates are written out
-            sentence = kin_as_mine(compact(sentence, hedges=False))  # no "Whoa," or "you know" in a fact
+            sentence = proposal_accepted(kin_as_mine(compact(sentence, hedges=False)))  # no "Whoa," in a fact
             # "this" points at the photo the sentence carries (shown.py): a line's photo follows its last sentence
             caption = ctx.shown = line.shown if k == last else None
             found = len(out)

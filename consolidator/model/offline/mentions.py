@@ -230,6 +230,18 @@ def kin_as_mine(sentence: str) -> str:
     return _NEW_KIN.sub(r"\g<w> ", _KIN_AS_NAME.sub(mine, sentence))
 
 
+# "Rui proposed last night and I said yes!": an engagement, told as the proposal and its answer
+_ACCEPTED = re.compile(r"^(?P<n>[A-Z][a-z]+) proposed(?: to me)?(?P<when>(?: (?:last|yesterday|today|tonight|this|on|at|in|"
+                       r"during)\b(?: [A-Za-z0-9]+){0,2})?)(?:,| and)+ (?:I|of course I) said yes\b")
+
+
+def proposal_accepted(sentence: str) -> str:
+    """A proposal and its yes as what they mean ("Rui proposed last night and I said yes!" -> "I
+    got engaged to Rui last night!"); any other sentence as it is."""
+    m = _ACCEPTED.match(sentence)
+    return f"I got engaged to {m.group('n')}{m.group('when')}{sentence[m.end():]}" if m else sentence
+
+
 def is_kin(who: str) -> bool:
     """Whether `who` is an unnamed relative ("Ana's mom"): a person, with a home and a job."""
     return bool(re.fullmatch(rf".+'s (?i:{KIN})", who))

@@ -129,7 +129,8 @@ _NOT_TASKS = frozenset(
 # "My passport expires in March, I need to renew it": what "it" means, the thing (or for her/him the
 # relative) a clause before spoke of
 _KIN = re.compile(KIN, re.I)
-_IT = re.compile(r"(?P<v>[a-z]+) (?P<p>it|them|her|him)\b", re.I)
+_IT = re.compile(r"(?P<v>[a-z]+) (?P<p>it|them|him|her(?! (?!(?:the|a|an|about|back|again|later|soon|today|tomorrow|"
+                 r"tonight|on|at|in|by|this|next|before|after|and|to|up|now)\b)[a-z]+))\b", re.I)  # not "her doctor"
 _THING = re.compile(r"\b(?:[Mm]y|[Oo]ur|[Tt]he) (?:[a-z]+ ){0,2}?(?P<n>[a-z]+)(?= (?:is|are|was|were|has|have|had|expires?|expired|"
                     r"broke|keeps?|needs?|got|will|won't|does|did|stopped|started)\b)")
 # A relative clause ("what I have to do") is not a commitment.
