@@ -379,3 +379,15 @@ def test_a_relation_said_with_a_word_before_it(said, facts):
     lines = [Line(id="u1", at=LATE, role="user", speaker="Maya", text=said)]
     contacts = {c.name: c.details for c in MODEL.update_contacts(ContactsRequest(scope="s", messages=lines, known=[])).contacts}
     assert all(contacts[f.split(" is ")[0]]["relation"] == f.split(" is ")[1].rstrip(".") for f in facts if " is Maya's " in f)
+
+
+@pytest.mark.parametrize(("said", "facts"), [
+    ("I have the flu.", ["Maya has the flu (2025-03-03)."]),  # an illness of the day: news, not a condition
+    ("I caught a bad cold last week.", ["Maya caught a bad cold (week of 2025-02-24)."]),
+    ("My goal this year is to run a marathon.", ["Maya's goal this year is to run a marathon (2025-03-03)."]),  # a plan
+    ("The key is to stay positive.", []),  # a thing's "is to": advice, no plan of anyone's
+    # a name with no verb after it starts no clause: it was "Rui on Saturday at 8, at Tasca do Chico"
+    ("Dinner with Ana and Rui on Saturday at 8.", ["Maya said: Dinner with Ana and Rui on Saturday at 8 (2025-03-03)."]),
+])
+def test_illness_goals_and_notes(said, facts):
+    assert _told(said)[0] == facts

@@ -27,19 +27,8 @@ import re
 from dataclasses import dataclass, replace
 
 from consolidator.model.offline.clauses import (
-    MIN_SUBSTANCE,
-    PERSON_VERBS,
-    Speakers,
-    clip,
-    dropped_i,
-    event_date,
-    first_verb,
-    is_advice, is_rule,
-    judges_it,
-    rewrite,
-    strip_asides,
-    substance,
-    unframed,
+    MIN_SUBSTANCE, PERSON_VERBS, Speakers, clip, dropped_i, event_date, first_verb, is_advice, is_rule, judges_it,
+    rewrite, strip_asides, substance, unframed,
 )
 from consolidator.model.offline.mentions import (
     FAVOURITE, GONE, MY, group_named, is_kin, kin_named, leading_group, named_in, of_mine, paired, pairs_with, pet_got,
@@ -82,6 +71,7 @@ _TIME_LEAD = re.compile(rf"(?P<t>{TIME_PHRASE})(?:,\s*|\s+)(?=\S)", re.I)  # "La
 # A request to the listener after a statement: what follows asks, it states nothing.
 _PLEASE = re.compile(r"(?:please|wish me|let me know|keep me posted|tell me|cross your fingers|fingers crossed)\b", re.I)
 _EXAMPLE = re.compile(r"(?:like|such as|including|especially)\b", re.I)  # ", like my bowl": an example
+_NO_VERB = re.compile(r"(?:on|at|in|for|with|from|by|after|before|during|until)\b", re.I)  # "Rui on Saturday at 8"
 _ASKING = frozenset("how what why when where who which whose do does did is are was were can could would will shall should have has".split())
 _PLURAL_VERBS = frozenset("are were have had do did will would can could should may might must never always just really also still".split())
 _LEAD = re.compile(
@@ -228,7 +218,8 @@ def _segments(sentence: str, ctx: Context) -> list[str]:
         seg = unframed(_LEAD.sub("", pieces[i]))
         subj = _subject(seg, ctx, not segs)
         theirs = _THEIRS.match(seg) and _owned_thing(seg, replace(ctx, last=ctx.last or "someone"))  # "his bday is"
-        stated = bool(subj and subj[1].strip() and not TIME_ONLY.fullmatch(subj[1].strip()))  # not "Braga last May"
+        stated = bool(subj and (pred := subj[1].strip()) and not TIME_ONLY.fullmatch(pred)  # not "Braga last May",
+                      and not _NO_VERB.match(pred))  # nor "Dinner with Ana and Rui on Saturday": a name, no verb
         rule = is_rule(seg, ctx.you is None and ctx.names is not None)  # "..., never book me anything before 10"
         starts = bool(FAVOURITE.match(seg) or GONE.match(seg) or _PRONOUN.match(seg) or theirs or stated or rule
                       or parse_predicate("x", seg, False) or (not segs and TIME_ONLY.fullmatch(seg)))

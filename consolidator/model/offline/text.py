@@ -9,10 +9,8 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 
-from consolidator.model.offline.words import (  # noqa: F401  (stated once: words.py)
-    IDIOM_ENDS, IRREGULAR_PAST, MONTHS, NAME_STOPWORDS, NOT_ACTIVITIES, NP_ENDS, RELATIONS, ROUTINE_PLACES, SPECIES,
-    STOPWORDS, TITLES, WEEKDAYS,
-)
+from consolidator.model.offline.words import IDIOM_ENDS, IRREGULAR_PAST, MONTHS, NAME_STOPWORDS  # noqa: F401 (words.py)
+from consolidator.model.offline.words import NOT_ACTIVITIES, NP_ENDS, RELATIONS, ROUTINE_PLACES, SPECIES, STOPWORDS, TITLES, WEEKDAYS  # noqa: F401
 
 _QUOTES = str.maketrans({"\u2019": "'", "\u2018": "'", "\u201c": '"', "\u201d": '"'})
 _APOSTROPHE = re.compile(r"\b([A-Za-z]+)'([A-Za-z]+)\b")
@@ -251,6 +249,8 @@ _LIFE_EVENT = re.compile(
     r"(?:baby|son|daughter|boy|girl)|twins|triplets)(?! over)|(?:is|are|am|'re|'m) getting married|(?:will|to) get married|"
     r"was born|were born|passed away|died|diagnosed|surgery|widowed|(?:got|was|been) promoted(?! to\b)|"
     r"(?:is|are|was|were|been|'s|'re) in (?:the )?hospital|hospitali[sz]ed|admitted to (?:the )?hospital|"
+    r"(?:has|have|had|got|caught) (?:the flu|covid|food poisoning|pneumonia|bronchitis|tonsillitis|a (?:bad |high )?"
+    r"(?:cold|fever|cough|stomach bug|chest infection|ear infection|concussion))|"
     r"start(?:ed|ing|s)? (?:a|my|her|his|their) new (?:job|position|role)|"
     r"start(?:ed|ing|s)? (?:school|college|university|kindergarten)|"
     r"bought (?:a|our|my|their) (?:first )?(?:house|home|flat|apartment)|moved (?:house|home)|"
