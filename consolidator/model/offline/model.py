@@ -22,7 +22,8 @@ suggestion to the other person as "Ana suggested Tomas try ..." (suggest.py). Su
 clauses lose their intensifiers and trailing evaluations, and are kept only when they add
 enough rare content to the neighbours shown and the batch's earlier claims: little for what
 happened, more for a feeling or intention, more for a longer fact (worth.py). Subjects:
-I/we (the speaker, else "The user"), you (the other person speaking), "my X" (the speaker's X),
+I/we (the speaker, else "The user"), you (the other person speaking), "my X" (the speaker's X;
+"Mom", "Dad" as at home: "my mom"; "my older brother" is not "my younger brother"),
 she/he/they (the last person named in the same message, or at a reply's start in the speaker's
 line before), and names the batch's evidence vets (names.py): never a capitalised opener such as
 "Sounds" or "Endless". A reply in a word to the other party's question (the agent's too)

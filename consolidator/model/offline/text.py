@@ -241,8 +241,8 @@ def acquisitions(text: str) -> frozenset[str]:
     return frozenset(found)
 
 
-# A change in a life's status ("graduated", "retired", "had a baby", "passed away"): what a memory of a
-# person is for, however common its words. (Marriages, jobs and homes have rules of their own.)
+# A change in a life's status or health ("graduated", "is having a baby", "passed away", "has the flu"):
+# what a memory of a person is for, however common its words. (Marriages, jobs, homes: rules of their own.)
 _LIFE_EVENT = re.compile(
     r"\b(?:graduated|graduating|retired|retiring|pregnant|gave birth|"
     r"(?:had|having|expecting) (?:(?:a|our|their|her|his) (?:first |second |third )?"
