@@ -391,3 +391,12 @@ def test_a_relation_said_with_a_word_before_it(said, facts):
 ])
 def test_illness_goals_and_notes(said, facts):
     assert _told(said)[0] == facts
+
+
+def test_one_of_a_group_is_a_person():
+    """"Ana from work" is someone (a place would be "in"); the clause was nothing or "Maya said: ..."."""
+    assert _told("Ana from work invited me to her wedding in June.")[0] == [
+        "Ana from work invited Maya to her wedding (June 2024)."]
+    lines = [Line(id="u1", at=LATE, role="user", speaker="Maya", text="Joana from accounting is helping with the budget.")]
+    names = [c.name for c in MODEL.update_contacts(ContactsRequest(scope="s", messages=lines, known=[])).contacts]
+    assert "Joana" in names and _told("Greetings from Lisbon.")[0] == []

@@ -46,6 +46,9 @@ _PERSON_EVIDENCE = [
     re.compile(rf"\b(?:[Mm]y|[Oo]ur) (?i:{KIN})'s name is (?P<n>{_NAME})"),
     re.compile(rf"^(?i:{alternation(ADDRESS_OPENERS)}),? (?P<n>{_NAME})\b"),
     re.compile(rf"\b(?:{TITLES})\.? (?P<n>{_NAME})"),  # "Dr. Costa", "Mrs. Silva"
+    # "Ana from work", "Joana from accounting": one of a group one belongs to (a place is "in")
+    re.compile(rf"\b(?P<n>{_NAME}) from (?:work|the office|school|college|uni|church|the gym|yoga|(?:my |the )?(?:team|"
+               rf"book club|choir|class|department)|accounting|finance|marketing|sales|legal|HR|IT)\b"),
     re.compile(rf"\b(?P<n>{_NAME})'s (?:new )?(?:birthday|bday|b-day|wedding|funeral|graduation|(?:phone )?number|email|(?i:{KIN}))\b"),  # "Rui's mom"
     re.compile(
         rf"\b(?i:met|meet|meeting|rang|emailed|texted|told|asked|hugged|married|dating|"
