@@ -113,8 +113,9 @@ def _claims(people: tuple[_Line, ...], lead: int, zone: str, known: frozenset[st
         reacting = i > 0 and people[i - 1].shown is not None and people[i - 1].speaker != line.speaker
         said = _outcomes_joined(sentences(line.text))
         last = len(said) - 1
-        for k, (sentence, origin) in enumerate(said):  # a rule's text keeps its words: its relative dates are written out
-            sentence = proposal_accepted(kin_as_mine(compact(sentence, hedges=False)))  # no "Whoa," in a fact
+        for k, (raw, origin) in enumerate(said):  # a rule's text keeps its words: its relative dates are written out
+            compacted = compact(raw, hedges=False)  # no "Whoa," or "you know" in a fact (text_compact)
+            sentence = proposal_accepted(kin_as_mine(compacted))
             # "this" points at the photo the sentence carries (shown.py): a line's photo follows its last sentence
             caption = ctx.shown = line.shown if k == last else None
             found = len(out)
@@ -138,7 +139,7 @@ def _claims(people: tuple[_Line, ...], lead: int, zone: str, known: frozenset[st
             if (shared := presented(sentence, caption)) and not any(caption in c.text for c in out[found:]):
                 out.append(Claim(ctx.me, "event", shared, f"{ctx.me} {shared} ({ctx.day}).", kind="event",
                                  happened=ctx.day, sentence=sentence, source_ids=(line.id,)))
-            origin = compact(origin, hedges=False)  # the line's own sentence, by which contacts find its claims
+            origin = compacted if origin == raw else compact(origin, hedges=False)  # by which contacts find claims
             out[found:] = [replace(c, sentence=origin) for c in out[found:]]
         about = ((ctx.last, ctx.they) != carried or {c.subject for c in out[first:]} & {ctx.last, ctx.they}
                  or _THIRD_PERSON.search(line.text))  # "Her youngest is 4": still about her

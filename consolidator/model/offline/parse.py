@@ -120,6 +120,11 @@ class Context:
     pet: str | None = None  # the species of the last pet the line got without a name, for "her name is ..."
     dated: str | None = None  # the date an earlier clause of the sentence resolved, for a past event after it
 
+    @property
+    def told(self) -> bool:
+        """The line tells the agent (no other person speaks): a standing rule is a wish ("Please never ...")."""
+        return self.you is None and self.names is not None
+
 
 @dataclass(frozen=True)
 class Subject:
@@ -220,7 +225,7 @@ def _segments(sentence: str, ctx: Context) -> list[str]:
         theirs = _THEIRS.match(seg) and _owned_thing(seg, replace(ctx, last=ctx.last or "someone"))  # "his bday is"
         stated = bool(subj and (pred := subj[1].strip()) and not TIME_ONLY.fullmatch(pred)  # not "Braga last May",
                       and not _NO_VERB.match(pred))  # nor "Dinner with Ana and Rui on Saturday": a name, no verb
-        rule = is_rule(seg, ctx.you is None and ctx.names is not None)  # "..., never book me anything before 10"
+        rule = is_rule(seg, ctx.told)  # "..., never book me anything before 10"
         starts = bool(FAVOURITE.match(seg) or GONE.match(seg) or _PRONOUN.match(seg) or theirs or stated or rule
                       or parse_predicate("x", seg, False) or (not segs and TIME_ONLY.fullmatch(seg)))
         last_item = glued and pieces[i - 1].strip(" ,") in ("and", "or") and not (stated or theirs or _PRONOUN.match(seg))
@@ -291,7 +296,7 @@ def _said(seg: str, ctx: Context, when: str) -> Claim | None:
     """A clause with no person for subject ("It stands for freedom", "A friend made it for my
     birthday"): what the speaker said, in their name ("Ana said: a friend made it for Ana's birthday")."""
     pred = strip_asides(f"{when} {seg}" if when else seg).strip(" \t.!?;:,-")
-    told = ctx.you is None and ctx.names is not None  # the agent told: a standing rule is a wish ("Please never ...")
+    told = ctx.told
     if (pred.split() or [""])[0].lower() in _ASKING and not pred.lower().startswith("do not ") or is_advice(pred, told):
         return None  # a question, whatever its punctuation ("How does art help you ..."), or advice
     rule = is_rule(pred, told)  # told to the agent: "your answers" are the assistant's, a wish news as an event is
@@ -337,9 +342,9 @@ def parse_sentence(sentence: str, ctx: Context) -> list[Claim]:
             subj = Subject(ctx.me, first_person=True), pred, []
         if subj:
             current, predicate, extra = subj
-        elif current is not None and not _THEIRS.match(seg) and not _PRONOUN.match(seg) and not is_rule(
-                seg, ctx.you is None and ctx.names is not None):  # "her mom answered", "she swallowed ..." with no
-            # one to mean, and a standing wish ("I hate mornings, never book me ..."): no clause of the last subject
+        elif current is not None and not _THEIRS.match(seg) and not _PRONOUN.match(seg) and not is_rule(seg, ctx.told):
+            # "her mom answered", "she swallowed ..." with no one to mean, and a standing wish ("I hate mornings,
+            # never book me ..."): no clause of the last subject
             predicate, extra = seg, []
         else:
             if not question and ctx.names is not None and (quote := _said(seg, ctx, when)):
