@@ -284,7 +284,7 @@ def run_conversation(conv: Conversation, questions: list[Question], settings: Se
         "recall_index": {"updates": drained.index_updates, "update_s": drained.index_update_s},
         "tables": recall_tables.measure(state, settings.snapshot_dir / conv.scope,
                                         lambda st: score(questions, conv.scope, st, transcript_text(conv))),
-        "model": {"calls": drained.model_calls, "errors": drained.model_errors, "cost_usd": drained.cost_usd,
+        "model": {"calls": drained.model.calls, "errors": drained.model.errors, "cost_usd": drained.model.cost_usd,
                   "failed_steps_retried": drained.ticks_failed_steps},
     }
     done = time.perf_counter()

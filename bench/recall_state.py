@@ -31,7 +31,7 @@ from stores.engine import reading
 from stores.files.archive_files import COLUMNS
 from stores.history import History
 from stores.messages import append_messages
-from stores.model_calls import totals
+from stores.model_calls import CallTotals, totals
 
 # Snapshot fields that describe an item rather than say something (ids, times, ranks, labels).
 META_KEYS = frozenset({"id", "scope", "generated_at", "sources", "score", "importance", "strength", "pinned",
@@ -54,9 +54,7 @@ class DrainStats:
     import_s: float = 0.0
     drain_s: float = 0.0
     ticks_failed_steps: int = 0
-    model_calls: int = 0
-    model_errors: int = 0
-    cost_usd: float = 0.0
+    model: CallTotals = field(default_factory=CallTotals)  # the model-call ledger's totals after the drain
     settled_at: datetime | None = None
     index_updates: int = 0  # recall stage runs that wrote to the index
     index_update_s: float = 0.0
@@ -94,8 +92,7 @@ def drain_conversation(conv: Conversation, settings: Settings, model: Model | No
                 stats.index_updates, stats.index_update_s = stage.updates, stage.spent_s
         _close_models(consolidator)
         with reading(app.engine) as session:
-            calls = totals(session)
-        stats.model_calls, stats.model_errors, stats.cost_usd = calls.calls, calls.errors, calls.cost_usd
+            stats.model = totals(session)
     finally:
         app.close()
     return stats
