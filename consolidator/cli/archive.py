@@ -57,7 +57,8 @@ def archive_command(ctx, scope: str | None, dry_run: bool, as_json: bool) -> Non
 
 @click.command("export")
 @click.option("--scope", required=True, help="The scope to export.")
-@click.option("--format", "fmt", type=click.Choice(["jsonl", "parquet"]), default="jsonl", show_default=True)
+@click.option("--format", "fmt", type=click.Choice(["jsonl", "parquet"]), default="jsonl", show_default=True,
+              help="JSON lines (the import format) or one Parquet file.")
 @click.option("--since", type=DATE, default=None, help="From this local date on (the scope's time zone).")
 @click.option("--until", type=DATE, default=None, help="Through this local date.")
 @click.option("--out", "out", type=click.Path(path_type=Path, dir_okay=False), default=None,

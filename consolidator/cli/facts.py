@@ -91,7 +91,7 @@ def _history(ctx, scope: str, fact_id: str, as_json: bool) -> None:
 
 
 @click.command("history")
-@click.option("--scope", required=True)
+@click.option("--scope", required=True, help="The scope the fact belongs to.")
 @click.option("--json", "as_json", is_flag=True, help="Print a JSON list.")
 @click.argument("fact_id")
 @click.pass_context
@@ -105,7 +105,7 @@ facts_command.add_command(tables_command)  # `facts tables`: the topic tables (c
 
 
 @click.command("pin")
-@click.option("--scope", required=True)
+@click.option("--scope", required=True, help="The scope the fact belongs to.")
 @click.option("--unpin", is_flag=True, help="Remove the pin instead.")
 @click.argument("fact_id")
 @click.pass_context
@@ -119,7 +119,7 @@ def pin_command(ctx, scope, unpin, fact_id) -> None:
 
 
 @click.command("mark-used")
-@click.option("--scope", required=True)
+@click.option("--scope", required=True, help="The scope the facts belong to.")
 @click.argument("fact_ids", nargs=-1, required=True)
 @click.pass_context
 def mark_used_command(ctx, scope, fact_ids) -> None:
@@ -143,7 +143,7 @@ def mark_used_command(ctx, scope, fact_ids) -> None:
 
 
 @click.command("restore")
-@click.option("--scope", required=True)
+@click.option("--scope", required=True, help="The scope the fact belongs to.")
 @click.argument("fact_id")
 @click.pass_context
 def restore_command(ctx, scope, fact_id) -> None:

@@ -22,8 +22,8 @@ LIST_KEYS = ("id", "window", "label", "version", "kind", "sources", "text")
 
 
 @click.command("summaries")
-@click.option("--scope", required=True)
-@click.option("--ladder", required=True, type=click.Choice(["time", "count"]))
+@click.option("--scope", required=True, help="The scope whose summaries to list.")
+@click.option("--ladder", required=True, type=click.Choice(["time", "count"]), help="Which ladder.")
 @click.option("--rung", required=True, help="time: day|week|4w|12w|52w; count: 1|10|40|120|520")
 @click.option("--all", "show_all", is_flag=True, help="Include empty versions (a silent window has no summary at all).")
 @click.option("--json", "as_json", is_flag=True, help="Print a JSON list.")
@@ -102,7 +102,7 @@ def stop_on_signals(stop: threading.Event) -> Iterator[None]:
 
 
 @click.command("snapshot")
-@click.option("--scope", required=True)
+@click.option("--scope", required=True, help="The scope whose snapshot to print.")
 @click.argument("view")
 @click.pass_context
 def snapshot_command(ctx, scope, view) -> None:

@@ -224,9 +224,9 @@ def retry_command(ctx, scope: str | None) -> None:
 
 
 @cli.command("sample")
-@click.option("--scope", default="demo", show_default=True)
-@click.option("--days", default=90, show_default=True, type=click.IntRange(1, 36500))
-@click.option("--seed", default=1, show_default=True)
+@click.option("--scope", default="demo", show_default=True, help="The scope the generated messages belong to.")
+@click.option("--days", default=90, show_default=True, type=click.IntRange(1, 36500), help="How many days of history.")
+@click.option("--seed", default=1, show_default=True, help="The same seed gives the same history.")
 @click.option("--start", default="2025-01-06", show_default=True, help="First day (UTC).")
 def sample_command(scope: str, days: int, seed: int, start: str) -> None:
     """Print a generated conversation history as JSON lines (pipe it into `import -`)."""

@@ -19,7 +19,7 @@ from stores.engine import reading
 
 
 @click.command("contacts")
-@click.option("--scope", required=True)
+@click.option("--scope", required=True, help="The scope whose contacts to list.")
 @click.option("--history", is_flag=True, help="Also show former detail values, with their validity.")
 @click.option("--json", "as_json", is_flag=True, help="Print contacts.json's payload.")
 @click.pass_context
@@ -57,7 +57,7 @@ def contacts_command(ctx, scope: str, history: bool, as_json: bool) -> None:
 
 
 @click.command("tasks")
-@click.option("--scope", required=True)
+@click.option("--scope", required=True, help="The scope whose tasks to list.")
 @click.option("--all", "show_all", is_flag=True, help="Include every done and cancelled task.")
 @click.option("--json", "as_json", is_flag=True, help="Print a tasks.json-like payload.")
 @click.pass_context
@@ -81,7 +81,7 @@ def tasks_command(ctx, scope: str, show_all: bool, as_json: bool) -> None:
 
 
 @click.command("forget")
-@click.option("--scope", required=True)
+@click.option("--scope", required=True, help="The scope to erase, with every message and memory of it.")
 @click.option("--yes", is_flag=True, help="Do not ask for confirmation.")
 @click.option("--json", "as_json", is_flag=True, help="Print what was removed as JSON.")
 @click.pass_context
