@@ -93,7 +93,7 @@ def test_one_rarity_lookup() -> None:
 SUMMARISER = {"summarise", "summaryform", "summaryrules", "summaryselect"}
 EXTRACTION = {"clauses", "contacts", "extraction", "factshare", "lineclaims", "mentions", "names", "parse", "patterns", "replies",
               "rules", "shown", "suggest", "tasks", "worth", "reflect"}
-TEXT_TOOLS = {"text", "text_compact", "text_cut", "reldates", "lexicon", "words"}
+TEXT_TOOLS = {"text", "text_normal", "text_compact", "text_cut", "reldates", "lexicon", "words"}
 
 
 def offline_imports(name: str) -> set[str]:

@@ -79,6 +79,23 @@ def test_the_s_of_a_perfect_is_has():
     assert "It has been a dream" in fact and "is been" not in fact
 
 
+@pytest.mark.parametrize("said, expanded", [
+    ("Mom's in hospital again.", "Mom is in hospital again."),
+    ("My brother's a nurse and Ana's not coming.", "My brother is a nurse and Ana is not coming."),
+    ("Rui's got a new job; Ana's never been to Porto.", "Rui has got a new job; Ana has never been to Porto."),
+    ("Tiago's visiting next week.", "Tiago is visiting next week."),
+    # a possessive stays one: a noun follows, or it is someone's home ("at Ana's")
+    ("Ana's car is in the shop.", "Ana's car is in the shop."),
+    ("Ana's back hurts and Mom's cooking is great.", "Ana's back hurts and Mom's cooking is great."),
+    ("Dinner at Ana's on Monday, then to my mom's on Sunday.", "Dinner at Ana's on Monday, then to my mom's on Sunday."),
+    ("Maya's in-laws are here. Let's go.", "Maya's in-laws are here. Let's go."),
+])
+def test_the_s_of_a_name_or_noun_is_a_verb_where_no_possession_can_be(said, expanded):
+    """After "Mom's", a preposition, an article, "not" or a perfect's participle can follow only
+    "is" or "has": "Mom's in hospital" was kept as written, and read as no state of anyone."""
+    assert normalise(said) == expanded
+
+
 @pytest.mark.parametrize(("said", "shown"), [("Got any other objects that you treasure, like that necklace?", "a bowl"),
                                              ("Been to the new museum in Boston yet?", "a museum hall")])
 def test_a_question_before_a_photo_is_still_a_question(said, shown):

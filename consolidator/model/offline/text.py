@@ -9,43 +9,9 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 
+from consolidator.model.offline.text_normal import QUOTES, normalise  # noqa: F401 (re-exported)
 from consolidator.model.offline.words import IDIOM_ENDS, IRREGULAR_PAST, MONTHS, NAME_STOPWORDS  # noqa: F401 (words.py)
 from consolidator.model.offline.words import NOT_ACTIVITIES, NP_ENDS, RELATIONS, ROUTINE_PLACES, SPECIES, STOPWORDS, TITLES, WEEKDAYS  # noqa: F401
-
-_QUOTES = str.maketrans({"\u2019": "'", "\u2018": "'", "\u201c": '"', "\u201d": '"'})
-_APOSTROPHE = re.compile(r"\b([A-Za-z]+)'([A-Za-z]+)\b")
-_INVERTED = re.compile(r"\s+(?:i|you|he|she|it|we|they)\b", re.I)  # a subject after the verb: a question
-_NOT_BASES = frozenset("do does did is are was were has have had could would should".split())
-_EXPANSIONS = {  # (word, ending) -> the words it stands for ("she's" -> "she is")
-    **{("i", e): f"I {w}" for e, w in (("m", "am"), ("ve", "have"), ("d", "would"), ("ll", "will"))},
-    **{(p, "s"): "is" for p in ("she", "he", "it", "that", "there")},
-    **{(p, "re"): "are" for p in ("they", "we", "you")},
-    **{(p, "ll"): "will" for p in ("we", "you", "they", "she", "he", "it", "that", "there", "who")},
-    **{(p, "ve"): "have" for p in ("we", "you", "they", "who")},
-    **{(p, "d"): "would" for p in ("we", "you", "they", "she", "he")},
-}
-
-
-# "It's been", "she's got": the "'s" of a perfect is "has", never "is"
-_HAS_PERFECT = re.compile(r"\b(she|he|it|that|there|who|what)'s (?=(?:been|got|gotten|had)\b)", re.I)
-
-
-def _expand(m: re.Match[str]) -> str:
-    word, ending = m.group(1), m.group(2).lower()
-    low = word.lower()
-    if ending == "t" and low.endswith("n"):
-        if _INVERTED.match(m.string, m.end()):
-            return m.group(0)  # "didn't he?", "why don't we": "did not he" is no English
-        base = word[:-1]
-        if base.lower() in _NOT_BASES:
-            return f"{base} not"
-        if low in ("can", "won"):
-            return "cannot" if low == "can" else "will not"
-        return m.group(0)
-    expansion = _EXPANSIONS.get((low, ending))
-    if expansion is None:
-        return m.group(0)
-    return expansion if low == "i" else f"{word} {expansion}"
 
 
 # A sentence ends at final punctuation, or at an emoji, before a capital: chat ends a sentence
@@ -76,43 +42,6 @@ _US_STEMS = frozenset("focus refocus".split())
 _PRONOUNS_3P = {"my": "their", "me": "them", "myself": "themselves", "mine": "theirs"}
 
 
-_DOUBLE_QUOTED = re.compile(r'("[^"]*")')
-
-
-# Chat typed fast: "im allergic to penicillin", "i dont", "pls", "u": the words as spelled out.
-_CASUAL = {"im": "I'm", "ive": "I've", "dont": "don't", "cant": "can't", "wont": "won't", "didnt": "didn't",
-           "doesnt": "doesn't", "isnt": "isn't", "arent": "aren't", "wasnt": "wasn't", "werent": "weren't",
-           "havent": "haven't", "hasnt": "hasn't", "couldnt": "couldn't", "shouldnt": "shouldn't",
-           "wouldnt": "wouldn't", "thats": "that's", "whats": "what's", "youre": "you're", "theyre": "they're",
-           "shes": "she's", "hes": "he's", "pls": "please", "plz": "please", "u": "you", "ur": "your",
-           "bday": "birthday", "i": "I"}
-# A month typed in lower case after a word that dates it ("in june", "by october"); "may" and "march" are verbs too.
-_LOWER_MONTH = re.compile(r"\b(in|on|by|since|until|till|from|of|last|next|this|early|late|mid) "
-                          rf"({'|'.join(m for m in MONTHS if m not in ('may', 'march'))})\b")
-_CASUAL_WORD = re.compile(rf"(?<![\w'.-])(?:{'|'.join(_CASUAL)})(?![\w'-]|\.\w)", re.I)
-
-
-def _spelled_out(m: re.Match[str]) -> str:
-    word, low = m.group(0), m.group(0).lower()
-    if word.islower() or low in ("im", "i"):
-        return _CASUAL[low]
-    if word[:1].isupper() and word[1:].islower() and "'" in _CASUAL[low]:  # "Dont", "Thats" opening a sentence
-        return _CASUAL[low][:1].upper() + _CASUAL[low][1:]
-    return word
-
-
-def normalise(text: str) -> str:
-    """Straight quotes, chat's casual spellings written out ("im" -> "I'm", "pls" -> "please"),
-    expanded contractions, single spaces. A double-quoted span is a quotation and keeps its words
-    as said ('"an offer he can't refuse"', never "cannot")."""
-    out = _LOWER_MONTH.sub(lambda m: f"{m.group(1)} {m.group(2).capitalize()}",
-                           _CASUAL_WORD.sub(_spelled_out, text.translate(_QUOTES)))
-    if "'" in out:
-        out = "".join(part if n % 2 else _APOSTROPHE.sub(_expand, _HAS_PERFECT.sub(r"\1 has ", part))
-                      for n, part in enumerate(_DOUBLE_QUOTED.split(out)))
-    return " ".join(out.split())
-
-
 # Tag questions: a statement asking to be agreed with (", right?", ", isn't it?") or answered in
 # kind ("... - how about you?").
 _TAG = re.compile(
@@ -133,7 +62,7 @@ def untagged(sentence: str) -> str:
 
 def sentences(text: str) -> list[str]:
     """Split on sentence-final punctuation followed by a capital/digit, and on newlines."""
-    parts = _SENTENCE_END.split(text.translate(_QUOTES))
+    parts = _SENTENCE_END.split(text.translate(QUOTES))
     return [" ".join(p.split()) for p in parts if p and p.strip()]
 
 
