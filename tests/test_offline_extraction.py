@@ -489,3 +489,11 @@ def test_a_relative_named_anywhere_is_who_they_are_and_whom_he_means_next():
     assert "Maya is Ana's sister." in fact_texts(chat(("Ana", "I called my sister Maya."), ("Tomas", "Nice!")))
     subject = fact_texts(chat(("Ana", "My friend Maya Lopez works at Acme."), ("Tomas", "Nice!")))
     assert [t for t in subject if "friend" in t] == ["Maya Lopez is Ana's friend."], subject
+
+
+@pytest.mark.parametrize("said", ["Add my sister Maya, her number is 555-0142.", "Save my sister Maya's number: 555-0142.",
+                                  "My sister Maya's wedding is in June."])
+def test_a_relative_is_who_they_are_beside_another_claim_of_them_or_a_possessive(said):
+    """A claim of Maya that does not say she is the sister (her number), or the sister named in a
+    possessive ("my sister Maya's"), left the relation out."""
+    assert "Maya is Ana's sister." in fact_texts(chat(("Ana", said), ("Tomas", "Nice!")))

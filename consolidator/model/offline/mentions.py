@@ -135,24 +135,27 @@ def of_mine(seg: str) -> str:
 
 
 _MY_NAMED = re.compile(rf"\b(?:(?P<my>[Mm]y|[Oo]ur)|[Hh]is|[Hh]er) (?P<rel>(?i:{RELATIONS})) (?:(?:{TITLES})\.? )?"
-                       rf"(?P<name>[A-Z][a-z]+(?: [A-Z][a-z]+)?)\b(?!')")
+                       rf"(?P<name>[A-Z][a-z]+(?: [A-Z][a-z]+)?)\b")
 
 
-def named_relations(statement: str, me: str, you: str | None, said_of: set[str],
+def named_relations(statement: str, me: str, you: str | None, said_of: dict[str, str],
                     last: str | None = None) -> tuple[list[Claim], str | None]:
     """Who each relative named in `statement` is to `me` ("I called my sister Ana": Ana is me's
     sister) or, after his/her, to `last`, the person the line spoke of ("My brother Tiago is coming"
-    - "His wife Ines": Tiago's wife), unless a claim of the sentence is already said of them
-    (`said_of`); and the last one named, whom a she/he/they means next (None if none)."""
+    - "His wife Ines": Tiago's wife), unless a claim of the sentence said of them already says it
+    (`said_of`: subject -> the texts of its claims); and the last one named, whom a she/he/they
+    means next (None if none)."""
     out, named = [], None
     for m in _MY_NAMED.finditer(statement):
         name, rel = m.group("name"), m.group("rel").lower()
         owner = me if m.group("my") else last
-        if not owner or name.split()[0].lower() in STOPWORDS or any(s.startswith(name.split()[0]) for s in said_of):
-            continue  # "my friend Ana Lopez works at Google": her subject's claims say it already
+        first = name.split()[0]
+        if not owner or first.lower() in STOPWORDS or any(
+                s.startswith(first) and re.search(rf"\b{re.escape(rel)}\b", text, re.I) for s, text in said_of.items()):
+            continue  # "my friend Ana Lopez works at Google": her subject's claim says it already
         if name not in (me, you, owner):
             out.append(Claim(name, "relation", f"{owner}'s {rel}", f"{name} is {owner}'s {rel}."))
-            said_of.add(name)
+            said_of[name] = out[-1].text
         named = name
     return out, named
 
@@ -161,7 +164,10 @@ def with_relations(claims: list[Claim], statement: str, me: str, you: str | None
                    last: str | None) -> tuple[list[Claim], str | None]:
     """`claims` and the relatives `statement` names in passing (`named_relations`), less a quoted
     fragment that only named one of them ("His wife Ines." said alone: "Ines is Tiago's wife" says it)."""
-    passing, named = named_relations(statement, me, you, {c.subject for c in claims}, last)
+    said_of: dict[str, str] = {}
+    for c in claims:
+        said_of[c.subject] = f"{said_of.get(c.subject, '')} {c.text}"
+    passing, named = named_relations(statement, me, you, said_of, last)
     ended = [c.text for c in claims if c.polarity is Polarity.ENDED]  # "broke up with his girlfriend Ines": no more
     passing = [c for c in passing if not any(re.search(rf"\b{re.escape(c.subject)}\b", text) for text in ended)]
     relatives = {c.subject for c in passing}
