@@ -86,6 +86,11 @@ def test_an_evaluation_has_nothing_rare_in_it():
         ("felt liberated after the race", "attitude"),  # past forms of feeling and belief
         ("thought it would help the shop grow", "attitude"),
         ("bet they bring lots of joy", "attitude"),
+        ("is trying to cut down on sugar", "event"),  # an effort under way, as a goal is...
+        ("is trying to learn Spanish", "event"),
+        ("is trying to stay upbeat", "attitude"),  # ...not a stance kept
+        ("is trying to be patient with the kids", "attitude"),
+        ("is trying hard", "attitude"),
     ],
 )
 def test_kinds_of_predicate(predicate, kind):

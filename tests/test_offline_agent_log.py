@@ -400,3 +400,13 @@ def test_one_of_a_group_is_a_person():
     lines = [Line(id="u1", at=LATE, role="user", speaker="Maya", text="Joana from accounting is helping with the budget.")]
     names = [c.name for c in MODEL.update_contacts(ContactsRequest(scope="s", messages=lines, known=[])).contacts]
     assert "Joana" in names and _told("Greetings from Lisbon.")[0] == []
+
+
+@pytest.mark.parametrize(("said", "facts"), [
+    ("I'm trying to cut down on sugar.", ["Maya is trying to cut down on sugar (2025-03-03)."]),
+    ("I'm trying to quit smoking.", ["Maya is trying to quit smoking (2025-03-03)."]),
+    ("I'm trying to stay positive.", []),
+])
+def test_an_effort_under_way_is_news_a_stance_kept_is_not(said, facts):
+    """"I'm trying to cut down on sugar" weighed as a feeling and gave nothing."""
+    assert _told(said)[0] == facts

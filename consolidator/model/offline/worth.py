@@ -20,7 +20,7 @@ titles, places, objects, activities. Four pure functions of the text follow from
   feeling), emoticons, and a trailing evaluation ("..., and it was really enlightening"):
   they say how the speaker felt about the fact, not what happened.
 - `kind_of`: what a predicate tells: an "event" (went, is taking, was hit by, has finished,
-  goes sailing, a goal's "is to run a marathon"),
+  goes sailing, a goal's "is to run a marathon", an effort's "is trying to quit smoking"),
   an "attitude" (a feeling, wish, belief or intention: is grateful, wants to, will keep,
   can make, felt liberated, is staying hopeful), or a "state" (mentors a teen, is a coach).
 - `novel`: the plain clauses of a batch that add enough to what is known, i.e. to the
@@ -212,6 +212,9 @@ def kind_of(predicate: str) -> str:
         return "event"
     if (verb in _LINKING or verb in _COPULAS and nxt in _LINKING) and any(is_stance(w) for w in words[1:4]):
         return "attitude"  # "is staying hopeful", "stays positive": a stance kept, not something done
+    if verb in _COPULAS and nxt == "trying" and words[2:3] == ["to"]:  # an effort under way, as a goal is:
+        linking = words[3:4] in (["be"], ["stay"], ["keep"], ["remain"], ["feel"])  # "trying to stay upbeat"
+        return "attitude" if linking or any(is_stance(w) for w in words[3:6]) else "event"
     if verb in _COPULAS:  # "is taking a class", "was hit by": under way or done; "is grateful": a stance
         if nxt.endswith(("ing", "ed")) and nxt not in _STANCE_FORMS or nxt in IRREGULAR_PAST or nxt == "to":
             return "event"
