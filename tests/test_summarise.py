@@ -388,6 +388,8 @@ def test_vague_or_already_resolved_dates_are_left_alone(phrase):
         ("I have a dentist appointment on Thursday.", "on Thursday (2023-05-11)"),
         ("Ana is visiting from Lisbon on Saturday.", "on Saturday (2023-05-13)"),
         ("The party is on Friday.", "on Friday (2023-05-12)"),
+        ("The kids' school is closed on Friday.", "on Friday (2023-05-12)"),  # a state the day will be in
+        ("I got fired on Friday.", "on Friday (2023-05-05)"),
         ("I'll call her on Tuesday.", "on Tuesday (2023-05-09)"),
         ("I've got a meeting on Monday.", "on Monday (2023-05-15)"),  # said on a Monday: the next one
         ("I went for a check-up Monday and my doc was pleased.", "Monday (2023-05-01)"),

@@ -223,7 +223,8 @@ def _weekday(m: re.Match, today: date) -> str | None:
 def _tense(before: str, after: str) -> str | None:
     """"future", "past" or None, from the words of the clause a weekday is in (a fronted "On
     Monday, I went ..." from the clause after it). Future: will, gonna, going to; a form of "be"
-    before an -ing word ("is visiting") or right before the weekday ("is on Friday"); have/has
+    before an -ing word ("is visiting"), right before the weekday ("is on Friday") or before a
+    participle right before it ("is closed on Friday"); have/has
     with a thing scheduled ("have a dentist appointment"); a timetable's present ("leaves", "starts").
     Past: was, were, did, had, a past form."""
     before = _TITLE_DOT.sub(r"\1", before)  # "a follow-up with Dr. Reis on the 18th": no clause ends at "Dr."
@@ -234,8 +235,8 @@ def _tense(before: str, after: str) -> str | None:
         return "future"
     for k, w in enumerate(marks):
         if w in _BE and (any(v.endswith("ing") and len(v) > 4 for v in marks[k + 1:k + 3]) or k == len(marks) - 1
-                         or marks[k + 1:] == ["on"]):
-            return "future"
+                         or marks[k + 1:] == ["on"] or marks[k + 2:] in ([], ["on"]) and past_form(marks[k + 1])):
+            return "future"  # "is visiting on", "is on Friday", a state the day will be in: "is closed on Friday"
         owned = marks[k + 2:k + 3] if marks[k + 1:k + 2] == ["got"] else marks[k + 1:k + 2]  # "'ve got a ..."
         if w in _HAVE and owned and owned[0] in ("a", "an", "my", "the", "our", "his", "her", "their"):
             return "future"
