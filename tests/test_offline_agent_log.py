@@ -410,3 +410,18 @@ def test_one_of_a_group_is_a_person():
 def test_an_effort_under_way_is_news_a_stance_kept_is_not(said, facts):
     """"I'm trying to cut down on sugar" weighed as a feeling and gave nothing."""
     assert _told(said)[0] == facts
+
+
+@pytest.mark.parametrize(("said", "facts"), [
+    ("My flight to Lisbon is on Friday.", ["Maya's flight to Lisbon is on Friday (2025-03-07) (2025-03-03)."]),
+    ("The funeral is on Thursday.", ["Maya said: The funeral is on Thursday (2025-03-06) (2025-03-03)."]),
+    ("I have a meeting tomorrow.", ["Maya has a meeting (2025-03-04)."]),
+    ("Tomorrow is my last day at Acme.", ["Maya said: Tomorrow (2025-03-04) is Maya's last day at Acme (2025-03-03)."]),
+    ("The party was on Friday.", []),  # a day gone is no plan
+    ("Call the plumber tomorrow about the leak.", []),  # a request: the task's, not a fact
+])
+def test_a_day_ahead_is_as_specific_as_a_name(said, facts):
+    """What is on a day ahead is what an agent plans around: "My flight is on Friday" weighed only
+    "flight" and gave nothing. Between two people it is still talk (MIN_SAID)."""
+    assert _told(said)[0] == facts
+    assert said_by_caroline("The party is on Friday.") == []

@@ -46,9 +46,8 @@ from zoneinfo import ZoneInfo
 
 from consolidator.model.attachments import ATTACHMENT_FORM
 from consolidator.model.offline.text_cut import TITLE
-from consolidator.model.offline.reldates import (
-    DATE_NOTE, absolute_dates, relative_dates, resolve_absolute_dates, resolve_relative_dates,
-)
+from consolidator.model.offline.reldates import DATE_NOTE, absolute_dates, relative_dates, resolve_absolute_dates
+from consolidator.model.offline.reldates import resolve_relative_dates
 from consolidator.model.offline.text import life_events, specifics, stem, third_person
 from consolidator.model.offline.words import FULL_LIST, IRREGULAR_PAST, MONTHS, RARE_ZIPF, STOPWORDS, WEEKDAYS, zipf
 
@@ -190,9 +189,10 @@ def event_date(when: str, said: str, day: str | None, about: str = "") -> Dated:
         m, resolved = inner[0]
         before = said[:m.start()].split()[-1:]
         rest = _LOOSE_PUNCT.sub("", " ".join(f"{said[:m.start()]} {said[m.end():]}".split())).strip(" ,;:-")
-        if rest and not (before and before[0].lower() in _SPAN_WORDS):
+        copula = (before or rest.split()[:1] or [""])[0].lower() in ("is", "was", "are", "were")  # or "Tomorrow is ..."
+        if rest and not (before and before[0].lower() in _SPAN_WORDS) and (before or not copula):
             return Dated(when, rest, resolved, True)
-        held = resolved if before and before[0].lower() in ("is", "was", "are", "were") else ""
+        held = resolved if copula else ""
     return Dated(resolve_relative_dates(when, today),  # `about`: the clause's subject ("Rui's birthday")
                  resolve_absolute_dates(resolve_relative_dates(said, today), today, about), day, False, held)
 

@@ -24,7 +24,7 @@ from consolidator.model.offline.patterns import CONDITIONS
 from consolidator.model.offline.rules import Claim, Polarity
 from consolidator.model.offline.text import clean_general, content_stems, normalise
 from consolidator.model.offline.names import NameBook, short_for, states
-from consolidator.model.offline.worth import MIN_WORTH_SAID, worth
+from consolidator.model.offline.worth import MIN_WORTH_SAID, NAME_WEIGHT, worth
 from consolidator.model.offline.words import (
     FULL_LIST, MONTHS, NAME_STOPWORDS, RARE_ZIPF, KIN, RELATIONS, SPECIES, STOPWORDS, TITLES, WEEKDAYS, zipf,
 )
@@ -383,11 +383,16 @@ def correction(text: str) -> tuple[frozenset[str], frozenset[str]] | None:
     return (about, frozenset(content_stems(normalise(m.groupdict().get("old") or "")))) if len(about) > 1 else None
 
 
-def said_enough(said: str, names: tuple[str, ...], rule: bool, told: bool, book: NameBook | None) -> bool:
+def said_enough(said: str, names: tuple[str, ...], rule: bool, told: bool, book: NameBook | None,
+                ahead: bool = False) -> bool:
     """Whether a clause kept in the speaker's name says enough to be a fact (clauses.py): MIN_WORTH_SAID
     and MIN_SAID, a standing rule MIN_SUBSTANCE, a thing's news told to the agent MIN_TOLD, a name
-    given (`naming`); a thing moved in time ("the funeral got moved to Friday") needs only its thing."""
+    given (`naming`); a thing moved in time ("the funeral got moved to Friday") needs only its thing.
+    A day `ahead` of a clause told that states ("the funeral is on Thursday", not a request's "call
+    the plumber tomorrow") counts as a name does: the plan's day, that the agent plans around."""
     if MOVED.match(said):
         return substance(said, names) > 0
+    ahead = ahead and told and states(said)
     least = MIN_SUBSTANCE if rule else MIN_TOLD if told and states(said) else MIN_SAID
-    return (rule or worth(said, names) >= MIN_WORTH_SAID) and (substance(said, names) >= least or naming(said, names, book))
+    return (rule or worth(said, names) + NAME_WEIGHT * ahead >= MIN_WORTH_SAID) and (
+        substance(said, names) + 2 * ahead >= least or naming(said, names, book))

@@ -87,8 +87,8 @@ def states(clause: str) -> bool:
     "the old one died"; not a fragment ("Around 20", "Senior product manager") or a request ("Book it")."""
     words = clause.split()
     first = words[0].lower() if words else ""
-    if first in _DETERMINERS:
-        verbs = words[2:5]  # a noun phrase of one to three words, then its verb
+    if first in _DETERMINERS or first.endswith("'s"):
+        verbs = words[2:5]  # a noun phrase of one to three words ("Maya's flight to Lisbon"), then its verb
     elif first and words[0][:1].isupper() and first not in STOPWORDS and first not in NUMBER_WORDS:
         verbs = words[1:2]  # a name, then its verb
     else:

@@ -35,10 +35,11 @@ from consolidator.model.offline.mentions import (
     said_enough, unnamed, with_relations,
 )
 from consolidator.model.offline.names import NameBook, agrees_with_singular, calls
+from consolidator.model.offline.reldates import day_ahead
 from consolidator.model.offline.rules import Claim, parse_predicate
 from consolidator.model.offline.shown import with_shown
 from consolidator.model.offline.suggest import suggestion
-from consolidator.model.offline.worth import MIN_WORTH, is_evaluation, is_stance, kind_of, tidy, worth
+from consolidator.model.offline.worth import MIN_WORTH, NAME_WEIGHT, is_evaluation, is_stance, kind_of, tidy, worth
 from consolidator.model.offline.text import (
     NAME_STOPWORDS, SPECIES, STOPWORDS, TIME_ONLY, TIME_PHRASE, TITLES, normalise, sentences, untagged,
 )
@@ -67,7 +68,8 @@ _THE_USER = re.compile(r"[Tt]he user\b\s*")
 _PRONOUN = re.compile(r"(?:[Ss]he|[Hh]e|[Tt]hey)\b\s*")
 _HIM = re.compile(r"\bhim\b(?!self)")  # an object no subject pronoun of its clause can mean
 _IT = re.compile(r"(?:it|it's|this|that|that's|there|there's|here|here's|her|his)\b", re.I)  # no thing "they" could mean
-_TIME_LEAD = re.compile(rf"(?P<t>{TIME_PHRASE})(?:,\s*|\s+)(?=\S)", re.I)  # "Last month I got hurt"
+# "Last month I got hurt"; not a time that is the subject ("Tomorrow is my last day at Acme")
+_TIME_LEAD = re.compile(rf"(?P<t>{TIME_PHRASE})(?:,\s*|\s+)(?=\S)(?!(?:is|was|will be)\b)", re.I)
 # A request to the listener after a statement: what follows asks, it states nothing.
 _PLEASE = re.compile(r"(?:please|wish me|let me know|keep me posted|tell me|cross your fingers|fingers crossed)\b", re.I)
 _EXAMPLE = re.compile(r"(?:like|such as|including|especially)\b", re.I)  # ", like my bowl": an example
@@ -273,7 +275,9 @@ def _clause(subject: Subject, predicate: str, ctx: Context, when: str = "") -> C
     said = tidy(said) if said else None
     # "I made this!" and its photo: the fact will name what the photo shows (shown.py), so it counts
     shows = with_shown(f"{subject.name} {said}", ctx.shown)[len(subject.name) + 1:] if said else ""
-    if not said or substance(f"{thing} {shows}", names) < MIN_SUBSTANCE or worth(f"{subject.name} {shows}", names[:2]) < MIN_WORTH:
+    ahead = bool(said) and day_ahead(said, ctx.day)  # a plan's day ("my flight is on Friday") is as specific as a name
+    if not said or substance(f"{thing} {shows}", names) + 2 * ahead < MIN_SUBSTANCE or (
+            worth(f"{subject.name} {shows}", names[:2]) + NAME_WEIGHT * ahead < MIN_WORTH):
         return None
     dated = event_date(when, clip(said), ctx.day, subject.name)
     if not dated.resolved and ctx.dated and kind_of(dated.said) == "event":  # "an accident last Tuesday, he fell"
@@ -303,10 +307,10 @@ def _said(seg: str, ctx: Context, when: str) -> Claim | None:
     said = rewrite(pred, Speakers(ctx.me, "the assistant" if rule else ctx.you), False)
     names = tuple(n for n in (ctx.me, ctx.you) if n)
     said = tidy(said) if said else None
-    if not said or not said_enough(said, names, rule, told, ctx.names):
+    if not said or not said_enough(said, names, rule, told, ctx.names, day_ahead(said, ctx.day)):
         return None
     dated = event_date("", clip(said), ctx.day)
-    said, happened = dated.said, dated.day if dated.resolved else ""
+    said, happened = dated.said, dated.day if dated.resolved else dated.held  # "is on Friday": the day it is held
     day = f" ({dated.day})" if dated.day else ""
     if said.startswith(f"{ctx.me}'s "):  # "my studio is ..." -> "Tomas's studio is ...": already about the speaker
         return Claim(ctx.me, "event", said, f"{said}{day}.", kind="said", happened=happened)

@@ -122,6 +122,12 @@ def relative_dates(text: str, today: date | None) -> list[tuple[re.Match, str]]:
     return sorted(found, key=lambda pair: pair[0].start())
 
 
+def day_ahead(text: str, day: str | None) -> bool:
+    """Whether `text` names a day after `day` (ISO; "on Friday", "tomorrow", "on March 14"): a plan's day."""
+    today = date.fromisoformat(day) if day else None
+    return any(len(r) == 10 and r > (day or "") for _, r in relative_dates(text, today) + absolute_dates(text, today))
+
+
 # A calendar date written out ("on March 14", "March 14, 2026", "on the 3rd of May", "in June 2018",
 # "in April", "in 2015"): the clause's tense picks the year a month or day lacks. A month alone
 # needs its "in" ("with April" is a name); a year needs it too ("since 2015" bounds a span).
