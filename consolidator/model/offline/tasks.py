@@ -22,49 +22,28 @@ request's open tasks, or one opened earlier in the same batch (then neither chan
 Matching is by content-word overlap (stems): at least one shared word that is not the
 title's leading verb, covering half of the shorter side; when both start with different known
 task verbs ("call mom" vs "buy flowers for mom") they never match.
-
-Due dates, relative to the day the message was said on, in the scope's time zone (`at` is
-UTC: "tomorrow" said at 00:30 on a Tuesday in Paris is Wednesday): 2025-03-10; March 10 / 10 March (this year,
-or next year when already past), with an optional year; today, tonight, tomorrow, the day after
-tomorrow; a weekday (the next one strictly after today; "this"/"next"/"coming" Friday all mean
-that one), a part of the day after either ("Wednesday evening") belonging to it; in N
-days/weeks; this/next weekend (its Saturday). Anything else ("end of the month", "after the
-holidays") leaves the task undated; how often ("remind me every Monday to ...") stays in the title.
 """
 
 from __future__ import annotations
 
 import re
-from datetime import date, datetime, timedelta
+from datetime import date, datetime
 
 from consolidator.domain import is_person_line
 from consolidator.model.attachments import ATTACHMENT_FORM
 from consolidator.model.offline.clauses import local_time, substance
 from consolidator.model.offline.lineclaims import addressee
-from consolidator.model.offline.text import MONTHS, STOPWORDS, WEEKDAYS, content_stems, normalise, sentences, stem
+from consolidator.model.offline.taskdue import DUE, MONTH_NAMES, due_date
+from consolidator.model.offline.text import STOPWORDS, WEEKDAYS, content_stems, normalise, sentences, stem
 from consolidator.model.offline.words import KIN
 from consolidator.model.schemas import KnownTask, Line, TaskChange
 
-_MON = "|".join([m for m in MONTHS] + ["jan", "feb", "mar", "apr", "jun", "jul", "aug", "sept", "sep", "oct", "nov", "dec"])
-_NUMBERS = {"a": 1, "an": 1, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "ten": 10}
-_DUE = re.compile(
-    r"\s*\b(?:(?:by|on|before|due|until|for|no later than)\s+)?(?:the\s+)?(?:"
-    r"(?P<iso>\d{4}-\d{2}-\d{2})"
-    rf"|(?P<mon>{_MON})\.? (?P<day>\d{{1,2}})(?:st|nd|rd|th)?\b(?:,? (?P<year>\d{{4}}))?"
-    rf"|(?P<day2>\d{{1,2}})(?:st|nd|rd|th)? (?:of )?(?P<mon2>{_MON})\b\.?(?:,? (?P<year2>\d{{4}}))?"
-    r"|(?P<rel>day after tomorrow|today|tonight|tomorrow)(?: (?:morning|afternoon|evening|night))?"
-    rf"|(?<!every )(?<!each )(?:(?:this|next|coming) )?(?P<wd>{'|'.join(WEEKDAYS)})(?: (?:morning|afternoon|evening|night))?"
-    rf"|in (?P<n>\d+|{'|'.join(_NUMBERS)}) (?P<unit>days?|weeks?)|(?P<we>this|next|coming) weekend"
-    r"|(?<=the )(?P<dom>\d{1,2})(?:st|nd|rd|th)(?! (?:of|day|time|floor|century|birthday|anniversary)\b)"
-    r")\b",
-    re.I,
-)
 
 _REQUEST = re.compile(r"\b(?:can|could|would|will) you(?: please)? (?P<a>.+)", re.I)
 # "remind me" as a request: at the start, after one interjection ("Hey,") or "can you"/"please";
 # "these photos remind me of home" is no request.
 _ASK = r"^\s*(?:[A-Za-z]+,\s*)?(?:(?:please|pls|and|so|also|oh|ok|okay) )*(?:(?:can|could|would|will) you (?:please )?)?"
-_WHEN = rf"(?: (?:tomorrow|today|tonight|(?:on|next|this|by) [a-z]+|in [a-z0-9]+ (?:days?|weeks?)|(?:on )?{_MON} \d{{1,2}}))?"
+_WHEN = rf"(?: (?:tomorrow|today|tonight|(?:on|next|this|by) [a-z]+|in [a-z0-9]+ (?:days?|weeks?)|(?:on )?{MONTH_NAMES} \d{{1,2}}))?"
 # "remind me every Monday to water the plants": how often stays in the title ("Water the plants every Monday")
 _EVERY = rf"(?: (?P<every>every (?:other )?(?:day|morning|evening|night|week|weekend|month|year|{'|'.join(WEEKDAYS)})s?))?"
 _REMIND = [
@@ -171,56 +150,8 @@ _OBLIGED = re.compile(r"^(?:have to|need to|got to|must)\s+", re.I)
 _POLITE = re.compile(r"\b(?:please|for me|thanks|thank you|any ?more|any longer)\b", re.I)
 
 
-def due_date(text: str, at: datetime) -> tuple[date | None, re.Match[str] | None]:
-    """The first plainly stated due date in `text`, relative to `at`, and where it was."""
-    for m in _DUE.finditer(text):
-        d = _resolve(m, at.date())
-        if d is not None:
-            return d, m
-    return None, None
-
-
-def _resolve(m: re.Match[str], today: date) -> date | None:
-    g = m.groupdict()
-    try:
-        if g["iso"]:
-            return date.fromisoformat(g["iso"])
-        if g["mon"] or g["mon2"]:
-            mon = _month(g["mon"] or g["mon2"])
-            day, year = int(g["day"] or g["day2"]), g["year"] or g["year2"]
-            d = date(int(year) if year else today.year, mon, day)
-            return d if year or d >= today else date(today.year + 1, mon, day)
-    except ValueError:
-        return None
-    if g["rel"]:
-        rel = g["rel"].lower()
-        return today + timedelta(days={"today": 0, "tonight": 0, "tomorrow": 1}.get(rel, 2))
-    if g["wd"]:
-        ahead = (WEEKDAYS.index(g["wd"].lower()) - today.weekday()) % 7
-        return today + timedelta(days=ahead or 7)
-    if g["we"]:  # its Saturday (this weekend's on a Sunday is today), a week on for the next one
-        return today + timedelta(days=(0 if today.weekday() == 6 else (5 - today.weekday()) % 7)
-                                 + (7 if g["we"].lower() == "next" else 0))
-    if g["n"]:
-        n = int(g["n"]) if g["n"].isdigit() else _NUMBERS[g["n"].lower()]
-        return today + timedelta(days=n * (7 if g["unit"].lower().startswith("week") else 1))
-    if g["dom"]:  # "on the 27th": that day of this month, or of the next when it is past
-        month = today.replace(day=1)
-        if int(g["dom"]) < today.day:
-            month = (month + timedelta(days=32)).replace(day=1)
-        try:
-            return month.replace(day=int(g["dom"]))
-        except ValueError:
-            return None
-    return None
-
-
 _QUALIFIES = re.compile(r" (?:dinner|lunch|breakfast|brunch|drinks|night|party|meeting|class|game|show)\b", re.I)
 
-
-def _month(name: str) -> int:
-    low = name.lower()[:3]
-    return [m[:3] for m in MONTHS].index(low) + 1
 
 
 def title_of(action: str) -> str:
@@ -231,7 +162,7 @@ def title_of(action: str) -> str:
         text = f"{'buy ' if bought else ''}{m.group('x')}"
     else:
         text = _OBLIGED.sub("", _CUT.sub("", action.strip()))  # "I'll have to skip ...": the errand is "skip ..."
-    text = _DUE.sub(lambda m: " for " if _QUALIFIES.match(m.string, m.end()) and m.group(0).split()[0] == "for"
+    text = DUE.sub(lambda m: " for " if _QUALIFIES.match(m.string, m.end()) and m.group(0).split()[0] == "for"
                     else "", text)
     text = _POLITE.sub("", text)
     text = " ".join(text.split()).strip(" .!?:;,-\"'")
@@ -395,5 +326,5 @@ def _accepted_offer(asked: Line | None, first: str) -> str | None:
     action = m.group("a")
     for pattern, word in _AGENT_TO_USER:
         action = pattern.sub(word, action)
-    due = _DUE.search(first)
-    return f"Please {action}{due.group(0) if due and not _DUE.search(action) else ''}."
+    due = DUE.search(first)
+    return f"Please {action}{due.group(0) if due and not DUE.search(action) else ''}."
