@@ -205,3 +205,21 @@ def test_an_errand_on_what_a_clause_before_named(said, title):
 @pytest.mark.parametrize("said", ["I love it, I need to buy it.", "Thanks. I need to think about it."])
 def test_an_it_that_names_nothing_opens_no_task(said):
     assert tasks_of(said) == []
+
+
+@pytest.mark.parametrize(("said", "title", "due"), [
+    ("My manager wants the quarterly report by Friday.", "The quarterly report for my manager", date(2025, 3, 7)),
+    ("My landlord Rui needs the signed lease by March 20.", "The signed lease for my landlord", date(2025, 3, 20)),
+    ("My boss wants me to finish the deck by Friday.", "Finish the deck", date(2025, 3, 7)),
+    ("My mom wants me to call her.", "Call my mom", None),  # "her": the relative named before
+])
+def test_what_someone_the_person_answers_to_wants_of_them_is_their_task(said, title, due):
+    """"My manager wants the quarterly report by Friday" opened nothing: a thing owed by a day is the
+    person's to deliver, as an errand someone asks of them is."""
+    assert [(c.op, c.title, c.due) for c in tasks_of(said)] == [("open", title, due)]
+
+
+@pytest.mark.parametrize("said", ["My manager wants a raise.", "My doctor wants me to cut down on caffeine.",
+                                  "Does my boss want the report by Friday?", "My boss wants me to relax."])
+def test_a_wish_without_a_day_or_an_errand_is_no_task(said):
+    assert tasks_of(said) == []

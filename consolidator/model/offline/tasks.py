@@ -5,8 +5,10 @@ remind me of home"), "I need/have/must/have got to X" (not in "what I have to do
 "I lost my wallet, need to X" too), "don't forget to X", "don't let me forget (about) X" (X a thing,
 as with "remind me about"), "todo: X", "add X to my list" (on a shopping list, "Buy X"),
 "can/could/would/will you X", "I want/need/would like you to X", "please X", an errand verb with a
-due date ("Call the plumber tomorrow"), and promises "I will/should/am going to X" that carry a due
-date or a plain errand verb (call, send, book...). X must be an action: a leading verb and an object
+due date ("Call the plumber tomorrow"), promises "I will/should/am going to X" that carry a due
+date or a plain errand verb (call, send, book...), what a relative or someone one answers to asks
+("my boss wants me to X", as a promise is) and a thing they want by a day ("my manager wants the
+report by Friday": "The report for my manager"). X must be an action: a leading verb and an object
 of substance (an "it" is what a clause before named: "renew it" after "My passport expires in
 March") or a due date ("That day." and "Family love" are not tasks). Requests to someone (can
 you, please, don't forget, add, an errand told, I want you to) open a task only when no other person
@@ -78,6 +80,11 @@ _ERRAND_WORDS = [w for w in _TASK_VERB_WORDS if w not in "do get make take read 
 _ERRANDS = frozenset(stem(w) for w in _ERRAND_WORDS)
 # "Call the plumber tomorrow morning": an errand told to the agent, opened only with its due date.
 _IMPERATIVE = re.compile(rf"{_OPENER}(?P<a>(?:{'|'.join(_ERRAND_WORDS)}) .+)", re.I)
+# Someone the person answers to wants a thing by a day ("My manager wants the quarterly report by
+# Friday"): the thing is the person's to deliver, its title the thing and whose it is.
+_OWED = re.compile(rf"\b(?:[Mm]y|[Oo]ur) (?P<who>(?i:{KIN}))(?: [A-Z][a-z]+)? (?:wants|needs|expects|is expecting|"
+                   r"is waiting for|asked (?:me )?for) (?P<x>(?:the|my|our|a|an|some|his|her|their) [^,;.!?]+)")
+_ASKED_OF_ME = re.compile(rf"\b(?:[Mm]y|[Oo]ur) (?i:{KIN})(?: [A-Z][a-z]+)? (?:wants|needs|expects|asked|told) me to (?P<a>.+)")
 _ASKABLE = frozenset([*_REMIND, _REQUEST])  # the open patterns that may come as a question
 # Requests to someone else: when that someone is another person rather than the agent, they are
 # advice or favours between people ("don't forget to take breaks"), not the speaker's errands.
@@ -97,6 +104,7 @@ _OPEN = [
     _PLEASE,
     _PROMISE,
     _IMPERATIVE,
+    _ASKED_OF_ME,  # "My boss wants me to finish the deck by Friday"
 ]
 # First words of "can you ..." / "I have to ..." that are not errands.
 _NOT_TASKS = frozenset(
@@ -111,7 +119,7 @@ _KIN = re.compile(KIN, re.I)
 _IT = re.compile(r"(?P<v>[a-z]+) (?P<p>it|them|him|her(?! (?!(?:the|a|an|about|back|again|later|soon|today|tomorrow|"
                  r"tonight|on|at|in|by|this|next|before|after|and|to|up|now)\b)[a-z]+))\b", re.I)  # not "her doctor"
 _THING = re.compile(r"\b(?:[Mm]y|[Oo]ur|[Tt]he) (?:[a-z]+ ){0,2}?(?P<n>[a-z]+)(?= (?:is|are|was|were|has|have|had|expires?|expired|"
-                    r"broke|keeps?|needs?|got|will|won't|does|did|stopped|started)\b)")
+                    r"broke|keeps?|needs?|wants?|asked|told|got|will|won't|does|did|stopped|started)\b)")
 # A relative clause ("what I have to do") is not a commitment.
 _RELATIVE_BEFORE = re.compile(r"\b(?:what|which|that|whatever|everything|all|something|anything|things|stuff|one)\s*$", re.I)
 _VERBS_IN_STOPWORDS = frozenset("do get let have make go be take".split())
@@ -236,8 +244,8 @@ def _done_phrase(m: re.Match[str]) -> str:
 def _has_action(action: str, title: str, due: date | None, promise: bool) -> bool:
     """A task needs a verb phrase: a leading verb, then an object of substance or a due date.
 
-    A promise ("I'll ...") also needs a due date or a plain errand verb: "I'll keep that in mind"
-    and "I will be there" are no tasks."""
+    A promise ("I'll ...") or what one is asked to do also needs a due date or a plain errand verb:
+    "I'll keep that in mind", "I will be there", "my doctor wants me to cut down on caffeine" are no tasks."""
     words = re.findall(r"[a-z']+", action.lower())
     if not words or not title:
         return False
@@ -265,6 +273,9 @@ def _sentence_changes(book: _Book, sentence: str, line: Line, today: datetime, p
     for pattern in _CANCEL:
         if (m := pattern.search(s)) and book.close("cancelled", m.group("p"), line.id):
             return
+    if not question and (m := _OWED.search(s)) and (due := due_date(m.group("x"), today)[0]) is not None:
+        book.open(title_of(f"{m.group('x')} for my {m.group('who').lower()}"), due, line.id)
+        return
     for pattern in _OPEN:
         m = pattern.search(s)
         if not m or (question and pattern not in _ASKABLE) or (peer and pattern in _TO_ADDRESSEE):
@@ -274,14 +285,14 @@ def _sentence_changes(book: _Book, sentence: str, line: Line, today: datetime, p
         action = m.group("a")
         if it := _IT.match(action):  # "renew it": "renew my passport"; "call her": "call my mom"
             person = it.group("p").lower() in ("her", "him")
-            said = [t.group(0) for t in _THING.finditer(f"{before} {s[:m.start()]}") if bool(_KIN.fullmatch(t.group("n"))) == person]
+            said = [t.group(0) for t in _THING.finditer(f"{before} {s[:m.start('a')]}") if bool(_KIN.fullmatch(t.group("n"))) == person]
             action = f"{it.group('v')} {said[-1][:1].lower()}{said[-1][1:]}{action[it.end():]}" if said else action
         due, _ = due_date(s, today)
         if pattern is _IMPERATIVE and due is None:
             continue
         every = m.groupdict().get("every")
         title = f"{title_of(action)} {every}" if every and every.lower() not in action.lower() else title_of(action)
-        if not _has_action(action, title, due, pattern is _PROMISE) and pattern not in (*_REMIND, _FORGET_THING):
+        if not _has_action(action, title, due, pattern in (_PROMISE, _ASKED_OF_ME)) and pattern not in (*_REMIND, _FORGET_THING):
             continue
         book.open(title, due, line.id)
         return
