@@ -125,3 +125,13 @@ def test_a_span_of_calendar_dates_takes_its_clauses_tense(said, fact):
 ])
 def test_a_day_of_the_month_dates_its_clause(said, facts):
     assert said_by_caroline(said) == facts
+
+
+@pytest.mark.parametrize(("said", "facts"), [
+    ("My passport expires in March.", ["Caroline's passport expires (March 2024)."]),  # ahead: next March
+    ("My lease ends in June.", ["Caroline's lease ends (June 2023)."]),
+])
+def test_what_expires_or_ends_in_a_month_is_ahead(said, facts):
+    """"My passport expires in March" said in May 2023 was dated the day it was said: an end or an
+    expiry is a timetable's present, as a start is."""
+    assert said_by_caroline(said) == facts

@@ -390,6 +390,7 @@ def test_vague_or_already_resolved_dates_are_left_alone(phrase):
         ("The party is on Friday.", "on Friday (2023-05-12)"),
         ("The kids' school is closed on Friday.", "on Friday (2023-05-12)"),  # a state the day will be in
         ("I got fired on Friday.", "on Friday (2023-05-05)"),
+        ("The exhibition closes on Sunday.", "on Sunday (2023-05-14)"),  # a timetable's present: ahead
         ("I'll call her on Tuesday.", "on Tuesday (2023-05-09)"),
         ("I've got a meeting on Monday.", "on Monday (2023-05-15)"),  # said on a Monday: the next one
         ("I went for a check-up Monday and my doc was pleased.", "Monday (2023-05-01)"),

@@ -84,9 +84,10 @@ _BE = frozenset("am is are 'm 're 's".split())
 _HAVE = frozenset("have has 've".split())
 _PAST_WORDS = frozenset("was were did had".split())  # and every past form (text.past_form)
 _TOWARD = frozenset("to until till by before".split())
-# A timetable's present speaks of what will be ("my flight leaves on Friday", "school starts on Monday").
+# A timetable's present speaks of what will be ("my flight leaves on Friday", "school starts on Monday",
+# "my passport expires in March").
 _SCHEDULED = frozenset("start starts begin begins leave leaves arrive arrives land lands depart departs fly flies "
-                       "return returns open opens move moves due".split())
+                       "return returns open opens move moves due expire expires end ends close closes".split())
 
 
 @lru_cache(maxsize=1 << 12)
