@@ -130,6 +130,7 @@ def test_a_day_of_the_month_dates_its_clause(said, facts):
 @pytest.mark.parametrize(("said", "facts"), [
     ("My passport expires in March.", ["Caroline's passport expires (March 2024)."]),  # ahead: next March
     ("My lease ends in June.", ["Caroline's lease ends (June 2023)."]),
+    ("My car insurance renews on the 15th.", ["Caroline's car insurance renews (2023-05-15)."]),
 ])
 def test_what_expires_or_ends_in_a_month_is_ahead(said, facts):
     """"My passport expires in March" said in May 2023 was dated the day it was said: an end or an

@@ -87,7 +87,7 @@ _TOWARD = frozenset("to until till by before".split())
 # A timetable's present speaks of what will be ("my flight leaves on Friday", "school starts on Monday",
 # "my passport expires in March").
 _SCHEDULED = frozenset("start starts begin begins leave leaves arrive arrives land lands depart departs fly flies "
-                       "return returns open opens move moves due expire expires end ends close closes".split())
+                       "return returns open opens move moves due expire expires end ends close closes renew renews".split())
 
 
 @lru_cache(maxsize=1 << 12)
