@@ -8,6 +8,7 @@ import pytest
 
 from consolidator.model.offline import OfflineModel
 from consolidator.model.offline.mentions import correction
+from consolidator.model.offline.restate import moved_by
 from consolidator.model.offline.text import activities
 from consolidator.model.schemas import ContactsRequest, FactExtractionRequest, KnownFact, Line, TasksRequest
 from tests.support.offline_kit import LATE, chat, said_by_caroline
@@ -200,6 +201,10 @@ def test_a_fragment_or_a_request_told_is_no_things_news(said):
     ("The funeral got moved to Friday.", "Maya said: The funeral is on Thursday (2025-03-06) in Braga (2025-03-03).",
      [("UPDATE", "f1")]),
     ("My dentist appointment was postponed.", "Maya has a dentist appointment at 3pm (2025-03-04).", [("UPDATE", "f1")]),
+    # someone moved it: the thing moved (restate.moved_by)
+    ("The dentist moved my appointment to Thursday.", "Maya's dentist appointment is on Tuesday (2025-03-04) (2025-03-03).",
+     [("UPDATE", "f1")]),
+    ("Ana moved our dinner to Saturday.", "Maya has dinner with Ana on Friday (2025-03-07).", [("UPDATE", "f1")]),
     # an amount changed: what was said of it is past
     ("My rent went up to 950 euros.", "Maya's rent is 900 euros a month (2025-03-01).", [("UPDATE", "f1")]),
     ("My rent went up to 950 euros.", "Maya's landlord is Rui.", [("ADD", None)]),  # another thing
@@ -425,3 +430,13 @@ def test_a_day_ahead_is_as_specific_as_a_name(said, facts):
     "flight" and gave nothing. Between two people it is still talk (MIN_SAID)."""
     assert _told(said)[0] == facts
     assert said_by_caroline("The party is on Friday.") == []
+
+
+@pytest.mark.parametrize(("said", "restated"), [
+    ("The dentist moved my appointment to Thursday.", "My appointment was moved to Thursday by the dentist."),
+    ("Ana moved our dinner to Saturday.", "Our dinner was moved to Saturday by Ana."),
+    ("They postponed the wedding until June.", "The wedding was moved until June."),  # a pronoun names no one
+    ("The company moved the office to Porto.", "The company moved the office to Porto."),  # a place: no time moved
+])
+def test_a_thing_someone_moved_is_said_as_the_thing_moved(said, restated):
+    assert moved_by(said) == restated

@@ -1,0 +1,67 @@
+"""Sentences said as what they mean, before they are parsed: a relative called by their home
+name as the speaker's ("Mom is visiting" -> "My mom is visiting"), a proposal and its yes as an
+engagement, and a thing someone moved as the thing moved ("The dentist moved my appointment to
+Thursday" -> "My appointment was moved to Thursday by the dentist"), which supersedes what was
+said of the thing (mentions.correction).
+"""
+
+from __future__ import annotations
+
+import re
+
+from consolidator.model.offline.mentions import MOVED
+from consolidator.model.offline.words import KIN
+
+# A parent or grandparent called by what they are called at home ("Mom is visiting", "I called Dad"):
+# the speaker's own, as "my mom" is. Not after a possessive or an article, and only where a verb or
+# a word of the sentence follows: "Thanks, Mom!" and "Mom, where are you?" address them.
+_KIN_AS_NAME = re.compile(r"(?<![\w'])(?<!my )(?<!our )(?<!your )(?<!his )(?<!her )(?<!their )(?<!the )(?<!a )"
+                          r"(?P<kin>Mom|Mum|Mommy|Mummy|Mama|Dad|Daddy|Papa|Grandma|Grandpa|Granny|Grandad|"
+                          r"Granddad|Nana)\b(?=(?:'s\b| [a-z]))")
+_HOME_NAMES = {"mommy": "mom", "mummy": "mum", "mama": "mom", "daddy": "dad", "papa": "dad", "granny": "grandma",
+               "nana": "grandma", "grandad": "grandpa", "granddad": "grandpa"}
+
+
+# "my new boss", "Rui's current girlfriend": the relation is the same (the fact carries its day)
+_NEW_KIN = re.compile(rf"\b(?P<w>[Mm]y|[Oo]ur|[Hh]is|[Hh]er|[Tt]heir|[A-Z][a-z]+'s) (?:new|current) (?=(?i:{KIN})\b)")
+
+
+def kin_as_mine(sentence: str) -> str:
+    """`sentence` with a relative called by their home name said as the speaker's ("Mom is
+    visiting next week" -> "My mom is visiting next week"; "I called Dad" -> "I called my dad"),
+    and a relation said new ("Ana is my new boss") said as it is."""
+    def mine(m: re.Match) -> str:
+        kin = m.group("kin").lower()
+        return f"{'My' if m.start() == 0 else 'my'} {_HOME_NAMES.get(kin, kin)}"
+
+    return _NEW_KIN.sub(r"\g<w> ", _KIN_AS_NAME.sub(mine, sentence))
+
+
+# "Rui proposed last night and I said yes!": an engagement, told as the proposal and its answer
+_ACCEPTED = re.compile(r"^(?P<n>[A-Z][a-z]+) proposed(?: to me)?(?P<when>(?: (?:last|yesterday|today|tonight|this|on|at|in|"
+                       r"during)\b(?: [A-Za-z0-9]+){0,2})?)(?:,| and)+ (?:I|of course I) said yes\b")
+
+
+def proposal_accepted(sentence: str) -> str:
+    """A proposal and its yes as what they mean ("Rui proposed last night and I said yes!" -> "I
+    got engaged to Rui last night!"); any other sentence as it is."""
+    m = _ACCEPTED.match(sentence)
+    return f"I got engaged to {m.group('n')}{m.group('when')}{sentence[m.end():]}" if m else sentence
+
+
+# "The dentist moved my appointment to Thursday": the thing moved, said as "my dentist appointment
+# got moved to Friday" is (mentions.MOVED), and who moved it after.
+_MOVED_BY = re.compile(r"^(?P<who>I |(?:[Tt]he|[Mm]y|[Oo]ur|[A-Z][a-z]+) (?:[a-z]+ )?)(?:moved|rescheduled|postponed|pushed back) "
+                       r"(?P<x>(?:[Mm]y|[Oo]ur|[Tt]he) [a-z]+(?: [a-z]+)?) (?P<to>(?:to|until) .+)$")
+
+
+def moved_by(sentence: str) -> str:
+    """A thing someone moved in time as the thing moved; any other sentence as it is."""
+    m = _MOVED_BY.match(sentence)
+    if m is None:
+        return sentence
+    x, who = m.group("x"), m.group("who").strip()
+    who = who[:1].lower() + who[1:] if who.split()[0] in ("The", "My", "Our") else who
+    by = "" if who.lower() in ("i", "we", "they", "he", "she", "you") else f" by {who}"  # a pronoun says no one new
+    moved = f"{x[:1].upper()}{x[1:]} was moved {m.group('to').rstrip(' .!')}{by}."
+    return moved if MOVED.match(moved) else sentence  # moved in time: "moved the office to Porto" is no date moved
