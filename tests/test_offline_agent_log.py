@@ -440,3 +440,12 @@ def test_a_day_ahead_is_as_specific_as_a_name(said, facts):
 ])
 def test_a_thing_someone_moved_is_said_as_the_thing_moved(said, restated):
     assert moved_by(said) == restated
+
+
+def test_a_changed_number_is_the_new_number():
+    """"Ana changed her number, it's 555-0199 now" left her old number current."""
+    lines = [Line(id="u1", at=LATE, role="user", speaker="Maya", text="Ana's number is 555-0101."),
+             Line(id="u2", at=LATE, role="user", speaker="Maya", text="Ana changed her number, it's 555-0199 now."),
+             Line(id="u3", at=LATE, role="user", speaker="Maya", text="My sister Ines is visiting. She got a new number, it is 555-0100.")]
+    contacts = {c.name: c.details for c in MODEL.update_contacts(ContactsRequest(scope="s", messages=lines, known=[])).contacts}
+    assert contacts["Ana"]["phone"] == "555-0199" and contacts["Ines"]["phone"] == "555-0100", contacts

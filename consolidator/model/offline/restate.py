@@ -1,8 +1,8 @@
 """Sentences said as what they mean, before they are parsed: a relative called by their home
 name as the speaker's ("Mom is visiting" -> "My mom is visiting"), a proposal and its yes as an
-engagement, and a thing someone moved as the thing moved ("The dentist moved my appointment to
+engagement, a thing someone moved as the thing moved ("The dentist moved my appointment to
 Thursday" -> "My appointment was moved to Thursday by the dentist"), which supersedes what was
-said of the thing (mentions.correction).
+said of the thing (mentions.correction), and a changed phone number as the new number.
 """
 
 from __future__ import annotations
@@ -65,3 +65,18 @@ def moved_by(sentence: str) -> str:
     by = "" if who.lower() in ("i", "we", "they", "he", "she", "you") else f" by {who}"  # a pronoun says no one new
     moved = f"{x[:1].upper()}{x[1:]} was moved {m.group('to').rstrip(' .!')}{by}."
     return moved if MOVED.match(moved) else sentence  # moved in time: "moved the office to Porto" is no date moved
+
+
+# "Ana changed her number, it is 555-0199 now": the new number, said as "Ana's new number is ..." is.
+_NUMBER_CHANGED = re.compile(r"^(?P<who>I|[A-Z][a-z]+) (?:changed|got|has) (?:my|her|his|their|a) (?:new )?(?:phone )?number"
+                             r"(?:,| -| and)? (?:it is|it's|the new one is|the new one's|which is) (?:now )?(?P<num>\+?\d[\d -]{4,}\d)(?: now\b)?(?P<rest>.*)$")
+
+
+def number_changed(sentence: str) -> str:
+    """A changed phone number said as the new number; any other sentence as it is."""
+    m = _NUMBER_CHANGED.match(sentence)
+    if m is None:
+        return sentence
+    who = m.group("who")
+    whose = {"I": "My", "She": "Her", "He": "His", "They": "Their", "We": "Our"}.get(who, f"{who}'s")
+    return f"{whose} new number is {m.group('num')}{m.group('rest')}"
