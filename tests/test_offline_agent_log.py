@@ -449,3 +449,16 @@ def test_a_changed_number_is_the_new_number():
              Line(id="u3", at=LATE, role="user", speaker="Maya", text="My sister Ines is visiting. She got a new number, it is 555-0100.")]
     contacts = {c.name: c.details for c in MODEL.update_contacts(ContactsRequest(scope="s", messages=lines, known=[])).contacts}
     assert contacts["Ana"]["phone"] == "555-0199" and contacts["Ines"]["phone"] == "555-0100", contacts
+
+
+@pytest.mark.parametrize(("said", "employer"), [
+    ("I left Acme last week.", None), ("I quit Acme.", None), ("I quit my job at Acme.", None),
+    ("I quit smoking last year.", "Acme"),  # a habit ended, not the job
+])
+def test_leaving_the_employer_said_in_the_same_batch_ends_it(said, employer):
+    """"I quit Acme" was a habit given up, and "I left Acme" after "I work at Acme" in one batch
+    ended a partner no one had: the employer stayed."""
+    lines = [Line(id="u1", at=LATE, role="user", speaker="Maya", text="I work at Acme as a designer."),
+             Line(id="u2", at=LATE, role="user", speaker="Maya", text=said)]
+    maya = next(c for c in MODEL.update_contacts(ContactsRequest(scope="s", messages=lines, known=[])).contacts if c.name == "Maya")
+    assert maya.details.get("employer") == employer and maya.details.get("job") == "a designer", maya.details

@@ -175,14 +175,15 @@ def _apply(details: dict[str, str], claim: Claim) -> str | None:
     current = details.get(key, "")
     stems = set(content_stems(value))
     if spec_of(claim.attribute).single:
+        held = set(content_stems(current))
         if claim.polarity is Polarity.ASSERTED:
             details[key] = value
-        elif not stems or not current or stems <= set(content_stems(current)) or set(content_stems(current)) <= stems:
-            details[key] = ""
-        elif other := next((k for k, v in details.items()
-                            if k in _SINGLE_KEYS and v and set(content_stems(v)) == stems), None):
+        elif stems and not (current and (stems <= held or held <= stems)) and (other := next(
+                (k for k, v in details.items() if k in _SINGLE_KEYS and v and set(content_stems(v)) == stems), None)):
             details[other] = ""  # "I left Acme" read as a partner left: the employer Acme is what ended
             return other
+        elif not stems or not current or stems <= held or held <= stems:
+            details[key] = ""
         return key
     items = _items(current)
     if claim.polarity is Polarity.ASSERTED:

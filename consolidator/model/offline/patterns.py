@@ -157,9 +157,9 @@ _ENDINGS = [
     ("partner", rf"(?:{_BE})?{_HAVE}{_ADV}(?:got )?(?:split up|broke up|broken up|separated|got divorced|divorced|"
      rf"called it off|ended things)(?: (?:with|from) (?P<v>{_NAME}))?\b.*"),
     ("partner", rf"{_HAVE}{_ADV}(?:divorced|left|dumped) (?P<v>{_NAME})\b.*"),
-    ("employer", rf"{_HAVE}{_ADV}(?:left|resigned from|retired from|(?:got |was |been )?(?:fired|laid off|let go) (?:from|by)) "
+    ("employer", rf"{_HAVE}{_ADV}(?:left|quit|resigned from|retired from|(?:got |was |been )?(?:fired|laid off|let go) (?:from|by)) "
      rf"(?:(?:my|her|his|their|our) (?:job|position|role|post) (?:at|with) )?(?P<v>{_ORG})"),
-    ("employer", rf"{_HAVE}{_ADV}(?:left|resigned from|lost) (?:my|her|his|their) (?:job|position|role|post)\b(?: (?:at|with) (?P<v>.+))?"),
+    ("employer", rf"{_HAVE}{_ADV}(?:left|quit|resigned from|lost) (?:my|her|his|their) (?:job|position|role|post)\b(?: (?:at|with) (?P<v>.+))?"),
     ("employer", rf"{_HAVE}{_ADV}(?:got |was |been )?(?:fired|laid off|let go)\b.*"),
     ("home", rf"{_HAVE}{_ADV}moved out(?: of (?P<v>.+))?$"),
     ("condition", rf"{_HAVE}{_ADV}(?:got over|recovered from|(?:been |got )?cured of|beat|beaten) "

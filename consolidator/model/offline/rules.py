@@ -134,7 +134,9 @@ _NEGATIONS = [
     # "I can't eat gluten": avoids it (a kind of food, said bare; "can't eat another bite" is no diet)
     (re.compile(r"^(?:cannot|can not) (?=(?:eat|drink) (?!(?:a|an|the|another|any|anything|more|much|that|this|it|one)\b))",
                 re.I), "", Polarity.DENIED),
-    (re.compile(r"^(?:have |has )?(?:stopped|quit|given up|gave up)(?: on)? ", re.I), "", Polarity.ENDED),
+    # "quit Acme", "quit my job" end the employer (patterns.ENDINGS); "quit smoking" ends a habit
+    (re.compile(r"^(?:have |has )?(?:stopped|quit(?! (?-i:[A-Z])| (?:my|her|his|their) (?:job|position|role|post)\b)|"
+                r"given up|gave up)(?: on)? ", re.I), "", Polarity.ENDED),
 ]
 _LEADING_ADV = re.compile(r"^(?:(?:also|still|now|really|actually|just|honestly) )+", re.I)
 _ANYMORE = re.compile(r"\s+(?:any ?more|any longer)$", re.I)
