@@ -369,3 +369,21 @@ def test_a_fact_is_found_by_its_topic_table_and_a_move_refiles_it(app, settings)
     RecallStage(app).update("maya", later)
     assert [i.id for i in recall("maya", "food", config=settings, now=later).items if i.kind == "fact"] == [fid]
     assert not [i for i in recall("maya", "health", config=settings, now=later).items if i.kind == "fact"]
+
+
+def test_a_plan_told_on_monday_is_what_tomorrow_holds_on_thursday(app, settings) -> None:
+    """The README's example end to end: "My flight to Lisbon is on Friday" logged on Monday, the
+    offline model writes its day into the fact, and on Thursday "anything tomorrow?" (no word of
+    it) and "what's coming up?" find it first; on Saturday the flight is no longer ahead."""
+    log(app, "maya", ["Maya: My flight to Lisbon is on Friday.", "Assistant: Noted, have a good trip!"])
+    drain(app, T0 + timedelta(days=1))
+
+    def first(query: str, now):
+        return recall("maya", query, budget_tokens=80, config=settings, now=now).items[0]
+
+    thursday, saturday = T0 + timedelta(days=3, hours=3), T0 + timedelta(days=5)
+    assert first("Anything tomorrow?", thursday).kind == "fact" and "(2024-05-10)" in first("Anything tomorrow?", thursday).text
+    ahead = first("What's coming up?", thursday)
+    assert ahead.kind == "fact" and "flight" in ahead.text
+    gone = first("What's coming up?", saturday)
+    assert not (gone.kind == "fact" and gone.score >= ahead.score), (gone, ahead)

@@ -358,3 +358,32 @@ def test_a_question_of_what_is_to_be_done_reads_the_open_tasks(memory) -> None:
     for other in ("What did I cook for dinner?", "What do I like to do on weekends?", "Why did I have to rest?",
                   "What happened due to the rain?", "Is the calendar app any good?"):  # no question of what is to be done
         assert not any(tag.startswith("#") for tag in order(ask(other, budget=120))), other
+
+
+def test_a_fact_is_found_by_the_day_it_notes_ahead_not_only_by_when_it_was_said(memory) -> None:
+    """"Maya's flight to Lisbon is on Friday (2024-06-21)" was said last week: "anything tomorrow?"
+    and "what's coming up?" name no word of it, and its time (when it was said) is in neither
+    period; the day its text notes is. A day gone, or a day past the period, is not brought."""
+    write, ask = memory
+    write(fact("flight", "Maya's flight to Lisbon is on Friday (2024-06-21) (2024-06-12).", "2024-06-12T10:00:00"),
+          fact("dentist", "Maya's dentist appointment is on Monday (2024-06-17) (2024-06-12).", "2024-06-12T10:00:00"),
+          fact("party", "Maya said: The party is on Saturday (2024-07-06) (2024-06-12).", "2024-06-12T10:00:00"),
+          *(message(f"d{i}", f"Maya: I cooked {dish} for dinner.", f"2024-06-1{i}T19:00:00")
+            for i, dish in enumerate(["risotto", "paella", "ramen", "tacos", "curry", "gnocchi"])))
+    plans = {"flight", "dentist", "party"}
+    assert [t for t in order(ask("Anything tomorrow?", budget=80)) if t in plans] == ["flight"]
+    coming = [t for t in order(ask("What's coming up?", budget=120)) if t in plans]
+    assert coming == ["flight", "party"], coming  # Monday the 17th is gone
+    assert "flight" not in order(ask("What did I cook yesterday?", budget=80))
+
+
+def test_coming_up_is_from_now_and_a_named_period_is_more_precise() -> None:
+    from consolidator.retrieval.when import understand
+
+    now = datetime(2024, 6, 20, 15, 0, tzinfo=timezone.utc)
+    ahead = understand("What's coming up?", now, timezone.utc)
+    assert ahead.start == now and (ahead.end - now).days >= 365 and ahead.search_text("What's coming up?") == "What's ?"
+    week = understand("What's coming up this week?", now, timezone.utc)
+    assert (week.start, week.end) == (datetime(2024, 6, 17, tzinfo=timezone.utc), datetime(2024, 6, 24, tzinfo=timezone.utc))
+    tomorrow = understand("Anything tomorrow?", now, timezone.utc)
+    assert tomorrow.start == datetime(2024, 6, 21, tzinfo=timezone.utc)

@@ -15,6 +15,7 @@ from zoneinfo import ZoneInfo
 
 from consolidator.retrieval import items as make
 from consolidator.retrieval.rank import RankSettings
+from consolidator.retrieval.terms import asks_todo
 from consolidator.retrieval.when import understand
 from consolidator.retrieval.read import Recall, _Handle, _pool, answer
 from consolidator.core.app import open_app
@@ -51,7 +52,7 @@ def recall_from_log(scope: str, query: str, budget: int, config: Any, now: datet
         handle = _Handle(Path(":memory:"), conn, 0)
         handle.refresh()
         qt = understand(query, now, ZoneInfo(handle.meta.get("timezone") or "UTC"))
-        pool = _pool(handle, qt.search_text(query), budget, settings, qt.window)
+        pool = _pool(handle, qt.search_text(query), budget, settings, qt.window, todo=asks_todo(query))
         return answer(scope, query, budget, now, settings, pool, handle.turns, handle.meta, source="log", note=NOTE)
     finally:
         conn.close()

@@ -18,7 +18,9 @@ The order of passes (each a small function):
 from __future__ import annotations
 
 import math
+import re
 from dataclasses import dataclass
+from datetime import datetime, timedelta, timezone
 
 from consolidator.retrieval.terms import only_asks
 from consolidator.retrieval.when import QueryTime
@@ -92,6 +94,34 @@ def relevance(candidates: list[Candidate], settings: RankSettings) -> None:
         c.relevance = max(c.base, w * (c.lexical / best_lex) + (1.0 - w) * d)
 
 
+_NOTED_DAY = re.compile(r"\((\d{4})-(\d{2})-(\d{2})\)")
+
+
+def noted_within(text: str, window: tuple[float, float]) -> bool:
+    """Whether `text` notes a day ("(2025-12-05)") inside the window: a fact's plan or event day,
+    which its time (when it was said) is not. A day counts from its noon UTC, inside the scope's
+    local day for any zone within twelve hours of UTC."""
+    for y, m, d in _NOTED_DAY.findall(text):
+        try:
+            noon = datetime(int(y), int(m), int(d), 12, tzinfo=timezone.utc).timestamp()
+        except ValueError:
+            continue
+        if window[0] <= noon < window[1]:
+            return True
+    return False
+
+
+def months_of(window: tuple[float, float]) -> list[str]:
+    """The months ("2025-12") a window touches, in UTC, for finding the facts that note its days."""
+    first = datetime.fromtimestamp(window[0], timezone.utc).date().replace(day=1)
+    last = datetime.fromtimestamp(window[1], timezone.utc).date()
+    out = []
+    while first <= last and len(out) < 24:
+        out.append(f"{first:%Y-%m}")
+        first = (first + timedelta(days=32)).replace(day=1)
+    return out
+
+
 def subject_of(row: Row) -> str:
     """Who an item is by or about, lower-cased: a message's speaker, a contact's name, a fact's
     first word (facts are written about their subject: "Maya works at ...")."""
@@ -131,7 +161,7 @@ def prior(row: Row, qt: QueryTime, now_s: float, settings: RankSettings, names: 
     window = qt.window
     if window is not None and row.at is not None:
         end = row.until if row.until is not None and row.kind == "summary" else row.at
-        if row.at < window[1] and end >= window[0]:
+        if row.at < window[1] and end >= window[0] or row.kind == "fact" and noted_within(row.text, window):
             factor *= settings.period_boost
     if qt.asks_when and (row.kind in ("message", "fact") or (row.ladder, row.rung) in FINE_RUNGS):
         factor *= settings.when_boost

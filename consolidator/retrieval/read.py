@@ -293,7 +293,7 @@ def recall(scope: str, query: str, *, budget_tokens: int = 1000, config: Any = N
             handle.refresh()
             qt = understand(query, now, ZoneInfo(handle.meta.get("timezone") or "UTC"))
             pool = _pool(handle, qt.search_text(query), budget_tokens if only is None else MAX_BUDGET, settings, qt.window,
-                         cards=not qt.asks_when, common=common_words_path(snapshot_root(config)))
+                         cards=not qt.asks_when, common=common_words_path(snapshot_root(config)), todo=asks_todo(query))
             if only is not None:
                 pool = [c for c in pool if c.row.kind == "fact" and c.row.id.partition(":")[2] in only]
             return answer(scope, query, budget_tokens, now, settings, pool, handle.turns, handle.meta,
@@ -309,7 +309,7 @@ def asked_about(query: str) -> frozenset[str]:
 
 def _pool(handle: _Handle, query: str, budget: int, settings: ranking.RankSettings,
           window: tuple[float, float] | None = None, cards: bool = True,
-          common: Path | None = None) -> list[ranking.Candidate]:
+          common: Path | None = None, todo: bool | None = None) -> list[ranking.Candidate]:
     """The candidates (lexical and dense), with their scores. A period the query names adds the
     best lexical matches inside it (they may rank below the pool's cut over all time) or, for a
     query that names only a period, the period's items (summaries first) at a base relevance.
@@ -321,6 +321,7 @@ def _pool(handle: _Handle, query: str, budget: int, settings: ranking.RankSettin
     words = handle.searchable(asked)
     lexical = dict(handle.lexical(words, n_lexical, settings.context_weight))
     base: dict[int, float] = {}
+    noted: list[int] = []
     if window is not None:
         if words:
             inside = handle.lexical(words, n_lexical, settings.context_weight, window)
@@ -328,12 +329,15 @@ def _pool(handle: _Handle, query: str, budget: int, settings: ranking.RankSettin
                 lexical[n] = max(lexical.get(n, 0.0), s)
         else:
             base = {n: settings.period_only_relevance for n in index.between(conn, *window, n_lexical)}
+        # a fact that notes a day of the period ("Maya's flight is on Friday (2025-12-05)"): a plan
+        noted = [n for n, t in index.noted_in(conn, ranking.months_of(window), n_lexical) if ranking.noted_within(t, window)]
+        base |= {n: max(base.get(n, 0.0), settings.period_only_relevance) for n in noted if not words}
     # "What is Ana's relationship status?": Ana's card, whatever its words; not for "when ...?",
     # which asks for a date a card's details do not hold (as the when boost favours dated items).
     if cards and settings.card_relevance > 0:
         for n in index.cards_named(conn, asked):  # any case: "what is ana's job?"
             base[n] = max(base.get(n, 0.0), settings.card_relevance)
-    if settings.task_relevance > 0 and asks_todo(query):  # "what do I need to do?": the open tasks, soonest first
+    if settings.task_relevance > 0 and (asks_todo(query) if todo is None else todo):  # "what do I need to do?"
         for n in index.open_tasks(conn, n_lexical):
             base[n] = max(base.get(n, 0.0), settings.task_relevance)
     dense: dict[int, float] = {}
@@ -350,7 +354,7 @@ def _pool(handle: _Handle, query: str, budget: int, settings: ranking.RankSettin
         top = np.argpartition(-scores, k - 1)[:k]
         dense = {int(handle.numbers[i]): float(scores[i]) for i in top}
         older = []
-        for n in lexical:  # the lexical candidates' cosines too, so both scales cover the pool
+        for n in [*lexical, *noted]:  # the lexical and noted candidates' cosines too, so both scales cover the pool
             pos = handle.position.get(n)
             if pos is not None:
                 dense.setdefault(n, float(scores[pos]))
@@ -360,7 +364,7 @@ def _pool(handle: _Handle, query: str, budget: int, settings: ranking.RankSettin
             row = decode(blob)
             if row is not None:
                 dense[n] = float(row @ qvec)
-    rows = handle.rows_by_number(set(lexical) | set(dense) | set(base))
+    rows = handle.rows_by_number(set(lexical) | set(dense) | set(base) | set(noted))
     return [ranking.Candidate(row, lexical.get(n, 0.0), dense.get(n, 0.0), base.get(n, 0.0))
             for n, row in rows.items()]
 

@@ -4,7 +4,8 @@ A pure function of the query, `now` and the scope's time zone (the standard libr
 
 - asks for a time: "when ...", "what date/day/year/month/time ...", "which year ...", "how long
   ago ...", "since when ...";
-- names a period, in the scope's zone: "yesterday", "today", "this/last/next week|month|year",
+- names a period, in the scope's zone: "yesterday", "today", "tomorrow", "this/last/next week|month|year",
+  "coming up" / "upcoming" / "on my calendar" (today and the year ahead),
   "N days|weeks|months|years ago", "last Monday"/"on Monday" (the latest such day before now),
   "May", "in May", "May 2023", "May 7(th)( 2023)", "7 May( 2023)", "2023", "2023-05-07".
   A month without a year is the latest such month that has begun by `now`.
@@ -26,13 +27,14 @@ _DAY = "|".join(WEEKDAYS)
 _UNIT = r"(day|week|month|year)s?"
 _NUMBERS = {"a": 1, "an": 1, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7,
             "eight": 8, "nine": 9, "ten": 10, "a couple of": 2, "a few": 3}
+AHEAD_DAYS = 366  # "what's coming up": a year ahead, a plan's usual horizon
 _COUNT = "|".join(sorted((re.escape(k) for k in _NUMBERS), key=len, reverse=True)) + r"|\d{1,3}"
 
 ASKS = re.compile(r"\b(when|since when|what (?:date|day|year|month|time|week)|which (?:date|day|year|month|week)"
                   r"|how long ago)\b", re.I)
 _PATTERNS = [
     ("iso", re.compile(r"\b(\d{4})-(\d{2})-(\d{2})\b")),
-    ("relday", re.compile(r"\b(yesterday|today|tonight|this morning|this evening)\b", re.I)),
+    ("relday", re.compile(r"\b(yesterday|today|tonight|tomorrow|this morning|this evening)\b", re.I)),
     ("relspan", re.compile(rf"\b(this|last|next|past) {_UNIT}\b", re.I)),
     ("ago", re.compile(rf"\b({_COUNT}) {_UNIT} ago\b", re.I)),
     ("weekday", re.compile(rf"\b(?:last|on|this|past) ({_DAY})\b", re.I)),
@@ -41,6 +43,9 @@ _PATTERNS = [
     ("monthyear", re.compile(rf"\b({_MONTH})\.?,? (\d{{4}})\b", re.I)),
     ("month", re.compile(rf"\b(?:in|during|since|early|late|mid|of) ({_MONTH})\b", re.I)),
     ("year", re.compile(r"\b(?:in |during |since |of )?((?:19|20)\d{2})\b", re.I)),
+    # what is coming, when no other period is named ("coming up this week" is this week)
+    ("ahead", re.compile(r"\b(?:coming up|upcoming|ahead of me|in the (?:coming|next) (?:days|weeks)|"
+                         r"on my (?:calendar|schedule|agenda))\b", re.I)),
 ]
 
 
@@ -89,8 +94,10 @@ def _span(kind: str, m: re.Match, today: date) -> tuple[date, date] | None:
             day = date(int(g[0]), int(g[1]), int(g[2]))
             return day, day + timedelta(days=1)
         if kind == "relday":
-            day = today - timedelta(days=1) if g[0].lower() == "yesterday" else today
+            day = today + timedelta(days={"yesterday": -1, "tomorrow": 1}.get(g[0].lower(), 0))
             return day, day + timedelta(days=1)
+        if kind == "ahead":  # what is coming: today and the year after it (a plan's day is in its fact's text)
+            return today, today + timedelta(days=AHEAD_DAYS)
         if kind in ("relspan", "ago"):
             if kind == "relspan":
                 step = {"this": 0, "last": -1, "past": -1, "next": 1}[g[0].lower()]
@@ -137,6 +144,7 @@ def understand(query: str, now: datetime, zone: tzinfo) -> QueryTime:
     today = now.astimezone(zone).date()
     taken: list[tuple[int, int]] = []
     period: tuple[date, date] | None = None
+    ahead = False
     for kind, pattern in _PATTERNS:
         for m in pattern.finditer(query):
             if any(m.start() < e and s < m.end() for s, e in taken):
@@ -146,8 +154,8 @@ def understand(query: str, now: datetime, zone: tzinfo) -> QueryTime:
                 continue
             taken.append(m.span())
             if period is None:
-                period = found
+                period, ahead = found, kind == "ahead"
     start = end = None
-    if period is not None:
-        start, end = _utc(period[0], zone), _utc(period[1], zone)
+    if period is not None:  # what is coming starts now: what was said earlier today is not ahead
+        start, end = now.astimezone(timezone.utc) if ahead else _utc(period[0], zone), _utc(period[1], zone)
     return QueryTime(asks_when=bool(ASKS.search(query)), start=start, end=end, spans=tuple(sorted(taken)))

@@ -268,6 +268,17 @@ def between(conn: sqlite3.Connection, start: float, end: float, limit: int) -> l
     return [int(n) for (n,) in rows]
 
 
+def noted_in(conn: sqlite3.Connection, months: list[str], limit: int) -> list[tuple[int, str]]:
+    """Row numbers and texts of the current facts whose text notes a day of one of these months
+    ("2025-12" finds "(2025-12-05)"): a plan's day is in its text, not its time (when it was said)."""
+    if not months:
+        return []
+    where = " OR ".join("text LIKE ?" for _ in months)
+    rows = conn.execute(f"SELECT n, text FROM item WHERE kind = 'fact' AND status = 'current' AND ({where})"
+                        " ORDER BY at DESC LIMIT ?", (*(f"%({m}-%" for m in months), limit)).fetchall()
+    return [(int(n), str(text)) for n, text in rows]
+
+
 def open_tasks(conn: sqlite3.Connection, limit: int) -> list[int]:
     """Row numbers of the open tasks, the soonest due first (a task's label is its due day), then the undated."""
     rows = conn.execute("SELECT n FROM item WHERE kind = 'task' AND status = 'open' ORDER BY label IS NULL, label, at DESC"
