@@ -8,7 +8,7 @@ import pytest
 
 from consolidator.model.offline import OfflineModel
 from consolidator.model.offline.mentions import correction
-from consolidator.model.offline.restate import moved_by
+from consolidator.model.offline.restate import restate
 from consolidator.model.offline.text import activities
 from consolidator.model.schemas import ContactsRequest, FactExtractionRequest, KnownFact, Line, TasksRequest
 from tests.support.offline_kit import LATE, chat, said_by_caroline
@@ -201,7 +201,7 @@ def test_a_fragment_or_a_request_told_is_no_things_news(said):
     ("The funeral got moved to Friday.", "Maya said: The funeral is on Thursday (2025-03-06) in Braga (2025-03-03).",
      [("UPDATE", "f1")]),
     ("My dentist appointment was postponed.", "Maya has a dentist appointment at 3pm (2025-03-04).", [("UPDATE", "f1")]),
-    # someone moved it: the thing moved (restate.moved_by)
+    # someone moved it: the thing moved (restate.restate)
     ("The dentist moved my appointment to Thursday.", "Maya's dentist appointment is on Tuesday (2025-03-04) (2025-03-03).",
      [("UPDATE", "f1")]),
     ("Ana moved our dinner to Saturday.", "Maya has dinner with Ana on Friday (2025-03-07).", [("UPDATE", "f1")]),
@@ -439,7 +439,7 @@ def test_a_day_ahead_is_as_specific_as_a_name(said, facts):
     ("The company moved the office to Porto.", "The company moved the office to Porto."),  # a place: no time moved
 ])
 def test_a_thing_someone_moved_is_said_as_the_thing_moved(said, restated):
-    assert moved_by(said) == restated
+    assert restate(said) == restated
 
 
 def test_a_changed_number_is_the_new_number():

@@ -282,7 +282,7 @@ def test_a_group_said_with_the_is_kept_in_the_speakers_name():
     ("My kids love dinosaurs and volcanoes.", "Caroline's kids love dinosaurs and volcanoes (2023-05-07)."),
     ("The twins started kindergarten in Lisbon.", "Caroline said: The twins started kindergarten in Lisbon (2023-05-07)."),
     ("Oh, and the dentist moved my appointment to Thursday at 3.",
-     "Caroline's appointment was moved to Thursday (2023-05-11) at 3 by the dentist (2023-05-07)."),  # restate.moved_by
+     "Caroline's appointment was moved to Thursday (2023-05-11) at 3 by the dentist (2023-05-07)."),  # restate.restate
     ("The vet is from Spain.", "Caroline said: The vet is from Spain (2023-05-07)."),
     ("The pediatrician said it's just a virus.", "Caroline said: The pediatrician said it is a virus (2023-05-07)."),
 ])

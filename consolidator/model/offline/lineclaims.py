@@ -27,7 +27,7 @@ from consolidator.model.offline.names import NameBook
 from consolidator.model.offline.parse import CLAUSE_BREAK, Context, parse_sentence
 from consolidator.model.offline.reldates import resolve_relative_dates
 from consolidator.model.offline.replies import confirmed_statement, implied_statement
-from consolidator.model.offline.restate import kin_as_mine, moved_by, number_changed, proposal_accepted
+from consolidator.model.offline.restate import restate
 from consolidator.model.offline.rules import TASTES, Claim, Polarity
 from consolidator.model.offline.shown import caption_of, presented, with_shown
 from consolidator.model.offline.text_compact import compact
@@ -116,7 +116,7 @@ def _claims(people: tuple[_Line, ...], lead: int, zone: str, known: frozenset[st
         last = len(said) - 1
         for k, (raw, origin) in enumerate(said):  # a rule's text keeps its words: its relative dates are written out
             compacted = compact(raw, hedges=False)  # no "Whoa," or "you know" in a fact (text_compact)
-            sentence = number_changed(moved_by(proposal_accepted(kin_as_mine(compacted))))
+            sentence = restate(compacted)
             # "this" points at the photo the sentence carries (shown.py): a line's photo follows its last sentence
             caption = ctx.shown = line.shown if k == last else None
             found = len(out)

@@ -1,4 +1,4 @@
-"""Sentences said as what they mean, before they are parsed: a relative called by their home
+"""Sentences said as what they mean, before they are parsed (`restate`): a relative called by their home
 name as the speaker's ("Mom is visiting" -> "My mom is visiting"), a proposal and its yes as an
 engagement, a thing someone moved as the thing moved ("The dentist moved my appointment to
 Thursday" -> "My appointment was moved to Thursday by the dentist"), which supersedes what was
@@ -8,6 +8,7 @@ said of the thing (mentions.correction), and a changed phone number as the new n
 from __future__ import annotations
 
 import re
+from typing import Callable
 
 from consolidator.model.offline.mentions import MOVED
 from consolidator.model.offline.words import KIN
@@ -42,11 +43,9 @@ _ACCEPTED = re.compile(r"^(?P<n>[A-Z][a-z]+) proposed(?: to me)?(?P<when>(?: (?:
                        r"during)\b(?: [A-Za-z0-9]+){0,2})?)(?:,| and)+ (?:I|of course I) said yes\b")
 
 
-def proposal_accepted(sentence: str) -> str:
-    """A proposal and its yes as what they mean ("Rui proposed last night and I said yes!" -> "I
-    got engaged to Rui last night!"); any other sentence as it is."""
-    m = _ACCEPTED.match(sentence)
-    return f"I got engaged to {m.group('n')}{m.group('when')}{sentence[m.end():]}" if m else sentence
+def _engaged(m: re.Match) -> str:
+    """"Rui proposed last night and I said yes!" -> "I got engaged to Rui last night!"."""
+    return f"I got engaged to {m.group('n')}{m.group('when')}{m.string[m.end():]}"
 
 
 # "The dentist moved my appointment to Thursday": the thing moved, said as "my dentist appointment
@@ -55,16 +54,13 @@ _MOVED_BY = re.compile(r"^(?P<who>I |(?:[Tt]he|[Mm]y|[Oo]ur|[A-Z][a-z]+) (?:[a-z
                        r"(?P<x>(?:[Mm]y|[Oo]ur|[Tt]he) [a-z]+(?: [a-z]+)?) (?P<to>(?:to|until) .+)$")
 
 
-def moved_by(sentence: str) -> str:
-    """A thing someone moved in time as the thing moved; any other sentence as it is."""
-    m = _MOVED_BY.match(sentence)
-    if m is None:
-        return sentence
+def _moved(m: re.Match) -> str | None:
+    """A thing someone moved in time as the thing moved (None: not moved in time)."""
     x, who = m.group("x"), m.group("who").strip()
     who = who[:1].lower() + who[1:] if who.split()[0] in ("The", "My", "Our") else who
     by = "" if who.lower() in ("i", "we", "they", "he", "she", "you") else f" by {who}"  # a pronoun says no one new
     moved = f"{x[:1].upper()}{x[1:]} was moved {m.group('to').rstrip(' .!')}{by}."
-    return moved if MOVED.match(moved) else sentence  # moved in time: "moved the office to Porto" is no date moved
+    return moved if MOVED.match(moved) else None  # moved in time: "moved the office to Porto" is no date moved
 
 
 # "Ana changed her number, it is 555-0199 now": the new number, said as "Ana's new number is ..." is.
@@ -72,11 +68,22 @@ _NUMBER_CHANGED = re.compile(r"^(?P<who>I|[A-Z][a-z]+) (?:changed|got|has) (?:my
                              r"(?:,| -| and)? (?:it is|it's|the new one is|the new one's|which is) (?:now )?(?P<num>\+?\d[\d -]{4,}\d)(?: now\b)?(?P<rest>.*)$")
 
 
-def number_changed(sentence: str) -> str:
-    """A changed phone number said as the new number; any other sentence as it is."""
-    m = _NUMBER_CHANGED.match(sentence)
-    if m is None:
-        return sentence
+def _new_number(m: re.Match) -> str:
+    """A changed phone number said as the new number."""
     who = m.group("who")
     whose = {"I": "My", "She": "Her", "He": "His", "They": "Their", "We": "Our"}.get(who, f"{who}'s")
     return f"{whose} new number is {m.group('num')}{m.group('rest')}"
+
+
+# Each restatement: what a sentence opens with, and what it then means (None: as it is).
+_RESTATEMENTS: tuple[tuple[re.Pattern, Callable[[re.Match], str | None]], ...] = (
+    (_ACCEPTED, _engaged), (_MOVED_BY, _moved), (_NUMBER_CHANGED, _new_number))
+
+
+def restate(sentence: str) -> str:
+    """`sentence` said as what it means (see the module docstring); any other sentence as it is."""
+    sentence = kin_as_mine(sentence)
+    for pattern, meaning in _RESTATEMENTS:
+        if (m := pattern.match(sentence)) and (said := meaning(m)) is not None:
+            sentence = said
+    return sentence
