@@ -387,3 +387,20 @@ def test_coming_up_is_from_now_and_a_named_period_is_more_precise() -> None:
     assert (week.start, week.end) == (datetime(2024, 6, 17, tzinfo=timezone.utc), datetime(2024, 6, 24, tzinfo=timezone.utc))
     tomorrow = understand("Anything tomorrow?", now, timezone.utc)
     assert tomorrow.start == datetime(2024, 6, 21, tzinfo=timezone.utc)
+
+
+def test_a_period_is_found_in_facts_by_its_days_and_its_whole_months() -> None:
+    """The text a fact notes a period's day with: a day where the period holds part of its month
+    (a month's facts noting the day they were said do not crowd out its later plans), the month
+    where it holds all of it."""
+    from consolidator.retrieval.rank import noted_patterns, noted_within
+
+    def ts(*args) -> float:
+        return datetime(*args, tzinfo=timezone.utc).timestamp()
+
+    assert noted_patterns((ts(2024, 6, 17), ts(2024, 6, 24))) == [f"2024-06-{d})" for d in range(17, 24)]
+    assert noted_patterns((ts(2023, 5, 1), ts(2023, 6, 1))) == ["2023-05-"]
+    ahead = noted_patterns((ts(2025, 12, 30, 9), ts(2026, 3, 1)))
+    assert ahead == ["2025-12-30)", "2025-12-31)", "2026-01-", "2026-02-"]
+    assert noted_within("Maya's flight is on Friday (2026-01-09) (2025-12-29).", (ts(2025, 12, 30, 9), ts(2026, 3, 1)))
+    assert not noted_within("Maya went to Porto (2025-12-29).", (ts(2025, 12, 30, 9), ts(2026, 3, 1)))

@@ -20,7 +20,7 @@ from __future__ import annotations
 import math
 import re
 from dataclasses import dataclass
-from datetime import datetime, timedelta, timezone
+from datetime import date, datetime, timedelta, timezone
 
 from consolidator.retrieval.terms import only_asks
 from consolidator.retrieval.when import QueryTime
@@ -111,14 +111,25 @@ def noted_within(text: str, window: tuple[float, float]) -> bool:
     return False
 
 
-def months_of(window: tuple[float, float]) -> list[str]:
-    """The months ("2025-12") a window touches, in UTC, for finding the facts that note its days."""
-    first = datetime.fromtimestamp(window[0], timezone.utc).date().replace(day=1)
+def noted_patterns(window: tuple[float, float]) -> list[str]:
+    """What a fact notes for a day of the window, as text to find ("2025-12-07)" for one day,
+    "2025-12-" for a month the window holds whole): days where it covers part of a month, so a
+    month's facts noting only the day they were said do not crowd out the plans of its later days."""
+    def inside(d: date) -> bool:
+        return window[0] <= datetime(d.year, d.month, d.day, 12, tzinfo=timezone.utc).timestamp() < window[1]
+
+    day = datetime.fromtimestamp(window[0], timezone.utc).date() - timedelta(days=1)
     last = datetime.fromtimestamp(window[1], timezone.utc).date()
-    out = []
-    while first <= last and len(out) < 24:
-        out.append(f"{first:%Y-%m}")
-        first = (first + timedelta(days=32)).replace(day=1)
+    out: list[str] = []
+    while day <= last and len(out) < 64:
+        month_end = (day.replace(day=28) + timedelta(days=4)).replace(day=1) - timedelta(days=1)
+        if day.day == 1 and inside(day) and inside(month_end):
+            out.append(f"{day:%Y-%m}-")
+            day = month_end + timedelta(days=1)
+            continue
+        if inside(day):
+            out.append(f"{day:%Y-%m-%d})")
+        day += timedelta(days=1)
     return out
 
 

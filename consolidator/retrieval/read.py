@@ -330,7 +330,7 @@ def _pool(handle: _Handle, query: str, budget: int, settings: ranking.RankSettin
         else:
             base = {n: settings.period_only_relevance for n in index.between(conn, *window, n_lexical)}
         # a fact that notes a day of the period ("Maya's flight is on Friday (2025-12-05)"): a plan
-        noted = [n for n, t in index.noted_in(conn, ranking.months_of(window), n_lexical) if ranking.noted_within(t, window)]
+        noted = [n for n, t in index.noted_in(conn, ranking.noted_patterns(window), n_lexical) if ranking.noted_within(t, window)]
         base |= {n: max(base.get(n, 0.0), settings.period_only_relevance) for n in noted if not words}
     # "What is Ana's relationship status?": Ana's card, whatever its words; not for "when ...?",
     # which asks for a date a card's details do not hold (as the when boost favours dated items).

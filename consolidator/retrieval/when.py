@@ -5,7 +5,7 @@ A pure function of the query, `now` and the scope's time zone (the standard libr
 - asks for a time: "when ...", "what date/day/year/month/time ...", "which year ...", "how long
   ago ...", "since when ...";
 - names a period, in the scope's zone: "yesterday", "today", "tomorrow", "this/last/next week|month|year",
-  "coming up" / "upcoming" / "on my calendar" (today and the year ahead),
+  "coming up" / "upcoming" / "on my calendar" (from now to a year on),
   "N days|weeks|months|years ago", "last Monday"/"on Monday" (the latest such day before now),
   "May", "in May", "May 2023", "May 7(th)( 2023)", "7 May( 2023)", "2023", "2023-05-07".
   A month without a year is the latest such month that has begun by `now`.

@@ -268,14 +268,14 @@ def between(conn: sqlite3.Connection, start: float, end: float, limit: int) -> l
     return [int(n) for (n,) in rows]
 
 
-def noted_in(conn: sqlite3.Connection, months: list[str], limit: int) -> list[tuple[int, str]]:
-    """Row numbers and texts of the current facts whose text notes a day of one of these months
-    ("2025-12" finds "(2025-12-05)"): a plan's day is in its text, not its time (when it was said)."""
-    if not months:
+def noted_in(conn: sqlite3.Connection, noted: list[str], limit: int) -> list[tuple[int, str]]:
+    """Row numbers and texts of the current facts whose text notes one of these days ("2025-12-05)"
+    finds "(2025-12-05)", "2025-12-" any day of the month): a plan's day is in its text, not its time."""
+    if not noted:
         return []
-    where = " OR ".join("text LIKE ?" for _ in months)
+    where = " OR ".join("text LIKE ?" for _ in noted)
     rows = conn.execute(f"SELECT n, text FROM item WHERE kind = 'fact' AND status = 'current' AND ({where})"
-                        " ORDER BY at DESC LIMIT ?", (*(f"%({m}-%" for m in months), limit)).fetchall()
+                        " ORDER BY at DESC LIMIT ?", (*(f"%({d}%" for d in noted), limit)).fetchall()
     return [(int(n), str(text)) for n, text in rows]
 
 
