@@ -10,7 +10,7 @@ from consolidator.model.offline import OfflineModel
 from consolidator.model.offline.mentions import correction
 from consolidator.model.offline.restate import restate
 from consolidator.model.offline.text import activities
-from consolidator.model.schemas import ContactsRequest, FactExtractionRequest, KnownFact, Line, TasksRequest
+from consolidator.model.schemas import ContactsRequest, FactExtractionRequest, KnownContact, KnownFact, Line, TasksRequest
 from tests.support.offline_kit import LATE, chat, said_by_caroline
 
 MODEL = OfflineModel()
@@ -462,3 +462,18 @@ def test_leaving_the_employer_said_in_the_same_batch_ends_it(said, employer):
              Line(id="u2", at=LATE, role="user", speaker="Maya", text=said)]
     maya = next(c for c in MODEL.update_contacts(ContactsRequest(scope="s", messages=lines, known=[])).contacts if c.name == "Maya")
     assert maya.details.get("employer") == employer and maya.details.get("job") == "a designer", maya.details
+
+
+@pytest.mark.parametrize("said", ["I broke up with my boyfriend Bruno.", "Bruno and I broke up last month."])
+def test_a_partner_after_a_breakup_is_an_ex(said):
+    """Bruno stayed "Maya's boyfriend" after "Bruno and I broke up" (known from an earlier batch,
+    or said in the same sentence); a breakup names no one else ("I left Acme" makes no contact)."""
+    known = [KnownContact(name="Bruno", details={"relation": "Maya's boyfriend"}, biography="")]
+    for people in (known, []):
+        lines = [Line(id="u1", at=LATE, role="user", speaker="Maya", text=said)]
+        if not people:
+            lines.insert(0, Line(id="u0", at=LATE, role="user", speaker="Maya", text="My boyfriend Bruno is lovely."))
+        contacts = {c.name: c.details for c in MODEL.update_contacts(ContactsRequest(scope="s", messages=lines, known=people)).contacts}
+        assert contacts["Bruno"]["relation"] == "Maya's ex-boyfriend", (people, contacts)
+    lines = [Line(id="u1", at=LATE, role="user", speaker="Maya", text="I left Acme.")]
+    assert [c.name for c in MODEL.update_contacts(ContactsRequest(scope="s", messages=lines, known=known)).contacts] == ["Maya"]

@@ -72,7 +72,7 @@ def test_a_companion_whose_name_starts_like_my_is_a_name():
     ("Porto and Lisbon are beautiful cities.", []),  # common enough to be no names of people here
     # the other named, or the one named by who they are: was "Tiago's girlfriend Ines broke up" (and she
     # stayed his girlfriend)
-    ("Tiago and his girlfriend Ines broke up.", ["Tiago broke up with his girlfriend Ines."]),
+    ("Tiago and his girlfriend Ines broke up.", ["Tiago broke up with his girlfriend Ines.", "Ines is Tiago's ex-girlfriend."]),
     ("My brother Tiago and his girlfriend broke up.", ["Tiago is Caroline's brother.", "Tiago broke up with his girlfriend."]),
 ])
 def test_two_named_are_one_subject(said, facts):

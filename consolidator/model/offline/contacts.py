@@ -27,6 +27,7 @@ import re
 from dataclasses import replace
 
 from consolidator.domain import is_negated
+from consolidator.model.offline.mentions import ex_partner
 from consolidator.model.offline.names import COMMON_ZIPF, common_plural
 from consolidator.model.offline.parse import parse_text, take_name
 from consolidator.model.offline.rules import Claim, Polarity, same_subject, spec_of
@@ -190,7 +191,9 @@ def _apply(details: dict[str, str], claim: Claim) -> str | None:
         # an item already listed as specifically or more ("summer sailing regatta" holds "regatta")
         # adds nothing; one the new value says more specifically gives way to it ("dog" to "Rex (dog)")
         if not any(_same(i, value) or stems and stems <= set(content_stems(i)) for i in items):
-            kept = [i for i in items if not (stems and set(content_stems(i)) < stems)]
+            former = value.replace("'s ex-", "'s ", 1)  # "Maya's ex-boyfriend" ends "Maya's boyfriend"
+            kept = [i for i in items if not (stems and set(content_stems(i)) < stems)
+                    and (former == value or not _same(i, former))]
             details[key] = "; ".join([*kept, value][-LISTED_ITEMS:])
     else:
         details[key] = "; ".join(i for i in items if not (stems and stems <= set(content_stems(i))))
@@ -278,6 +281,7 @@ def contact_updates(lines: list[Line], claims: list[Claim], known: list[KnownCon
             # a claim's sentence is the compacted one ("Oh, I've been ..." -> "I've been ...", lineclaims.py)
             for claim in by_sentence.get((line.id, compact(sentence, hedges=False)), []):
                 reg.see(claim.subject, line.id, sentence).claims.extend([claim, *_pastimes_and_places(claim, people)])
+    _breakups(reg)
     updates: list[ContactUpdate] = []
     for p in reg.people:
         before = dict(p.known.details) if p.known else {}
@@ -308,6 +312,23 @@ def contact_updates(lines: list[Line], claims: list[Claim], known: list[KnownCon
             source_ids=_evidence(p, fresh, names, aliases, summary_line),
         ))
     return updates
+
+
+def _breakups(reg: _Registry) -> None:
+    """"Bruno and I broke up": the partner named is an ex now ("Maya's ex-boyfriend"), when their
+    relation, known or said in the batch, is a partner's."""
+    for p in list(reg.people):
+        for c in [c for c in p.claims if c.attribute == "partner" and c.polarity is Polarity.ENDED and c.value]:
+            other = next((o for o in reg.people if o is not p and any(same_subject(c.value, f) for f in o.forms)), None)
+            if other is None and reg._known_for(c.value) is not None:  # known from an earlier batch
+                other = reg.see(c.value, c.source_ids[0] if c.source_ids else "", c.sentence or None)
+            if other is None:
+                continue  # "I left Acme": no one
+            said = [r.value for r in other.claims if r.attribute == "relation"]
+            held = said[-1] if said else (other.known.details.get("relation", "") if other.known else "")
+            was = next((r for r in held.split("; ") if r.startswith(f"{p.name}'s ")), "")
+            if was and (ended := ex_partner(Claim(other.name, "relation", was, ""))) is not None:
+                other.claims.append(replace(ended, source_ids=c.source_ids, sentence=c.sentence))
 
 
 def _roles(sentence: str, speaker: str, speakers: list[str], line_id: str) -> list[Claim]:

@@ -26,7 +26,7 @@ from consolidator.model.offline.text import clean_general, content_stems, normal
 from consolidator.model.offline.names import NameBook, short_for, states
 from consolidator.model.offline.worth import MIN_WORTH_SAID, NAME_WEIGHT, worth
 from consolidator.model.offline.words import (
-    FULL_LIST, MONTHS, NAME_STOPWORDS, RARE_ZIPF, KIN, RELATIONS, SPECIES, STOPWORDS, TITLES, WEEKDAYS, zipf,
+    FULL_LIST, MONTHS, NAME_STOPWORDS, PARTNERS, RARE_ZIPF, KIN, RELATIONS, SPECIES, STOPWORDS, TITLES, WEEKDAYS, zipf,
 )
 
 FAVOURITE = re.compile(
@@ -168,12 +168,22 @@ def with_relations(claims: list[Claim], statement: str, me: str, you: str | None
     for c in claims:
         said_of[c.subject] = f"{said_of.get(c.subject, '')} {c.text}"
     passing, named = named_relations(statement, me, you, said_of, last)
-    ended = [c.text for c in claims if c.polarity is Polarity.ENDED]  # "broke up with his girlfriend Ines": no more
-    passing = [c for c in passing if not any(re.search(rf"\b{re.escape(c.subject)}\b", text) for text in ended)]
+    ended = [c.text for c in claims if c.polarity is Polarity.ENDED]  # "broke up with his girlfriend Ines": no more,
+    passing = [ex_partner(c) if any(re.search(rf"\b{re.escape(c.subject)}\b", t) for t in ended) else c for c in passing]
+    passing = [c for c in passing if c is not None]  # ... and his ex-girlfriend now
     relatives = {c.subject for c in passing}
     kept = [c for c in claims if not (c.kind == "said" and len(c.value.split()) <= 4
                                       and any(r in c.value for r in relatives))]
     return kept + passing, named
+
+
+def ex_partner(relation: Claim) -> Claim | None:
+    """A partner's relation once a breakup ended it ("Ines is Tiago's ex-girlfriend"); None for any
+    other relation, which a breakup does not say."""
+    owner, _, rel = relation.value.rpartition("'s ")
+    if rel not in PARTNERS:
+        return None
+    return Claim(relation.subject, "relation", f"{owner}'s ex-{rel}", f"{relation.subject} is {owner}'s ex-{rel}.")
 
 
 _IRREGULAR_PLURALS = {"child": "children", "wife": "wives"}

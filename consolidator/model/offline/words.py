@@ -22,7 +22,7 @@ from functools import lru_cache
 from consolidator.domain import AGENT_SPEAKERS, IRREGULAR_VERBS, MONTHS, NEGATIONS, STOPWORDS, WEEKDAYS
 
 __all__ = [
-    "AGENT_SPEAKERS", "ADDRESS_OPENERS", "CALLING_OPENERS", "EVERYDAY_ZIPF", "FULL_LIST", "GREETINGS",
+    "AGENT_SPEAKERS", "ADDRESS_OPENERS", "PARTNERS", "CALLING_OPENERS", "EVERYDAY_ZIPF", "FULL_LIST", "GREETINGS",
     "IRREGULAR_PAST", "MAX_ZIPF", "NUMBER_WORDS",
     "MONTHS", "NAME_STOPWORDS", "NEGATIONS", "PHATIC", "RARE_ZIPF", "RELATIONS", "ROLE_NOUNS", "SMALL_LIST", "SPECIES",
     "STOPWORDS", "TITLES", "WEEKDAYS", "WORKPLACES",
@@ -99,6 +99,8 @@ RELATIONS = (  # the in-laws first: "father-in-law" is no "father"
     "cleaner|housekeeper|pediatrician|paediatrician|physiotherapist|physio|vet|gardener|hairdresser|psychiatrist|"
     "psychologist|nutritionist|caregiver|carer|midwife"
 )
+# The relations a breakup ends: the one who was "my boyfriend" is "my ex-boyfriend" after it.
+PARTNERS = frozenset("wife husband partner boyfriend girlfriend fiance fiancee".split())
 # A relation with the place among siblings that tells two apart ("my older brother", "my little sister").
 KIN = rf"(?:(?:older|younger|little|big|baby|eldest|oldest|youngest|elder|twin) )?(?:{RELATIONS})"
 # What a named workplace may end with, as an alternation: "Santa Maria hospital", "Nova university".
