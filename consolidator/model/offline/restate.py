@@ -1,7 +1,7 @@
-"""Sentences said as what they mean, before they are parsed (`restate`): a relative called by their home
-name as the speaker's ("Mom is visiting" -> "My mom is visiting"), a proposal and its yes as an
-engagement, a thing someone moved as the thing moved ("The dentist moved my appointment to
-Thursday" -> "My appointment was moved to Thursday by the dentist"), which supersedes what was
+"""Sentences said as what they mean, before they are parsed (`restate`): a relative called by
+their home name as the speaker's ("Mom is visiting" -> "My mom is visiting"), a proposal and its
+yes as an engagement, a thing someone moved as the thing moved ("The dentist moved my appointment
+to Thursday" -> "My appointment was moved to Thursday by the dentist"), which supersedes what was
 said of the thing (mentions.correction), and a changed phone number as the new number.
 """
 

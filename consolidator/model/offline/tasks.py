@@ -24,6 +24,8 @@ request's open tasks, or one opened earlier in the same batch (then neither chan
 Matching is by content-word overlap (stems): at least one shared word that is not the
 title's leading verb, covering half of the shorter side; when both start with different known
 task verbs ("call mom" vs "buy flowers for mom") they never match.
+
+Due dates (what day a request names, in the scope's zone): taskdue.py.
 """
 
 from __future__ import annotations
