@@ -23,7 +23,7 @@ def test_the_walk_reaches_the_commands_users_run():
     assert {"import", "run", "status", "recall", "contacts", "tasks", "facts", "forget", "export"} <= names
 
 
-@pytest.mark.parametrize("path,command", COMMANDS, ids=lambda v: " ".join(v) if isinstance(v, tuple) else "")
+@pytest.mark.parametrize("path,command", COMMANDS, ids=[" ".join(path) or "consolidator" for path, _ in COMMANDS])
 def test_every_command_and_option_has_help(path, command):
     assert command.help, f"{' '.join(path) or 'consolidator'}: no help text"
     bare = [p.opts[0] for p in command.params if isinstance(p, click.Option) and not p.help]
