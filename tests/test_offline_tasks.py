@@ -196,7 +196,7 @@ def test_a_list_or_an_errand_told_to_another_person_is_no_task():
     ("My passport expires in March, I need to renew it.", "Renew my passport"),
     ("The plants are dying! Remind me to water them tomorrow.", "Water the plants"),
     ("My mom is in hospital, I need to call her.", "Call my mom"),
-    ("My sister Ana is sick, I need to call her doctor.", "Call her doctor"),  # her doctor: no "my sister doctor"
+    ("My sister Ana is sick, I need to call her doctor.", "Call Ana's doctor"),  # her doctor: Ana's, no "my sister doctor"
 ])
 def test_an_errand_on_what_a_clause_before_named(said, title):
     assert [c.title for c in tasks_of(said)] == [title]
@@ -223,3 +223,13 @@ def test_what_someone_the_person_answers_to_wants_of_them_is_their_task(said, ti
                                   "Does my boss want the report by Friday?", "My boss wants me to relax."])
 def test_a_wish_without_a_day_or_an_errand_is_no_task(said):
     assert tasks_of(said) == []
+
+
+def test_whose_thing_a_his_or_her_means_and_a_line_before_of_the_same_speaker():
+    """"My son Leo starts kindergarten in September." then "Yes, remind me to buy his uniform next
+    week." opened "Buy his uniform": whose, the relative the speaker's line before named; and "call
+    her" a line after "My mom is in hospital" is a call to the mom."""
+    assert [c.title for c in tasks_of("My son Leo starts kindergarten in September.",
+                                      "Yes, remind me to buy his uniform next week.")] == ["Buy Leo's uniform next week"]
+    assert [c.title for c in tasks_of("My mom is in hospital again.", "Please remind me to call her tonight.")] == ["Call my mom"]
+    assert [c.title for c in tasks_of("Remind me to buy his uniform.")] == ["Buy his uniform"]  # no one named before

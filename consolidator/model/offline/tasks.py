@@ -10,9 +10,11 @@ date or a plain errand verb (call, send, book...), what a relative or someone on
 ("my boss wants me to X", as a promise is) and a thing they want by a day ("my manager wants the
 report by Friday": "The report for my manager"). X must be an action: a leading verb and an object
 of substance (an "it" is what a clause before named: "renew it" after "My passport expires in
-March") or a due date ("That day." and "Family love" are not tasks). Requests to someone (can
-you, please, don't forget, add, an errand told, I want you to) open a task only when no other person
-is in the conversation: between two people they are advice or favours, not the speaker's errands. An
+March"; a "his" or "her" the relative named before, in the line or the speaker's line before: "buy
+his uniform" after "My son Leo ...") or a due date ("That day." and "Family love" are not tasks).
+Requests to someone (can you, please, don't forget, add, an errand told, I want you to) open a
+task only when no other person is in the conversation: between two people they are advice or
+favours, not the speaker's errands. An
 errand the agent offers ("Would you like me to remind you about the dentist?", "Shall I book a
 table?") opens when the person's reply accepts it ("Yes please", "Sure, tomorrow"), read as their
 request, you as me. Closes (done) on: "done: X", "X is done/finished/sent/booked", "I (have)
@@ -122,6 +124,9 @@ _IT = re.compile(r"(?P<v>[a-z]+) (?P<p>it|them|him|her(?! (?!(?:the|a|an|about|b
                  r"tonight|on|at|in|by|this|next|before|after|and|to|up|now)\b)[a-z]+))\b", re.I)  # not "her doctor"
 _THING = re.compile(r"\b(?:[Mm]y|[Oo]ur|[Tt]he) (?:[a-z]+ ){0,2}?(?P<n>[a-z]+)(?= (?:is|are|was|were|has|have|had|expires?|expired|"
                     r"broke|keeps?|needs?|wants?|asked|told|got|will|won't|does|did|stopped|started)\b)")
+# "My son Leo starts school ... remind me to buy his uniform": whose thing a his/her means
+_HIS = re.compile(r"(?P<v>[a-z]+) (?:his|her)(?= [a-z])", re.I)
+_KIN_NAMED = re.compile(rf"\b(?:[Mm]y|[Oo]ur) (?i:{KIN}) ([A-Z][a-z]+)\b")
 # A relative clause ("what I have to do") is not a commitment.
 _RELATIVE_BEFORE = re.compile(r"\b(?:what|which|that|whatever|everything|all|something|anything|things|stuff|one)\s*$", re.I)
 _VERBS_IN_STOPWORDS = frozenset("do get let have make go be take".split())
@@ -289,6 +294,8 @@ def _sentence_changes(book: _Book, sentence: str, line: Line, today: datetime, p
             person = it.group("p").lower() in ("her", "him")
             said = [t.group(0) for t in _THING.finditer(f"{before} {s[:m.start('a')]}") if bool(_KIN.fullmatch(t.group("n"))) == person]
             action = f"{it.group('v')} {said[-1][:1].lower()}{said[-1][1:]}{action[it.end():]}" if said else action
+        elif (whose := _HIS.match(action)) and (named := _KIN_NAMED.findall(f"{before} {s[:m.start('a')]}")):
+            action = f"{whose.group('v')} {named[-1]}'s{action[whose.end():]}"  # "buy his uniform": "buy Leo's uniform"
         due, _ = due_date(s, today)
         if pattern is _IMPERATIVE and due is None:
             continue
@@ -323,8 +330,9 @@ def task_changes(lines: list[Line], open_tasks: list[KnownTask], zone: str = "UT
         said = sentences(line.text)
         if (offered := _accepted_offer(before.get(line.id), said[0] if said else "")) is not None:
             _sentence_changes(book, offered, line, today, peer)
-        for k, sentence in enumerate(said):
-            _sentence_changes(book, sentence, line, today, peer, normalise(said[k - 1]) if k else "")
+        last = sentences(people[i - 1].text)[-1:] if i and people[i - 1].speaker == line.speaker else []
+        for k, sentence in enumerate(said):  # the sentence before: the line's, or the speaker's line before
+            _sentence_changes(book, sentence, line, today, peer, normalise(said[k - 1] if k else " ".join(last)))
     return [c for c in book.changes if c is not None]
 
 
