@@ -27,8 +27,8 @@ _DAY = "|".join(WEEKDAYS)
 _UNIT = r"(day|week|month|year)s?"
 _NUMBERS = {"a": 1, "an": 1, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7,
             "eight": 8, "nine": 9, "ten": 10, "a couple of": 2, "a few": 3}
-AHEAD_DAYS = 366  # "what's coming up": a year ahead, a plan's usual horizon
 _COUNT = "|".join(sorted((re.escape(k) for k in _NUMBERS), key=len, reverse=True)) + r"|\d{1,3}"
+AHEAD_DAYS = 366  # "what's coming up": a year ahead, a plan's usual horizon
 
 ASKS = re.compile(r"\b(when|since when|what (?:date|day|year|month|time|week)|which (?:date|day|year|month|week)"
                   r"|how long ago)\b", re.I)

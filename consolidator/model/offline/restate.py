@@ -65,7 +65,8 @@ def _moved(m: re.Match) -> str | None:
 
 # "Ana changed her number, it is 555-0199 now": the new number, said as "Ana's new number is ..." is.
 _NUMBER_CHANGED = re.compile(r"^(?P<who>I|[A-Z][a-z]+) (?:changed|got|has) (?:my|her|his|their|a) (?:new )?(?:phone )?number"
-                             r"(?:,| -| and)? (?:it is|it's|the new one is|the new one's|which is) (?:now )?(?P<num>\+?\d[\d -]{4,}\d)(?: now\b)?(?P<rest>.*)$")
+                             r"(?:,| -| and)? (?:it is|it's|the new one is|the new one's|which is) (?:now )?"
+                             r"(?P<num>\+?\d[\d -]{4,}\d)(?: now\b)?(?P<rest>.*)$")
 
 
 def _new_number(m: re.Match) -> str:

@@ -86,9 +86,10 @@ _ERRANDS = frozenset(stem(w) for w in _ERRAND_WORDS)
 _IMPERATIVE = re.compile(rf"{_OPENER}(?P<a>(?:{'|'.join(_ERRAND_WORDS)}) .+)", re.I)
 # Someone the person answers to wants a thing by a day ("My manager wants the quarterly report by
 # Friday"): the thing is the person's to deliver, its title the thing and whose it is.
-_OWED = re.compile(rf"\b(?:[Mm]y|[Oo]ur) (?P<who>(?i:{KIN}))(?: [A-Z][a-z]+)? (?:wants|needs|expects|is expecting|"
+_MY_PERSON = rf"\b(?:[Mm]y|[Oo]ur) (?P<who>(?i:{KIN}))"  # "my boss", "our landlord", "my son"
+_OWED = re.compile(rf"{_MY_PERSON}(?: [A-Z][a-z]+)? (?:wants|needs|expects|is expecting|"
                    r"is waiting for|asked (?:me )?for) (?P<x>(?:the|my|our|a|an|some|his|her|their) [^,;.!?]+)")
-_ASKED_OF_ME = re.compile(rf"\b(?:[Mm]y|[Oo]ur) (?i:{KIN})(?: [A-Z][a-z]+)? (?:wants|needs|expects|asked|told) me to (?P<a>.+)")
+_ASKED_OF_ME = re.compile(rf"{_MY_PERSON}(?: [A-Z][a-z]+)? (?:wants|needs|expects|asked|told) me to (?P<a>.+)")
 _ASKABLE = frozenset([*_REMIND, _REQUEST])  # the open patterns that may come as a question
 # Requests to someone else: when that someone is another person rather than the agent, they are
 # advice or favours between people ("don't forget to take breaks"), not the speaker's errands.
@@ -126,7 +127,7 @@ _THING = re.compile(r"\b(?:[Mm]y|[Oo]ur|[Tt]he) (?:[a-z]+ ){0,2}?(?P<n>[a-z]+)(?
                     r"broke|keeps?|needs?|wants?|asked|told|got|will|won't|does|did|stopped|started)\b)")
 # "My son Leo starts school ... remind me to buy his uniform": whose thing a his/her means
 _HIS = re.compile(r"(?P<v>[a-z]+) (?:his|her)(?= [a-z])", re.I)
-_KIN_NAMED = re.compile(rf"\b(?:[Mm]y|[Oo]ur) (?i:{KIN}) ([A-Z][a-z]+)\b")
+_KIN_NAMED = re.compile(rf"{_MY_PERSON} (?P<name>[A-Z][a-z]+)\b")
 # A relative clause ("what I have to do") is not a commitment.
 _RELATIVE_BEFORE = re.compile(r"\b(?:what|which|that|whatever|everything|all|something|anything|things|stuff|one)\s*$", re.I)
 _VERBS_IN_STOPWORDS = frozenset("do get let have make go be take".split())
@@ -290,11 +291,12 @@ def _sentence_changes(book: _Book, sentence: str, line: Line, today: datetime, p
         if _RELATIVE_BEFORE.search(s[:m.start()]):
             continue
         action = m.group("a")
+        earlier = f"{before} {s[:m.start('a')]}"  # what an "it", "her" or "his" of the errand may mean
         if it := _IT.match(action):  # "renew it": "renew my passport"; "call her": "call my mom"
             person = it.group("p").lower() in ("her", "him")
-            said = [t.group(0) for t in _THING.finditer(f"{before} {s[:m.start('a')]}") if bool(_KIN.fullmatch(t.group("n"))) == person]
+            said = [t.group(0) for t in _THING.finditer(earlier) if bool(_KIN.fullmatch(t.group("n"))) == person]
             action = f"{it.group('v')} {said[-1][:1].lower()}{said[-1][1:]}{action[it.end():]}" if said else action
-        elif (whose := _HIS.match(action)) and (named := _KIN_NAMED.findall(f"{before} {s[:m.start('a')]}")):
+        elif (whose := _HIS.match(action)) and (named := [k.group("name") for k in _KIN_NAMED.finditer(earlier)]):
             action = f"{whose.group('v')} {named[-1]}'s{action[whose.end():]}"  # "buy his uniform": "buy Leo's uniform"
         due, _ = due_date(s, today)
         if pattern is _IMPERATIVE and due is None:
