@@ -139,3 +139,30 @@ def test_a_thing_called_something_is_no_one_called():
 ])
 def test_a_move_for_a_job(said, facts):
     assert said_by_caroline(said) == facts
+
+
+@pytest.mark.parametrize(("said", "wrong"), [
+    ("My sister Joana had migraines for years. He prescribed rest.", "Joana prescribed"),
+    ("My brother Rui is visiting. She is a nurse.", "Rui is a nurse"),
+    ("Thanks, Melanie! His ankle is getting better, but still sore.", "Melanie's ankle"),  # whom one speaks to
+])
+def test_a_she_or_he_never_means_one_the_batch_says_it_cannot(said, wrong):
+    """'my sister Joana' is no 'he' ('Mr. Costa' no 'her'): a relation word or a title says which
+    pronoun may mean a person, and a he is never the one spoken to. The clause is lost rather
+    than said of the wrong one."""
+    facts = said_by_caroline(said)
+    assert not any(wrong in f for f in facts), facts
+    assert facts or "Melanie" in said  # what the first sentence says stays
+
+
+@pytest.mark.parametrize(("said", "fact"), [
+    ("I met Ana at the gym, she's a nurse.", "Ana is a nurse."),
+    ("The physio is called Lia, her clinic is on Rua Augusta.", "Lia's clinic is on Rua Augusta"),
+    ("My sister Joana called Rui, she is moving to Lisbon.", "Joana is moving to Lisbon"),  # a subject first
+    ("My son Leo and my daughter Ana came. She loves the beach.", "Ana loves the beach."),
+])
+def test_a_she_or_he_means_the_person_the_sentence_named_before(said, fact):
+    """A clause's she/he with no one said of in its sentence means the last person the sentence
+    named, even as an object ("I met Ana ..."); a clause's own subject comes first; a she passes
+    over a son for the daughter."""
+    assert any(fact in f for f in said_by_caroline(said)), said_by_caroline(said)

@@ -233,3 +233,7 @@ def test_whose_thing_a_his_or_her_means_and_a_line_before_of_the_same_speaker():
                                       "Yes, remind me to buy his uniform next week.")] == ["Buy Leo's uniform next week"]
     assert [c.title for c in tasks_of("My mom is in hospital again.", "Please remind me to call her tonight.")] == ["Call my mom"]
     assert [c.title for c in tasks_of("Remind me to buy his uniform.")] == ["Buy his uniform"]  # no one named before
+    assert [c.title for c in tasks_of("My daughter Ana starts school in May and my son Leo in June.",
+                                      "Remind me to buy her uniform.")] == ["Buy Ana's uniform"]  # a "her" is no son's
+    assert [c.title for c in tasks_of("My dad is worried and my mom is in hospital.",
+                                      "Remind me to call him tomorrow.")] == ["Call my dad"]

@@ -61,15 +61,15 @@ def named_in(seg: str, me: str, last: str | None, pet: str | None, names: NameBo
         if _A_SPECIES.match(rel):
             return [Claim(me, "pet", f"{rel} {name}", f"{me} has a {rel} named {name}.", detail=f"{name} ({rel})")]
         return [Claim(name, "relation", f"{me}'s {rel}", f"{name} is {me}'s {rel}.")]
-    if reach := _reach(seg, me, last):
+    if reach := _reach(seg, me, last, names):
         return [reach]
-    if (m := _PRONOUNS.match(seg)) and (owner := _owner(m, me, last)):
+    if (m := _PRONOUNS.match(seg)) and (owner := _owner(m, me, last, names)):
         return [Claim(owner, "pronouns", m.group("v"), f"{owner}'s pronouns are {m.group('v')}.")]
     if m := GONE.match(seg):
         ended = m.group("v")
         return [Claim(me, "condition", ended, f"{me} no longer has {ended}.", Polarity.ENDED, detail=ended)]
     m = FAVOURITE.match(seg)
-    owner = _owner(m, me, last) if m else None
+    owner = _owner(m, me, last, names) if m else None
     value = clean_general(m.group("v")) if m else ""
     if not owner or not value:
         return []
@@ -77,10 +77,12 @@ def named_in(seg: str, me: str, last: str | None, pet: str | None, names: NameBo
     return [Claim(owner, f"favourite {thing}", value, f"{owner}'s favourite {thing} is {value}.")]
 
 
-def _owner(m: re.Match, me: str, last: str | None) -> str | None:
+def _owner(m: re.Match, me: str, last: str | None, names: NameBook | None = None) -> str | None:
     """Whose a thing is, by the `_WHOSE` groups: "my" the speaker's, "his/her/their" the last person
-    named's, "Rui's" Rui's."""
-    return me if m.group("my") else last if m.group("pron") else m.group("own")
+    named's (no one where the batch says a "his" cannot mean them), "Rui's" Rui's."""
+    if m.group("pron"):
+        return last if last and (names is None or names.agrees(last, m.group("pron"))) else None
+    return me if m.group("my") else m.group("own")
 
 
 def _rel_is(seg: str, names: NameBook | None) -> re.Match | None:
@@ -110,11 +112,11 @@ _REACHED_BY = {"phone": re.compile(r"\+?\d[\d ()-]{5,}\d"), "email": re.compile(
                "address": re.compile(r"\S.{4,}")}
 
 
-def _reach(seg: str, me: str, last: str | None) -> Claim | None:
+def _reach(seg: str, me: str, last: str | None, names: NameBook | None = None) -> Claim | None:
     """How to reach someone, a clause says ("his number is ..." is `last`'s), if its value has the
     shape of one (digits for a phone, an @ for an email); else None."""
     m = _REACH.match(seg)
-    owner = _owner(m, me, last) if m else None
+    owner = _owner(m, me, last, names) if m else None
     if not owner:
         return None
     kind = m.group("k").lower()

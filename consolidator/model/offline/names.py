@@ -32,7 +32,7 @@ from typing import Iterable, Sequence
 from consolidator.model.offline.text import sentences
 from consolidator.model.offline.words import (
     ADDRESS_OPENERS, EVERYDAY_ZIPF, FULL_LIST, IRREGULAR_PAST, NAME_STOPWORDS, NUMBER_WORDS, RARE_ZIPF, KIN,
-    STOPWORDS, TITLES, alternation, zipf,
+    PRONOUN_GENDER, STOPWORDS, TITLES, alternation, gender_of, zipf,
 )
 
 # RARE_ZIPF (words.py): below it a lower-cased word is too rare to be common English ("xiomara": 0)
@@ -41,11 +41,11 @@ _CAP_WORD = re.compile(r"(?<![\w'@-])[A-Z][a-z]+(?:[A-Z][a-z]+)?(?:-[A-Z][a-z]+)
 _LOWER_WORD = re.compile(r"(?<![\w'-])[a-z]+(?![\w-])")
 _NAME = r"[A-Z][a-z]+(?:[A-Z][a-z]+)?(?: [A-Z][a-z]+)?"
 _PERSON_EVIDENCE = [
-    re.compile(rf"\b(?:[Mm]y|[Oo]ur|[Hh]is|[Hh]er|[Tt]heir|[Yy]our) (?i:{KIN}),? (?P<n>{_NAME})"),
-    re.compile(rf"(?P<n>{_NAME}) (?:is|was) (?:my|our|his|her|their|your) (?i:{KIN})\b(?!')"),
-    re.compile(rf"\b(?:[Mm]y|[Oo]ur) (?i:{KIN})'s name is (?P<n>{_NAME})"),
+    re.compile(rf"\b(?:[Mm]y|[Oo]ur|[Hh]is|[Hh]er|[Tt]heir|[Yy]our) (?P<rel>(?i:{KIN})),? (?P<n>{_NAME})"),
+    re.compile(rf"(?P<n>{_NAME}) (?:is|was) (?:my|our|his|her|their|your) (?P<rel>(?i:{KIN}))\b(?!')"),
+    re.compile(rf"\b(?:[Mm]y|[Oo]ur|[Tt]he) (?P<rel>(?i:{KIN}))(?:'s name is| is (?:called|named)) (?P<n>{_NAME})"),
     re.compile(rf"^(?i:{alternation(ADDRESS_OPENERS)}),? (?P<n>{_NAME})\b"),
-    re.compile(rf"\b(?:{TITLES})\.? (?P<n>{_NAME})"),  # "Dr. Costa", "Mrs. Silva"
+    re.compile(rf"\b(?P<rel>{TITLES})\.? (?P<n>{_NAME})"),  # "Dr. Costa", "Mrs. Silva"
     # "Ana from work", "Joana from accounting": one of a group one belongs to (a place is "in")
     re.compile(rf"\b(?P<n>{_NAME}) from (?:work|the office|school|college|uni|church|the gym|yoga|(?:my |the )?(?:team|"
                rf"book club|choir|class|department)|accounting|finance|marketing|sales|legal|HR|IT)\b"),
@@ -111,6 +111,7 @@ class NameBook:
         self.people: set[str] = set()  # lower-cased full names and first names
         self.proper: set[str] = set()  # capitalised where a capital proves it
         self.lower: set[str] = set()  # words seen in lower case
+        self.genders: dict[str, str] = {}  # lower-cased name -> "f" or "m" where a relation or title says it ("?": both)
         for name in known:
             self.add_person(name)
 
@@ -134,10 +135,34 @@ class NameBook:
             for pattern in _PERSON_EVIDENCE:
                 for m in pattern.finditer(sentence):
                     self.add_person(m.group("n"))
+                    if (rel := m.groupdict().get("rel")) and (gender := gender_of(rel)):
+                        for key in {m.group("n").lower(), m.group("n").split()[0].lower()}:
+                            self.genders[key] = gender if self.genders.get(key, gender) == gender else "?"
 
     def is_person(self, name: str) -> bool:
         low = name.lower()
         return low in self.people or low.split()[0] in self.people
+
+    def agrees(self, name: str, pronoun: str) -> bool:
+        """Whether a she/he/her/his may mean `name`: not where the batch says otherwise ("my sister
+        Ana" is no "he"); a name alone says nothing."""
+        said = self.genders.get(name.lower()) or self.genders.get(name.split()[0].lower() if name else "")
+        meant = PRONOUN_GENDER.get(pronoun.lower().strip())
+        return not (said in ("f", "m") and meant and said != meant)
+
+    def meant(self, pronoun: str, speakers: tuple[str | None, ...], said_of: list[str], named: list[str],
+              last: str | None, seen: list[str]) -> str | None:
+        """Whom a she/he/his/her that starts a clause means, the first it may mean (`agrees`) of:
+        the people its sentence's clauses were said of, latest first ("Ana called Rui, she was
+        upset": Ana); the people the sentence named before it (`named`, its capitalised words: "I
+        met Ana at the gym, she's a nurse"); `last`, whom the line or the one before spoke of; the
+        people the line's sentences before named (`seen`: "My daughter Ana and my son Leo came.
+        She ..." is Ana). Never one of the `speakers` ("Thanks, Rui! His ankle is better": not Rui's).
+        None if none may be meant."""
+        def people(words: list[str]) -> list[str]:
+            return [w for w in reversed(words) if w not in speakers and self.is_person(w)]
+        return next((w for w in [*reversed(said_of), *people(named), *([last] if last else []), *people(seen)]
+                     if self.agrees(w, pronoun)), None)
 
     def vouches_for(self, word: str) -> bool:
         """`word` is a person's name, or capitalised where a capital proves it and never seen in

@@ -3,28 +3,28 @@
 A sentence (less its bracketed asides) is cut into segments at conjunctions ("and", "but",
 "because", "'cause"...), commas, semicolons, colons and spaced dashes; each segment is an optional
 subject and a predicate. Subjects: I and we (the speaker), "my family and I" (the speaker, with
-company in the text), "my sister Ana" / "my dog Rex" / "my sister" / "my hand-painted bowl"
-(owned by the speaker), a group of people ("my kids", "the kids": mentions.py), a name that the
-batch's evidence vets (names.py), she/he (the last person named in the same line), they (that
-person, or a group named since). A segment with no subject inherits the previous one ("Maya
-injured her knee and is no longer training"); a segment that is only a time ("Last Friday,")
-is carried to the next clause; a piece that starts nothing new is glued back to its segment,
-unless it and what follows it only judge it ("- it was so much fun"). A first segment that
-drops its "I" ("Took a trip to Rome") has the speaker as subject (clauses.dropped_i). The predicate
-goes to the attribute rules (rules.py); when none applies it is kept whole as a dated plain clause
-(clauses.py; a past event with no date takes one an earlier clause of its sentence resolved), if it
-has substance, counting what its photo shows when the fact will name it ("I made this!": shown.py).
+company in the text), "my sister Ana" / "my dog Rex" / "my sister" / "my hand-painted bowl" (owned
+by the speaker), a group of people ("my kids", "the kids": mentions.py), a name that the batch's
+evidence vets (names.py), she/he (the last person said of, or named in the sentence: names.meant;
+never one the batch says it cannot mean, "my sister Ana" is no "he"), they (that person, or a group
+named since). A segment with no subject inherits the previous one; one that is only a time ("Last
+Friday,") is carried to the next clause; a piece that starts nothing new is glued back to its
+segment, unless it and what follows only judge it ("- it was so much fun"). A first segment that
+drops its "I" ("Took a trip to Rome") has the speaker as subject. The predicate goes to the
+attribute rules (rules.py); when none applies it is kept whole as a dated plain clause (clauses.py;
+a past event with no date takes one an earlier clause of its sentence resolved), if it has
+substance, counting what its photo shows when the fact will name it ("I made this!": shown.py).
 Questions give no plain clauses. A sentence that gives no claim but suggests the other person try
 something gives that suggestion (suggest.py).
 
-The same parser reads stored facts (`parse_text`): there no batch evidence exists, capitals
-are trusted, and a fact's trailing "(YYYY-MM-DD)" is not part of its value.
+The same parser reads stored facts (`parse_text`): there no batch evidence exists, capitals are
+trusted, and a fact's trailing "(YYYY-MM-DD)" is not part of its value.
 """
 
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 
 from consolidator.model.offline.clauses import (
     MIN_SUBSTANCE, PERSON_VERBS, Speakers, clip, dropped_i, event_date, first_verb, is_advice, is_rule, judges_it,
@@ -100,14 +100,10 @@ def take_name(text: str, names: NameBook | None = None, initial: bool = True) ->
     if m2 and m2.group(1).lower() not in NAME_STOPWORDS:
         name, rest = f"{name} {m2.group(1)}", rest[m2.end():]
     rest = rest.lstrip()
-    if names is not None and not titled and not names.is_named(name, initial, (rest.split() or [""])[0], _said_of_people(rest)):
-        return None
+    of_people = names is not None and not titled and (first_verb(rest) in PERSON_VERBS or bool(parse_predicate("x", rest, False)))
+    if names is not None and not titled and not names.is_named(name, initial, (rest.split() or [""])[0], of_people):
+        return None  # of_people: an attribute rule applies ("works at Acme") or a people verb follows ("called")
     return name, rest
-
-
-def _said_of_people(predicate: str) -> bool:
-    """An attribute rule applies ("works at Acme") or the first verb is a people verb ("called")."""
-    return first_verb(predicate) in PERSON_VERBS or bool(parse_predicate("x", predicate, False))
 
 
 @dataclass
@@ -121,6 +117,10 @@ class Context:
     shown: str | None = None  # what the sentence's one photo shows ("photo: a cup ..."), for its pointer
     pet: str | None = None  # the species of the last pet the line got without a name, for "her name is ..."
     dated: str | None = None  # the date an earlier clause of the sentence resolved, for a past event after it
+    seen: list[str] = field(default_factory=list)  # the capitalised words of the line's sentences before
+
+    def agrees(self, who: str, pronoun: str) -> bool:  # names.NameBook.agrees: "my sister Ana" is no "he"
+        return self.names is None or self.names.agrees(who, pronoun)
 
     @property
     def told(self) -> bool:
@@ -141,7 +141,7 @@ def _owned_thing(seg: str, ctx: Context) -> tuple[Subject, str, list[Claim]] | N
     birthday is ..." of the last person named ("my nephew Tiago, his birthday is ..."), or one named."""
     m = MY.match(seg)
     owner = ctx.me
-    if not m and ctx.last and (m := _THEIRS.match(seg)):
+    if not m and ctx.last and (m := _THEIRS.match(seg)) and ctx.agrees(ctx.last, m.group()):  # "his" is no Ana's
         owner = ctx.last
     if not m and (named := _NAMED_OWNER.match(seg)) and (ctx.names is None or ctx.names.is_person(named.group(1))):
         m, owner = named, named.group(1)  # "Rui's birthday is March 3"
@@ -194,7 +194,7 @@ def _subject(seg: str, ctx: Context, initial: bool = False) -> tuple[Subject, st
         return Subject("The user"), seg[m.end():], []
     if (named := take_name(seg, ctx.names, initial)) and not named[1].startswith(","):
         return Subject(named[0]), named[1], []  # "Ana, it's tough": a name addressed, not a subject
-    if (m := _PRONOUN.match(seg)) and (who := ctx.they if seg[0] in "Tt" else ctx.last):
+    if (m := _PRONOUN.match(seg)) and (who := ctx.they if seg[0] in "Tt" else ctx.last) and ctx.agrees(who, m.group()):
         if seg[0] in "HhTt" and _HIM.search(seg, m.end()) and not unnamed(who):
             return None  # "My dad is in hospital. They're keeping him ...": whoever they are, not him
         return _someone(who, ctx), seg[m.end():], []
@@ -328,8 +328,10 @@ def parse_sentence(sentence: str, ctx: Context) -> list[Claim]:
     when = ""  # a leading time phrase ("Last Friday,"), carried to the next clause
     segments = _segments(strip_asides(statement), ctx)
     for i, seg in enumerate(segments):
-        if _THEIRS.match(seg) and not ctx.last and ctx.names is not None:  # "I called Ana and her mom answered"
-            ctx.last = next((w for w in reversed(_CAP.findall(" ".join(segments[:i]))) if ctx.names.is_person(w)), None)
+        if (p := re.match(r"(?:[Ss]he|[Hh]e|[Hh]is|[Hh]er)\b", seg)) and ctx.names is not None:  # names.meant
+            said_of = [c.subject for c in claims if c.person and c.subject not in (ctx.me, ctx.you)]
+            named = _CAP.findall(" ".join(segments[:i]))  # "I met Ana at the gym, she's a nurse": Ana
+            ctx.last = ctx.names.meant(p.group(), (ctx.me, ctx.you), said_of, named, ctx.last, ctx.seen) or ctx.last
         found = named_in(seg, ctx.me, ctx.last, ctx.pet, ctx.names)
         if found:
             claims += found
@@ -380,15 +382,12 @@ def parse_sentence(sentence: str, ctx: Context) -> list[Claim]:
         claims += extra + said
         ctx.pet = next((c.value for c in extra + said if c.attribute == "pet" and "(" not in c.detail), pet_got(seg) or ctx.pet)
     claims, named = with_relations(claims, strip_asides(statement), ctx.me, ctx.you, ctx.last)
+    ctx.seen += _CAP.findall(statement)
     ctx.last, ctx.they = (named, named) if named else (ctx.last, ctx.they)
     tip = suggestion(strip_asides(statement), ctx.me, ctx.you) if not claims and ctx.names is not None else None
     if tip and ctx.day:
         claims.append(Claim(ctx.me, "event", tip, f"{ctx.me} {tip} ({ctx.day}).", kind="said", happened=ctx.day))
-    return [replace(c, person=c.person and _is_person(c.subject), sentence=sentence) for c in claims]
-
-
-def _is_person(subject: str) -> bool:
-    return "'s " not in subject
+    return [replace(c, person=c.person and "'s " not in c.subject, sentence=sentence) for c in claims]  # not "Ana's dog"
 
 
 def parse_text(text: str, me: str = "The user") -> list[Claim]:

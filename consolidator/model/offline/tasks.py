@@ -41,7 +41,7 @@ from consolidator.model.offline.clauses import local_time, substance
 from consolidator.model.offline.lineclaims import addressee
 from consolidator.model.offline.taskdue import DUE, MONTH_NAMES, due_date
 from consolidator.model.offline.text import STOPWORDS, WEEKDAYS, content_stems, normalise, sentences, stem
-from consolidator.model.offline.words import KIN
+from consolidator.model.offline.words import KIN, PRONOUN_GENDER, gender_of
 from consolidator.model.schemas import KnownTask, Line, TaskChange
 
 
@@ -126,7 +126,7 @@ _IT = re.compile(r"(?P<v>[a-z]+) (?P<p>it|them|him|her(?! (?!(?:the|a|an|about|b
 _THING = re.compile(r"\b(?:[Mm]y|[Oo]ur|[Tt]he) (?:[a-z]+ ){0,2}?(?P<n>[a-z]+)(?= (?:is|are|was|were|has|have|had|expires?|expired|"
                     r"broke|keeps?|needs?|wants?|asked|told|got|will|won't|does|did|stopped|started)\b)")
 # "My son Leo starts school ... remind me to buy his uniform": whose thing a his/her means
-_HIS = re.compile(r"(?P<v>[a-z]+) (?:his|her)(?= [a-z])", re.I)
+_HIS = re.compile(r"(?P<v>[a-z]+) (?P<p>his|her)(?= [a-z])", re.I)
 _KIN_NAMED = re.compile(rf"{_MY_PERSON} (?P<name>[A-Z][a-z]+)\b")
 # A relative clause ("what I have to do") is not a commitment.
 _RELATIVE_BEFORE = re.compile(r"\b(?:what|which|that|whatever|everything|all|something|anything|things|stuff|one)\s*$", re.I)
@@ -294,9 +294,11 @@ def _sentence_changes(book: _Book, sentence: str, line: Line, today: datetime, p
         earlier = f"{before} {s[:m.start('a')]}"  # what an "it", "her" or "his" of the errand may mean
         if it := _IT.match(action):  # "renew it": "renew my passport"; "call her": "call my mom"
             person = it.group("p").lower() in ("her", "him")
-            said = [t.group(0) for t in _THING.finditer(earlier) if bool(_KIN.fullmatch(t.group("n"))) == person]
+            said = [t.group(0) for t in _THING.finditer(earlier) if bool(_KIN.fullmatch(t.group("n"))) == person
+                    and gender_of(t.group("n")) in (None, PRONOUN_GENDER.get(it.group("p").lower()))]  # no "her" dad
             action = f"{it.group('v')} {said[-1][:1].lower()}{said[-1][1:]}{action[it.end():]}" if said else action
-        elif (whose := _HIS.match(action)) and (named := [k.group("name") for k in _KIN_NAMED.finditer(earlier)]):
+        elif (whose := _HIS.match(action)) and (named := [k.group("name") for k in _KIN_NAMED.finditer(earlier) if gender_of(
+                k.group("who")) in (None, PRONOUN_GENDER[whose.group("p").lower()])]):
             action = f"{whose.group('v')} {named[-1]}'s{action[whose.end():]}"  # "buy his uniform": "buy Leo's uniform"
         due, _ = due_date(s, today)
         if pattern is _IMPERATIVE and due is None:

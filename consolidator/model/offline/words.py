@@ -101,6 +101,25 @@ RELATIONS = (  # the in-laws first: "father-in-law" is no "father"
 )
 # The relations a breakup ends: the one who was "my boyfriend" is "my ex-boyfriend" after it.
 PARTNERS = frozenset("wife husband partner boyfriend girlfriend fiance fiancee".split())
+# The relations that say whether a she or a he means someone ("my sister Ana": not a "he"); the
+# rest ("friend", "doctor", "cousin") say neither. A title says it too ("Mrs. Costa").
+FEMININE = frozenset(
+    """sister mother mom mum wife girlfriend fiancee daughter aunt niece grandmother grandma stepmother stepdaughter
+    stepsister granddaughter godmother landlady mother-in-law sister-in-law daughter-in-law ex-wife ex-girlfriend
+    mrs ms""".split())
+MASCULINE = frozenset(
+    """brother father dad husband boyfriend fiance son uncle nephew grandfather grandpa stepfather stepson stepbrother
+    grandson godfather father-in-law brother-in-law son-in-law ex-husband ex-boyfriend mr""".split())
+PRONOUN_GENDER = {"she": "f", "her": "f", "hers": "f", "herself": "f", "he": "m", "him": "m", "his": "m", "himself": "m"}
+
+
+def gender_of(word: str) -> str | None:
+    """'f' or 'm' for a relation word or title that says it ("sister", "Mr"), else None."""
+    low = word.lower().rstrip(".")
+    low = low.split()[-1] if low else low  # "older sister"
+    return "f" if low in FEMININE else "m" if low in MASCULINE else None
+
+
 # A relation with the place among siblings that tells two apart ("my older brother", "my little sister").
 KIN = rf"(?:(?:older|younger|little|big|baby|eldest|oldest|youngest|elder|twin) )?(?:{RELATIONS})"
 # What a named workplace may end with, as an alternation: "Santa Maria hospital", "Nova university".
