@@ -8,7 +8,7 @@ import pytest
 
 from consolidator.model.offline.replies import confirmed_statement, implied_statement
 from consolidator.model.schemas import FactExtractionRequest, Line
-from tests.support.offline_kit import AT, MODEL, chat, fact_texts
+from tests.support.offline_kit import AT, MODEL, chat, fact_texts, said_by_caroline
 
 
 @pytest.mark.parametrize(("question", "reply", "statement"), [
@@ -165,3 +165,15 @@ def test_an_address_given_alone_keeps_its_case_and_is_the_detail_asked_for():
     lines = [Line(id="a", at=AT, role="assistant", speaker=None, text="What's your email?"),
              Line(id="u", at=AT + timedelta(minutes=1), role="user", speaker="Maya", text="maya.silva@example.com")]
     assert fact_texts(lines) == ["Maya's email is maya.silva@example.com."]
+
+
+@pytest.mark.parametrize(("said", "facts"), [
+    ("My passport expires in April, is that a problem?", ["Caroline's passport expires (April 2024)."]),
+    ("I started running last week - any tips?", ["Caroline started running (week of 2023-04-24)."]),
+    ("When you're in Porto, will you visit Ana?", []),  # no statement before the question
+    ("Is your passport still valid, do you know?", []),
+])
+def test_a_statement_followed_by_a_question_to_the_listener_is_said(said, facts):
+    """A question put after a statement ("..., is that a problem?") asks the listener something;
+    the statement before it is still news."""
+    assert said_by_caroline(said) == facts

@@ -53,10 +53,24 @@ _TAG = re.compile(
 )
 
 
+# A question put after a statement, to the listener: "My passport expires in April, is that a
+# problem?", "... - should I check in online?", "..., any tips?"; the statement stands as said...
+_FOLLOW_UP = re.compile(
+    r"(?:,|\s+[-\u2013\u2014]+)\s*(?:(?:so |but )?(?:is|are|was|will|would|should|could|can|do|does|shall|may|might)\s+"
+    r"(?:that|this|it|i|we|you|there)|what do you (?:think|reckon|suggest)|any (?:tips|ideas|advice|thoughts|suggestions))"
+    r"\b[^,]*\?+\s*$", re.I)
+# ...unless what comes before it is no statement ("When you're in Porto, will you visit Ana?").
+_NO_STATEMENT = re.compile(r"^\W*(?:when|if|since|before|after|while|as|once|unless|until|do|does|did|is|are|was|were|"
+                           r"can|could|would|will|should|what|how|why|where|who|which|whose|have|has)\b", re.I)
+
+
 def untagged(sentence: str) -> str:
-    """A statement asking to be agreed with ("Olive trees mean peace, right?") as the statement
+    """A statement asking to be agreed with ("Olive trees mean peace, right?") or followed by a
+    question to the listener ("My passport expires in April, is that a problem?") as the statement
     it is ("Olive trees mean peace."); any other sentence as it is."""
     statement, tags = _TAG.subn("", sentence)
+    if not tags and not _NO_STATEMENT.match(sentence):
+        statement, tags = _FOLLOW_UP.subn("", sentence)
     return statement.rstrip() + "." if tags else sentence
 
 
