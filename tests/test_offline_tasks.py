@@ -65,6 +65,10 @@ def test_advice_between_two_people_is_not_a_task():
         ("I need to pay rent on Tuesday.", "Europe/Paris", date(2025, 3, 11)),
         ("I should call my mom this weekend.", "UTC", date(2025, 3, 8)),  # its Saturday; "I should" a promise
         ("Gotta submit the expense report next weekend.", "UTC", date(2025, 3, 15)),
+        ("I need to file the taxes by the end of the month.", "UTC", date(2025, 3, 31)),
+        ("Remind me to renew the lease by the end of next month.", "UTC", date(2025, 4, 30)),
+        ("I have to finish the thesis by the end of February.", "UTC", date(2026, 2, 28)),  # past: next year's
+        ("I need to book the flights before the end of the year.", "UTC", date(2025, 12, 31)),
     ],
 )
 def test_due_dates_count_from_the_local_day(said, zone, due):
@@ -97,6 +101,9 @@ def test_an_accepted_offer_takes_the_due_date_the_person_gives():
     [(_, title, due, _)] = _offered("Would you like me to remind you about the dentist?",
                                     "Yes please, remind me on Wednesday evening.")
     assert (title, due.weekday()) == ("The dentist", 2) and due > LATE.date()
+    # an offer to note a reminder is the errand itself, and the end of a month is its last day
+    assert _offered("Should I note a reminder to book the tasting?",
+                    "Yes please, by the end of April.") == [("open", "Book the tasting", date(2025, 4, 30), ["u1"])]
 
 
 @pytest.mark.parametrize(("offer", "answer"), [

@@ -5,8 +5,10 @@ UTC: "tomorrow" said at 00:30 on a Tuesday in Paris is Wednesday): 2025-03-10; M
 or next year when already past), with an optional year; today, tonight, tomorrow, the day after
 tomorrow; a weekday (the next one strictly after today; "this"/"next"/"coming" Friday all mean
 that one), a part of the day after either ("Wednesday evening") belonging to it; in N
-days/weeks; this/next weekend (its Saturday). Anything else ("end of the month", "after the
-holidays") leaves the task undated; how often ("remind me every Monday to ...") stays in the title.
+days/weeks; this/next weekend (its Saturday); the end of this or next month, of a named month or of
+the year (its last day). Anything else ("end of the week", whose last day is a matter of habit,
+"after the holidays") leaves the task undated; how often ("remind me every Monday to ...") stays
+in the title.
 """
 
 from __future__ import annotations
@@ -27,6 +29,7 @@ DUE = re.compile(
     rf"|(?<!every )(?<!each )(?:(?:this|next|coming) )?(?P<wd>{'|'.join(WEEKDAYS)})(?: (?:morning|afternoon|evening|night))?"
     rf"|in (?P<n>\d+|{'|'.join(_NUMBERS)}) (?P<unit>days?|weeks?)|(?P<we>this|next|coming) weekend"
     r"|(?<=the )(?P<dom>\d{1,2})(?:st|nd|rd|th)(?! (?:of|day|time|floor|century|birthday|anniversary)\b)"
+    rf"|end of (?:the |this )?(?:(?P<end>month|year)|(?P<next>next month)|(?P<mon3>{MONTH_NAMES}))"
     r")\b",
     re.I,
 )
@@ -65,6 +68,13 @@ def _resolve(m: re.Match[str], today: date) -> date | None:
     if g["n"]:
         n = int(g["n"]) if g["n"].isdigit() else _NUMBERS[g["n"].lower()]
         return today + timedelta(days=n * (7 if g["unit"].lower().startswith("week") else 1))
+    if g["end"] or g["next"] or g["mon3"]:  # "by the end of February": its last day
+        year, mon = today.year, 12 if g["end"] == "year" else today.month + bool(g["next"])
+        if g["mon3"]:
+            mon = _month(g["mon3"])
+            year += mon < today.month
+        first_after = date(year + mon // 12, mon % 12 + 1, 1)
+        return first_after - timedelta(days=1)
     if g["dom"]:  # "on the 27th": that day of this month, or of the next when it is past
         month = today.replace(day=1)
         if int(g["dom"]) < today.day:

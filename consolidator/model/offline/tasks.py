@@ -162,7 +162,8 @@ _CANCEL = [
 _ASIDE = re.compile(rf"\s*(?:\[[^\]]*\]?|{ATTACHMENT_FORM})")  # "[laughs]", "(photo: ...)": not speech
 _CUT = re.compile(r"\s*(?:[,;(].*|\b(?:because|so that|since|if|when|as soon as|once|after I|before I)\b.*"
                   r"|\b(?:before|by|until) then\b.*|\b(?:later|soon|at some point|sometime)\s*[.!?]*)$", re.I)
-_OBLIGED = re.compile(r"^(?:have to|need to|got to|must)\s+", re.I)
+_OBLIGED = re.compile(r"^(?:have to|need to|got to|must|(?:set|note|add|create|make|save) (?:a|an|me a) (?:reminder|note|alarm)"
+                      r" (?:to|for|about))\s+", re.I)  # "(I'll) note a reminder to book the tasting": book the tasting
 _POLITE = re.compile(r"\b(?:please|for me|thanks|thank you|any ?more|any longer)\b", re.I)
 
 
