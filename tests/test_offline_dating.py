@@ -136,3 +136,13 @@ def test_what_expires_or_ends_in_a_month_is_ahead(said, facts):
     """"My passport expires in March" said in May 2023 was dated the day it was said: an end or an
     expiry is a timetable's present, as a start is."""
     assert said_by_caroline(said) == facts
+
+
+@pytest.mark.parametrize(("said", "fact"), [
+    ("Ana wants a demo on June 15th.", "Ana wants a demo (2023-06-15)."),  # said 2023-05-07: ahead
+    ("We plan to visit Porto on Saturday.", "Caroline plans to visit Porto on Saturday (2023-05-13)"),
+    ("Ana wanted a demo on June 15th.", "Ana wanted a demo (2022-06-15)"),  # a want of the past
+])
+def test_what_one_wants_or_plans_now_with_a_day_is_ahead(said, fact):
+    """A want, need or plan said in the present speaks of what will be: its day is the next one."""
+    assert any(f.startswith(fact) for f in said_by_caroline(said)), said_by_caroline(said)

@@ -166,3 +166,18 @@ def test_a_she_or_he_means_the_person_the_sentence_named_before(said, fact):
     named, even as an object ("I met Ana ..."); a clause's own subject comes first; a she passes
     over a son for the daughter."""
     assert any(fact in f for f in said_by_caroline(said)), said_by_caroline(said)
+
+
+@pytest.mark.parametrize(("said", "fact"), [
+    ("Rui, my boss, wants the report on Friday.", "Rui is Caroline's boss."),  # a name set off before its relation
+    ("Ana, my client, called about the invoice.", "Ana is Caroline's client."),
+    ("My investor Tiago wants a demo.", "Tiago is Caroline's investor."),  # whom one works with, by role
+    ("Our plumber Leo fixed the sink.", "Leo is Caroline's plumber."),
+])
+def test_a_name_and_relation_set_off_by_commas_and_roles_at_work(said, fact):
+    assert fact in said_by_caroline(said)
+
+
+def test_a_name_called_by_a_relation_is_no_relation_said():
+    """'Ana, my friend, you are the best' calls Ana a friend: no verb follows, no fact."""
+    assert not any("friend" in f for f in said_by_caroline("Ana, my friend, you are the best."))

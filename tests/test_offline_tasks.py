@@ -148,7 +148,8 @@ def test_a_request_to_the_agent_is_a_task_not_a_fact(said, title):
 
 def test_a_note_to_oneself_is_the_speakers_need_and_a_task():
     """"Need to pay rent ..." was "Maya said: Need to pay rent ...": the I dropped, as in "I need to"."""
-    assert facts_of("Need to pay rent by the 5th.") == ["Maya needs to pay rent by the 5th (2025-03-03)."]
+    assert facts_of("Need to pay rent by the 5th.") == ["Maya needs to pay rent by the 5th (2025-03-05) (2025-03-03)."]
+    assert facts_of("Need to pay rent by the 5th every month.") == ["Maya needs to pay rent by the 5th every month (2025-03-03)."]
 
 
 def test_an_obligation_promised_is_titled_by_its_errand():

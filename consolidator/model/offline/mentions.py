@@ -23,7 +23,7 @@ from consolidator.model.offline.clauses import MIN_SAID, MIN_SUBSTANCE, MIN_TOLD
 from consolidator.model.offline.patterns import CONDITIONS
 from consolidator.model.offline.rules import Claim, Polarity
 from consolidator.model.offline.text import clean_general, content_stems, normalise
-from consolidator.model.offline.names import NameBook, short_for, states
+from consolidator.model.offline.names import NameBook, agrees_with_singular, short_for, states
 from consolidator.model.offline.worth import MIN_WORTH_SAID, NAME_WEIGHT, worth
 from consolidator.model.offline.words import (
     FULL_LIST, MONTHS, NAME_STOPWORDS, PARTNERS, RARE_ZIPF, KIN, RELATIONS, SPECIES, STOPWORDS, TITLES, WEEKDAYS, zipf,
@@ -126,6 +126,21 @@ def _reach(seg: str, me: str, last: str | None, names: NameBook | None = None) -
         return None
     label = {"phone": "phone number", "email": "email", "address": "address"}[key]
     return Claim(owner, key, value, f"{owner}'s {label} is {value}.")
+
+
+# "my therapist, Dr. Costa, says ...", "Rui, my boss, wants ...": a name and a relation set off by commas
+_APPOSED = re.compile(rf"(?P<rel>\b(?:[Mm]y|[Oo]ur|[A-Z][a-z]+'s) (?i:{KIN})), (?P<n>(?:(?:{TITLES})\.? )?[A-Z][a-z]+(?: [A-Z][a-z]+)?),")
+_NAME_FIRST = re.compile(rf"^(?P<n>(?:(?:{TITLES})\.? )?[A-Z][a-z]+(?: [A-Z][a-z]+)?), (?P<rel>(?:[Mm]y|[Oo]ur) (?i:{KIN})),"
+                         rf" (?=(?P<v>[a-z]+))")
+
+
+def unapposed(said: str) -> str:
+    """A relation and a name set off by commas, as the parser reads them: "my therapist, Dr. Costa,
+    says" and "Rui, my boss, wants" (a verb next: "Ana, my friend, you're the best" only calls her
+    so) are "my therapist Dr. Costa says", "my boss Rui wants"."""
+    said = _APPOSED.sub(r"\g<rel> \g<n>", said)
+    m = _NAME_FIRST.match(said)
+    return f"{m.group('rel')} {m.group('n')} {said[m.end():]}" if m and agrees_with_singular(m.group("v")) else said
 
 
 _OF_MINE = re.compile(rf"^(?:[Aa]n?|[Oo]ne) (?P<rel>(?i:{KIN})) of (?:mine|ours)\b\s*")

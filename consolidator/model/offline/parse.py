@@ -32,7 +32,7 @@ from consolidator.model.offline.clauses import (
 )
 from consolidator.model.offline.mentions import (
     FAVOURITE, GONE, MY, group_named, is_kin, kin_named, leading_group, named_in, of_mine, paired, pairs_with, pet_got,
-    said_enough, unnamed, with_relations,
+    said_enough, unapposed, unnamed, with_relations,
 )
 from consolidator.model.offline.names import NameBook, agrees_with_singular, calls
 from consolidator.model.offline.reldates import day_ahead
@@ -56,8 +56,6 @@ _SEP = re.compile(r"(\s*[;:]\s*|\s+[-\u2013\u2014]+\s+|\s*,?\s+(?:and|but|while|
 CLAUSE_BREAK = _SEP  # where a sentence is cut into clauses (lineclaims dates a pet by its own clause)
 _I = re.compile(r"[Ii]\b(?!')\s*")
 _WE = re.compile(r"[Ww]e(?: all| both| two)?\b(?!')\s*")
-# "my therapist, Dr. Costa, says ...": the name set off by commas is the relative's, as in "my therapist Dr. Costa"
-_APPOSED = re.compile(rf"(?P<rel>\b(?:[Mm]y|[Oo]ur|[A-Z][a-z]+'s) (?i:{KIN})), (?P<n>(?:(?:{TITLES})\.? )?[A-Z][a-z]+(?: [A-Z][a-z]+)?),")
 # A label before what it heads: "Quick one: my flight is ...", "Update: not going to Berlin".
 _LABEL = re.compile(r"^(?:sorry,? )?(?:quick (?:one|update|question|note)|update|big news|good news|bad news|news|fyi|"
                     r"reminder|heads up|note|ps|btw|correction)\s*[:\-]+\s*(?=\w)", re.I)
@@ -218,7 +216,7 @@ def _someone(who: str, ctx: Context) -> Subject:
 def _segments(sentence: str, ctx: Context) -> list[str]:
     """Cut at conjunctions and commas; a piece that starts no new statement is glued back."""
     said = _LABEL.sub("", _GLUED_DASH.sub(r"\1 - ", normalise(sentence)))  # "Quick one: my flight is ..."
-    pieces = _SEP.split(_APPOSED.sub(r"\g<rel> \g<n>", said).rstrip(" .!?"))
+    pieces = _SEP.split(unapposed(said).rstrip(" .!?"))
     segs: list[str] = []
     glued: list[str] = []  # the pieces glued to the current segment, from an "it was ..." on
     for i in range(0, len(pieces), 2):

@@ -79,9 +79,11 @@ _BARE_DAY = re.compile(
 _TITLE_DOT = re.compile(rf"\b({TITLES})\.")
 _CLAUSE_END = re.compile(r"[.;:!?,]|\s(?:and|but|so|because|when|while|which|who|that)\s", re.IGNORECASE)
 _TOKEN = re.compile(r"[a-z]+(?:['’][a-z]+)?")
-_FUTURE_WORDS = frozenset("will shall gonna wanna".split())
+# What will be, and what one wants, needs or plans now ("Tiago wants a demo on January 15th")
+_FUTURE_WORDS = frozenset("will shall gonna wanna want wants need needs plan plans hope hopes expect expects".split())
 _BE = frozenset("am is are 'm 're 's".split())
 _HAVE = frozenset("have has 've".split())
+_HABIT = frozenset("every each monthly weekly daily yearly annually".split())
 _PAST_WORDS = frozenset("was were did had".split())  # and every past form (text.past_form)
 _TOWARD = frozenset("to until till by before".split())
 # A timetable's present speaks of what will be ("my flight leaves on Friday", "school starts on Monday",
@@ -220,7 +222,7 @@ def _weekday(m: re.Match, today: date) -> str | None:
     """A bare weekday by its clause's tense: said of what will be ("I have a dentist appointment on
     Thursday", "Ana is visiting on Saturday", "the party is on Friday") the next one after the day;
     of what was ("I went for a check-up Monday") the last one before it; else (no tense it tells,
-    "on Mondays" is habitual) nothing."""
+    "on Mondays" or "every Friday" is habitual) nothing."""
     lead = _words(m.string[:m.start()])[-1:]
     # a day something is moved or due to is ahead, whatever the verb's tense ("moved to Friday")
     tense = "future" if lead and lead[0] in _TOWARD else _tense(m.string[:m.start()], m.string[m.end():])
@@ -229,13 +231,16 @@ def _weekday(m: re.Match, today: date) -> str | None:
 
 def _tense(before: str, after: str) -> str | None:
     """"future", "past" or None, from the words of the clause a weekday is in (a fronted "On
-    Monday, I went ..." from the clause after it). Future: will, gonna, going to; a form of "be"
+    Monday, I went ..." from the clause after it). Future: will, gonna, going to; a want, need,
+    plan, hope or expectation said in the present ("wants a demo on January 15th"); a form of "be"
     before an -ing word ("is visiting"), right before the weekday ("is on Friday") or before a
     participle right before it ("is closed on Friday"); have/has
     with a thing scheduled ("have a dentist appointment"); a timetable's present ("leaves", "starts").
     Past: was, were, did, had, a past form."""
     before = _TITLE_DOT.sub(r"\1", before)  # "a follow-up with Dr. Reis on the 18th": no clause ends at "Dr."
     marks = _words(_CLAUSE_END.split(before)[-1])
+    if _HABIT & {*marks, *_words(_CLAUSE_END.split(after.lstrip(" ,"), maxsplit=1)[0])}:
+        return None  # "pay rent by the 5th every month": no one day
     if not [w for w in marks if w != "on"]:
         marks = _words(_CLAUSE_END.split(after.lstrip(" ,"), maxsplit=1)[0])
     if any(w in _FUTURE_WORDS or w == "'ll" or w in _SCHEDULED for w in marks) or "going to" in " ".join(marks):

@@ -39,6 +39,7 @@ from consolidator.domain import is_person_line
 from consolidator.model.attachments import ATTACHMENT_FORM
 from consolidator.model.offline.clauses import local_time, substance
 from consolidator.model.offline.lineclaims import addressee
+from consolidator.model.offline.mentions import unapposed
 from consolidator.model.offline.taskdue import DUE, MONTH_NAMES, due_date
 from consolidator.model.offline.text import STOPWORDS, WEEKDAYS, content_stems, normalise, sentences, stem
 from consolidator.model.offline.words import KIN, PRONOUN_GENDER, gender_of
@@ -271,7 +272,7 @@ def _has_action(action: str, title: str, due: date | None, promise: bool) -> boo
 def _sentence_changes(book: _Book, sentence: str, line: Line, today: datetime, peer: bool, before: str = "") -> None:
     """`today`: the line's local time; `peer`: the line speaks to another person, not the agent;
     `before`: the line's sentence before, whose thing an "it" may mean."""
-    s = normalise(_ASIDE.sub("", sentence))
+    s = unapposed(normalise(_ASIDE.sub("", sentence)))  # "Rui, my boss, wants ...": "my boss Rui wants ..."
     question = s.rstrip().endswith("?")
     if (m := _CANCEL_REMINDER.search(s)) and book.close("cancelled", m.group("p"), line.id):
         return

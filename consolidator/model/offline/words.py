@@ -97,7 +97,10 @@ RELATIONS = (  # the in-laws first: "father-in-law" is no "father"
     "ex-wife|ex-husband|ex-boyfriend|ex-girlfriend|ex-partner|ex|mentor|teammate|classmate|teacher|tutor|coach|"
     "trainer|therapist|doctor|dentist|lawyer|accountant|landlord|landlady|supervisor|assistant|nanny|babysitter|"
     "cleaner|housekeeper|pediatrician|paediatrician|physiotherapist|physio|vet|gardener|hairdresser|psychiatrist|"
-    "psychologist|nutritionist|caregiver|carer|midwife"
+    "psychologist|nutritionist|caregiver|carer|midwife|surgeon|dermatologist|optometrist|pharmacist|physician|gp|"
+    # ... and at work: whom one works for, with or through
+    "client|customer|investor|co-founder|cofounder|business partner|employee|intern|contractor|plumber|electrician|"
+    "mechanic|builder|realtor|advisor|adviser|consultant|recruiter|editor|professor|student|pastor|priest"
 )
 # The relations a breakup ends: the one who was "my boyfriend" is "my ex-boyfriend" after it.
 PARTNERS = frozenset("wife husband partner boyfriend girlfriend fiance fiancee".split())
