@@ -164,6 +164,7 @@ def test_later_value_in_a_batch_wins_and_inherits_the_change():
         ("I don't eat meat anymore.", ["Maya does not eat meat anymore."]),
         ("I quit smoking.", ["Maya quit smoking."]),
         ("My favourite band is Muse.", ["Maya's favourite band is Muse."]),
+        ("My favourite movie of all time is Jaws.", ["Maya's favourite movie is Jaws."]),  # a time phrase: no part of it
         ("I'm 30.", ["Maya is 30 years old."]),
         ("I'm diabetic.", ["Maya is diabetic."]),
         ("I love that idea!", []),  # deictic: meaningless without context

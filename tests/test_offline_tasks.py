@@ -27,6 +27,7 @@ def tasks_of(*texts: str, zone: str = "UTC", at: datetime = LATE, speaker: str =
         ("I have to call the bank later.", "Call the bank"),
         ("I lost my wallet yesterday, need to cancel my cards.", "Cancel my cards"),  # the I said before the comma
         ("Could you remind me every Monday to water the plants?", "Water the plants every Monday"),  # how often stays
+        ("I'd better call the bank tomorrow.", "Call the bank"),  # "'d better" is "had better"
     ],
 )
 def test_commitments_and_requests_with_an_action_open_tasks(said, title):
@@ -38,6 +39,7 @@ def test_commitments_and_requests_with_an_action_open_tasks(said, title):
     "said",
     ["That day. (photo: a row of white chairs)", "These figurines remind me of family love.",
      "I'll keep that in mind.", "I got to feed a horse a carrot once.", "I know what I have to do.",
+     "I'd better not tell Ana about the party.",
      "I will be there.", "I have to say, that was great.", "She lost her wallet, need to cancel the cards.",
      "It was great, have to say.", "I should really exercise more.", "Gotta love Mondays."],
 )

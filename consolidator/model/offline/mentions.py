@@ -31,7 +31,8 @@ from consolidator.model.offline.words import (
 
 FAVOURITE = re.compile(
     r"(?:(?P<my>[Mm]y)|(?P<pron>[Hh]er|[Hh]is|[Tt]heir)|(?P<own>[A-Z][a-z]+(?: [A-Z][a-z]+)?|[Tt]he user)'s) "
-    r"favou?rite (?P<k>[a-z]+(?: [a-z]+)?) is (?P<v>.+)"
+    r"favou?rite (?P<k>[a-z]+(?: (?!ever\b)[a-z]+)?)(?: (?:of all time|ever|right now|these days|at the moment|lately"
+    r"|so far))? is (?P<v>.+)"  # "my favourite movie of all time is ...": a favourite movie
 )
 _NAMED_IS = re.compile(rf"(?:[Mm]y|[Oo]ur) (?P<rel>(?i:{KIN}|{SPECIES}))(?:'s name is| is (?:called|named)) "
                        rf"(?P<n>[A-Z][a-z]+(?: [A-Z][a-z]+)?)")

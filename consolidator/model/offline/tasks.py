@@ -98,7 +98,7 @@ _TO_ADDRESSEE = frozenset([_FORGET, _WANT_YOU, _REQUEST, _PLEASE, _FORGET_THING,
 _OPEN = [
     *_REMIND,
     re.compile(r"\bI (?:(?:really|still|also|just) )?(?:need|have|have got) to (?P<a>.+)"),
-    re.compile(r"\bI (?:must|gotta) (?P<a>.+)"),
+    re.compile(r"\bI (?:must|gotta|(?:had )?better) (?P<a>.+)"),  # "I had better renew it" ("not ...": no errand)
     _NEED,
     _NEED_TOO,
     _FORGET,

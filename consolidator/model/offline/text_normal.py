@@ -26,6 +26,7 @@ _EXPANSIONS = {  # (word, ending) -> the words it stands for ("she's" -> "she is
 
 # "It's been", "she's got": the "'s" of a perfect is "has", never "is"
 _HAS_PERFECT = re.compile(r"\b(she|he|it|that|there|who|what)'s (?=(?:been|got|gotten|had)\b)", re.I)
+_HAD_BETTER = re.compile(r"\b(i|we|you|they|she|he)'d (?=better\b)", re.I)  # "I'd better go": had, never would
 
 
 # A name's or a noun's "'s" before what no possession precedes is a verb: "is", or "has" before a perfect.
@@ -89,6 +90,6 @@ def normalise(text: str) -> str:
     out = _LOWER_MONTH.sub(lambda m: f"{m.group(1)} {m.group(2).capitalize()}",
                            _CASUAL_WORD.sub(_spelled_out, text.translate(QUOTES)))
     if "'" in out:
-        out = "".join(part if n % 2 else _APOSTROPHE.sub(_expand, _HAS_PERFECT.sub(r"\1 has ", part))
+        out = "".join(part if n % 2 else _APOSTROPHE.sub(_expand, _HAD_BETTER.sub(r"\1 had ", _HAS_PERFECT.sub(r"\1 has ", part)))
                       for n, part in enumerate(_DOUBLE_QUOTED.split(out)))
     return " ".join(out.split())
