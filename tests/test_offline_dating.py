@@ -146,3 +146,14 @@ def test_what_expires_or_ends_in_a_month_is_ahead(said, facts):
 def test_what_one_wants_or_plans_now_with_a_day_is_ahead(said, fact):
     """A want, need or plan said in the present speaks of what will be: its day is the next one."""
     assert any(f.startswith(fact) for f in said_by_caroline(said)), said_by_caroline(said)
+
+
+@pytest.mark.parametrize(("said", "fact"), [
+    ("My work hours are 10 to 6, Monday to Thursday.", "Caroline's work hours are 10 to 6, Monday to Thursday"),
+    ("The studio is open Tuesday through Saturday, from 9.", "Caroline said: The studio is open Tuesday through"),
+])
+def test_a_range_of_weekdays_is_a_routine_not_a_day(said, fact):
+    """"Monday to Thursday" dated its Monday a week on and its Thursday this week: a range of
+    weekdays is a week's routine, and names no day."""
+    facts = said_by_caroline(said)
+    assert any(f.startswith(fact) for f in facts) and not any("(2023-05-1" in f for f in facts), facts

@@ -181,3 +181,15 @@ def test_a_name_and_relation_set_off_by_commas_and_roles_at_work(said, fact):
 def test_a_name_called_by_a_relation_is_no_relation_said():
     """'Ana, my friend, you are the best' calls Ana a friend: no verb follows, no fact."""
     assert not any("friend" in f for f in said_by_caroline("Ana, my friend, you are the best."))
+
+
+@pytest.mark.parametrize(("said", "fact"), [
+    ("We're planning a dinner at our favourite place, Cantinho do Avillez.",
+     "Caroline is planning a dinner at their favourite place, Cantinho do Avillez"),
+    ("My team: Bruno (backend), Lia (design), Tiago (QA).", "Caroline's team: Bruno (backend), Lia (design)"),
+])
+def test_a_name_that_goes_on_or_is_glossed_is_no_clause(said, fact):
+    """'Cantinho do Avillez' made the fact 'Cantinho do Avillez' (Cantinho, then 'do Avillez' as
+    what it does) and 'Bruno (backend)' one of its own: a name's particle or a gloss is no verb."""
+    facts = said_by_caroline(said)
+    assert any(f.startswith(fact) for f in facts) and len(facts) == 1, facts

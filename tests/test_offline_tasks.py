@@ -108,6 +108,20 @@ def test_an_accepted_offer_takes_the_due_date_the_person_gives():
                     "Yes please, by the end of April.") == [("open", "Book the tasting", date(2025, 4, 30), ["u1"])]
 
 
+def test_a_reminder_offered_with_no_errand_reminds_of_what_the_person_said_before():
+    """'Should I remind you?' names no errand: the person's line before does ('I want to cancel it',
+    its 'it' what that line named), or what it said; a reminder of nothing is no task."""
+    def offered(said: str, answer: str):
+        lines = [Line(id="u0", at=LATE, role="user", speaker="Maya", text=said),
+                 Line(id="a1", at=LATE, role="assistant", text="Should I remind you?"),
+                 Line(id="u1", at=LATE, role="user", speaker="Maya", text=answer)]
+        return [(c.title, c.due) for c in MODEL.update_tasks(TasksRequest(scope="s", messages=lines, open_tasks=[])).changes]
+    assert offered("My gym membership renews on the 15th, I want to cancel it.", "Yes please.") == [
+        ("Cancel my gym membership", None)]
+    assert offered("Electricity is due on the 20th.", "Yes, on the 18th.") == [("Electricity is due", date(2025, 3, 18))]
+    assert offered("Wow.", "Yes.") == []
+
+
 @pytest.mark.parametrize(("offer", "answer"), [
     ("Shall I book a table at the Thai place?", "No thanks."),  # declined
     ("Shall I book a table at the Thai place?", "Sure, but not tonight."),  # a condition, not a yes

@@ -82,6 +82,7 @@ _LEAD = re.compile(
 # "I guess, post-accident recovery": a hedge set off by its comma says nothing of the speaker
 _PARENTHETICAL = re.compile(r"(?:guess|think|suppose|mean|bet|reckon|believe|know|hope|swear|admit)\s*,", re.I)
 _GLUED_DASH = re.compile(r"(?<![\w-])([a-z][\w']*)-\s+(?!(?:and|or|to)\b)(?=\w)")  # "good- we": a dash against its word
+_NAME_GOES_ON = re.compile(r"\([^)]*\)[\s.!?]*$|(?:de|do|da|dos|das|di|del|della|der|van|von|du|le|la) [A-Z]")
 _BARE_NAME = re.compile(r"[A-Z][a-z]+(?: [A-Z][a-z]+)?")  # a segment that is only a name: addressed, when a person's
 def take_name(text: str, names: NameBook | None = None, initial: bool = True) -> tuple[str, str] | None:
     """A leading name of one or two capitalised words, and the rest of the text.
@@ -98,6 +99,8 @@ def take_name(text: str, names: NameBook | None = None, initial: bool = True) ->
     if m2 and m2.group(1).lower() not in NAME_STOPWORDS:
         name, rest = f"{name} {m2.group(1)}", rest[m2.end():]
     rest = rest.lstrip()
+    if _NAME_GOES_ON.match(rest):
+        return None  # "Cantinho do Avillez", "Bruno (backend)": a name going on, or glossed; no clause
     of_people = names is not None and not titled and (first_verb(rest) in PERSON_VERBS or bool(parse_predicate("x", rest, False)))
     if names is not None and not titled and not names.is_named(name, initial, (rest.split() or [""])[0], of_people):
         return None  # of_people: an attribute rule applies ("works at Acme") or a people verb follows ("called")

@@ -83,6 +83,8 @@ _TOKEN = re.compile(r"[a-z]+(?:['’][a-z]+)?")
 _FUTURE_WORDS = frozenset("will shall gonna wanna want wants need needs plan plans hope hopes expect expects".split())
 _BE = frozenset("am is are 'm 're 's".split())
 _HAVE = frozenset("have has 've".split())
+_DAY_RANGE = re.compile(rf"\s*(?:to|through|thru|till|until|-|\u2013)\s*(?:{_DAYS})\b", re.I)
+_DAY_RANGE_END = re.compile(rf"\b(?:{_DAYS})\s*(?:to|through|thru|till|until|-|\u2013)\s*$", re.I)
 _HABIT = frozenset("every each monthly weekly daily yearly annually".split())
 _PAST_WORDS = frozenset("was were did had".split())  # and every past form (text.past_form)
 _TOWARD = frozenset("to until till by before".split())
@@ -223,6 +225,8 @@ def _weekday(m: re.Match, today: date) -> str | None:
     Thursday", "Ana is visiting on Saturday", "the party is on Friday") the next one after the day;
     of what was ("I went for a check-up Monday") the last one before it; else (no tense it tells,
     "on Mondays" or "every Friday" is habitual) nothing."""
+    if _DAY_RANGE.match(m.string, m.end()) or _DAY_RANGE_END.search(m.string[:m.start()]):
+        return None  # "Monday to Thursday": days of a week's routine, no one day
     lead = _words(m.string[:m.start()])[-1:]
     # a day something is moved or due to is ahead, whatever the verb's tense ("moved to Friday")
     tense = "future" if lead and lead[0] in _TOWARD else _tense(m.string[:m.start()], m.string[m.end():])

@@ -40,6 +40,7 @@ from consolidator.model.attachments import ATTACHMENT_FORM
 from consolidator.model.offline.clauses import local_time, substance
 from consolidator.model.offline.lineclaims import addressee
 from consolidator.model.offline.mentions import unapposed
+from consolidator.model.offline.names import states
 from consolidator.model.offline.taskdue import DUE, MONTH_NAMES, due_date
 from consolidator.model.offline.text import STOPWORDS, WEEKDAYS, content_stems, normalise, sentences, stem
 from consolidator.model.offline.words import KIN, PRONOUN_GENDER, gender_of
@@ -125,7 +126,7 @@ _KIN = re.compile(KIN, re.I)
 _IT = re.compile(r"(?P<v>[a-z]+) (?P<p>it|them|him|her(?! (?!(?:the|a|an|about|back|again|later|soon|today|tomorrow|"
                  r"tonight|on|at|in|by|this|next|before|after|and|to|up|now)\b)[a-z]+))\b", re.I)  # not "her doctor"
 _THING = re.compile(r"\b(?:[Mm]y|[Oo]ur|[Tt]he) (?:[a-z]+ ){0,2}?(?P<n>[a-z]+)(?= (?:is|are|was|were|has|have|had|expires?|expired|"
-                    r"broke|keeps?|needs?|wants?|asked|told|got|will|won't|does|did|stopped|started)\b)")
+                    r"broke|keeps?|needs?|wants?|asked|told|got|will|won't|does|did|stopped|started|renews?|ends?)\b)")
 # "My son Leo starts school ... remind me to buy his uniform": whose thing a his/her means
 _HIS = re.compile(r"(?P<v>[a-z]+) (?P<p>his|her)(?= [a-z])", re.I)
 _KIN_NAMED = re.compile(rf"{_MY_PERSON} (?P<name>[A-Z][a-z]+)\b")
@@ -334,17 +335,22 @@ def task_changes(lines: list[Line], open_tasks: list[KnownTask], zone: str = "UT
         today = local_time(line.at, zone)
         peer = addressee(people, i) is not None
         said = sentences(line.text)
-        if (offered := _accepted_offer(before.get(line.id), said[0] if said else "")) is not None:
-            _sentence_changes(book, offered, line, today, peer)
-        last = sentences(people[i - 1].text)[-1:] if i and people[i - 1].speaker == line.speaker else []
+        earlier = normalise(people[i - 1].text) if i and people[i - 1].speaker == line.speaker else ""
+        if (offered := _accepted_offer(before.get(line.id), said[0] if said else "", earlier)) is not None:
+            _sentence_changes(book, offered, line, today, peer, earlier)
+        last = sentences(people[i - 1].text)[-1:] if earlier else []
         for k, sentence in enumerate(said):  # the sentence before: the line's, or the speaker's line before
             _sentence_changes(book, sentence, line, today, peer, normalise(said[k - 1] if k else " ".join(last)))
     return [c for c in book.changes if c is not None]
 
 
-def _accepted_offer(asked: Line | None, first: str) -> str | None:
+def _accepted_offer(asked: Line | None, first: str, earlier: str = "") -> str | None:
     """The agent's offered errand as the person's request ("Please remind me about the dentist on
-    Wednesday"), when `first`, the person's first sentence, accepts it; else None."""
+    Wednesday"), when `first`, the person's first sentence, accepts it; else None. A reminder
+    offered with no errand ("Should I remind you?") reminds of what `earlier`, the person's line
+    before, wants done ("I want to cancel it": "remind me to cancel it") or else says ("Electricity
+    is due on the 20th": "remind me about electricity is due"), else of what it offered ("remind
+    you a few days before"), never of nothing ("Remind me")."""
     if asked is None or is_person_line(asked) or asked.role != "assistant" or not _ACCEPT.match(first):
         return None
     m = _OFFER.search(sentences(normalise(asked.text))[-1] if asked.text.strip() else "")
@@ -353,5 +359,13 @@ def _accepted_offer(asked: Line | None, first: str) -> str | None:
     action = m.group("a")
     for pattern, word in _AGENT_TO_USER:
         action = pattern.sub(word, action)
+    if bare := _BARE_REMINDER.match(action):
+        wish, said = _WISH.search(earlier), [s for s in sentences(earlier)[-1:] if states(s)]
+        errand = f"to {wish.group('a')}" if wish else f"about {DUE.sub('', said[0]).strip(' .!')}" if said else ""
+        action = f"remind me {errand}{action[bare.end():]}" if errand else action[bare.end():] and action
     due = DUE.search(first)
-    return f"Please {action}{due.group(0) if due and not DUE.search(action) else ''}."
+    return f"Please {action}{due.group(0) if due and not DUE.search(action) else ''}." if action else None
+
+
+_BARE_REMINDER = re.compile(r"remind me\b(?! (?:to|about|of|that)\b)", re.I)  # "Should I remind you (before the 15th)?"
+_WISH = re.compile(r"\bI (?:really |still )?(?:want|need|have|would like|plan|mean|am going) to (?P<a>[^,.;!?]+)", re.I)
