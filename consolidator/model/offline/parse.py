@@ -58,7 +58,7 @@ _I = re.compile(r"[Ii]\b(?!')\s*")
 _WE = re.compile(r"[Ww]e(?: all| both| two)?\b(?!')\s*")
 # A label before what it heads: "Quick one: my flight is ...", "Update: not going to Berlin".
 _LABEL = re.compile(r"^(?:sorry,? )?(?:quick (?:one|update|question|note)|update|big news|good news|bad news|news|fyi|"
-                    r"reminder|heads up|note|ps|btw|correction)\s*[:\-]+\s*(?=\w)", re.I)
+                    r"reminder|heads up|note|ps|btw|correction)(?: (?:on|about) [^:]{1,40})?\s*[:\-]+\s*(?=\w)", re.I)
 _TITLE = re.compile(rf"(?:{TITLES})\.? (?=[A-Z])")
 _NAMED_OWNER = re.compile(r"([A-Z][a-z]+)'s ")
 _THEIRS = re.compile(r"(?:[Hh]is|[Hh]er) ")

@@ -58,7 +58,7 @@ _REMIND = [
     re.compile(rf"{_ASK}remind me{_EVERY}{_WHEN} (?:to|that I (?:need|have) to) (?P<a>.+)", re.I),
     re.compile(rf"{_ASK}remind me{_EVERY}{_WHEN} (?:about|of) (?P<a>.+)", re.I),
 ]
-_FORGET = re.compile(r"\bdo not (?:let me )?forget to (?P<a>.+)", re.I)
+_FORGET = re.compile(r"\b(?:do not (?:let me )?forget|^\s*(?:(?:please|pls|and|also|oh) )*remember) to (?P<a>.+)", re.I)
 _WANT_YOU = re.compile(r"\bI (?:want|need|would like) you to (?P<a>.+)")
 _PLEASE = re.compile(r"^\s*please (?P<a>.+)", re.I)
 # "I'll send it tomorrow": a promise, opened only with a due date or a plain errand (_TASK_VERBS).
@@ -70,7 +70,7 @@ _NEED = re.compile(rf"{_OPENER}(?:(?:need|have|got) to|gotta(?: to)?) (?P<a>.+)"
 # "I lost my wallet, need to cancel my cards": the I of the clause before, dropped
 _NEED_TOO = re.compile(r"\bI\b[^,]*,\s+(?:so\s+)?(?:need|have|gotta) to (?P<a>.+)")
 # "Don't let me forget mom's birthday on the 22nd": a thing to remember, like "remind me about".
-_FORGET_THING = re.compile(rf"{_OPENER}do not (?:let me )?forget (?:about )?(?!to\b)(?P<a>.+)", re.I)
+_FORGET_THING = re.compile(rf"{_OPENER}do not (?:let me )?forget (?:about )?(?!(?:to|that|I|we)\b)(?P<a>.+)", re.I)
 _ADD_TO_LIST = re.compile(r"(?:add|put) ['\"‘“]?(?P<x>[^'\"’”]+?)['\"’”]? (?:to|on) (?:my|the) (?P<kind>[a-z]+ )?"
                           r"(?:list|to-?do(?: list)?|todos|tasks|reminders)\b", re.I)
 _ADD = re.compile(rf"{_OPENER}(?P<a>{_ADD_TO_LIST.pattern})", re.I)  # "Add milk to my shopping list."
@@ -98,8 +98,8 @@ _ASKABLE = frozenset([*_REMIND, _REQUEST])  # the open patterns that may come as
 _TO_ADDRESSEE = frozenset([_FORGET, _WANT_YOU, _REQUEST, _PLEASE, _FORGET_THING, _ADD, _IMPERATIVE])
 _OPEN = [
     *_REMIND,
-    re.compile(r"\bI (?:(?:really|still|also|just) )?(?:need|have|have got) to (?P<a>.+)"),
-    re.compile(r"\bI (?:must|gotta|(?:had )?better) (?P<a>.+)"),  # "I had better renew it" ("not ...": no errand)
+    re.compile(r"\bI (?:(?:really|still|also|just) )?(?:need|have|have got) to (?:remember to )?(?P<a>.+)"),
+    re.compile(r"\bI (?:must|gotta|(?:had )?better) (?:remember to )?(?P<a>.+)"),  # "I had better renew it" ("not ...": no errand)
     _NEED,
     _NEED_TOO,
     _FORGET,

@@ -70,6 +70,13 @@ _HEDGE_OPENING = re.compile(
 )
 # Leading conjunctions and links: "So I'm ..." -> "I'm ...", "And then we ..." -> "We ..."
 # ("So much happened" keeps its quantity).
+# A request to keep what follows: "Please remember that I'm allergic to shellfish", "can u remember that
+# my landlord is ...", "Keep in mind I'm vegetarian", "Note: ...": what follows is said (never "remember
+# to ...", an errand, nor "remember when ...", a question).
+_KEEP_THIS = re.compile(
+    r"^(?:(?:hey|hi|hello|oh|ok|okay|and|also|btw)[,!.]? )*(?:(?:can|could|would|will) (?:you|u) |please |pls |just )*(?:remember|note|keep in mind|bear in mind|"
+    r"make a note|take note|don't forget|do not forget|never forget)(?: of)?(?: that\b|\s*[:,])?\s+"
+    r"(?=that\b|I\b|we\b|my\b|our\b|(?-i:[A-Z][a-z]))", re.I)
 _LEADING_LINK = re.compile(
     r"^(?:and|but|so(?!\s+(?:much|many|far|long|few|little)\b)|also|plus|then|anyway)(?:\s+then)?\s*,?\s+(?=\w)", re.I)
 
@@ -248,6 +255,7 @@ def compact(sentence: str, hedges: bool = True) -> str:
         s = _LEADING_INTERJECTION.sub("", s)
         s = _LEADING_MARKER.sub("" if hedges else _unless(_hedge_marker, ""), s)
         s = _LEADING_LINK.sub("", s)
+        s = _KEEP_THIS.sub("", s)
         if hedges and _can_hold(s, *_HEDGE_PARTS):
             s = _HEDGE_OPENING.sub("", s)
         if s == before:

@@ -1,0 +1,56 @@
+"""What a person tells an agent, read by the offline extractor: "Please remember that I'm allergic
+to shellfish" is a fact told, "Remember to buy milk" an errand, "Update on the move: ..." a label
+before what it heads."""
+
+from __future__ import annotations
+
+import pytest
+
+from consolidator.model.offline import OfflineModel
+from consolidator.model.schemas import FactExtractionRequest, Line, TasksRequest
+from tests.support.offline_kit import LATE
+
+MODEL = OfflineModel()
+
+
+def _told(text: str) -> tuple[list[str], list[str]]:
+    lines = [Line(id="u1", at=LATE, role="user", speaker="Maya", text=text),
+             Line(id="a1", at=LATE, role="assistant", text="Noted.")]
+    facts = MODEL.extract_facts(FactExtractionRequest(scope="s", messages=lines, neighbours=[])).facts
+    tasks = MODEL.update_tasks(TasksRequest(scope="s", messages=lines, open_tasks=[])).changes
+    return [f.text for f in facts], [t.title for t in tasks]
+
+
+@pytest.mark.parametrize(("said", "fact"), [
+    ("Please remember that I'm allergic to shellfish.", "Maya is allergic to shellfish."),
+    ("hey can u remember that my landlord's name is Rui Costa", "Rui Costa is Maya's landlord."),
+    ("Keep in mind that I'm vegetarian.", "Maya is vegetarian."),
+    ("Note: my new number is 555-0199.", "Maya's phone number is 555-0199."),
+    ("Don't forget I'm vegetarian.", "Maya is vegetarian."),
+])
+def test_what_one_asks_the_agent_to_remember_is_a_fact_and_no_errand(said, fact):
+    """A request to remember gave nothing (its words read as a request, not a statement); what
+    follows it is what was said, and no task ("I am vegetarian" was one)."""
+    assert _told(said) == ([fact], [])
+
+
+@pytest.mark.parametrize(("said", "title"), [
+    ("Remember to buy milk.", "Buy milk"),
+    ("Please remember to call the bank tomorrow.", "Call the bank"),
+    ("I need to remember to call Ana.", "Call Ana"),
+])
+def test_remember_to_is_an_errand(said, title):
+    assert _told(said)[1] == [title]
+
+
+def test_remember_when_is_a_question():
+    assert _told("Remember when we went to Lisbon?") == ([], [])
+
+
+@pytest.mark.parametrize(("said", "fact"), [
+    ("Quick update on my health stuff: blood test results came back, cholesterol is high (245).",
+     "Maya said: Blood test results came back, cholesterol is high (245) (2025-03-03)."),  # not "Quick update on ..."
+    ("Quick update on my health: my cholesterol is high (245).", "Maya's cholesterol is high (245) (2025-03-03)."),
+])
+def test_a_label_on_a_topic_heads_what_follows(said, fact):
+    assert _told(said)[0] == [fact]
