@@ -111,6 +111,16 @@ def noted_within(text: str, window: tuple[float, float]) -> bool:
     return False
 
 
+def _due_noon(row: Row) -> float | None:
+    """An open task's due day (its label) as its noon UTC, as `noted_within` counts a day; else None."""
+    if row.kind != "task" or row.status != "open" or not row.label:
+        return None
+    try:
+        return datetime.fromisoformat(row.label).replace(hour=12, tzinfo=timezone.utc).timestamp()
+    except ValueError:
+        return None
+
+
 def noted_patterns(window: tuple[float, float]) -> list[str]:
     """What a fact notes for a day of the window, as text to find ("2025-12-07)" for one day,
     "2025-12-" for a month the window holds whole): days where it covers part of a month, so a
@@ -166,13 +176,19 @@ def prior(row: Row, qt: QueryTime, now_s: float, settings: RankSettings, names: 
         if row.status == "history":
             factor *= settings.history_factor
     at = row.until if row.until is not None and row.kind == "summary" else row.at
+    due = _due_noon(row)
     if at is not None and settings.recency_half_life_days > 0:
-        age_days = max(0.0, now_s - at) / DAY_S
+        # a task with a due day is as timely as its day is near: overdue or due today, the most
+        age_days = max(0.0, (due - now_s) if due is not None else (now_s - at)) / DAY_S
         factor *= 1.0 + settings.recency_boost * math.pow(2.0, -age_days / settings.recency_half_life_days)
     window = qt.window
     if window is not None and row.at is not None:
         end = row.until if row.until is not None and row.kind == "summary" else row.at
-        if row.at < window[1] and end >= window[0] or row.kind == "fact" and noted_within(row.text, window):
+        if due is not None:  # a task is of the period its due day is in, whenever it was opened
+            inside = window[0] <= due < window[1]
+        else:
+            inside = row.at < window[1] and end >= window[0] or row.kind == "fact" and noted_within(row.text, window)
+        if inside:
             factor *= settings.period_boost
     if qt.asks_when and (row.kind in ("message", "fact") or (row.ladder, row.rung) in FINE_RUNGS):
         factor *= settings.when_boost

@@ -8,7 +8,10 @@ A pure function of the query, `now` and the scope's time zone (the standard libr
   "coming up" / "upcoming" / "on my calendar" (from now to a year on),
   "N days|weeks|months|years ago", "last Monday"/"on Monday" (the latest such day before now),
   "May", "in May", "May 2023", "May 7(th)( 2023)", "7 May( 2023)", "2023", "2023-05-07".
-  A month without a year is the latest such month that has begun by `now`.
+  A month without a year is the latest such month that has begun by `now`, a weekday the latest
+  such day before today, unless the query speaks of what is to come ("what's due in January?",
+  "what am I doing on Friday?", "do I have anything on May 7?": `FUTURE`): then the next one
+  (this month, or today, included).
 
 The period is a half-open [start, end) in UTC; recall favours items inside it.
 """
@@ -29,6 +32,8 @@ _NUMBERS = {"a": 1, "an": 1, "one": 1, "two": 2, "three": 3, "four": 4, "five": 
             "eight": 8, "nine": 9, "ten": 10, "a couple of": 2, "a few": 3}
 _COUNT = "|".join(sorted((re.escape(k) for k in _NUMBERS), key=len, reverse=True)) + r"|\d{1,3}"
 AHEAD_DAYS = 366  # "what's coming up": a year ahead, a plan's usual horizon
+FUTURE = re.compile(r"\b(?:will|'ll|gonna|going to|due|planned|plans?|scheduled|coming|upcoming|need to|have to|"
+                    r"should I|do I have|(?:am I|are we) \w+ing)\b", re.I)
 
 ASKS = re.compile(r"\b(when|since when|what (?:date|day|year|month|time|week)|which (?:date|day|year|month|week)"
                   r"|how long ago)\b", re.I)
@@ -86,8 +91,9 @@ def _latest_month(month: int, today: date) -> int:
     return today.year if month <= today.month else today.year - 1
 
 
-def _span(kind: str, m: re.Match, today: date) -> tuple[date, date] | None:
-    """[first day, day after the last) of what the match names, or None when it names nothing real."""
+def _span(kind: str, m: re.Match, today: date, future: bool = False) -> tuple[date, date] | None:
+    """[first day, day after the last) of what the match names, or None when it names nothing real;
+    `future`: a month, weekday or day without its year is the next one, not the latest."""
     g = m.groups()
     try:
         if kind == "iso":
@@ -117,20 +123,22 @@ def _span(kind: str, m: re.Match, today: date) -> tuple[date, date] | None:
             return date(today.year + step, 1, 1), date(today.year + step + 1, 1, 1)
         if kind == "weekday":
             back = (today.weekday() - WEEKDAYS.index(g[0].lower())) % 7 or 7
-            day = today - timedelta(days=back)
+            day = today + timedelta(days=(7 - back) % 7) if future else today - timedelta(days=back)
             return day, day + timedelta(days=1)
         if kind in ("daymonth", "monthday"):
             day_s, month_s = (g[0], g[1]) if kind == "daymonth" else (g[1], g[0])
             month = _MONTH_NAMES[month_s.lower()]
             year = int(g[2]) if g[2] else _latest_month(month, today)
             day = date(year, month, int(day_s))
+            if future and not g[2] and day < today:
+                day = date(year + 1, month, int(day_s))
             return day, day + timedelta(days=1)
         if kind == "monthyear":
             first = date(int(g[1]), _MONTH_NAMES[g[0].lower()], 1)
             return first, _month_start(first.year, first.month + 1)
         if kind == "month":
             month = _MONTH_NAMES[g[0].lower()]
-            first = date(_latest_month(month, today), month, 1)
+            first = date(today.year + (month < today.month) if future else _latest_month(month, today), month, 1)
             return first, _month_start(first.year, first.month + 1)
         if kind == "year":
             return date(int(g[0]), 1, 1), date(int(g[0]) + 1, 1, 1)
@@ -149,7 +157,7 @@ def understand(query: str, now: datetime, zone: tzinfo) -> QueryTime:
         for m in pattern.finditer(query):
             if any(m.start() < e and s < m.end() for s, e in taken):
                 continue
-            found = _span(kind, m, today)
+            found = _span(kind, m, today, bool(FUTURE.search(query)))
             if found is None:
                 continue
             taken.append(m.span())

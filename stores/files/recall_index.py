@@ -270,12 +270,16 @@ def between(conn: sqlite3.Connection, start: float, end: float, limit: int) -> l
 
 def noted_in(conn: sqlite3.Connection, noted: list[str], limit: int) -> list[tuple[int, str]]:
     """Row numbers and texts of the current facts whose text notes one of these days ("2025-12-05)"
-    finds "(2025-12-05)", "2025-12-" any day of the month): a plan's day is in its text, not its time."""
+    finds "(2025-12-05)", "2025-12-" any day of the month): a plan's day is in its text, not its time;
+    and of the open tasks due on one, their due day noted as a fact's is ("(2025-12-05)")."""
     if not noted:
         return []
-    where = " OR ".join("text LIKE ?" for _ in noted)
-    rows = conn.execute(f"SELECT n, text FROM item WHERE kind = 'fact' AND status = 'current' AND ({where})"
-                        " ORDER BY at DESC LIMIT ?", (*(f"%({d}%" for d in noted), limit)).fetchall()
+    facts = " OR ".join("text LIKE ?" for _ in noted)
+    dues = " OR ".join("label LIKE ?" for _ in noted)
+    rows = conn.execute(f"SELECT n, CASE kind WHEN 'task' THEN '(' || label || ')' ELSE text END FROM item"
+                        f" WHERE kind = 'fact' AND status = 'current' AND ({facts})"
+                        f" OR kind = 'task' AND status = 'open' AND ({dues}) ORDER BY at DESC LIMIT ?",
+                        (*(f"%({d}%" for d in noted), *(f"{d.rstrip(')')}%" for d in noted), limit)).fetchall()
     return [(int(n), str(text)) for n, text in rows]
 
 
