@@ -261,3 +261,18 @@ def test_whose_thing_a_his_or_her_means_and_a_line_before_of_the_same_speaker():
                                       "Remind me to buy her uniform.")] == ["Buy Ana's uniform"]  # a "her" is no son's
     assert [c.title for c in tasks_of("My dad is worried and my mom is in hospital.",
                                       "Remind me to call him tomorrow.")] == ["Call my dad"]
+
+
+@pytest.mark.parametrize(("said", "title"), [
+    (["I got a parking ticket yesterday, I need to pay it by Friday."], "Pay the parking ticket"),
+    (["I spent the whole day on the report, I need to finish it tonight."], "Finish the report"),  # no "day"
+    (["I still have to write the product descriptions.", "Around 60. I need to finish them by Friday."],
+     "Finish the product descriptions"),  # "them": a plural, in the speaker's line before
+])
+def test_an_it_or_them_of_an_errand_is_the_thing_named_last(said, title):
+    assert title in [c.title for c in tasks_of(*said)]
+
+
+def test_an_it_is_no_person_nor_what_they_do():
+    """'My niece loves anime' names no thing an "it" may be ("niece loves anime" is no noun phrase)."""
+    assert not any("niece" in c.title for c in tasks_of("My niece loves anime.", "Add it to my shopping list."))

@@ -8,10 +8,12 @@ as with "remind me about"), "todo: X", "add X to my list" (on a shopping list, "
 due date ("Call the plumber tomorrow"), promises "I will/should/am going to X" that carry a due
 date or a plain errand verb (call, send, book...), what a relative or someone one answers to asks
 ("my boss wants me to X", as a promise is) and a thing they want by a day ("my manager wants the
-report by Friday": "The report for my manager"). X must be an action: a leading verb and an object
-of substance (an "it" is what a clause before named: "renew it" after "My passport expires in
-March"; a "his" or "her" the relative named before, in the line or the speaker's line before: "buy
-his uniform" after "My son Leo ...") or a due date ("That day." and "Family love" are not tasks).
+report by Friday": "The report for my manager"), "remember to X", "I'd better X". X must be an
+action: a leading verb and an object of substance (an "it" is what a clause before named, in the
+line or the speaker's line before: "renew it" after "My passport expires in March", else the
+last thing of its number named, "pay it" after "I got a parking ticket"; a "his" or "her" the
+relative named before, of its gender: "buy his uniform" after "My son Leo ...") or a due date
+("That day." and "Family love" are not tasks).
 Requests to someone (can you, please, don't forget, add, an errand told, I want you to) open a
 task only when no other person is in the conversation: between two people they are advice or
 favours, not the speaker's errands. An
@@ -127,6 +129,19 @@ _IT = re.compile(r"(?P<v>[a-z]+) (?P<p>it|them|him|her(?! (?!(?:the|a|an|about|b
                  r"tonight|on|at|in|by|this|next|before|after|and|to|up|now)\b)[a-z]+))\b", re.I)  # not "her doctor"
 _THING = re.compile(r"\b(?:[Mm]y|[Oo]ur|[Tt]he) (?:[a-z]+ ){0,2}?(?P<n>[a-z]+)(?= (?:is|are|was|were|has|have|had|expires?|expired|"
                     r"broke|keeps?|needs?|wants?|asked|told|got|will|won't|does|did|stopped|started|renews?|ends?)\b)")
+# ...else the last thing named, of its number ("I got a parking ticket, need to pay it"; "still have to
+# write the product descriptions" - "need to finish them"), never a time, a person or a word of no thing
+_WORD = r"(?!(?:yesterday|today|tomorrow|tonight|last|next|this|that|and|or|but|for|to|at|on|in|with|from)\b)[a-z][\w-]*"
+_OBJECT = re.compile(rf"\b(?P<d>[Tt]he|[Mm]y|[Oo]ur|an?|[Tt]his) (?P<np>(?:{_WORD} )?(?P<h>{_WORD}))\b(?! {_WORD})")
+_NO_THING = frozenset(
+    "time times day days week weeks month months year years moment bit lot lots way ways thing things one ones end rest "
+    "morning evening night weekend minute minutes hour hours while".split())
+
+
+def _plural(noun: str) -> bool:
+    return noun.endswith("s") and not noun.endswith(("ss", "us", "is"))
+
+
 # "My son Leo starts school ... remind me to buy his uniform": whose thing a his/her means
 _HIS = re.compile(r"(?P<v>[a-z]+) (?P<p>his|her)(?= [a-z])", re.I)
 _KIN_NAMED = re.compile(rf"{_MY_PERSON} (?P<name>[A-Z][a-z]+)\b")
@@ -299,6 +314,11 @@ def _sentence_changes(book: _Book, sentence: str, line: Line, today: datetime, p
             person = it.group("p").lower() in ("her", "him")
             said = [t.group(0) for t in _THING.finditer(earlier) if bool(_KIN.fullmatch(t.group("n"))) == person
                     and gender_of(t.group("n")) in (None, PRONOUN_GENDER.get(it.group("p").lower()))]  # no "her" dad
+            if not said and not person:  # "I got a parking ticket, need to pay it": the thing named last
+                said = [f"the {t.group('np')}" if t.group("d").lower() in ("a", "an", "this") else t.group(0)
+                        for t in _OBJECT.finditer(earlier)
+                        if _plural(t.group("h")) == (it.group("p").lower() == "them") and t.group("h") not in _NO_THING
+                        and not _KIN.fullmatch(t.group("h"))]
             action = f"{it.group('v')} {said[-1][:1].lower()}{said[-1][1:]}{action[it.end():]}" if said else action
         elif (whose := _HIS.match(action)) and (named := [k.group("name") for k in _KIN_NAMED.finditer(earlier) if gender_of(
                 k.group("who")) in (None, PRONOUN_GENDER[whose.group("p").lower()])]):
@@ -338,9 +358,8 @@ def task_changes(lines: list[Line], open_tasks: list[KnownTask], zone: str = "UT
         earlier = normalise(people[i - 1].text) if i and people[i - 1].speaker == line.speaker else ""
         if (offered := _accepted_offer(before.get(line.id), said[0] if said else "", earlier)) is not None:
             _sentence_changes(book, offered, line, today, peer, earlier)
-        last = sentences(people[i - 1].text)[-1:] if earlier else []
-        for k, sentence in enumerate(said):  # the sentence before: the line's, or the speaker's line before
-            _sentence_changes(book, sentence, line, today, peer, normalise(said[k - 1] if k else " ".join(last)))
+        for k, sentence in enumerate(said):  # what was said before: the speaker's line before, and this one's
+            _sentence_changes(book, sentence, line, today, peer, normalise(" ".join([earlier, *said[:k]])))
     return [c for c in book.changes if c is not None]
 
 
