@@ -273,6 +273,16 @@ def test_an_it_or_them_of_an_errand_is_the_thing_named_last(said, title):
     assert title in [c.title for c in tasks_of(*said)]
 
 
+@pytest.mark.parametrize(("said", "title"), [
+    (["My manager Joana recommended me.", "I should send her a thank-you note."], "Send Joana a thank-you note"),
+    (["My sister Rosa's kid Bruno turns 5 next week.", "I need to get him a present."], "Get Bruno a present"),
+    (["My son Leo and my daughter Ana are home.", "I need to take her to the dentist."], "Take Ana to the dentist"),
+])
+def test_a_him_or_her_of_an_errand_is_the_relative_named_before(said, title):
+    """A him or her of its gender: Rosa is no "him", Bruno her kid is ("Rosa's kid Bruno")."""
+    assert title in [c.title for c in tasks_of(*said)]
+
+
 def test_an_it_is_no_person_nor_what_they_do():
     """'My niece loves anime' names no thing an "it" may be ("niece loves anime" is no noun phrase)."""
     assert not any("niece" in c.title for c in tasks_of("My niece loves anime.", "Add it to my shopping list."))

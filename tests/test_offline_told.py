@@ -7,6 +7,7 @@ from __future__ import annotations
 import pytest
 
 from consolidator.model.offline import OfflineModel
+from consolidator.model.offline.text import sentences
 from consolidator.model.schemas import FactExtractionRequest, Line, TasksRequest
 from tests.support.offline_kit import LATE
 
@@ -54,3 +55,15 @@ def test_remember_when_is_a_question():
 ])
 def test_a_label_on_a_topic_heads_what_follows(said, fact):
     assert _told(said)[0] == [fact]
+
+
+@pytest.mark.parametrize(("text", "said"), [
+    ("it died this morning. dropping it off tomorrow", ["it died this morning.", "dropping it off tomorrow"]),
+    ("wow! so happy for you", ["wow!", "so happy for you"]),
+    ("I was thinking... maybe not", ["I was thinking... maybe not"]),  # an ellipsis is a pause
+    ("we met at 9 a.m. today, apples etc. are fine", ["we met at 9 a.m. today, apples etc. are fine"]),
+])
+def test_chat_in_lower_case_ends_its_sentences(text, said):
+    """"yeah until next March. dropping it off at the store tomorrow" was one sentence (a sentence
+    ended only before a capital), so its second half was lost to its first."""
+    assert sentences(text) == said

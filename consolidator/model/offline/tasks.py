@@ -43,9 +43,10 @@ from consolidator.model.offline.clauses import local_time, substance
 from consolidator.model.offline.lineclaims import addressee
 from consolidator.model.offline.mentions import unapposed
 from consolidator.model.offline.names import states
+from consolidator.model.offline.referents import resolved
 from consolidator.model.offline.taskdue import DUE, MONTH_NAMES, due_date
 from consolidator.model.offline.text import STOPWORDS, WEEKDAYS, content_stems, normalise, sentences, stem
-from consolidator.model.offline.words import KIN, PRONOUN_GENDER, gender_of
+from consolidator.model.offline.words import KIN
 from consolidator.model.schemas import KnownTask, Line, TaskChange
 
 
@@ -122,29 +123,6 @@ _NOT_TASKS = frozenset(
     help be repeat translate define compare share keep miss love like enjoy try wait feel
     remember forget stay look""".split()
 )
-# "My passport expires in March, I need to renew it": what "it" means, the thing (or for her/him the
-# relative) a clause before spoke of
-_KIN = re.compile(KIN, re.I)
-_IT = re.compile(r"(?P<v>[a-z]+) (?P<p>it|them|him|her(?! (?!(?:the|a|an|about|back|again|later|soon|today|tomorrow|"
-                 r"tonight|on|at|in|by|this|next|before|after|and|to|up|now)\b)[a-z]+))\b", re.I)  # not "her doctor"
-_THING = re.compile(r"\b(?:[Mm]y|[Oo]ur|[Tt]he) (?:[a-z]+ ){0,2}?(?P<n>[a-z]+)(?= (?:is|are|was|were|has|have|had|expires?|expired|"
-                    r"broke|keeps?|needs?|wants?|asked|told|got|will|won't|does|did|stopped|started|renews?|ends?)\b)")
-# ...else the last thing named, of its number ("I got a parking ticket, need to pay it"; "still have to
-# write the product descriptions" - "need to finish them"), never a time, a person or a word of no thing
-_WORD = r"(?!(?:yesterday|today|tomorrow|tonight|last|next|this|that|and|or|but|for|to|at|on|in|with|from)\b)[a-z][\w-]*"
-_OBJECT = re.compile(rf"\b(?P<d>[Tt]he|[Mm]y|[Oo]ur|an?|[Tt]his) (?P<np>(?:{_WORD} )?(?P<h>{_WORD}))\b(?! {_WORD})")
-_NO_THING = frozenset(
-    "time times day days week weeks month months year years moment bit lot lots way ways thing things one ones end rest "
-    "morning evening night weekend minute minutes hour hours while".split())
-
-
-def _plural(noun: str) -> bool:
-    return noun.endswith("s") and not noun.endswith(("ss", "us", "is"))
-
-
-# "My son Leo starts school ... remind me to buy his uniform": whose thing a his/her means
-_HIS = re.compile(r"(?P<v>[a-z]+) (?P<p>his|her)(?= [a-z])", re.I)
-_KIN_NAMED = re.compile(rf"{_MY_PERSON} (?P<name>[A-Z][a-z]+)\b")
 # A relative clause ("what I have to do") is not a commitment.
 _RELATIVE_BEFORE = re.compile(r"\b(?:what|which|that|whatever|everything|all|something|anything|things|stuff|one)\s*$", re.I)
 _VERBS_IN_STOPWORDS = frozenset("do get let have make go be take".split())
@@ -310,19 +288,7 @@ def _sentence_changes(book: _Book, sentence: str, line: Line, today: datetime, p
             continue
         action = m.group("a")
         earlier = f"{before} {s[:m.start('a')]}"  # what an "it", "her" or "his" of the errand may mean
-        if it := _IT.match(action):  # "renew it": "renew my passport"; "call her": "call my mom"
-            person = it.group("p").lower() in ("her", "him")
-            said = [t.group(0) for t in _THING.finditer(earlier) if bool(_KIN.fullmatch(t.group("n"))) == person
-                    and gender_of(t.group("n")) in (None, PRONOUN_GENDER.get(it.group("p").lower()))]  # no "her" dad
-            if not said and not person:  # "I got a parking ticket, need to pay it": the thing named last
-                said = [f"the {t.group('np')}" if t.group("d").lower() in ("a", "an", "this") else t.group(0)
-                        for t in _OBJECT.finditer(earlier)
-                        if _plural(t.group("h")) == (it.group("p").lower() == "them") and t.group("h") not in _NO_THING
-                        and not _KIN.fullmatch(t.group("h"))]
-            action = f"{it.group('v')} {said[-1][:1].lower()}{said[-1][1:]}{action[it.end():]}" if said else action
-        elif (whose := _HIS.match(action)) and (named := [k.group("name") for k in _KIN_NAMED.finditer(earlier) if gender_of(
-                k.group("who")) in (None, PRONOUN_GENDER[whose.group("p").lower()])]):
-            action = f"{whose.group('v')} {named[-1]}'s{action[whose.end():]}"  # "buy his uniform": "buy Leo's uniform"
+        action = resolved(action, earlier)
         due, _ = due_date(s, today)
         if pattern is _IMPERATIVE and due is None:
             continue

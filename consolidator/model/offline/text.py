@@ -19,7 +19,11 @@ from consolidator.model.offline.words import NOT_ACTIVITIES, NP_ENDS, RELATIONS,
 EMOJI_CHARS = "\u2600-\u27bf\U0001f000-\U0001faff\ufe0f"  # a character class's ranges (text_compact drops them)
 # A title's full stop ends no sentence ("Dr. Costa", "St. Louis"; lookbehinds are of fixed width).
 _TITLE_STOP = "".join(rf"(?<!\b{t}\.)" for t in (*TITLES.split("|"), "St", "Jr", "Sr"))
-_SENTENCE_END = re.compile(rf"(?<=[.!?]){_TITLE_STOP}\s+(?=[\"'(@A-Z0-9])|(?<=[{EMOJI_CHARS}])\s+(?=[A-Z])|\n+")
+# Chat written in lower case ends one too: "it died this morning. dropping it off tomorrow", "wow! so
+# happy" - after a word of three letters or more (no "e.g.", "a.m.", "etc."), never an ellipsis.
+_ABBREVIATION_STOP = "".join(rf"(?<!\b{a}\.)" for a in ("etc", "approx", "incl", "esp", "vs", "min", "max", "est", "dept"))
+_SENTENCE_END = re.compile(rf"(?<=[.!?]){_TITLE_STOP}\s+(?=[\"'(@A-Z0-9])|(?<=[{EMOJI_CHARS}])\s+(?=[A-Z])|\n+"
+                           rf"|(?:(?<=[!?])|(?<=[a-z]{{3}}\.){_ABBREVIATION_STOP})\s+(?=[a-z])")
 _WORD = re.compile(r"[A-Za-z0-9]+(?:['-][A-Za-z0-9]+)*")
 
 _IRREGULAR = {

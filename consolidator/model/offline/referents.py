@@ -1,0 +1,69 @@
+"""What an "it", "them", "him", "her" or "his" of an errand means (tasks.py): "renew it" after "My
+passport expires in March" is "renew my passport"; "pay it" after "I got a parking ticket" is "pay
+the parking ticket"; "send her a note" after "My manager Joana recommended me" is "send Joana a
+note"; "buy his uniform" after "My son Leo starts school" is "buy Leo's uniform". `earlier` is
+what the speaker said before the errand (their line before, and this line up to it); what it
+names last wins, of the pronoun's number and, where a relation word says it, gender."""
+
+from __future__ import annotations
+
+import re
+
+from consolidator.model.offline.words import KIN, PRONOUN_GENDER, gender_of
+
+# "My passport expires in March, I need to renew it": what "it" means, the thing (or for her/him the
+# relative) a clause before spoke of
+_KIN = re.compile(KIN, re.I)
+_IT = re.compile(r"(?P<v>[a-z]+) (?P<p>it|them|him|her(?! (?!(?:the|a|an|about|back|again|later|soon|today|tomorrow|"
+                 r"tonight|on|at|in|by|this|next|before|after|and|to|up|now)\b)[a-z]+))\b", re.I)  # not "her doctor"
+_THING = re.compile(r"\b(?:[Mm]y|[Oo]ur|[Tt]he) (?:[a-z]+ ){0,2}?(?P<n>[a-z]+)(?= (?:is|are|was|were|has|have|had|expires?|expired|"
+                    r"broke|keeps?|needs?|wants?|asked|told|got|will|won't|does|did|stopped|started|renews?|ends?)\b)")
+# ...else the last thing named, of its number ("I got a parking ticket, need to pay it"; "still have to
+# write the product descriptions" - "need to finish them"), never a time, a person or a word of no thing
+_WORD = r"(?!(?:yesterday|today|tomorrow|tonight|last|next|this|that|and|or|but|for|to|at|on|in|with|from)\b)[a-z][\w-]*"
+_OBJECT = re.compile(rf"\b(?P<d>[Tt]he|[Mm]y|[Oo]ur|an?|[Tt]his) (?P<np>(?:{_WORD} )?(?P<h>{_WORD}))\b(?! {_WORD})")
+_NO_THING = frozenset(
+    "time times day days week weeks month months year years moment bit lot lots way ways thing things one ones end rest "
+    "morning evening night weekend minute minutes hour hours while".split())
+
+
+def _kin_named(text: str) -> list[re.Match[str]]:
+    """Every relative named in `text`, overlaps too ("my sister Rosa's kid Bruno": Rosa, Bruno)."""
+    found, at = [], 0
+    while m := _KIN_NAMED.search(text, at):
+        found.append(m)
+        at = m.start() + 1
+    return found
+
+
+def _plural(noun: str) -> bool:
+    return noun.endswith("s") and not noun.endswith(("ss", "us", "is"))
+
+
+# "My son Leo starts school ... remind me to buy his uniform": whose thing a his/her means
+_HIS = re.compile(r"(?P<v>[a-z]+) (?P<p>his|her)(?= [a-z])", re.I)
+_KIN_NAMED = re.compile(rf"\b(?:[Mm]y|[Oo]ur|[A-Z][a-z]+'s) (?P<who>(?i:{KIN})),? (?P<name>[A-Z][a-z]+)\b")  # "Rosa's kid Bruno"
+
+
+def resolved(action: str, earlier: str) -> str:
+    """`action` with its leading pronoun object (or his/her) replaced by what `earlier` named;
+    as it is when nothing named fits."""
+    if it := _IT.match(action):  # "renew it": "renew my passport"; "call her": "call my mom"
+        person = it.group("p").lower() in ("her", "him")
+        said = [t.group(0) for t in _THING.finditer(earlier) if bool(_KIN.fullmatch(t.group("n"))) == person
+                and gender_of(t.group("n")) in (None, PRONOUN_GENDER.get(it.group("p").lower()))]  # no "her" dad
+        if not said and person:  # "My manager Joana recommended me. I should send her a note": Joana
+            said = [k.group("name") for k in _kin_named(earlier)
+                    if gender_of(k.group("who")) in (None, PRONOUN_GENDER[it.group("p").lower()])]
+        elif not said:  # "I got a parking ticket, need to pay it": the thing named last
+            said = [f"the {t.group('np')}" if t.group("d").lower() in ("a", "an", "this") else t.group(0)
+                    for t in _OBJECT.finditer(earlier)
+                    if _plural(t.group("h")) == (it.group("p").lower() == "them") and t.group("h") not in _NO_THING
+                    and not _KIN.fullmatch(t.group("h"))]
+        if said:  # a name as it is ("Joana"), a thing from its determiner on ("my passport")
+            meant = said[-1] if " " not in said[-1] else said[-1][:1].lower() + said[-1][1:]
+            action = f"{it.group('v')} {meant}{action[it.end():]}"
+    elif (whose := _HIS.match(action)) and (named := [k.group("name") for k in _kin_named(earlier) if gender_of(
+            k.group("who")) in (None, PRONOUN_GENDER[whose.group("p").lower()])]):
+        action = f"{whose.group('v')} {named[-1]}'s{action[whose.end():]}"  # "buy his uniform": "buy Leo's uniform"
+    return action
