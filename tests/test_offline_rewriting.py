@@ -46,6 +46,7 @@ def test_get_after_a_you_that_became_a_name_agrees():
     ("Isn't it lovely?", "Isn't it lovely?"),
     ("I didn't go, and she can't swim.", "I did not go, and she cannot swim."),
     ("I'd better go, we'd better hurry.", "I had better go, we had better hurry."),  # "'d better": had, not would
+    ("Both of us love it, a trip for both of us.", "We both love it, a trip for both of them."),  # no "both of Maya"
 ])
 def test_a_negative_before_its_subject_stays_contracted(said, expanded):
     """'didn't he?', 'why don't we': a question's inverted negative is no 'did not he'."""

@@ -67,3 +67,27 @@ def test_chat_in_lower_case_ends_its_sentences(text, said):
     """"yeah until next March. dropping it off at the store tomorrow" was one sentence (a sentence
     ended only before a capital), so its second half was lost to its first."""
     assert sentences(text) == said
+
+
+def _lines(*texts: str) -> list[str]:
+    lines = [Line(id=f"m{i}", at=LATE, role="user" if i % 2 == 0 else "assistant", speaker="Maya" if i % 2 == 0 else None,
+                  text=t) for i, t in enumerate(texts)]
+    return [f.text for f in MODEL.extract_facts(FactExtractionRequest(scope="s", messages=lines, neighbours=[])).facts]
+
+
+@pytest.mark.parametrize(("said", "correction", "fact"), [
+    ("My dentist appointment is on Tuesday at 4.", "Sorry, I meant Thursday, not Tuesday.",
+     "Maya's dentist appointment is on Thursday (2025-03-06) at 4, not Tuesday (2025-03-03)."),
+    ("My dentist appointment is on Tuesday at 4.", "Oops, I meant Friday.",  # the one weekday said before
+     "Maya's dentist appointment is on Friday (2025-03-07) at 4, not Tuesday (2025-03-03)."),
+    ("My rent is 950 a month.", "Sorry, I meant 980, not 950.", "Maya's rent is 980 a month, not 950 (2025-03-03)."),
+])
+def test_a_correction_of_the_line_before_is_that_line_said_right(said, correction, fact):
+    """"Sorry, I meant Thursday, not Tuesday" said nothing (no subject), and the Tuesday stayed:
+    it is the sentence it corrects said right, which supersedes what that said."""
+    assert _lines(said, "Noted.", correction, "Updated.") == [fact]
+
+
+def test_a_correction_of_nothing_said_is_nothing():
+    assert _lines("My dentist appointment is on Tuesday at 4.", "Noted.", "Sorry, I meant Sunday, not Monday.",
+                  "Ok.") == ["Maya's dentist appointment is on Tuesday (2025-03-04) at 4 (2025-03-03)."]

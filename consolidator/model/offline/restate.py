@@ -2,7 +2,9 @@
 their home name as the speaker's ("Mom is visiting" -> "My mom is visiting"), a proposal and its
 yes as an engagement, a thing someone moved as the thing moved ("The dentist moved my appointment
 to Thursday" -> "My appointment was moved to Thursday by the dentist"), which supersedes what was
-said of the thing (mentions.correction), and a changed phone number as the new number.
+said of the thing (mentions.correction), and a changed phone number as the new number. A line
+that corrects the speaker's line before ("Sorry, I meant Thursday, not Tuesday") is that line's
+sentence said right (`meant`).
 """
 
 from __future__ import annotations
@@ -11,7 +13,8 @@ import re
 from typing import Callable
 
 from consolidator.model.offline.mentions import MOVED
-from consolidator.model.offline.words import KIN
+from consolidator.model.offline.text import sentences
+from consolidator.model.offline.words import KIN, MONTHS, WEEKDAYS
 
 # A parent or grandparent called by what they are called at home ("Mom is visiting", "I called Dad"):
 # the speaker's own, as "my mom" is. Not after a possessive or an article, and only where a verb or
@@ -74,6 +77,34 @@ def _new_number(m: re.Match) -> str:
     who = m.group("who")
     whose = {"I": "My", "She": "Her", "He": "His", "They": "Their", "We": "Our"}.get(who, f"{who}'s")
     return f"{whose} new number is {m.group('num')}{m.group('rest')}"
+
+
+# "Sorry, I meant Thursday, not Tuesday": a correction of the speaker's line before
+_MEANT = re.compile(r"^(?:(?:sorry|oops|wait|no|actually|correction|my bad)[,:!.]*\s+)*(?:I meant|I mean|make that|"
+                    r"(?:it|that) should be|should be)\s+(?P<new>[^,.;!?]+?)(?:,?\s+not\s+(?P<old>[^,.;!?]+?))?[.!]*$", re.I)
+
+
+def meant(text: str, before: str) -> str | None:
+    """A correction of the speaker's line before ("Sorry, I meant Thursday, not Tuesday") as the
+    sentence of it that it corrects, said right ("My dentist appointment is on Thursday at 4, not
+    Tuesday."), which supersedes what that said (mentions.correction). Without its "not ...", a
+    weekday or month replaces the one other weekday or month the line before named ("I meant
+    Friday"). None if `text` is no such correction, or corrects nothing said before."""
+    m = _MEANT.match(text.strip())
+    if not m or not before:
+        return None
+    new, old = m.group("new"), m.group("old")
+    if old is None:
+        kind = next((k for k in (WEEKDAYS, MONTHS) if new.lower() in k), ())
+        named = {w for w in re.findall(r"[A-Za-z]+", before) if w.lower() in kind and w.lower() != new.lower()}
+        if len(named) != 1:
+            return None
+        old = named.pop()
+    for sentence in reversed(sentences(before)):
+        if re.search(rf"\b{re.escape(old)}\b", sentence, re.I):
+            fixed = re.sub(rf"\b{re.escape(old)}\b", new, sentence, count=1, flags=re.I)
+            return f"{fixed.rstrip(' .!')}, not {old}."
+    return None
 
 
 # Each restatement: what a sentence opens with, and what it then means (None: as it is).

@@ -83,12 +83,21 @@ def _spelled_out(m: re.Match[str]) -> str:
     return word
 
 
+# "Both of us love hiking": we, both; "for both of us": for both of them (an "us" is the speaker alone)
+_ALL_OF_US = re.compile(r"(?:(?<=^)|(?<=[.!?,;:]\s)|(?<=\band\s)|(?<=\bso\s))(both|all|the two|the three) of us\b", re.I)
+_OF_US = re.compile(r"\b(both|all|each|either|neither|two|three|four|none) of us\b", re.I)
+
+
 def normalise(text: str) -> str:
     """Straight quotes, chat's casual spellings written out ("im" -> "I'm", "pls" -> "please"),
-    expanded contractions, single spaces. A double-quoted span is a quotation and keeps its words
-    as said ('"an offer he can't refuse"', never "cannot")."""
+    expanded contractions, "both of us" as the "we" or "both of them" it is, single spaces. A
+    double-quoted span is a quotation and keeps its words as said ('"an offer he can't refuse"',
+    never "cannot")."""
     out = _LOWER_MONTH.sub(lambda m: f"{m.group(1)} {m.group(2).capitalize()}",
                            _CASUAL_WORD.sub(_spelled_out, text.translate(QUOTES)))
+    if " of us" in out.lower():
+        out = _OF_US.sub(r"\1 of them", _ALL_OF_US.sub(lambda m: f"{'W' if m.group(1)[0].isupper() else 'w'}e "
+                                                                   f"{m.group(1).lower()}", out))
     if "'" in out:
         out = "".join(part if n % 2 else _APOSTROPHE.sub(_expand, _HAD_BETTER.sub(r"\1 had ", _HAS_PERFECT.sub(r"\1 has ", part)))
                       for n, part in enumerate(_DOUBLE_QUOTED.split(out)))
