@@ -193,3 +193,12 @@ def test_a_name_that_goes_on_or_is_glossed_is_no_clause(said, fact):
     what it does) and 'Bruno (backend)' one of its own: a name's particle or a gloss is no verb."""
     facts = said_by_caroline(said)
     assert any(f.startswith(fact) for f in facts) and len(facts) == 1, facts
+
+
+def test_her_name_after_a_relative_names_them():
+    """'Met my new neighbour today, her name is Ines, she's a nurse' gave "Tomas's neighbour's name
+    is Ines" and a neighbour with no name: Ines is the neighbour, and what follows is hers."""
+    facts = said_by_caroline("Met my new neighbour today, her name is Ines, she's a nurse at Santa Maria hospital.")
+    assert "Ines is Caroline's neighbour." in facts and "Ines is a nurse." in facts, facts
+    assert not any("name is Ines" in f for f in facts)
+    assert not any("is Caroline's brother" in f for f in said_by_caroline("I met my brother, her name is Ana."))

@@ -283,6 +283,21 @@ def test_a_him_or_her_of_an_errand_is_the_relative_named_before(said, title):
     assert title in [c.title for c in tasks_of(*said)]
 
 
+@pytest.mark.parametrize(("said", "title"), [
+    (["Met my new neighbour today, her name is Ines.", "She offered to water my plants.",
+      "Need to give her a spare key before I leave."], "Give Ines a spare key"),  # two lines back, a "give"
+    (["My car insurance is with Fidelidade.", "I got a parking ticket, I need to pay it."], "Pay the parking ticket"),
+    (["My passport expires in April, is that a problem?", "I'd better renew it."], "Renew my passport"),  # no "problem"
+    (["I need to tell Ana about the party."], "Tell Ana about the party"),
+])
+def test_what_an_errand_points_to_is_what_was_named_last(said, title):
+    """Of the things the speaker's recent lines named, the last one its "it" or "her" may mean
+    (never what something is: "is that a problem?"); "give", "tell" are errands unless asked of
+    the listener ("tell me a joke")."""
+    assert title in [c.title for c in tasks_of(*said)]
+    assert tasks_of("Can you tell me a joke?") == []
+
+
 def test_an_it_is_no_person_nor_what_they_do():
     """'My niece loves anime' names no thing an "it" may be ("niece loves anime" is no noun phrase)."""
     assert not any("niece" in c.title for c in tasks_of("My niece loves anime.", "Add it to my shopping list."))

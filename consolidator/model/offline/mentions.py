@@ -26,7 +26,8 @@ from consolidator.model.offline.text import clean_general, content_stems, normal
 from consolidator.model.offline.names import NameBook, agrees_with_singular, short_for, states
 from consolidator.model.offline.worth import MIN_WORTH_SAID, NAME_WEIGHT, worth
 from consolidator.model.offline.words import (
-    FULL_LIST, MONTHS, NAME_STOPWORDS, PARTNERS, RARE_ZIPF, KIN, RELATIONS, SPECIES, STOPWORDS, TITLES, WEEKDAYS, zipf,
+    FULL_LIST, MONTHS, NAME_STOPWORDS, PARTNERS, PRONOUN_GENDER, RARE_ZIPF, KIN, RELATIONS, SPECIES, STOPWORDS, TITLES,
+    WEEKDAYS, gender_of, zipf,
 )
 
 FAVOURITE = re.compile(
@@ -53,12 +54,16 @@ def pet_got(seg: str) -> str | None:
 
 def named_in(seg: str, me: str, last: str | None, pet: str | None, names: NameBook | None = None) -> list[Claim]:
     """What a clause names: a relative or a pet ("my sister's name is Ana", "my dog is called Rex",
-    "Pip is my dog", "my boss is Joana"; "her name is Mochi" after the line got a `pet`), or a
-    favourite ("my favourite band is Muse"; "her favourite ..." is `last`'s)."""
-    m = (_NAMED_IS.match(seg) or _IS_MY.match(seg) or (_ITS_NAME.match(seg) if pet else None)
-         or _rel_is(seg, names))
+    "Pip is my dog", "my boss is Joana"; "her name is Mochi" after the line got a `pet`, "her name
+    is Ines" after "I met my new neighbour", `last`), or a favourite ("my favourite band is Muse";
+    "her favourite ..." is `last`'s)."""
+    kin = last.split("'s ", 1)[1] if last and is_kin(last) and last.startswith(f"{me}'s ") else None
+    named = _ITS_NAME.match(seg) if pet or kin else None
+    if named and not pet and gender_of(kin) not in (None, PRONOUN_GENDER.get(seg.split()[0].lower())):
+        named = None  # "my brother ... her name is": not his
+    m = _NAMED_IS.match(seg) or _IS_MY.match(seg) or named or _rel_is(seg, names)
     if m:
-        rel, name = (m.groupdict().get("rel") or pet or "").lower(), m.group("n")
+        rel, name = (m.groupdict().get("rel") or pet or kin or "").lower(), m.group("n")
         if _A_SPECIES.match(rel):
             return [Claim(me, "pet", f"{rel} {name}", f"{me} has a {rel} named {name}.", detail=f"{name} ({rel})")]
         return [Claim(name, "relation", f"{me}'s {rel}", f"{name} is {me}'s {rel}.")]

@@ -21,7 +21,8 @@ _THING = re.compile(r"\b(?:[Mm]y|[Oo]ur|[Tt]he) (?:[a-z]+ ){0,2}?(?P<n>[a-z]+)(?
 # ...else the last thing named, of its number ("I got a parking ticket, need to pay it"; "still have to
 # write the product descriptions" - "need to finish them"), never a time, a person or a word of no thing
 _WORD = r"(?!(?:yesterday|today|tomorrow|tonight|last|next|this|that|and|or|but|for|to|at|on|in|with|from)\b)[a-z][\w-]*"
-_OBJECT = re.compile(rf"\b(?P<d>[Tt]he|[Mm]y|[Oo]ur|an?|[Tt]his) (?P<np>(?:{_WORD} )?(?P<h>{_WORD}))\b(?! {_WORD})")
+_OBJECT = re.compile(rf"(?<!\bis )(?<!\bare )(?<!\bwas )(?<!\bbe )(?<!'s )(?<!\bthat )(?<!\bthis )\b(?P<d>[Tt]he|[Mm]y|[Oo]ur|an?|[Tt]his) "
+                     rf"(?P<np>(?:{_WORD} )?(?P<h>{_WORD}))\b(?! {_WORD})")  # not what something is: "is that a problem?"
 _NO_THING = frozenset(
     "time times day days week weeks month months year years moment bit lot lots way ways thing things one ones end rest "
     "morning evening night weekend minute minutes hour hours while".split())
@@ -42,26 +43,27 @@ def _plural(noun: str) -> bool:
 
 # "My son Leo starts school ... remind me to buy his uniform": whose thing a his/her means
 _HIS = re.compile(r"(?P<v>[a-z]+) (?P<p>his|her)(?= [a-z])", re.I)
-_KIN_NAMED = re.compile(rf"\b(?:[Mm]y|[Oo]ur|[A-Z][a-z]+'s) (?P<who>(?i:{KIN})),? (?P<name>[A-Z][a-z]+)\b")  # "Rosa's kid Bruno"
+_KIN_NAMED = re.compile(rf"\b(?:[Mm]y|[Oo]ur|[A-Z][a-z]+'s) (?:new )?(?P<who>(?i:{KIN}))(?:(?: [a-z]+)?, (?:her|his|their) "
+                        rf"name(?:'s| is)|,)? (?P<name>[A-Z][a-z]+)\b")  # "Rosa's kid Bruno", "my neighbour, her name is Ines"
 
 
 def resolved(action: str, earlier: str) -> str:
-    """`action` with its leading pronoun object (or his/her) replaced by what `earlier` named;
-    as it is when nothing named fits."""
+    """`action` with its leading pronoun object (or his/her) replaced by what `earlier` named last
+    that it may mean; as it is when nothing named fits."""
     if it := _IT.match(action):  # "renew it": "renew my passport"; "call her": "call my mom"
-        person = it.group("p").lower() in ("her", "him")
-        said = [t.group(0) for t in _THING.finditer(earlier) if bool(_KIN.fullmatch(t.group("n"))) == person
-                and gender_of(t.group("n")) in (None, PRONOUN_GENDER.get(it.group("p").lower()))]  # no "her" dad
-        if not said and person:  # "My manager Joana recommended me. I should send her a note": Joana
-            said = [k.group("name") for k in _kin_named(earlier)
-                    if gender_of(k.group("who")) in (None, PRONOUN_GENDER[it.group("p").lower()])]
-        elif not said:  # "I got a parking ticket, need to pay it": the thing named last
-            said = [f"the {t.group('np')}" if t.group("d").lower() in ("a", "an", "this") else t.group(0)
-                    for t in _OBJECT.finditer(earlier)
-                    if _plural(t.group("h")) == (it.group("p").lower() == "them") and t.group("h") not in _NO_THING
-                    and not _KIN.fullmatch(t.group("h"))]
-        if said:  # a name as it is ("Joana"), a thing from its determiner on ("my passport")
-            meant = said[-1] if " " not in said[-1] else said[-1][:1].lower() + said[-1][1:]
+        pronoun = it.group("p").lower()
+        person, gender = pronoun in ("her", "him"), PRONOUN_GENDER.get(pronoun)
+        found = [(t.start(), t.group(0)) for t in _THING.finditer(earlier) if bool(_KIN.fullmatch(t.group("n"))) == person
+                 and gender_of(t.group("n")) in (None, gender)]  # no "her" dad
+        if person:  # "My manager Joana recommended me. I should send her a note": Joana
+            found += [(k.start(), k.group("name")) for k in _kin_named(earlier) if gender_of(k.group("who")) in (None, gender)]
+        else:  # "I got a parking ticket, need to pay it": the thing named last, of its number
+            found += [(t.start(), f"the {t.group('np')}" if t.group("d").lower() in ("a", "an", "this") else t.group(0))
+                      for t in _OBJECT.finditer(earlier) if _plural(t.group("h")) == (pronoun == "them")
+                      and t.group("h") not in _NO_THING and not _KIN.fullmatch(t.group("h"))]
+        if found:  # a name as it is ("Joana"), a thing from its determiner on ("my passport")
+            said = max(found)[1]
+            meant = said if " " not in said else said[:1].lower() + said[1:]
             action = f"{it.group('v')} {meant}{action[it.end():]}"
     elif (whose := _HIS.match(action)) and (named := [k.group("name") for k in _kin_named(earlier) if gender_of(
             k.group("who")) in (None, PRONOUN_GENDER[whose.group("p").lower()])]):

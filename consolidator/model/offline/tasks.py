@@ -40,7 +40,7 @@ from datetime import date, datetime
 from consolidator.domain import is_person_line
 from consolidator.model.attachments import ATTACHMENT_FORM
 from consolidator.model.offline.clauses import local_time, substance
-from consolidator.model.offline.lineclaims import addressee
+from consolidator.model.offline.lineclaims import CARRY, addressee
 from consolidator.model.offline.mentions import unapposed
 from consolidator.model.offline.names import states
 from consolidator.model.offline.referents import resolved
@@ -118,8 +118,8 @@ _OPEN = [
 ]
 # First words of "can you ..." / "I have to ..." that are not errands.
 _NOT_TASKS = frozenset(
-    """believe imagine see hear explain tell describe summarize summarise recommend suggest give
-    show clarify answer think guess say read admit agree confess go leave run know understand
+    """believe imagine see hear explain describe summarize summarise recommend suggest
+    clarify answer think guess say read admit agree confess go leave run know understand
     help be repeat translate define compare share keep miss love like enjoy try wait feel
     remember forget stay look""".split()
 )
@@ -159,7 +159,7 @@ _CUT = re.compile(r"\s*(?:[,;(].*|\b(?:because|so that|since|if|when|as soon as|
                   r"|\b(?:before|by|until) then\b.*|\b(?:later|soon|at some point|sometime)\s*[.!?]*)$", re.I)
 _OBLIGED = re.compile(r"^(?:have to|need to|got to|must|(?:set|note|add|create|make|save) (?:a|an|me a) (?:reminder|note|alarm)"
                       r" (?:to|for|about))\s+", re.I)  # "(I'll) note a reminder to book the tasting": book the tasting
-_POLITE = re.compile(r"\b(?:please|for me|thanks|thank you|any ?more|any longer)\b", re.I)
+_POLITE = re.compile(r"\b(?:please|for me|thanks|thank you|any ?more|any longer|myself)\b", re.I)  # "tell Ana myself"
 
 
 _QUALIFIES = re.compile(r" (?:dinner|lunch|breakfast|brunch|drinks|night|party|meeting|class|game|show)\b", re.I)
@@ -258,6 +258,8 @@ def _has_action(action: str, title: str, due: date | None, promise: bool) -> boo
         return False  # "Please don't schedule anything on Fridays", "always reply in Portuguese": standing rules
     if verb in _NOT_TASKS or (verb in STOPWORDS and verb not in _VERBS_IN_STOPWORDS) or verb.endswith("ly"):
         return False
+    if verb in ("give", "show", "tell") and words[1:2] in (["me"], ["us"], ["you"]):
+        return False  # "can you tell me ...", "give me an example": asked of the listener; "tell Ana" is an errand
     if promise and due is None and stem(verb) not in _ERRANDS:
         return False
     return substance(" ".join(title.split()[1:])) > 0 or due is not None
@@ -310,6 +312,9 @@ _AGENT_TO_USER = [(re.compile(r"\byou\b", re.I), "me"), (re.compile(r"\byour\b",
                   (re.compile(r"\byourself\b", re.I), "myself")]
 
 
+EARLIER_LINES = 5  # of the speaker's lines before a line (within lineclaims.CARRY), those its "it" or "her" may mean
+
+
 def task_changes(lines: list[Line], open_tasks: list[KnownTask], zone: str = "UTC") -> list[TaskChange]:
     """Opened, done and cancelled tasks said in people's `lines` (in order), and the errands the
     agent offered that a person accepted; relative due dates count from each line's local day
@@ -321,7 +326,8 @@ def task_changes(lines: list[Line], open_tasks: list[KnownTask], zone: str = "UT
         today = local_time(line.at, zone)
         peer = addressee(people, i) is not None
         said = sentences(line.text)
-        earlier = normalise(people[i - 1].text) if i and people[i - 1].speaker == line.speaker else ""
+        mine = [p.text for p in people[max(0, i - EARLIER_LINES):i] if p.speaker == line.speaker and line.at - p.at <= CARRY]
+        earlier = normalise(" ".join(mine))  # what the speaker said just before: whom a "her" of the line may mean
         if (offered := _accepted_offer(before.get(line.id), said[0] if said else "", earlier)) is not None:
             _sentence_changes(book, offered, line, today, peer, earlier)
         for k, sentence in enumerate(said):  # what was said before: the speaker's line before, and this one's
@@ -345,7 +351,8 @@ def _accepted_offer(asked: Line | None, first: str, earlier: str = "") -> str | 
     for pattern, word in _AGENT_TO_USER:
         action = pattern.sub(word, action)
     if bare := _BARE_REMINDER.match(action):
-        wish, said = _WISH.search(earlier), [s for s in sentences(earlier)[-1:] if states(s)]
+        wish, said = ([*_WISH.finditer(sentences(earlier)[-1])] or [None])[-1] if earlier else None, [
+            s for s in sentences(earlier)[-1:] if states(s)]  # the last sentence said before: what it wants, or says
         errand = f"to {wish.group('a')}" if wish else f"about {DUE.sub('', said[0]).strip(' .!')}" if said else ""
         action = f"remind me {errand}{action[bare.end():]}" if errand else action[bare.end():] and action
     due = DUE.search(first)
