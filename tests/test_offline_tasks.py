@@ -122,6 +122,21 @@ def test_a_reminder_offered_with_no_errand_reminds_of_what_the_person_said_befor
     assert offered("Wow.", "Yes.") == []
 
 
+def test_a_reminder_offered_as_a_thing_is_a_reminder_and_never_a_second_task():
+    """"Want a reminder?" is an offer to remind ("on Thursday" its day); of a line that opened a
+    task already, it is that task's reminder, no second one."""
+    def offered(said: str, offer: str, answer: str):
+        lines = [Line(id="u0", at=LATE, role="user", speaker="Maya", text=said),
+                 Line(id="a1", at=LATE, role="assistant", text=offer),
+                 Line(id="u1", at=LATE, role="user", speaker="Maya", text=answer)]
+        return [(c.title, c.due) for c in MODEL.update_tasks(TasksRequest(scope="s", messages=lines, open_tasks=[])).changes]
+    assert offered("My son Pip has a school play on Friday.", "Want a reminder?", "Yes, Thursday evening.") == [
+        ("My son Pip has a school play", date(2025, 3, 6))]
+    for offer in ("Do you want a reminder on Thursday?", "Do you want a reminder?"):
+        assert offered("My manager wants the report by Friday.", offer, "Sure.") == [
+            ("The report for my manager", date(2025, 3, 7))], offer
+
+
 @pytest.mark.parametrize(("offer", "answer"), [
     ("Shall I book a table at the Thai place?", "No thanks."),  # declined
     ("Shall I book a table at the Thai place?", "Sure, but not tonight."),  # a condition, not a yes

@@ -78,7 +78,7 @@ def agrees_with_singular(word: str) -> bool:
     return low.endswith("ed") or (low.endswith("s") and not low.endswith("ss") and len(low) > 3)
 
 
-_DETERMINERS = frozenset("the this that these those our their his her its a an".split())
+_DETERMINERS = frozenset("the this that these those my our your their his her its a an".split())
 _PLURAL_AUX = frozenset("are were have".split())
 
 

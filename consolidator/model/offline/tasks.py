@@ -208,6 +208,9 @@ class _Book:
         self.changes: list[TaskChange | None] = []
         self.new_index: dict[int, int] = {}  # index in tasks -> index in changes (opened here)
 
+    def opened_from(self, line_id: str) -> bool:
+        return any(c is not None and c.op == "open" and line_id in c.source_ids for c in self.changes)
+
     def has(self, title: str) -> bool:
         key = set(_key(title))
         for _, t in self.tasks:
@@ -328,29 +331,33 @@ def task_changes(lines: list[Line], open_tasks: list[KnownTask], zone: str = "UT
         said = sentences(line.text)
         mine = [p.text for p in people[max(0, i - EARLIER_LINES):i] if p.speaker == line.speaker and line.at - p.at <= CARRY]
         earlier = normalise(" ".join(mine))  # what the speaker said just before: whom a "her" of the line may mean
-        if (offered := _accepted_offer(before.get(line.id), said[0] if said else "", earlier)) is not None:
+        covered = i > 0 and book.opened_from(people[i - 1].id)  # "Want a reminder?" of a task just opened: that task
+        if (offered := _accepted_offer(before.get(line.id), said[0] if said else "", earlier, covered)) is not None:
             _sentence_changes(book, offered, line, today, peer, earlier)
         for k, sentence in enumerate(said):  # what was said before: the speaker's line before, and this one's
             _sentence_changes(book, sentence, line, today, peer, normalise(" ".join([earlier, *said[:k]])))
     return [c for c in book.changes if c is not None]
 
 
-def _accepted_offer(asked: Line | None, first: str, earlier: str = "") -> str | None:
+def _accepted_offer(asked: Line | None, first: str, earlier: str = "", covered: bool = False) -> str | None:
     """The agent's offered errand as the person's request ("Please remind me about the dentist on
     Wednesday"), when `first`, the person's first sentence, accepts it; else None. A reminder
     offered with no errand ("Should I remind you?") reminds of what `earlier`, the person's line
     before, wants done ("I want to cancel it": "remind me to cancel it") or else says ("Electricity
     is due on the 20th": "remind me about electricity is due"), else of what it offered ("remind
-    you a few days before"), never of nothing ("Remind me")."""
+    you a few days before"), never of nothing ("Remind me"), nor of a task `earlier` opened (`covered`)."""
     if asked is None or is_person_line(asked) or asked.role != "assistant" or not _ACCEPT.match(first):
         return None
-    m = _OFFER.search(sentences(normalise(asked.text))[-1] if asked.text.strip() else "")
-    if m is None:
+    offer = sentences(normalise(asked.text))[-1] if asked.text.strip() else ""
+    m, reminder = _OFFER.search(offer), _REMINDER_OFFER.search(offer)
+    if m is None and reminder is None:
         return None
-    action = m.group("a")
+    action = m.group("a") if m else f"remind you{reminder.group('rest')}"  # "Want a reminder on Thursday?"
     for pattern, word in _AGENT_TO_USER:
         action = pattern.sub(word, action)
-    if bare := _BARE_REMINDER.match(action):
+    if (bare := _BARE_REMINDER.match(action)) and covered:
+        return None
+    if bare:
         wish, said = ([*_WISH.finditer(sentences(earlier)[-1])] or [None])[-1] if earlier else None, [
             s for s in sentences(earlier)[-1:] if states(s)]  # the last sentence said before: what it wants, or says
         errand = f"to {wish.group('a')}" if wish else f"about {DUE.sub('', said[0]).strip(' .!')}" if said else ""
@@ -359,5 +366,7 @@ def _accepted_offer(asked: Line | None, first: str, earlier: str = "") -> str | 
     return f"Please {action}{due.group(0) if due and not DUE.search(action) else ''}." if action else None
 
 
+_REMINDER_OFFER = re.compile(r"\b(?:want|would you like|do you want|need|shall I set|should I set|want me to set|"
+                             r"shall I add|should I add)(?: me to set)? an? (?:reminder|alarm)\b(?P<rest>[^?]*)\?\s*$", re.I)
 _BARE_REMINDER = re.compile(r"remind me\b(?! (?:to|about|of|that)\b)", re.I)  # "Should I remind you (before the 15th)?"
 _WISH = re.compile(r"\bI (?:really |still )?(?:want|need|have|would like|plan|mean|am going) to (?P<a>[^,.;!?]+)", re.I)
