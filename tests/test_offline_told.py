@@ -91,3 +91,12 @@ def test_a_correction_of_the_line_before_is_that_line_said_right(said, correctio
 def test_a_correction_of_nothing_said_is_nothing():
     assert _lines("My dentist appointment is on Tuesday at 4.", "Noted.", "Sorry, I meant Sunday, not Monday.",
                   "Ok.") == ["Maya's dentist appointment is on Tuesday (2025-03-04) at 4 (2025-03-03)."]
+
+
+def test_a_he_of_the_next_line_means_the_person_the_line_before_named():
+    """"I want to surprise Leo with a trip" - "Lovely idea." - "He loves Japanese food": Leo (named
+    as an object, a person by "surprise"), when the line between names no one else."""
+    assert "Leo loves Japanese food." in _lines("I want to surprise Leo with a trip to Kyoto.", "Lovely idea.",
+                                                "He loves Japanese food.", "Nice.")
+    assert not any(f.startswith("Leo loves") for f in _lines(
+        "I want to surprise Leo with a trip to Kyoto.", "Did Rui like his gift?", "He loves Japanese food.", "Nice."))

@@ -107,6 +107,9 @@ def _claims(people: tuple[_Line, ...], lead: int, zone: str, known: frozenset[st
         if (held := prior.get(ctx.me)) and (who := held[2] or held[1]) and _carries(people[held[0]], line, asked[i],
                                                                                     who, known):
             ctx.last, ctx.they = held[1:]  # "My sister Ana is visiting." - "Where will she stay?" - "With us. She's a nurse."
+        elif held and _carries(people[held[0]], line, asked[i], ctx.me, known) and not (  # "I want to surprise Leo ..."
+                asked[i] and set(_CAPITAL.findall(asked[i].text)) - {ctx.me, ctx.you}):  # - "Lovely!" - "He loves ...": Leo
+            ctx.seen = _CAPITAL.findall(people[held[0]].text)  # (names.meant), if the line between names no one
         if _answers(asked[i], line) and (kin := _kin_asked(asked[i].text, ctx.me)):
             ctx.last = ctx.they = kin  # "How old is your son?" - "He's 7.": he is the son
         carried, first = (ctx.last, ctx.they), len(out)

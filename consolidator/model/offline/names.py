@@ -51,7 +51,7 @@ _PERSON_EVIDENCE = [
                rf"book club|choir|class|department)|accounting|finance|marketing|sales|legal|HR|IT)\b"),
     re.compile(rf"\b(?P<n>{_NAME})'s (?:new )?(?:birthday|bday|b-day|wedding|funeral|graduation|(?:phone )?number|email|(?i:{KIN}))\b"),  # "Rui's mom"
     re.compile(
-        rf"\b(?i:met|meet|meeting|rang|emailed|texted|told|asked|hugged|married|dating|"
+        rf"\b(?i:met|meet|meeting|rang|emailed|texted|told|asked|hugged|married|dating|surprise|surprised|invited|thanked|"
         rf"(?:I|we|she|he|they) (?:just |finally )?called|(?:lunch|dinner|coffee|drinks|breakfast|chat|talked|spoke|"
         rf"hung out|went out) with) (?P<n>{_NAME})"
     ),
