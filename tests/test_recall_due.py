@@ -27,6 +27,7 @@ def memory(tmp_path):
     ("Do I have anything on May 7?", "2025-05-07", "2025-05-07"),
     ("What happened on May 7?", "2024-05-07", "2024-05-07"),
     ("What is due on Thursday?", "2024-06-20", "2024-06-20"),  # today is Thursday: today
+    ("What had I planned last Monday?", "2024-06-17", "2024-06-17"),  # "last": the past, whatever the verb
 ])
 def test_a_question_of_what_is_to_come_names_the_next_month_or_day(question, first, last):
     qt = understand(question, NOW, timezone.utc)

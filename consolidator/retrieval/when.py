@@ -10,8 +10,8 @@ A pure function of the query, `now` and the scope's time zone (the standard libr
   "May", "in May", "May 2023", "May 7(th)( 2023)", "7 May( 2023)", "2023", "2023-05-07".
   A month without a year is the latest such month that has begun by `now`, a weekday the latest
   such day before today, unless the query speaks of what is to come ("what's due in January?",
-  "what am I doing on Friday?", "do I have anything on May 7?": `FUTURE`): then the next one
-  (this month, or today, included).
+  "what am I doing on Friday?", "do I have anything on May 7?": `FUTURE`) and the period is not
+  said as past ("last Monday", "since May"): then the next one (this month, or today, included).
 
 The period is a half-open [start, end) in UTC; recall favours items inside it.
 """
@@ -157,7 +157,8 @@ def understand(query: str, now: datetime, zone: tzinfo) -> QueryTime:
         for m in pattern.finditer(query):
             if any(m.start() < e and s < m.end() for s, e in taken):
                 continue
-            found = _span(kind, m, today, bool(FUTURE.search(query)))
+            ahead_asked = bool(FUTURE.search(query)) and m.group(0).split()[0].lower() not in ("last", "past", "since")
+            found = _span(kind, m, today, ahead_asked)  # "what had I planned last Monday?" asks of the past
             if found is None:
                 continue
             taken.append(m.span())

@@ -69,7 +69,7 @@ def _resolve(m: re.Match[str], today: date) -> date | None:
         n = int(g["n"]) if g["n"].isdigit() else _NUMBERS[g["n"].lower()]
         return today + timedelta(days=n * (7 if g["unit"].lower().startswith("week") else 1))
     if g["end"] or g["next"] or g["mon3"]:  # "by the end of February": its last day
-        year, mon = today.year, 12 if g["end"] == "year" else today.month + bool(g["next"])
+        year, mon = today.year, 12 if (g["end"] or "").lower() == "year" else today.month + bool(g["next"])
         if g["mon3"]:
             mon = _month(g["mon3"])
             year += mon < today.month

@@ -270,7 +270,8 @@ def _has_action(action: str, title: str, due: date | None, promise: bool) -> boo
 
 def _sentence_changes(book: _Book, sentence: str, line: Line, today: datetime, peer: bool, before: str = "") -> None:
     """`today`: the line's local time; `peer`: the line speaks to another person, not the agent;
-    `before`: the line's sentence before, whose thing an "it" may mean."""
+    `before`: what the speaker said before (their recent lines, this line's sentences before), whose
+    thing or person an "it" or "her" of the errand may mean (referents.py)."""
     s = unapposed(normalise(_ASIDE.sub("", sentence)))  # "Rui, my boss, wants ...": "my boss Rui wants ..."
     question = s.rstrip().endswith("?")
     if (m := _CANCEL_REMINDER.search(s)) and book.close("cancelled", m.group("p"), line.id):
@@ -342,8 +343,8 @@ def task_changes(lines: list[Line], open_tasks: list[KnownTask], zone: str = "UT
 def _accepted_offer(asked: Line | None, first: str, earlier: str = "", covered: bool = False) -> str | None:
     """The agent's offered errand as the person's request ("Please remind me about the dentist on
     Wednesday"), when `first`, the person's first sentence, accepts it; else None. A reminder
-    offered with no errand ("Should I remind you?") reminds of what `earlier`, the person's line
-    before, wants done ("I want to cancel it": "remind me to cancel it") or else says ("Electricity
+    offered with no errand ("Should I remind you?") reminds of what the last sentence of `earlier`
+    (the person's recent lines) wants done ("I want to cancel it": "remind me to cancel it") or else says ("Electricity
     is due on the 20th": "remind me about electricity is due"), else of what it offered ("remind
     you a few days before"), never of nothing ("Remind me"), nor of a task `earlier` opened (`covered`)."""
     if asked is None or is_person_line(asked) or asked.role != "assistant" or not _ACCEPT.match(first):
@@ -358,9 +359,10 @@ def _accepted_offer(asked: Line | None, first: str, earlier: str = "", covered: 
     if (bare := _BARE_REMINDER.match(action)) and covered:
         return None
     if bare:
-        wish, said = ([*_WISH.finditer(sentences(earlier)[-1])] or [None])[-1] if earlier else None, [
-            s for s in sentences(earlier)[-1:] if states(s)]  # the last sentence said before: what it wants, or says
-        errand = f"to {wish.group('a')}" if wish else f"about {DUE.sub('', said[0]).strip(' .!')}" if said else ""
+        last = (sentences(earlier) or [""])[-1]  # the last sentence said before: what it wants done, or says
+        wishes = [*_WISH.finditer(last)]
+        errand = (f"to {wishes[-1].group('a')}" if wishes else
+                  f"about {DUE.sub('', last).strip(' .!')}" if last and states(last) else "")
         action = f"remind me {errand}{action[bare.end():]}" if errand else action[bare.end():] and action
     due = DUE.search(first)
     return f"Please {action}{due.group(0) if due and not DUE.search(action) else ''}." if action else None

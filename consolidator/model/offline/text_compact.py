@@ -74,8 +74,9 @@ _HEDGE_OPENING = re.compile(
 # my landlord is ...", "Keep in mind I'm vegetarian", "Note: ...": what follows is said (never "remember
 # to ...", an errand, nor "remember when ...", a question).
 _KEEP_THIS = re.compile(
-    r"^(?:(?:hey|hi|hello|oh|ok|okay|and|also|btw)[,!.]? )*(?:(?:can|could|would|will) (?:you|u) |please |pls |just )*(?:remember|note|keep in mind|bear in mind|"
-    r"make a note|take note|don't forget|do not forget|never forget)(?: of)?(?: that\b|\s*[:,])?\s+"
+    r"^(?:(?:hey|hi|hello|oh|ok|okay|and|also|btw)[,!.]? )*(?:(?:can|could|would|will) (?:you|u) |please |pls |just )*"
+    r"(?:remember|note|keep in mind|bear in mind|make a note|take note|don't forget|do not forget|never forget)"
+    r"(?: of)?(?: that\b|\s*[:,])?\s+"
     r"(?=that\b|I\b|we\b|my\b|our\b|(?-i:[A-Z][a-z]))", re.I)
 _LEADING_LINK = re.compile(
     r"^(?:and|but|so(?!\s+(?:much|many|far|long|few|little)\b)|also|plus|then|anyway)(?:\s+then)?\s*,?\s+(?=\w)", re.I)
