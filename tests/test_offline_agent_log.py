@@ -10,8 +10,8 @@ from consolidator.model.offline import OfflineModel
 from consolidator.model.offline.mentions import correction
 from consolidator.model.offline.restate import restate
 from consolidator.model.offline.text import activities
-from consolidator.model.schemas import ContactsRequest, FactExtractionRequest, KnownContact, KnownFact, Line, TasksRequest
-from tests.support.offline_kit import LATE, chat, said_by_caroline
+from consolidator.model.schemas import ContactsRequest, FactExtractionRequest, KnownContact, KnownFact, Line
+from tests.support.offline_kit import LATE, chat, said_by_caroline, told
 
 MODEL = OfflineModel()
 
@@ -75,9 +75,7 @@ def test_a_pet_got_is_whom_her_name_names(said, facts):
 
 
 def _told(said: str) -> tuple[list[str], list[str]]:
-    lines = [Line(id="u1", at=LATE, role="user", speaker="Maya", text=said)]
-    facts = MODEL.extract_facts(FactExtractionRequest(scope="s", messages=lines, neighbours=[])).facts
-    return [f.text for f in facts], [c.title for c in MODEL.update_tasks(TasksRequest(scope="s", messages=lines, open_tasks=[])).changes]
+    return told(said)
 
 
 def test_a_standing_rule_told_to_the_agent_is_a_wish_not_a_task():

@@ -6,20 +6,12 @@ from __future__ import annotations
 
 import pytest
 
-from consolidator.model.offline import OfflineModel
 from consolidator.model.offline.text import sentences
-from consolidator.model.schemas import FactExtractionRequest, Line, TasksRequest
-from tests.support.offline_kit import LATE
-
-MODEL = OfflineModel()
+from tests.support.offline_kit import told
 
 
 def _told(text: str) -> tuple[list[str], list[str]]:
-    lines = [Line(id="u1", at=LATE, role="user", speaker="Maya", text=text),
-             Line(id="a1", at=LATE, role="assistant", text="Noted.")]
-    facts = MODEL.extract_facts(FactExtractionRequest(scope="s", messages=lines, neighbours=[])).facts
-    tasks = MODEL.update_tasks(TasksRequest(scope="s", messages=lines, open_tasks=[])).changes
-    return [f.text for f in facts], [t.title for t in tasks]
+    return told(text, "Noted.")
 
 
 @pytest.mark.parametrize(("said", "fact"), [
@@ -70,9 +62,7 @@ def test_chat_in_lower_case_ends_its_sentences(text, said):
 
 
 def _lines(*texts: str) -> list[str]:
-    lines = [Line(id=f"m{i}", at=LATE, role="user" if i % 2 == 0 else "assistant", speaker="Maya" if i % 2 == 0 else None,
-                  text=t) for i, t in enumerate(texts)]
-    return [f.text for f in MODEL.extract_facts(FactExtractionRequest(scope="s", messages=lines, neighbours=[])).facts]
+    return told(*texts)[0]
 
 
 @pytest.mark.parametrize(("said", "correction", "fact"), [

@@ -153,11 +153,12 @@ def understand(query: str, now: datetime, zone: tzinfo) -> QueryTime:
     taken: list[tuple[int, int]] = []
     period: tuple[date, date] | None = None
     ahead = False
+    future = bool(FUTURE.search(query))
     for kind, pattern in _PATTERNS:
         for m in pattern.finditer(query):
             if any(m.start() < e and s < m.end() for s, e in taken):
                 continue
-            ahead_asked = bool(FUTURE.search(query)) and m.group(0).split()[0].lower() not in ("last", "past", "since")
+            ahead_asked = future and m.group(0).split()[0].lower() not in ("last", "past", "since")
             found = _span(kind, m, today, ahead_asked)  # "what had I planned last Monday?" asks of the past
             if found is None:
                 continue

@@ -1,5 +1,6 @@
 """The offline extractor on a conversation, as the offline tests read it: two people talking
-(`chat`), the facts one batch of lines gives (`fact_texts`), and what Caroline's words give."""
+(`chat`), the facts one batch of lines gives (`fact_texts`), what Caroline's words give, and what
+Maya tells the agent (`told`)."""
 
 from __future__ import annotations
 
@@ -7,7 +8,7 @@ from datetime import datetime, timedelta, timezone
 
 from consolidator.model.offline import OfflineModel
 from consolidator.model.attachments import Attachment, render_one
-from consolidator.model.schemas import FactExtractionRequest, KnownFact, Line
+from consolidator.model.schemas import FactExtractionRequest, KnownFact, Line, TasksRequest
 
 UTC = timezone.utc
 MODEL = OfflineModel()
@@ -42,3 +43,13 @@ def image(caption: str) -> Attachment:
 def photo(caption: str) -> str:
     """An image attachment as every rendering shows it: "(photo: caption)"."""
     return render_one(image(caption))
+
+
+def told(*texts: str) -> tuple[list[str], list[str]]:
+    """Maya's lines to the agent and its replies, in turn (hers first), at LATE: the facts' texts
+    and the tasks' titles they give."""
+    lines = [Line(id=f"m{i}", at=LATE, role="assistant" if i % 2 else "user", speaker=None if i % 2 else "Maya",
+                  text=text) for i, text in enumerate(texts)]
+    facts = MODEL.extract_facts(FactExtractionRequest(scope="s", messages=lines, neighbours=[])).facts
+    tasks = MODEL.update_tasks(TasksRequest(scope="s", messages=lines, open_tasks=[])).changes
+    return [f.text for f in facts], [t.title for t in tasks]
