@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 
 from consolidator.model.offline import OfflineModel
-from consolidator.model.offline.mentions import correction
+from consolidator.model.offline.restate import correction
 from consolidator.model.offline.restate import restate
 from consolidator.model.offline.text import activities
 from consolidator.model.schemas import ContactsRequest, FactExtractionRequest, KnownContact, KnownFact, Line
@@ -207,6 +207,9 @@ def test_a_fragment_or_a_request_told_is_no_things_news(said):
     ("My rent went up to 950 euros.", "Maya's rent is 900 euros a month (2025-03-01).", [("UPDATE", "f1")]),
     ("My rent went up to 950 euros.", "Maya's landlord is Rui.", [("ADD", None)]),  # another thing
     ("My flight is at 9, not 8.", "Maya's train is at 8 (2025-03-03).", [("ADD", None)]),  # another thing
+    # a day corrected in a sentence of any verb; a date written out is its weekday
+    ("I have dinner with Ana on Saturday, not Friday.", "Maya has dinner with Ana (2025-03-07).", [("UPDATE", "f1")]),
+    ("I have dinner with Ana on Saturday, not Friday.", "Maya has lunch with Rui (2025-03-07).", [("ADD", None)]),
 ])
 def test_a_correction_supersedes_the_value_it_names(said, known, ops):
     assert _ops(said, known) == ops

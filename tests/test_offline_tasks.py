@@ -48,6 +48,15 @@ def test_talk_without_an_action_opens_no_task(said):
     assert tasks_of(said) == []
 
 
+@pytest.mark.parametrize("correction", ["Actually, make that Tuesday.", "Sorry, I meant Tuesday, not Monday."])
+def test_a_correction_of_the_line_before_moves_the_task_it_opened(correction):
+    """"Remind me to call the plumber on Monday" - "Actually, make that Tuesday": one task, due
+    Tuesday (it stayed due Monday)."""
+    changes = tasks_of("Remind me to call the plumber on Monday.", correction)
+    assert [(c.op, c.title, c.due) for c in changes] == [("open", "Call the plumber", date(2025, 3, 4))]
+    assert changes[0].source_ids == ["m0", "m1"]
+
+
 def test_advice_between_two_people_is_not_a_task():
     """'Don't forget to take breaks' said to another person is advice; said to the agent, a request."""
     between_people = chat(("Gina", "Don't forget to take breaks and stretch."), ("Jon", "Thanks, I will!"))

@@ -71,6 +71,12 @@ def _lines(*texts: str) -> list[str]:
     ("My dentist appointment is on Tuesday at 4.", "Oops, I meant Friday.",  # the one weekday said before
      "Maya's dentist appointment is on Friday (2025-03-07) at 4, not Tuesday (2025-03-03)."),
     ("My rent is 950 a month.", "Sorry, I meant 980, not 950.", "Maya's rent is 980 a month, not 950 (2025-03-03)."),
+    ("My flight lands at 9:30 on the 12th.", "Oops, I meant 10:30.",  # the one other hour of its form
+     "Maya's flight lands at 10:30 on the 12th, not 9:30 (2025-03-03)."),
+    ("I'm meeting Ana on Friday.", "Sorry, I meant Saturday.",  # a plan's day, in a sentence of any verb
+     "Maya is meeting Ana, not Friday (2025-03-08)."),
+    ("I have dinner with Ana on Friday.", "I have dinner with Ana on Saturday, not Friday.",
+     "Maya has dinner with Ana on Saturday, not Friday (2025-03-03)."),
 ])
 def test_a_correction_of_the_line_before_is_that_line_said_right(said, correction, fact):
     """"Sorry, I meant Thursday, not Tuesday" said nothing (no subject), and the Tuesday stayed:
@@ -78,8 +84,11 @@ def test_a_correction_of_the_line_before_is_that_line_said_right(said, correctio
     assert _lines(said, "Noted.", correction, "Updated.") == [fact]
 
 
-def test_a_correction_of_nothing_said_is_nothing():
-    assert _lines("My dentist appointment is on Tuesday at 4.", "Noted.", "Sorry, I meant Sunday, not Monday.",
+@pytest.mark.parametrize("correction", ["Sorry, I meant Sunday, not Monday.", "Oops, I meant 4pm.",
+                                        "I meant 3 and 5."])  # no hour said; two numbers meant
+def test_a_correction_of_nothing_said_is_nothing(correction):
+    """"Oops, I meant 4pm" after a line with no hour was the fact "Maya meant 4pm"."""
+    assert _lines("My dentist appointment is on Tuesday at 4.", "Noted.", correction,
                   "Ok.") == ["Maya's dentist appointment is on Tuesday (2025-03-04) at 4 (2025-03-03)."]
 
 

@@ -14,18 +14,20 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field, replace
+from datetime import date
 from functools import lru_cache
 
 from consolidator.domain import is_negated
 from consolidator.model.offline.factshare import within_share
 from consolidator.model.offline.lineclaims import claims_of_lines
-from consolidator.model.offline.mentions import CORRECTION, correction
+from consolidator.model.offline.restate import correction, stated
 from consolidator.model.offline.names import known_subjects
 from consolidator.model.offline.parse import parse_text
 from consolidator.model.offline.passes import Pass, run_passes
 from consolidator.model.offline.rules import Claim, Polarity, same_subject, spec_of, values_compatible
 from consolidator.model.offline.text import STOPWORDS, content_stems, normalise
 from consolidator.model.offline.tuning import DEFAULTS, OfflineSettings
+from consolidator.model.offline.words import MONTHS, WEEKDAYS
 from consolidator.model.offline.worth import ENDED, novel
 from consolidator.model.schemas import FactCandidate, FactExtractionRequest, KnownFact
 
@@ -173,6 +175,21 @@ def _norm(text: str) -> tuple[str, ...]:
     return tuple(content_stems(normalise(text)))
 
 
+def _days_named(text: str) -> set[str]:
+    """The stems of the weekday and month of each date `text` writes out ("2025-03-07": Friday, March)."""
+    days = []
+    for m in _ISO_DAY.finditer(text):
+        try:
+            day = date.fromisoformat(m.group())
+        except ValueError:
+            continue
+        days += [WEEKDAYS[day.weekday()], MONTHS[day.month - 1]]
+    return set(_norm(" ".join(days)))
+
+
+_ISO_DAY = re.compile(r"\b\d{4}-\d{2}-\d{2}\b")
+
+
 @lru_cache(maxsize=1 << 12)
 def negated(text: str) -> bool:
     return is_negated(normalise(text))
@@ -256,9 +273,9 @@ def _corrects(fix: tuple[frozenset[str], frozenset[str]], text: str) -> bool:
     """Whether `text` states the value `fix` replaces, of what it is about ("Maya's budget is
     around 120 euros"; "the budget is 150, not 120" states 150: an earlier correction is corrected)."""
     about, old = fix
-    m = CORRECTION.match(text)
-    words = set(_norm(text[:m.start("old")] if m else text))
-    return old <= words and about <= words and not (negated(text) and not m)
+    said = stated(text)
+    words = set(_norm(said)) | _days_named(said)  # "(2025-03-07)" is a Friday: "not Friday" means it
+    return old <= words and about <= words and not (negated(text) and said == text)
 
 
 def _corrected_fact(claim: Claim, known: list[tuple[KnownFact, list[Claim]]]) -> str | None:

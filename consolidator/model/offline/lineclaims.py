@@ -27,7 +27,7 @@ from consolidator.model.offline.names import NameBook
 from consolidator.model.offline.parse import CLAUSE_BREAK, Context, parse_sentence
 from consolidator.model.offline.reldates import resolve_relative_dates
 from consolidator.model.offline.replies import confirmed_statement, implied_statement
-from consolidator.model.offline.restate import meant, restate
+from consolidator.model.offline.restate import correcting, meant, restate
 from consolidator.model.offline.rules import TASTES, Claim, Polarity
 from consolidator.model.offline.shown import caption_of, presented, with_shown
 from consolidator.model.offline.text_compact import compact
@@ -117,6 +117,7 @@ def _claims(people: tuple[_Line, ...], lead: int, zone: str, known: frozenset[st
         reacting = i > 0 and people[i - 1].shown is not None and people[i - 1].speaker != line.speaker
         fixed = meant(line.text, people[held[0]].text) if held and line.at - people[held[0]].at <= CARRY else None
         said = _outcomes_joined(sentences(fixed or line.text))  # "Sorry, I meant Thursday": the line before, right
+        said = [] if fixed is None and correcting(line.text) else said  # a correction placed nowhere says nothing
         last = len(said) - 1
         for k, (raw, origin) in enumerate(said):  # a rule's text keeps its words: its relative dates are written out
             compacted = compact(raw, hedges=False)  # no "Whoa," or "you know" in a fact (text_compact)

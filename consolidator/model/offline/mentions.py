@@ -22,12 +22,13 @@ from typing import Callable
 from consolidator.model.offline.clauses import MIN_SAID, MIN_SUBSTANCE, MIN_TOLD, substance
 from consolidator.model.offline.patterns import CONDITIONS
 from consolidator.model.offline.rules import Claim, Polarity
-from consolidator.model.offline.text import clean_general, content_stems, normalise
+from consolidator.model.offline.text import clean_general
 from consolidator.model.offline.names import NameBook, agrees_with_singular, short_for, states
+from consolidator.model.offline.restate import MOVED
 from consolidator.model.offline.worth import MIN_WORTH_SAID, NAME_WEIGHT, worth
 from consolidator.model.offline.words import (
-    FULL_LIST, MONTHS, NAME_STOPWORDS, PARTNERS, PRONOUN_GENDER, RARE_ZIPF, KIN, RELATIONS, SPECIES, STOPWORDS, TITLES,
-    WEEKDAYS, gender_of, zipf,
+    FULL_LIST, NAME_STOPWORDS, PARTNERS, PRONOUN_GENDER, RARE_ZIPF, KIN, RELATIONS, SPECIES, STOPWORDS, TITLES,
+    gender_of, zipf,
 )
 
 FAVOURITE = re.compile(
@@ -352,31 +353,6 @@ def paired(seg: str, me: str, named: Callable[[str], bool]) -> tuple[str, str, s
         prep = next((p for words, p in _RECIPROCAL_PREP if any(w in verb for w in words)), "")
         return subject, "", f"{verb} {prep}{other}{rest[r.end():]}"
     return subject, f"{subject} and {other}", rest
-
-
-# "the budget is 150, not 120", "my flight is at 9, not 8": a correction names the value it replaces
-CORRECTION = re.compile(r"^(?P<about>.+?) (?:is|are|was|were) [^,]+?, not (?P<old>[^\s,.()]+(?: [^\s,.()]+)?)"
-                        r"(?= \(|[,.;!]|$)")
-# "the funeral got moved to Friday", "my dentist appointment was rescheduled": what was said of it is past
-_WHEN = "|".join((*WEEKDAYS, *MONTHS, "tomorrow", "tonight", "today", r"\d", "later", "noon", "morning", "afternoon",
-                  "evening", "week", "weekend", "month"))
-MOVED = re.compile(rf"^(?P<about>.+?) (?:got |was |has been |had to be |is being )?(?:(?:rescheduled|postponed|"
-                   rf"pushed back|brought forward)\b|moved (?:to|until) (?=(?:next |this |the )?(?:{_WHEN})))", re.I)
-
-
-# "my rent went up to 950", "the fee was cut to 20": an amount changed, what was said of it is past
-_CHANGED_TO = re.compile(r"^(?P<about>.+?) (?:has |have |had |will |is |are )?(?:(?:went|gone|go|goes|going) (?:up|down)|"
-                         r"increased|decreased|dropped|rose|risen|fell|fallen|(?:was|were|been) (?:raised|cut|lowered)) "
-                         r"to \S*\d", re.I)
-
-
-def correction(text: str) -> tuple[frozenset[str], frozenset[str]] | None:
-    """What a correction is about (its subject's content stems: "Maya", "budget") and the stems of
-    the value it replaces ("120"; none when a thing is moved or an amount changed: all said of it);
-    None if `text` corrects nothing, or no thing of someone's ("Maya is happy, not sad")."""
-    m = CORRECTION.match(text) or MOVED.match(text) or _CHANGED_TO.match(text)
-    about = frozenset(content_stems(normalise(m.group("about")))) - {"say"} if m else frozenset()
-    return (about, frozenset(content_stems(normalise(m.groupdict().get("old") or "")))) if len(about) > 1 else None
 
 
 def said_enough(said: str, names: tuple[str, ...], rule: bool, told: bool, book: NameBook | None,

@@ -1,10 +1,17 @@
-"""Sentences said as what they mean, before they are parsed (`restate`): a relative called by
-their home name as the speaker's ("Mom is visiting" -> "My mom is visiting"), a proposal and its
-yes as an engagement, a thing someone moved as the thing moved ("The dentist moved my appointment
-to Thursday" -> "My appointment was moved to Thursday by the dentist"), which supersedes what was
-said of the thing (mentions.correction), and a changed phone number as the new number. A line
-that corrects the speaker's line before ("Sorry, I meant Thursday, not Tuesday") is that line's
-sentence said right (`meant`).
+"""Corrections, and sentences said as what they mean before they are parsed.
+
+A correction says what is so no longer (`correction`): a value said right ("the budget is 150,
+not 120"), a day or an hour said right in a sentence of any verb ("I have dinner with Ana on
+Saturday, not Friday"), a thing moved in time ("the funeral got moved to Friday"), an amount
+changed ("my rent went up to 950"); extraction drops or supersedes what it replaces. A line that
+corrects the speaker's line before ("Sorry, I meant Thursday", "Oops, I meant 4pm") is that
+line's sentence said right (`meant`), for facts and for the task it opened; one that corrects
+nothing said says nothing (`correcting`).
+
+`restate` says a sentence as what it means: a relative called by their home name as the
+speaker's ("Mom is visiting" -> "My mom is visiting"), a proposal and its yes as an engagement, a
+thing someone moved as the thing moved ("The dentist moved my appointment to Thursday" -> "My
+appointment was moved to Thursday by the dentist"), a changed phone number as the new number.
 """
 
 from __future__ import annotations
@@ -12,9 +19,57 @@ from __future__ import annotations
 import re
 from typing import Callable
 
-from consolidator.model.offline.mentions import MOVED
-from consolidator.model.offline.text import sentences
+from consolidator.model.offline.text import content_stems, normalise, sentences
 from consolidator.model.offline.words import KIN, MONTHS, WEEKDAYS
+
+# --- corrections: what a sentence says is so no longer --------------------------------------
+
+# "the budget is 150, not 120", "my flight is at 9, not 8": a correction names the value it replaces
+CORRECTION = re.compile(r"^(?P<about>.+?) (?:is|are|was|were) [^,]+?, not (?P<old>[^\s,.()]+(?: [^\s,.()]+)?)"
+                        r"(?= \(|[,.;!]|$)")
+# "the funeral got moved to Friday", "my dentist appointment was rescheduled": what was said of it is past
+_WHEN = "|".join((*WEEKDAYS, *MONTHS, "tomorrow", "tonight", "today", r"\d", "later", "noon", "morning", "afternoon",
+                  "evening", "week", "weekend", "month"))
+MOVED = re.compile(rf"^(?P<about>.+?) (?:got |was |has been |had to be |is being )?(?:(?:rescheduled|postponed|"
+                   rf"pushed back|brought forward)\b|moved (?:to|until) (?=(?:next |this |the )?(?:{_WHEN})))", re.I)
+
+
+# "my rent went up to 950", "the fee was cut to 20": an amount changed, what was said of it is past
+_CHANGED_TO = re.compile(r"^(?P<about>.+?) (?:has |have |had |will |is |are )?(?:(?:went|gone|go|goes|going) (?:up|down)|"
+                         r"increased|decreased|dropped|rose|risen|fell|fallen|(?:was|were|been) (?:raised|cut|lowered)) "
+                         r"to \S*\d", re.I)
+
+
+# "I have dinner with Ana on Saturday, not Friday", "we land at 10, not 9": a day or an hour
+# corrected in a sentence of any verb; what it is about is the rest of the sentence, less its times
+_RETIMED = re.compile(rf"^(?P<about>.+?),? not (?:on |at |by |in |until )?(?P<old>(?:next |this |the )?(?:{_WHEN})"
+                      r"[^\s,.()]*)(?= \(|[,.;!]|$)", re.I)
+_TIME_WORDS = re.compile(rf"\([^)]*\)|\S*\d\S*|\b(?:{_WHEN})s?\b", re.I)
+
+
+def _stems(text: str) -> frozenset[str]:
+    return frozenset(content_stems(normalise(text))) - {"say"}
+
+
+def correction(text: str) -> tuple[frozenset[str], frozenset[str]] | None:
+    """What a correction is about (its subject's content stems: "Maya", "budget"; for a day or an
+    hour corrected, the stems of the rest of the sentence: "Maya", "dinner", "Ana") and the stems
+    of the value it replaces ("120"; none when a thing is moved or an amount changed: all said of
+    it); None if `text` corrects nothing, or no thing of someone's ("Maya is happy, not sad")."""
+    m = CORRECTION.match(text) or MOVED.match(text) or _CHANGED_TO.match(text)
+    about = _stems(m.group("about")) if m else frozenset()
+    if len(about) < 2 and (retimed := _RETIMED.match(text)):
+        m, about = retimed, _stems(_TIME_WORDS.sub(" ", retimed.group("about")))
+    return (about, _stems(m.groupdict().get("old") or "")) if len(about) > 1 else None
+
+
+def stated(text: str) -> str:
+    """`text` less the value a correction in it says it replaces ("..., not Friday")."""
+    m = CORRECTION.match(text) or _RETIMED.match(text)
+    return re.sub(r",?\s*not\s*$", "", text[:m.start("old")]) if m else text
+
+
+# --- restatements -----------------------------------------------------------------------------
 
 # A parent or grandparent called by what they are called at home ("Mom is visiting", "I called Dad"):
 # the speaker's own, as "my mom" is. Not after a possessive or an article, and only where a verb or
@@ -52,7 +107,7 @@ def _engaged(m: re.Match) -> str:
 
 
 # "The dentist moved my appointment to Thursday": the thing moved, said as "my dentist appointment
-# got moved to Friday" is (mentions.MOVED), and who moved it after.
+# got moved to Friday" is (MOVED), and who moved it after.
 _MOVED_BY = re.compile(r"^(?P<who>I |(?:[Tt]he|[Mm]y|[Oo]ur|[A-Z][a-z]+) (?:[a-z]+ )?)(?:moved|rescheduled|postponed|pushed back) "
                        r"(?P<x>(?:[Mm]y|[Oo]ur|[Tt]he) [a-z]+(?: [a-z]+)?) (?P<to>(?:to|until) .+)$")
 
@@ -84,19 +139,36 @@ _MEANT = re.compile(r"^(?:(?:sorry|oops|wait|no|actually|correction|my bad)[,:!.
                     r"(?:it|that) should be|should be)\s+(?P<new>[^,.;!?]+?)(?:,?\s+not\s+(?P<old>[^,.;!?]+?))?[.!]*$", re.I)
 
 
+_AMOUNT = re.compile(r"(?<![\w:.,])\d+(?:[:.,]\d+)?(?: ?(?:am|pm|st|nd|rd|th)\b)?(?![\w:])", re.I)
+
+
+def _form(amount: str) -> str:
+    """'3pm' and '4 pm' -> '0pm', '9:30' -> '0:0', '12th' -> '0th', '950' -> '0'."""
+    return re.sub(r"\d+", "0", amount.lower().replace(" ", ""))
+
+
+def correcting(text: str) -> bool:
+    """Whether `text` is a correction of the line before ("Oops, I meant 4pm"), placed or not."""
+    return bool(_MEANT.match(text.strip()))
+
+
 def meant(text: str, before: str) -> str | None:
     """A correction of the speaker's line before ("Sorry, I meant Thursday, not Tuesday") as the
     sentence of it that it corrects, said right ("My dentist appointment is on Thursday at 4, not
-    Tuesday."), which supersedes what that said (mentions.correction). Without its "not ...", a
+    Tuesday."), which supersedes what that said (`correction`). Without its "not ...", a
     weekday or month replaces the one other weekday or month the line before named ("I meant
-    Friday"). None if `text` is no such correction, or corrects nothing said before."""
+    Friday"); an hour, amount or day of the month the one other of its form ("I meant 4pm"). None
+    if `text` is no such correction, or corrects nothing said before."""
     m = _MEANT.match(text.strip())
     if not m or not before:
         return None
     new, old = m.group("new"), m.group("old")
     if old is None:
+        new = re.sub(r"^(?:on|at|by|the) ", "", new, flags=re.I)
         kind = next((k for k in (WEEKDAYS, MONTHS) if new.lower() in k), ())
         named = {w for w in re.findall(r"[A-Za-z]+", before) if w.lower() in kind and w.lower() != new.lower()}
+        if _AMOUNT.fullmatch(new):  # "I meant 4pm": the one other hour (amount, day of the month) of its form
+            named = {a.group() for a in _AMOUNT.finditer(before) if _form(a.group()) == _form(new) and a.group() != new}
         if len(named) != 1:
             return None
         old = named.pop()

@@ -44,6 +44,7 @@ from consolidator.model.offline.lineclaims import CARRY, addressee
 from consolidator.model.offline.mentions import unapposed
 from consolidator.model.offline.names import states
 from consolidator.model.offline.referents import resolved
+from consolidator.model.offline.restate import meant, stated
 from consolidator.model.offline.taskdue import DUE, MONTH_NAMES, due_date
 from consolidator.model.offline.text import STOPWORDS, WEEKDAYS, content_stems, normalise, sentences, stem
 from consolidator.model.offline.words import KIN
@@ -211,13 +212,17 @@ class _Book:
     def opened_from(self, line_id: str) -> bool:
         return any(c is not None and c.op == "open" and line_id in c.source_ids for c in self.changes)
 
-    def has(self, title: str) -> bool:
+    def find(self, title: str) -> int | None:
+        """The index of the task `title` names (its words, or four in five of them), None if none."""
         key = set(_key(title))
-        for _, t in self.tasks:
+        for i, (_, t) in enumerate(self.tasks):
             other = set(_key(t))
             if key == other or (key and len(key & other) / len(key | other) >= 0.8):
-                return True
-        return False
+                return i
+        return None
+
+    def has(self, title: str) -> bool:
+        return self.find(title) is not None
 
     def close(self, op: str, phrase: str, source_id: str) -> bool:
         scores = [_matches(phrase, t) for _, t in self.tasks]
@@ -232,7 +237,14 @@ class _Book:
         self.new_index = {k - (k > i): v for k, v in self.new_index.items()}
         return True
 
-    def open(self, title: str, due: date | None, source_id: str) -> None:
+    def open(self, title: str, due: date | None, source_id: str, fixes: bool = False) -> None:
+        """Opens `title` unless it is known; a task this batch opened, `fixes` (the line before
+        said right), is due on `due` now."""
+        if fixes and due is not None and (i := self.find(title)) is not None and i in self.new_index:
+            change = self.changes[self.new_index[i]]
+            self.changes[self.new_index[i]] = change.model_copy(
+                update={"due": due, "source_ids": [*change.source_ids, source_id]})
+            return
         if not title or self.has(title):
             return
         self.new_index[len(self.tasks)] = len(self.changes)
@@ -268,10 +280,12 @@ def _has_action(action: str, title: str, due: date | None, promise: bool) -> boo
     return substance(" ".join(title.split()[1:])) > 0 or due is not None
 
 
-def _sentence_changes(book: _Book, sentence: str, line: Line, today: datetime, peer: bool, before: str = "") -> None:
+def _sentence_changes(book: _Book, sentence: str, line: Line, today: datetime, peer: bool, before: str = "",
+                      fixes: bool = False) -> None:
     """`today`: the line's local time; `peer`: the line speaks to another person, not the agent;
     `before`: what the speaker said before (their recent lines, this line's sentences before), whose
-    thing or person an "it" or "her" of the errand may mean (referents.py)."""
+    thing or person an "it" or "her" of the errand may mean (referents.py); `fixes`: the sentence
+    corrects the speaker's line before (a task it opened is due when it says now)."""
     s = unapposed(normalise(_ASIDE.sub("", sentence)))  # "Rui, my boss, wants ...": "my boss Rui wants ..."
     question = s.rstrip().endswith("?")
     if (m := _CANCEL_REMINDER.search(s)) and book.close("cancelled", m.group("p"), line.id):
@@ -302,7 +316,7 @@ def _sentence_changes(book: _Book, sentence: str, line: Line, today: datetime, p
         title = f"{title_of(action)} {every}" if every and every.lower() not in action.lower() else title_of(action)
         if not _has_action(action, title, due, pattern in (_PROMISE, _ASKED_OF_ME)) and pattern not in (*_REMIND, _FORGET_THING):
             continue
-        book.open(title, due, line.id)
+        book.open(title, due, line.id, fixes)
         return
 
 
@@ -335,8 +349,10 @@ def task_changes(lines: list[Line], open_tasks: list[KnownTask], zone: str = "UT
         covered = i > 0 and book.opened_from(people[i - 1].id)  # "Want a reminder?" of a task just opened: that task
         if (offered := _accepted_offer(before.get(line.id), said[0] if said else "", earlier, covered)) is not None:
             _sentence_changes(book, offered, line, today, peer, earlier)
+        fixed = meant(line.text, mine[-1]) if mine else None  # "Actually, make that Tuesday": the line before, right
+        said = sentences(stated(fixed)) if fixed else said
         for k, sentence in enumerate(said):  # what was said before: the speaker's line before, and this one's
-            _sentence_changes(book, sentence, line, today, peer, normalise(" ".join([earlier, *said[:k]])))
+            _sentence_changes(book, sentence, line, today, peer, normalise(" ".join([earlier, *said[:k]])), bool(fixed))
     return [c for c in book.changes if c is not None]
 
 
