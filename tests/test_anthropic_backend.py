@@ -113,7 +113,8 @@ class TestRequestShape:
         assert headers == ["known facts:", "known contacts:", "open tasks:", "messages:"]
         assert user["content"].count("[1] ") == 1 and "Book flights" in user["content"]
         system = body["system"][0]["text"]
-        for rule in ("tool or action output", "supersedes", "new or changed details only", "done or cancelled"):
+        for rule in ("tool or action output", "supersedes", "new or changed details only", "done or cancelled",
+                     "rescheduled, with its new due date"):
             assert rule in system
         assert [r.operation for r in recorder.records] == ["consolidate_batch"]
         assert (len(reply.facts), len(reply.contacts), len(reply.tasks)) == (2, 1, 1)

@@ -7,7 +7,7 @@ from datetime import date, datetime
 
 import pytest
 
-from consolidator.model.schemas import FactExtractionRequest, Line, TasksRequest
+from consolidator.model.schemas import FactExtractionRequest, KnownTask, Line, TasksRequest
 from tests.support.offline_kit import LATE, MODEL, chat
 
 
@@ -55,6 +55,28 @@ def test_a_correction_of_the_line_before_moves_the_task_it_opened(correction):
     changes = tasks_of("Remind me to call the plumber on Monday.", correction)
     assert [(c.op, c.title, c.due) for c in changes] == [("open", "Call the plumber", date(2025, 3, 4))]
     assert changes[0].source_ids == ["m0", "m1"]
+
+
+_KNOWN = [KnownTask(id="7", title="Call the plumber", due=date(2025, 3, 10)), KnownTask(id="9", title="Dentist appointment")]
+
+
+@pytest.mark.parametrize(("said", "moved"), [
+    ("Move the plumber call to Wednesday.", [("7", date(2025, 3, 5))]),
+    ("Can you push the plumber to next Friday?", [("7", date(2025, 3, 7))]),
+    ("The dentist moved my appointment to Thursday.", [("9", date(2025, 3, 6))]),
+    ("My dentist appointment got postponed until March 20.", [("9", date(2025, 3, 20))]),
+    ("Should I move the plumber call to Friday?", []),  # asked, not decided
+    ("We moved to Porto in May.", []), ("I moved the sofa to the living room.", []),  # no task, no day
+])
+def test_a_task_moved_to_another_day_is_rescheduled(said, moved):
+    lines = [Line(id="m0", at=LATE, role="user", speaker="Maya", text=said)]
+    changes = MODEL.update_tasks(TasksRequest(scope="s", messages=lines, open_tasks=_KNOWN)).changes
+    assert [(c.task_id, c.due) for c in changes if c.op == "rescheduled"] == moved and len(changes) == len(moved)
+
+
+def test_moving_it_moves_the_task_just_opened():
+    changes = tasks_of("Remind me to call the plumber on Monday.", "Hmm, he can't come Monday. Move it to Wednesday.")
+    assert [(c.op, c.title, c.due) for c in changes] == [("open", "Call the plumber", date(2025, 3, 5))]
 
 
 def test_advice_between_two_people_is_not_a_task():

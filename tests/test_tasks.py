@@ -107,6 +107,33 @@ class TestClosing:
         assert set(tasks[0]) == {"id", "title", "status", "due", "opened_at", "closed_at"}
 
 
+class TestRescheduling:
+    def test_a_task_moved_to_another_day_is_due_then_and_stays_open(self, memory: Memory) -> None:
+        """'Move the dentist call to Tuesday' in a later batch gives the open task its new day (it
+        kept Friday); tasks.json shows it."""
+        memory.say("maya", "user: Remind me to call the dentist on Friday.", "user: todo: buy milk")
+        memory.say("maya", "user: Move the dentist call to Tuesday.")
+        assert summary(memory) == [("Call the dentist", "open", date(2025, 3, 4)), ("Buy milk", "open", None)]
+        due = {t["title"]: t["due"] for t in memory.snapshot("maya", "tasks.json")["tasks"]}
+        assert due["Call the dentist"] == "2025-03-04"
+
+    def test_a_reschedule_without_a_day_or_of_no_open_task_changes_nothing(self, app) -> None:
+        """A model's "rescheduled" with no due date, or naming no open task of the scope, is ignored."""
+        replies = iter([
+            TasksReply(changes=[TaskChange(op="open", title="Pay rent", due=date(2025, 3, 5))]),
+            TasksReply(changes=[TaskChange(op="rescheduled", title="Pay rent", task_id="1"),
+                                TaskChange(op="rescheduled", title="walk the dog", task_id="999",
+                                           due=date(2025, 3, 9))]),
+            TasksReply(changes=[TaskChange(op="rescheduled", title="pay the rent", due=date(2025, 3, 8))]),
+        ])
+        memory = Memory(app, ScriptedModel(tasks=lambda r: next(replies)))
+        memory.say("maya", "user: things")
+        memory.say("maya", "user: more things")
+        assert summary(memory) == [("Pay rent", "open", date(2025, 3, 5))]
+        memory.say("maya", "user: and more")
+        assert summary(memory) == [("Pay rent", "open", date(2025, 3, 8))]  # by its normalised title
+
+
 class TestGrounding:
     def test_tool_and_action_lines_never_open_or_close_a_task(self, memory: Memory) -> None:
         """'Task done' in tool output closes nothing, 'todo:' in an action opens nothing."""

@@ -131,7 +131,7 @@ _TASKS = (
     "Mom\"), not wishes, standing rules (\"always reply in Portuguese\"), opinions or finished "
     "events: open one per new commitment, with its "
     "due date as an absolute date if one is stated; mark an open task done or cancelled, by its "
-    "task_id, when the messages say so. "
+    "task_id, when the messages say so, or rescheduled, with its new due date, when they move it. "
 )
 
 _SPECS: dict[Operation, _Spec[Any]] = {
@@ -181,7 +181,7 @@ _SPECS: dict[Operation, _Spec[Any]] = {
     ),
     "update_tasks": _Spec(
         tool="record_tasks",
-        description="Record the commitments opened, done or cancelled in the messages.",
+        description="Record the commitments opened, done, cancelled or rescheduled in the messages.",
         reply=TasksReply,
         system=(
             "You track an AI agent's open tasks. " + _PEOPLE_ONLY + "Tasks are " + _TASKS + _DETAILS + _DATES

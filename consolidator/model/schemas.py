@@ -179,10 +179,10 @@ class KnownTask(_Strict):
 
 
 class TaskChange(_Strict):
-    op: Literal["open", "done", "cancelled"]
+    op: Literal["open", "done", "cancelled", "rescheduled"]
     title: str
-    task_id: str | None = Field(default=None, description="For done/cancelled: the open task's id.")
-    due: date | None = None
+    task_id: str | None = Field(default=None, description="For done/cancelled/rescheduled: the open task's id.")
+    due: date | None = Field(default=None, description="For open: when it is due; for rescheduled: the new day.")
     source_ids: list[str] = _cited_lines("The lines it comes from.")
 
 
@@ -232,7 +232,7 @@ class WindowSummary(_Strict):
 class BatchReply(_Strict):
     facts: list[FactCandidate] = Field(description="One entry per candidate fact, with its operation.")
     contacts: list[ContactUpdate] = Field(description="People the batch says something new about.")
-    tasks: list[TaskChange] = Field(default_factory=list, description="Tasks opened, done or cancelled in the batch.")
+    tasks: list[TaskChange] = Field(default_factory=list, description="Tasks opened, done, cancelled or rescheduled in the batch.")
     summaries: list[WindowSummary] = Field(
         default_factory=list, description="One summary per window listed under summaries (none when none is listed).")
 

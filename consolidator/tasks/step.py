@@ -6,7 +6,7 @@
   it only learns a due date it lacked): never two open copies;
 - "done"/"cancelled" closes the task named by `task_id` if it is open in this scope, else an
   open task with the same normalised title, else nothing (logged), recording the closing
-  message ids.
+  message ids; "rescheduled" gives that task its new due date (none given: nothing).
 
 A change must be grounded in what people said: its cited source ids must include a person's
 line (user, or a named non-agent speaker); a change citing no line of the batch is accepted
@@ -43,6 +43,7 @@ if TYPE_CHECKING:
 log = structlog.get_logger()
 
 OPEN_CAP = 200  # open tasks shown to the model, oldest dropped first
+RESCHEDULED = "rescheduled"  # a change's op (the task stays open), no status
 CLOSED_KEPT = 50  # closed tasks in tasks.json, most recently closed first
 
 
@@ -87,6 +88,8 @@ class TasksStep:
                 continue
             if change.op == OPEN:
                 changed |= _open(session, work, change, current, by_title)
+            elif change.op == RESCHEDULED:
+                changed |= _reschedule(work, change, current, by_title)
             else:
                 changed |= _close(work, change, current, by_title)
         if changed:
@@ -114,7 +117,8 @@ def _open(session: Session, work: BatchWork, change: TaskChange, current: dict, 
     return True
 
 
-def _close(work: BatchWork, change: TaskChange, current: dict, by_title: dict) -> bool:
+def _named(work: BatchWork, change: TaskChange, current: dict, by_title: dict) -> Task | None:
+    """The open task a change names: by `task_id` in this scope, else by normalised title (logged if none)."""
     task = None
     if change.task_id is not None and change.task_id.strip().isdigit():
         task = current.get(int(change.task_id))
@@ -123,6 +127,20 @@ def _close(work: BatchWork, change: TaskChange, current: dict, by_title: dict) -
     if task is None:
         log.info("tasks.unmatched", scope=work.scope, batch=work.number, op=change.op,
                  task_id=change.task_id, title=change.title)
+    return task
+
+
+def _reschedule(work: BatchWork, change: TaskChange, current: dict, by_title: dict) -> bool:
+    task = _named(work, change, current, by_title)
+    if task is None or change.due is None or change.due == task.due:
+        return False
+    task.due = change.due
+    return True
+
+
+def _close(work: BatchWork, change: TaskChange, current: dict, by_title: dict) -> bool:
+    task = _named(work, change, current, by_title)
+    if task is None:
         return False
     ids = [s for s in change.source_ids if s]
     task.status = DONE if change.op == DONE else CANCELLED

@@ -8,7 +8,7 @@ that one), a part of the day after either ("Wednesday evening") belonging to it;
 days/weeks; this/next weekend (its Saturday); the end of this or next month, of a named month or of
 the year (its last day). Anything else ("end of the week", whose last day is a matter of habit,
 "after the holidays") leaves the task undated; how often ("remind me every Monday to ...") stays
-in the title.
+in the title. A task moved to another day (`moved_to`) is due on that day.
 """
 
 from __future__ import annotations
@@ -42,6 +42,23 @@ def due_date(text: str, at: datetime) -> tuple[date | None, re.Match[str] | None
         if d is not None:
             return d, m
     return None, None
+
+
+# A task moved to another day: "Move the plumber call to Wednesday", "the dentist pushed my
+# appointment back to Friday", "the call with Ana got moved to Monday".
+_MOVE_VERB = r"(?:mov|push|postpon|reschedul|shift|bump)(?:e|es|ed|ing|d|s)?"
+_MOVES = (re.compile(rf"^(?P<p>.+?) (?:got|was|were|has been|have been|is being|is|are) {_MOVE_VERB}"
+                     r"(?: back| forward| up)? (?:to|until|till) (?P<when>.+)", re.I),
+          re.compile(rf"\b{_MOVE_VERB}(?: back| forward)? (?P<p>.+?)(?: back| forward| up)? (?:to|until|till) "
+                     r"(?P<when>.+)", re.I))
+
+
+def moved_to(sentence: str, at: datetime) -> tuple[str, date] | None:
+    """What `sentence` moves to another day, and that day (relative to `at`); None if it moves nothing."""
+    for pattern in _MOVES:
+        if (m := pattern.search(sentence)) and (due := due_date(m.group("when"), at)[0]) is not None:
+            return m.group("p"), due
+    return None
 
 
 def _resolve(m: re.Match[str], today: date) -> date | None:

@@ -16,14 +16,14 @@ relative named before, of its gender: "buy his uniform" after "My son Leo ...") 
 ("That day." and "Family love" are not tasks).
 Requests to someone (can you, please, don't forget, add, an errand told, I want you to) open a
 task only when no other person is in the conversation: between two people they are advice or
-favours, not the speaker's errands. An
-errand the agent offers ("Would you like me to remind you about the dentist?", "Shall I book a
-table?") opens when the person's reply accepts it ("Yes please", "Sure, tomorrow"), read as their
-request, you as me. Closes (done) on: "done: X", "X is done/finished/sent/booked", "I (have)
+favours, not the speaker's errands. An errand the agent offers opens when the person's reply
+accepts it (taskoffers.py). Closes (done) on: "done: X", "X is done/finished/sent/booked", "I (have)
 finished/sent/booked/paid/called/... X" (not in questions). Cancels on: "cancel the reminder to X",
 a sentence starting "cancel/scrap/forget (about) X", "never mind (about) X", "no need to X", "I no
 longer need to X", "don't bother with X". Done and cancel only touch a task they match: one of the
 request's open tasks, or one opened earlier in the same batch (then neither change is sent).
+Reschedules on a task moved to another day ("move the plumber call to Wednesday", taskdue.py) and
+on a correction of the line that opened it ("Actually, make that Tuesday", restate.meant).
 
 Matching is by content-word overlap (stems): at least one shared word that is not the
 title's leading verb, covering half of the shorter side; when both start with different known
@@ -42,10 +42,10 @@ from consolidator.model.attachments import ATTACHMENT_FORM
 from consolidator.model.offline.clauses import local_time, substance
 from consolidator.model.offline.lineclaims import CARRY, addressee
 from consolidator.model.offline.mentions import unapposed
-from consolidator.model.offline.names import states
 from consolidator.model.offline.referents import resolved
 from consolidator.model.offline.restate import meant, stated
-from consolidator.model.offline.taskdue import DUE, MONTH_NAMES, due_date
+from consolidator.model.offline.taskdue import DUE, MONTH_NAMES, due_date, moved_to
+from consolidator.model.offline.taskoffers import accepted_offer
 from consolidator.model.offline.text import STOPWORDS, WEEKDAYS, content_stems, normalise, sentences, stem
 from consolidator.model.offline.words import KIN
 from consolidator.model.schemas import KnownTask, Line, TaskChange
@@ -224,6 +224,27 @@ class _Book:
     def has(self, title: str) -> bool:
         return self.find(title) is not None
 
+    def move(self, phrase: str, due: date, source_id: str) -> bool:
+        """The task `phrase` names best ("it": the one this batch opened last) is due on `due` now;
+        False if it names none."""
+        scores = [_matches(phrase, t) for _, t in self.tasks]
+        if phrase.lower() in ("it", "that", "this") and self.new_index:
+            scores = [float(i == max(self.new_index)) for i in range(len(self.tasks))]
+        if not scores or max(scores) == 0.0:
+            return False
+        self._due(scores.index(max(scores)), due, source_id)
+        return True
+
+    def _due(self, i: int, due: date, source_id: str) -> None:
+        if i in self.new_index:  # opened in this batch: opened due then
+            change = self.changes[self.new_index[i]]
+            self.changes[self.new_index[i]] = change.model_copy(
+                update={"due": due, "source_ids": [*change.source_ids, source_id]})
+        else:
+            task_id, title = self.tasks[i]
+            self.changes.append(TaskChange(op="rescheduled", title=title, task_id=task_id, due=due,
+                                           source_ids=[source_id]))
+
     def close(self, op: str, phrase: str, source_id: str) -> bool:
         scores = [_matches(phrase, t) for _, t in self.tasks]
         if not scores or max(scores) == 0.0:
@@ -238,13 +259,10 @@ class _Book:
         return True
 
     def open(self, title: str, due: date | None, source_id: str, fixes: bool = False) -> None:
-        """Opens `title` unless it is known; a task this batch opened, `fixes` (the line before
-        said right), is due on `due` now."""
-        if fixes and due is not None and (i := self.find(title)) is not None and i in self.new_index:
-            change = self.changes[self.new_index[i]]
-            self.changes[self.new_index[i]] = change.model_copy(
-                update={"due": due, "source_ids": [*change.source_ids, source_id]})
-            return
+        """Opens `title` unless it is known; the task, when `fixes` (the line before said right),
+        is due on `due` now."""
+        if fixes and due is not None and (i := self.find(title)) is not None:
+            return self._due(i, due, source_id)
         if not title or self.has(title):
             return
         self.new_index[len(self.tasks)] = len(self.changes)
@@ -297,6 +315,9 @@ def _sentence_changes(book: _Book, sentence: str, line: Line, today: datetime, p
     for pattern in _CANCEL:
         if (m := pattern.search(s)) and book.close("cancelled", m.group("p"), line.id):
             return
+    if (not question or _REQUEST.search(s)) and (moved := moved_to(s, today)) and book.move(
+            resolved(f"move {moved[0]}", before)[5:], moved[1], line.id):  # "move it": what was named before
+        return  # "Move the plumber call to Wednesday", "Can you push the dentist to Friday?"
     if not question and (m := _OWED.search(s)) and (due := due_date(m.group("x"), today)[0]) is not None:
         book.open(title_of(f"{m.group('x')} for my {m.group('who').lower()}"), due, line.id)
         return
@@ -320,16 +341,6 @@ def _sentence_changes(book: _Book, sentence: str, line: Line, today: datetime, p
         return
 
 
-# The agent offers an errand ("Would you like me to remind you about the dentist?", "Shall I book a
-# table?") and the person accepts ("Yes please, on Wednesday evening"): the errand is theirs.
-_OFFER = re.compile(r"\b(?:(?:would you like|do you want|want|shall|should) (?:me to|I)|(?:(?:maybe|perhaps|how about) )?"
-                    r"I (?:could|can|might)) (?P<a>[^?]+)\?\s*$", re.I)
-_ACCEPT = re.compile(r"^\s*(?:yes|yeah|yep|yup|sure|ok|okay|please|please do|go ahead|do it|sounds good|"
-                     r"that would be (?:great|nice|helpful|lovely))\b(?![,!.]? (?:but|not|no|thanks)\b)", re.I)
-_AGENT_TO_USER = [(re.compile(r"\byou\b", re.I), "me"), (re.compile(r"\byour\b", re.I), "my"),
-                  (re.compile(r"\byourself\b", re.I), "myself")]
-
-
 EARLIER_LINES = 5  # of the speaker's lines before a line (within lineclaims.CARRY), those its "it" or "her" may mean
 
 
@@ -347,44 +358,10 @@ def task_changes(lines: list[Line], open_tasks: list[KnownTask], zone: str = "UT
         mine = [p.text for p in people[max(0, i - EARLIER_LINES):i] if p.speaker == line.speaker and line.at - p.at <= CARRY]
         earlier = normalise(" ".join(mine))  # what the speaker said just before: whom a "her" of the line may mean
         covered = i > 0 and book.opened_from(people[i - 1].id)  # "Want a reminder?" of a task just opened: that task
-        if (offered := _accepted_offer(before.get(line.id), said[0] if said else "", earlier, covered)) is not None:
+        if (offered := accepted_offer(before.get(line.id), said[0] if said else "", earlier, covered)) is not None:
             _sentence_changes(book, offered, line, today, peer, earlier)
         fixed = meant(line.text, mine[-1]) if mine else None  # "Actually, make that Tuesday": the line before, right
         said = sentences(stated(fixed)) if fixed else said
         for k, sentence in enumerate(said):  # what was said before: the speaker's line before, and this one's
             _sentence_changes(book, sentence, line, today, peer, normalise(" ".join([earlier, *said[:k]])), bool(fixed))
     return [c for c in book.changes if c is not None]
-
-
-def _accepted_offer(asked: Line | None, first: str, earlier: str = "", covered: bool = False) -> str | None:
-    """The agent's offered errand as the person's request ("Please remind me about the dentist on
-    Wednesday"), when `first`, the person's first sentence, accepts it; else None. A reminder
-    offered with no errand ("Should I remind you?") reminds of what the last sentence of `earlier`
-    (the person's recent lines) wants done ("I want to cancel it": "remind me to cancel it") or else says ("Electricity
-    is due on the 20th": "remind me about electricity is due"), else of what it offered ("remind
-    you a few days before"), never of nothing ("Remind me"), nor of a task `earlier` opened (`covered`)."""
-    if asked is None or is_person_line(asked) or asked.role != "assistant" or not _ACCEPT.match(first):
-        return None
-    offer = sentences(normalise(asked.text))[-1] if asked.text.strip() else ""
-    m, reminder = _OFFER.search(offer), _REMINDER_OFFER.search(offer)
-    if m is None and reminder is None:
-        return None
-    action = m.group("a") if m else f"remind you{reminder.group('rest')}"  # "Want a reminder on Thursday?"
-    for pattern, word in _AGENT_TO_USER:
-        action = pattern.sub(word, action)
-    if (bare := _BARE_REMINDER.match(action)) and covered:
-        return None
-    if bare:
-        last = (sentences(earlier) or [""])[-1]  # the last sentence said before: what it wants done, or says
-        wishes = [*_WISH.finditer(last)]
-        errand = (f"to {wishes[-1].group('a')}" if wishes else
-                  f"about {DUE.sub('', last).strip(' .!')}" if last and states(last) else "")
-        action = f"remind me {errand}{action[bare.end():]}" if errand else action[bare.end():] and action
-    due = DUE.search(first)
-    return f"Please {action}{due.group(0) if due and not DUE.search(action) else ''}." if action else None
-
-
-_REMINDER_OFFER = re.compile(r"\b(?:want|would you like|do you want|need|shall I set|should I set|want me to set|"
-                             r"shall I add|should I add)(?: me to set)? an? (?:reminder|alarm)\b(?P<rest>[^?]*)\?\s*$", re.I)
-_BARE_REMINDER = re.compile(r"remind me\b(?! (?:to|about|of|that)\b)", re.I)  # "Should I remind you (before the 15th)?"
-_WISH = re.compile(r"\bI (?:really |still )?(?:want|need|have|would like|plan|mean|am going) to (?P<a>[^,.;!?]+)", re.I)
