@@ -7,8 +7,7 @@ from __future__ import annotations
 import pytest
 
 from consolidator.model.offline import OfflineModel
-from consolidator.model.offline.restate import correction
-from consolidator.model.offline.restate import restate
+from consolidator.model.offline.restate import correction, restate
 from consolidator.model.offline.text import activities
 from consolidator.model.schemas import ContactsRequest, FactExtractionRequest, KnownContact, KnownFact, Line
 from tests.support.offline_kit import LATE, chat, said_by_caroline, told
@@ -223,6 +222,17 @@ def test_a_thing_moved_in_time_is_news_however_short():
 def test_a_mood_is_no_value_a_correction_replaces_and_a_move_to_a_place_no_change_of_time():
     assert correction("Maya is happy, not sad.") is None and correction("Maya said: It is 150, not 120.") is None
     assert correction("Maya's family moved to Porto last year.") is None
+
+
+def test_a_correction_first_in_its_batch_corrects_the_context_line_it_follows():
+    """"Sorry, I meant Saturday" opening a batch reads the line before it (the batch's context,
+    never a claim of its own) and supersedes the fact that line gave; it said nothing before."""
+    dinner = Line(id="c0", at=LATE, role="user", speaker="Maya", text="I have dinner with Ana on Friday.")
+    fix = Line(id="u1", at=LATE, role="user", speaker="Maya", text="Sorry, I meant Saturday.")
+    known = KnownFact(id="f1", text="Maya has dinner with Ana on Friday (2025-03-03).", similarity=0.7)
+    request = FactExtractionRequest(scope="s", messages=[fix], neighbours=[known], context=[dinner])
+    assert [(f.op, f.target_id, f.text) for f in MODEL.extract_facts(request).facts] == [
+        ("UPDATE", "f1", "Maya has dinner with Ana on Saturday, not Friday (2025-03-03).")]
 
 
 def test_a_value_the_batch_corrects_is_not_written():

@@ -74,6 +74,21 @@ def test_a_task_moved_to_another_day_is_rescheduled(said, moved):
     assert [(c.task_id, c.due) for c in changes if c.op == "rescheduled"] == moved and len(changes) == len(moved)
 
 
+def test_a_correction_first_in_its_batch_reads_the_context_and_reschedules_the_task():
+    """The batch's context (the lines before it) is read, never acted on: "Actually, make that
+    Wednesday" moves the task its line opened in the batch before; with no such task open, it is
+    that request said right (the context itself opens nothing)."""
+    opened = Line(id="c0", at=LATE, role="user", speaker="Maya", text="Remind me to call the plumber on Monday.")
+    fix = Line(id="m0", at=LATE, role="user", speaker="Maya", text="Actually, make that Wednesday.")
+    request = TasksRequest(scope="s", messages=[fix], open_tasks=_KNOWN[:1], context=[opened])
+    assert [(c.op, c.task_id, c.due) for c in MODEL.update_tasks(request).changes] == [
+        ("rescheduled", "7", date(2025, 3, 5))]
+    assert [(c.op, c.title, c.due, c.source_ids) for c in MODEL.update_tasks(request.model_copy(
+        update={"open_tasks": []})).changes] == [("open", "Call the plumber", date(2025, 3, 5), ["m0"])]
+    thanks = fix.model_copy(update={"text": "Thanks!"})
+    assert MODEL.update_tasks(request.model_copy(update={"messages": [thanks], "open_tasks": []})).changes == []
+
+
 def test_moving_it_moves_the_task_just_opened():
     changes = tasks_of("Remind me to call the plumber on Monday.", "Hmm, he can't come Monday. Move it to Wednesday.")
     assert [(c.op, c.title, c.due) for c in changes] == [("open", "Call the plumber", date(2025, 3, 5))]

@@ -100,7 +100,8 @@ def _claims(people: tuple[_Line, ...], lead: int, zone: str, known: frozenset[st
     # a speaker -> (their latest line, the person, and the person or group of people, it said something of)
     prior: dict[str, tuple[int, str | None, str | None]] = {}
     for i, line in enumerate(people):
-        if i < lead:
+        if i < lead:  # context: its line may be what the next corrects ("I meant Friday"), never a claim
+            prior[(line.speaker or "").strip() or "The user"] = (i, None, None)
             continue
         ctx = Context(me=(line.speaker or "").strip() or "The user", you=addressee(list(people), i), names=names,
                       day=local_day(line.at, zone))

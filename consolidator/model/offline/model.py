@@ -121,7 +121,7 @@ class OfflineModel:
         return schemas.ContactsReply(contacts=contact_updates(people, claims, request.known))
 
     def update_tasks(self, request: schemas.TasksRequest) -> schemas.TasksReply:
-        return schemas.TasksReply(changes=task_changes(request.messages, request.open_tasks, request.timezone))
+        return schemas.TasksReply(changes=task_changes(request.messages, request.open_tasks, request.timezone, request.context))
 
     # --- one batch, all three --------------------------------------------------------------
 

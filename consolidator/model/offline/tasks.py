@@ -344,14 +344,20 @@ def _sentence_changes(book: _Book, sentence: str, line: Line, today: datetime, p
 EARLIER_LINES = 5  # of the speaker's lines before a line (within lineclaims.CARRY), those its "it" or "her" may mean
 
 
-def task_changes(lines: list[Line], open_tasks: list[KnownTask], zone: str = "UTC") -> list[TaskChange]:
-    """Opened, done and cancelled tasks said in people's `lines` (in order), and the errands the
-    agent offered that a person accepted; relative due dates count from each line's local day
-    in `zone`."""
+def task_changes(lines: list[Line], open_tasks: list[KnownTask], zone: str = "UTC",
+                 context: list[Line] = ()) -> list[TaskChange]:
+    """Opened, done, cancelled and rescheduled tasks said in people's `lines` (in order), and the
+    errands the agent offered that a person accepted; relative due dates count from each line's
+    local day in `zone`. The `context` lines (the batch before's last) are read, never acted on:
+    what an "it" means, the line a correction corrects."""
     book = _Book(open_tasks)
+    lines = [*context, *lines]
     people = [line for line in lines if is_person_line(line)]
     before = {b.id: a for a, b in zip(lines, lines[1:])}
+    read_only = {line.id for line in context}
     for i, line in enumerate(people):
+        if line.id in read_only:
+            continue
         today = local_time(line.at, zone)
         peer = addressee(people, i) is not None
         said = sentences(line.text)
