@@ -120,3 +120,25 @@ def test_a_name_to_call_someone_by_is_their_alias():
     # said to Ana, "call me Ana" asks her to phone: no alias
     said_to = contacts(("Maya", "Call me Ana when you land."), ("Ana", "Will do!"))
     assert "Ana" not in said_to["Maya"].aliases
+
+
+def test_a_relative_and_someone_else_of_one_first_name_are_two_people():
+    """"My cousin Rui" and "my landlord Rui Costa" were one contact, "Maya's cousin; Maya's
+    landlord"; a bare "Rui" after them is the one called by that name."""
+    got = contacts(("Maya", "My cousin Rui is visiting next week."), ("Maya", "Rui loves surfing."),
+                   ("Maya", "And my landlord Rui Costa raised the rent."), ("Maya", "Rui is bringing his board."))
+    assert got["Rui"].details["relation"] == "Maya's cousin" and got["Rui"].details["likes"] == "surfing"
+    assert got["Rui Costa"].details == {"relation": "Maya's landlord"} and got["Rui Costa"].aliases == []
+    # known from an earlier batch: the same, unless the relation is the known one's
+    cousin = KnownContact(name="Rui", details={"relation": "Maya's cousin"})
+    assert "Rui Costa" in contacts(("Maya", "My landlord Rui Costa raised the rent."), known=[cousin])
+    assert contacts(("Maya", "My cousin Rui Costa is visiting."), known=[cousin])["Rui"].aliases == ["Rui Costa"]
+
+
+def test_a_short_name_is_the_full_name_whatever_else_they_are_called():
+    """Two roles that one person may have ("my boss Joana Silva", "my colleague Joana"), or none
+    said, keep the short name the full name's."""
+    got = contacts(("Maya", "My boss Joana Silva wants the report by Friday."), ("Maya", "My colleague Joana helped."))
+    assert list(got) == ["Maya", "Joana Silva"] and got["Joana Silva"].aliases == ["Joana"]
+    got = contacts(("Maya", "My mom Rosa called."), ("Maya", "My mother Rosa Lima is coming."))
+    assert list(got) == ["Maya", "Rosa Lima"]

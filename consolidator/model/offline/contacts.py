@@ -10,7 +10,9 @@ Capitalised words elsewhere are never taken for people, so sentence starts ("Sou
 "Endless patience..."), days, months and places ("in Paris") do not become contacts.
 
 Forms of one name merge: equal ignoring case, or one is the other's first name ("Ana" and "Ana
-Lopez"); a known contact's name and aliases win, else the longest form is the name. Details come
+Lopez"), unless the speaker calls them relations no one person is (words.other_people: "my cousin
+Rui", "my landlord Rui Costa"); a known contact's name and aliases win, else the longest form is
+the name. Details come
 from the claims about the person, keyed as in DETAIL_KEYS; only new or changed values are sent.
 A detail ended or denied ("no longer training for the marathon") is sent as "" (cleared).
 Multi-valued details (allergies, likes, pets, the pastimes and places a person's own clauses
@@ -36,7 +38,7 @@ from consolidator.model.offline.text import (
 )
 from consolidator.model.offline.text_compact import compact
 from consolidator.model.offline.words import (
-    AGENT_SPEAKERS, CALLING_OPENERS, FULL_LIST, NAME_STOPWORDS, ROLE_NOUNS, alternation, zipf,
+    AGENT_SPEAKERS, CALLING_OPENERS, FULL_LIST, KIN, NAME_STOPWORDS, ROLE_NOUNS, alternation, other_people, zipf,
 )
 from consolidator.model.offline.worth import worth
 from consolidator.model.schemas import ContactUpdate, KnownContact, Line
@@ -55,6 +57,7 @@ LISTED_ITEMS = 12  # a listed detail keeps its newest items (the detail rows kee
 SUMMARY_WORDS = 20
 CHANGE_BONUS = 3.0  # a claim that changes a detail is news: it weighs as much as one more name
 _ISO_DAY = re.compile(r" \(\d{4}-\d{2}-\d{2}\)(?=\.$)")
+_KIN = re.compile(rf"\b(?:{KIN})\b", re.I)
 _CALL_ME = re.compile(r"\b(?:[Cc]all me|I go by|[Ee]veryone calls me|my friends call me|my nickname is) (?P<n>[A-Z][a-z]+)\b")
 _MENTION = re.compile(r"(?<![\w.])@([A-Za-z][\w.-]*[A-Za-z0-9])")
 _NAMING = re.compile(r"\b(?:an?|the|this|that|some)(?: [\w'-]+){1,5} $", re.I)  # "a sushi place " before "called"
@@ -79,6 +82,7 @@ class _Person:
         self.name = known.name if known else name
         self.known = known
         self.forms: list[str] = [name]
+        self.relations = _relations_of(known)
         self.source_ids: list[str] = []
         self.sentences: list[str] = []
         self.claims: list[Claim] = []
@@ -111,17 +115,42 @@ class _Registry:
         return None
 
     def see(self, form: str, source_id: str, sentence: str | None = None) -> _Person:
+        """The person `form` names: one seen or known by that form, else by its short or full form
+        ("Ana", "Ana Lopez"), unless the sentence calls them another relation of the speaker's ("my
+        cousin Rui", "my landlord Rui Costa": two people)."""
+        rel = _relation(form, sentence)
         known = self._known_for(form)
-        for p in self.people:
-            if (known is not None and p.known is known) or (
-                known is None and p.known is None and any(same_subject(form, f) for f in p.forms)
-            ):
+        if known and rel and any(other_people(rel, r) for r in _relations_of(known)) and (
+                form.lower() not in (n.lower() for n in [known.name, *known.aliases])):
+            known = None  # "my landlord Rui Costa" is not the known cousin Rui
+        exact = [p for p in self.people if form.lower() in (f.lower() for f in p.forms)]
+        for p in exact or self.people:
+            if not ((known is not None and p.known is known) or (
+                    known is None and p.known is None and any(same_subject(form, f) for f in p.forms))):
+                continue
+            if p in exact or not (rel and any(other_people(rel, r) for r in p.relations)):
                 p.see(form, source_id, sentence)
+                p.relations |= {rel} - {None}
                 return p
         person = _Person(form, known)
         person.see(form, source_id, sentence)
+        person.relations |= {rel} - {None}
         self.people.append(person)
         return person
+
+
+def _relations_of(known: KnownContact | None) -> set[str]:
+    """The relations to the speaker a known contact's details name ("Maya's cousin": cousin)."""
+    return {w.lower() for w in _KIN.findall(known.details.get("relation", ""))} if known else set()
+
+
+def _relation(form: str, sentence: str | None) -> str | None:
+    """The relation the sentence calls `form` the speaker's ("my cousin Rui", "Rui, my cousin"), or None."""
+    if not sentence:
+        return None
+    name = re.escape(form)
+    m = re.search(rf"\b(?:[Mm]y|[Oo]ur) (?P<r>(?i:{KIN})) {name}\b|\b{name}, (?:my|our) (?P<r2>(?i:{KIN}))\b", sentence)
+    return (m.group("r") or m.group("r2")).lower() if m else None
 
 
 def _mentions(sentence: str) -> list[str]:

@@ -26,7 +26,7 @@ __all__ = [
     "IRREGULAR_PAST", "MAX_ZIPF", "NUMBER_WORDS",
     "MONTHS", "NAME_STOPWORDS", "NEGATIONS", "PHATIC", "RARE_ZIPF", "RELATIONS", "ROLE_NOUNS", "SMALL_LIST", "SPECIES",
     "STOPWORDS", "TITLES", "WEEKDAYS", "WORKPLACES",
-    "alternation", "zipf",
+    "alternation", "other_people", "zipf",
 ]
 
 # Numbers said in words, up to twelve, by value: dates ("two weeks ago"), counts ("has two kids"), amounts.
@@ -121,6 +121,23 @@ def gender_of(word: str) -> str | None:
     low = word.lower().rstrip(".")
     low = low.split()[-1] if low else low  # "older sister"
     return "f" if low in FEMININE else "m" if low in MASCULINE else None
+
+
+# A relative's role, whatever the word ("my mom Rosa" is "my mother Rosa"): relatives of two roles,
+# or a relative and anyone else ("my cousin Rui", "my landlord Rui Costa"), are two people; the rest
+# may be one ("my boss Joana", "my colleague Joana").
+_FAMILY_ROLES = ("mother mom mum", "father dad", "son daughter child kid baby", "sister brother twin",
+                 "grandmother grandma", "grandfather grandpa", "grandson granddaughter", "cousin", "aunt", "uncle",
+                 "niece nephew", "mother-in-law father-in-law", "sister-in-law brother-in-law",
+                 "son-in-law daughter-in-law", "stepmother stepfather", "stepson stepdaughter",
+                 "stepbrother stepsister", "godmother godfather")
+_FAMILY = {word: role for role in _FAMILY_ROLES for word in role.split()}
+
+
+def other_people(relation: str, other: str) -> bool:
+    """Whether one called `relation` and one called `other` (of the speaker's) are two people."""
+    a, b = (_FAMILY.get(r.lower().split()[-1]) if r.strip() else None for r in (relation, other))
+    return (a is not None or b is not None) and a != b
 
 
 # A relation with the place among siblings that tells two apart ("my older brother", "my little sister").
