@@ -374,7 +374,8 @@ def test_a_fact_is_found_by_its_topic_table_and_a_move_refiles_it(app, settings)
 def test_a_plan_told_on_monday_is_what_tomorrow_holds_on_thursday(app, settings) -> None:
     """The README's example end to end: "My flight to Lisbon is on Friday" logged on Monday, the
     offline model writes its day into the fact, and on Thursday "anything tomorrow?" (no word of
-    it) and "what's coming up?" find it first; on Saturday the flight is no longer ahead."""
+    it) and "what's coming up?" find it first; on Saturday the flight is no longer ahead, and nothing
+    is: no line of other days fills the answer."""
     log(app, "maya", ["Maya: My flight to Lisbon is on Friday.", "Assistant: Noted, have a good trip!"])
     drain(app, T0 + timedelta(days=1))
 
@@ -385,5 +386,6 @@ def test_a_plan_told_on_monday_is_what_tomorrow_holds_on_thursday(app, settings)
     assert first("Anything tomorrow?", thursday).kind == "fact" and "(2024-05-10)" in first("Anything tomorrow?", thursday).text
     ahead = first("What's coming up?", thursday)
     assert ahead.kind == "fact" and "flight" in ahead.text
-    gone = first("What's coming up?", saturday)
-    assert not (gone.kind == "fact" and gone.score >= ahead.score), (gone, ahead)
+    gone = recall("maya", "What's coming up?", budget_tokens=80, config=settings, now=saturday)
+    assert gone.items == [] and gone.text.endswith("- nothing found\n"), gone.text
+    assert recall("maya", "Anything tomorrow?", budget_tokens=80, config=settings, now=saturday).items == []

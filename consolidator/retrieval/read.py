@@ -341,7 +341,7 @@ def _pool(handle: _Handle, query: str, budget: int, settings: ranking.RankSettin
         for n in index.open_tasks(conn, n_lexical):
             base[n] = max(base.get(n, 0.0), settings.task_relevance)
     dense: dict[int, float] = {}
-    qwords = words_of(query)
+    qwords = words_of(query) if words or window is None else []  # "anything tomorrow?": the period's, or nothing
     table = index.known_words(conn, [f for w in qwords for f in lookup_forms(w)])
     unseen = [form for w in qwords if not table.keys() & set(lookup_forms(w)) for form in lookup_forms(w)]
     if unseen and common is not None and (words := _common_words(common)) is not None:
