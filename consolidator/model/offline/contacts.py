@@ -124,18 +124,14 @@ class _Registry:
                 form.lower() not in (n.lower() for n in [known.name, *known.aliases])):
             known = None  # "my landlord Rui Costa" is not the known cousin Rui
         exact = [p for p in self.people if form.lower() in (f.lower() for f in p.forms)]
-        for p in exact or self.people:
-            if not ((known is not None and p.known is known) or (
-                    known is None and p.known is None and any(same_subject(form, f) for f in p.forms))):
-                continue
-            if p in exact or not (rel and any(other_people(rel, r) for r in p.relations)):
-                p.see(form, source_id, sentence)
-                p.relations |= {rel} - {None}
-                return p
-        person = _Person(form, known)
+        person = next((p for p in exact or self.people if (p.known is known if known is not None else (
+            p.known is None and any(same_subject(form, f) for f in p.forms))) and (
+            p in exact or not (rel and any(other_people(rel, r) for r in p.relations)))), None)
+        if person is None:
+            person = _Person(form, known)
+            self.people.append(person)
         person.see(form, source_id, sentence)
         person.relations |= {rel} - {None}
-        self.people.append(person)
         return person
 
 
@@ -146,10 +142,9 @@ def _relations_of(known: KnownContact | None) -> set[str]:
 
 def _relation(form: str, sentence: str | None) -> str | None:
     """The relation the sentence calls `form` the speaker's ("my cousin Rui", "Rui, my cousin"), or None."""
-    if not sentence:
-        return None
     name = re.escape(form)
-    m = re.search(rf"\b(?:[Mm]y|[Oo]ur) (?P<r>(?i:{KIN})) {name}\b|\b{name}, (?:my|our) (?P<r2>(?i:{KIN}))\b", sentence)
+    m = re.search(rf"\b(?:[Mm]y|[Oo]ur) (?P<r>(?i:{KIN})) {name}\b|\b{name}, (?:my|our) (?P<r2>(?i:{KIN}))\b",
+                  sentence or "")
     return (m.group("r") or m.group("r2")).lower() if m else None
 
 
