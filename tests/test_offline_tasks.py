@@ -345,6 +345,34 @@ def test_a_him_or_her_of_an_errand_is_the_relative_named_before(said, title):
 
 
 @pytest.mark.parametrize(("said", "title"), [
+    (["Rui called about the boiler.", "Remind me to call him back tomorrow."], "Call Rui back"),  # did what people do
+    (["My mother moved in with us.", "Remind me to track her doctor appointments."],
+     "Track my mother's doctor appointments"),  # a relative not named
+    (["My cat Luna had surgery, she is fine.", "Remind me to pick up her meds on Wednesday."],
+     "Pick up Luna's meds"),  # a pet named; a verb and its particle
+    (["I'm flying to Porto on Friday.", "Remind me to call him."], "Call him"),  # a place is no one
+])
+def test_a_him_or_her_of_an_errand_is_the_person_named_before_whoever_they_are(said, title):
+    """"Tell him", "track her doctor appointments", "pick up her meds" stayed as said when the one
+    meant was named with no relation word, or was a relative or a pet named without a name; a
+    capitalised word of no person's deed ("flying to Porto") is none of them."""
+    assert title in [c.title for c in tasks_of(*said)]
+
+
+def test_the_agents_question_names_who_the_answers_him_means_and_nothing_else():
+    """"Want me to remind Bruno?" - "No, I'll tell him myself tomorrow": Bruno; "Want a reminder?" -
+    "No, I'll pay it today" after a parking ticket: the ticket, not the reminder."""
+    lines = [Line(id="m0", at=LATE, role="user", speaker="Maya", text="My investor wants a demo."),
+             Line(id="a0", at=LATE, role="assistant", text="Want me to remind Bruno about the checkout?"),
+             Line(id="m1", at=LATE, role="user", speaker="Maya", text="No, I'll tell him myself tomorrow."),
+             Line(id="m2", at=LATE, role="user", speaker="Maya", text="I got a parking ticket, 60 euros."),
+             Line(id="a1", at=LATE, role="assistant", text="Want a reminder?"),
+             Line(id="m3", at=LATE, role="user", speaker="Maya", text="No, I'll pay it today.")]
+    titles = [c.title for c in MODEL.update_tasks(TasksRequest(scope="s", messages=lines, open_tasks=[])).changes]
+    assert titles == ["Tell Bruno", "Pay the parking ticket"]
+
+
+@pytest.mark.parametrize(("said", "title"), [
     (["Met my new neighbour today, her name is Ines.", "She offered to water my plants.",
       "Need to give her a spare key before I leave."], "Give Ines a spare key"),  # two lines back, a "give"
     (["My car insurance is with Fidelidade.", "I got a parking ticket, I need to pay it."], "Pay the parking ticket"),

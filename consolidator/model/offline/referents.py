@@ -1,15 +1,18 @@
 """What an "it", "them", "him", "her" or "his" of an errand means (tasks.py): "renew it" after "My
 passport expires in March" is "renew my passport"; "pay it" after "I got a parking ticket" is "pay
 the parking ticket"; "send her a note" after "My manager Joana recommended me" is "send Joana a
-note"; "buy his uniform" after "My son Leo starts school" is "buy Leo's uniform". `earlier` is
-what the speaker said before the errand (their line before, and this line up to it); what it
-names last wins, of the pronoun's number and, where a relation word says it, gender."""
+note"; "buy his uniform" after "My son Leo starts school" is "buy Leo's uniform". A him or her
+may also be a relative or a pet named by what they are ("my mother", "my cat Luna"), or one named
+doing what people do ("Rui called", "remind Bruno"), never a place. `earlier` is what the speaker
+said before the errand (their recent lines, and this line up to it) and who the agent's question
+they answer names (`people_named`); what it names last wins, of the pronoun's number and, where a
+relation word says it, gender."""
 
 from __future__ import annotations
 
 import re
 
-from consolidator.model.offline.words import KIN, PRONOUN_GENDER, gender_of
+from consolidator.model.offline.words import KIN, NAME_STOPWORDS, PRONOUN_GENDER, SPECIES, gender_of
 
 # "My passport expires in March, I need to renew it": what "it" means, the thing (or for her/him the
 # relative) a clause before spoke of
@@ -42,9 +45,35 @@ def _plural(noun: str) -> bool:
 
 
 # "My son Leo starts school ... remind me to buy his uniform": whose thing a his/her means
-_HIS = re.compile(r"(?P<v>[a-z]+) (?P<p>his|her)(?= [a-z])", re.I)
+_HIS = re.compile(r"(?P<v>[a-z]+(?: (?:up|off|out|back|in|on|over|down))?) (?P<p>his|her)(?= [a-z])", re.I)
 _KIN_NAMED = re.compile(rf"\b(?:[Mm]y|[Oo]ur|[A-Z][a-z]+'s) (?:new )?(?P<who>(?i:{KIN}))(?:(?: [a-z]+)?, (?:her|his|their) "
                         rf"name(?:'s| is)|,)? (?P<name>[A-Z][a-z]+)\b")  # "Rosa's kid Bruno", "my neighbour, her name is Ines"
+
+
+# ...or one named doing what people do, or having it done to them ("Rui called about the boiler",
+# "Want me to remind Bruno?", "an email to Ana"), or a relative or pet named by what they are
+_PEOPLE_VERBS = (r"remind|tell|told|call|called|ring|rang|email|emailed|text|texted|message|messaged|ask|asked|invite|"
+                 r"invited|meet|met|thank|thanked|visit|visited|pay|paid|help|helped|congratulate")
+_PERSON = re.compile(rf"\b(?:(?:{_PEOPLE_VERBS}) |(?:email|message|note|letter|card|gift|present|text) (?:to|for) )"
+                     rf"(?P<o>[A-Z][a-z]+)\b(?!')|\b(?P<s>[A-Z][a-z]+) (?:called|texted|emailed|messaged|said|says|"
+                     rf"told|asked|wants|wanted|needs|needed|promised|replied|wrote|invited|thinks|thought)\b")
+_KIN_OR_PET = re.compile(rf"\b(?:[Mm]y|[Oo]ur) (?P<who>(?i:{KIN}))\b(?! [A-Z])|\b(?:[Mm]y|[Oo]ur) (?:{SPECIES}) (?P<pet>[A-Z][a-z]+)")
+
+
+def _people(earlier: str, gender: str | None) -> list[tuple[int, str]]:
+    """Who a him, her or his may mean in `earlier`, with where: relatives named ("Joana") or not
+    ("my mother"), pets named, people named by what they do; none of another gender."""
+    found = [(k.start(), k.group("name")) for k in _kin_named(earlier) if gender_of(k.group("who")) in (None, gender)]
+    found += [(k.start(), k.group("pet") or f"my {k.group('who').lower()}") for k in _KIN_OR_PET.finditer(earlier)
+              if k.group("pet") or gender_of(k.group("who")) in (None, gender)]
+    return found + [(m.start(), m.group("o") or m.group("s")) for m in _PERSON.finditer(earlier)
+                    if (m.group("o") or m.group("s")).lower() not in NAME_STOPWORDS]
+
+
+def people_named(text: str) -> str:
+    """The phrases of `text` that name people ("remind Bruno"), without its things: what an
+    agent's question the person answers gives their "him" or "her" to mean, and nothing else."""
+    return ". ".join(m.group(0) for m in [*_PERSON.finditer(text), *_KIN_NAMED.finditer(text)])
 
 
 def resolved(action: str, earlier: str) -> str:
@@ -56,7 +85,7 @@ def resolved(action: str, earlier: str) -> str:
         found = [(t.start(), t.group(0)) for t in _THING.finditer(earlier) if bool(_KIN.fullmatch(t.group("n"))) == person
                  and gender_of(t.group("n")) in (None, gender)]  # no "her" dad
         if person:  # "My manager Joana recommended me. I should send her a note": Joana
-            found += [(k.start(), k.group("name")) for k in _kin_named(earlier) if gender_of(k.group("who")) in (None, gender)]
+            found += _people(earlier, gender)
         else:  # "I got a parking ticket, need to pay it": the thing named last, of its number
             found += [(t.start(), f"the {t.group('np')}" if t.group("d").lower() in ("a", "an", "this") else t.group(0))
                       for t in _OBJECT.finditer(earlier) if _plural(t.group("h")) == (pronoun == "them")
@@ -65,7 +94,6 @@ def resolved(action: str, earlier: str) -> str:
             said = max(found)[1]
             meant = said if " " not in said else said[:1].lower() + said[1:]
             action = f"{it.group('v')} {meant}{action[it.end():]}"
-    elif (whose := _HIS.match(action)) and (named := [k.group("name") for k in _kin_named(earlier) if gender_of(
-            k.group("who")) in (None, PRONOUN_GENDER[whose.group("p").lower()])]):
-        action = f"{whose.group('v')} {named[-1]}'s{action[whose.end():]}"  # "buy his uniform": "buy Leo's uniform"
+    elif (whose := _HIS.match(action)) and (named := _people(earlier, PRONOUN_GENDER[whose.group("p").lower()])):
+        action = f"{whose.group('v')} {max(named)[1]}'s{action[whose.end():]}"  # "buy his uniform": "buy Leo's uniform"
     return action

@@ -42,7 +42,7 @@ from consolidator.model.attachments import ATTACHMENT_FORM
 from consolidator.model.offline.clauses import local_time, substance
 from consolidator.model.offline.lineclaims import CARRY, addressee
 from consolidator.model.offline.mentions import unapposed
-from consolidator.model.offline.referents import resolved
+from consolidator.model.offline.referents import people_named, resolved
 from consolidator.model.offline.restate import meant, stated
 from consolidator.model.offline.taskdue import DUE, MONTH_NAMES, due_date, moved_to
 from consolidator.model.offline.taskoffers import accepted_offer
@@ -368,6 +368,9 @@ def task_changes(lines: list[Line], open_tasks: list[KnownTask], zone: str = "UT
             _sentence_changes(book, offered, line, today, peer, earlier)
         fixed = meant(line.text, mine[-1]) if mine else None  # "Actually, make that Tuesday": the line before, right
         said = sentences(stated(fixed)) if fixed else said
+        asked = before.get(line.id)  # "Want me to remind Bruno?" - "No, I'll tell him myself": Bruno
+        asked = people_named(asked.text) if asked is not None and not is_person_line(asked) else ""
         for k, sentence in enumerate(said):  # what was said before: the speaker's line before, and this one's
-            _sentence_changes(book, sentence, line, today, peer, normalise(" ".join([earlier, *said[:k]])), bool(fixed))
+            _sentence_changes(book, sentence, line, today, peer, normalise(" ".join([earlier, asked, *said[:k]])),
+                              bool(fixed))
     return [c for c in book.changes if c is not None]
