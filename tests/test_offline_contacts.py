@@ -7,7 +7,7 @@ from datetime import datetime, timezone
 
 from consolidator.model.offline.model import OfflineModel
 from consolidator.model.offline.text import destinations, third_person_predicate
-from consolidator.model.schemas import ContactsRequest, KnownContact, Line
+from consolidator.model.schemas import ContactsRequest, FactExtractionRequest, KnownContact, Line
 
 MODEL = OfflineModel()
 AT = datetime(2024, 3, 9, 10, 0, tzinfo=timezone.utc)
@@ -142,3 +142,26 @@ def test_a_short_name_is_the_full_name_whatever_else_they_are_called():
     assert list(got) == ["Maya", "Joana Silva"] and got["Joana Silva"].aliases == ["Joana"]
     got = contacts(("Maya", "My mom Rosa called."), ("Maya", "My mother Rosa Lima is coming."))
     assert list(got) == ["Maya", "Rosa Lima"]
+
+
+def test_where_someone_is_from_said_in_passing_is_their_origin():
+    """"a gift from my grandma in my home country, Sweden", "back home in Brazil", "my hometown is
+    Braga" gave no origin (the sentence's fact kept it, the card did not); the fact stays as it was,
+    with no second fact of it. Where one was born is a birthplace, beside where one grew up; a
+    month or a year is no place of birth."""
+    said = {"This necklace is a gift from my grandma in my home country, Sweden.": "Sweden",
+            "Back home in Brazil we ate this every Sunday.": "Brazil",
+            "My hometown is Braga.": "Braga", "My home town, Braga, is lovely in spring.": "Braga"}
+    for text, place in said.items():
+        assert contacts(("Maya", text))["Maya"].details == {"origin": place}, text
+    born = contacts(("Maya", "I was born in Angola but grew up in Lisbon."))["Maya"]  # both hold: no one replaces
+    assert born.details == {"birthplace": "Angola", "origin": "Lisbon"}
+    assert contacts(("Maya", "Rui's hometown is Faro."))["Rui"].details == {"origin": "Faro"}
+    for text in ("I was born in May.", "I was born in 1990."):
+        maya = contacts(("Maya", text)).get("Maya")
+        assert maya is None or "birthplace" not in maya.details, text
+    lines = [Line(id="m0", at=AT, role="user", speaker="Maya", text="This necklace is a gift from my grandma in my "
+                  "home country, Sweden.")]
+    facts = MODEL.extract_facts(FactExtractionRequest(scope="s", messages=lines, neighbours=[])).facts
+    assert [f.text for f in facts] == ["Maya said: This necklace is a gift from Maya's grandma in Maya's home country, "
+                                       "Sweden (2024-03-09)."]

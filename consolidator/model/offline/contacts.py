@@ -44,8 +44,8 @@ from consolidator.model.offline.worth import worth
 from consolidator.model.schemas import ContactUpdate, KnownContact, Line
 
 DETAIL_KEYS = {
-    "home": "home", "origin": "origin", "employer": "employer", "job": "job", "diet": "diet",
-    "avoids": "avoids", "allergy": "allergy", "condition": "condition", "injury": "health",
+    "home": "home", "origin": "origin", "birthplace": "birthplace", "employer": "employer", "job": "job",
+    "diet": "diet", "avoids": "avoids", "allergy": "allergy", "condition": "condition", "injury": "health",
     "pet": "pets", "relation": "relation", "training": "training", "learning": "learning",
     "plan": "plans", "goal": "goals", "likes": "likes", "dislikes": "dislikes", "age": "age",
     "partner": "partner", "pastime": "pastimes", "place": "places", "role": "roles",

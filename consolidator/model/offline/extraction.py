@@ -47,7 +47,8 @@ class ExtractionDoc:
 def read_claims(doc: ExtractionDoc, settings: OfflineSettings) -> ExtractionDoc:
     """Every claim of the people's lines, names vetted by the batch and the neighbours' subjects."""
     known_names = known_subjects(f.text for f in doc.request.neighbours)
-    doc.claims = claims_of_lines(doc.request.messages, doc.request.timezone, known_names, doc.request.context)
+    claims = claims_of_lines(doc.request.messages, doc.request.timezone, known_names, doc.request.context)
+    doc.claims = [c for c in claims if c.kind != "detail"]  # a contact's detail its sentence's fact holds
     return doc
 
 

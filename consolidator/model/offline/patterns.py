@@ -22,6 +22,7 @@ import re
 from consolidator.model.offline.text import clean_general, clean_org, clean_place
 from consolidator.model.offline.words import KIN, SPECIES, WORKPLACES
 
+_MONTH_NAMES = "January|February|March|April|May|June|July|August|September|October|November|December"
 _ADV = r"(?:(?:now|currently|still|also|just|recently|finally|actually|really|already|officially|both) )*"
 _BE = r"(?:am|is|are|was) "
 _HAVE = r"(?:(?:have|has) )?"
@@ -85,6 +86,8 @@ _RULES: list[tuple[str, str, str, object]] = [
             rf"{_HAVE}{_ADV}settled (?:down )?in (?P<v>.+)"),
     *_rules("origin", "{s} is from {v}.", clean_place, rf"{_BE}{_ADV}(?:originally )?from (?P<v>.+)"),
     *_rules("origin", "{s} grew up in {v}.", clean_place, rf"{_ADV}grew up in (?P<v>.+)"),
+    *_rules("birthplace", "{s} was born in {v}.", clean_place,  # a place: "born in 1990", "in May" are dates
+            rf"{_BE}{_ADV}born(?: and raised)? in (?P<v>(?-i:[A-Z])(?!(?:{_MONTH_NAMES})\b)[\w'-]*(?: (?-i:[A-Z])[\w'-]*)*)"),
     *_rules("job", "{s} works as {v}.", clean_org, rf"(?:{_BE})?{_ADV}{_START}(?:works?|working) as (?P<v>.+)"),
     *_rules("job", "{s} is {v}.", clean_general, rf"{_BE}{_ADV}(?P<v>an? {_JOBS}(?: (?:at|for|with) {_WORKPLACE})?)$"),
     *_rules("job", "{s} works as {v}.", clean_org,

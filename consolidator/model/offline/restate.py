@@ -11,7 +11,8 @@ nothing said says nothing (`correcting`).
 `restate` says a sentence as what it means: a relative called by their home name as the
 speaker's ("Mom is visiting" -> "My mom is visiting"), a proposal and its yes as an engagement, a
 thing someone moved as the thing moved ("The dentist moved my appointment to Thursday" -> "My
-appointment was moved to Thursday by the dentist"), a changed phone number as the new number.
+appointment was moved to Thursday by the dentist"), a changed phone number as the new number, a
+hometown as where one is from ("My hometown is Braga" -> "I am from Braga").
 """
 
 from __future__ import annotations
@@ -179,9 +180,21 @@ def meant(text: str, before: str) -> str | None:
     return None
 
 
+# "My hometown is Braga", "Rui's home country is Angola": where someone is from, said so.
+_HOMETOWN_IS = re.compile(r"^(?P<who>My|Our|[A-Z][a-z]+'s) (?:home ?town|home country|home city|birthplace|native "
+                          r"(?:country|land|town|city)) (?:is|was) (?P<v>[A-Z].*)$")
+
+
+def _from(m: re.Match) -> str:
+    """A hometown said as where someone is from."""
+    who = m.group("who")
+    subject = "I am" if who in ("My", "Our") else f"{who[:-2]} is"  # "Rui's": Rui
+    return f"{subject} from {m.group('v')}"
+
+
 # Each restatement: what a sentence opens with, and what it then means (None: as it is).
 _RESTATEMENTS: tuple[tuple[re.Pattern, Callable[[re.Match], str | None]], ...] = (
-    (_ACCEPTED, _engaged), (_MOVED_BY, _moved), (_NUMBER_CHANGED, _new_number))
+    (_ACCEPTED, _engaged), (_MOVED_BY, _moved), (_NUMBER_CHANGED, _new_number), (_HOMETOWN_IS, _from))
 
 
 def restate(sentence: str) -> str:

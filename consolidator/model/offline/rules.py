@@ -49,6 +49,7 @@ class AttrSpec:
 ATTRS: dict[str, AttrSpec] = {
     "home": AttrSpec("home", 7, True),
     "origin": AttrSpec("home", 5, True),
+    "birthplace": AttrSpec("home", 5, True),  # born in one place, grew up in another: both hold
     "employer": AttrSpec("work", 7, True),
     "job": AttrSpec("work", 7, True),
     "diet": AttrSpec("diet", 8, True),
