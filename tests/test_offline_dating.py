@@ -157,3 +157,17 @@ def test_a_range_of_weekdays_is_a_routine_not_a_day(said, fact):
     weekdays is a week's routine, and names no day."""
     facts = said_by_caroline(said)
     assert any(f.startswith(fact) for f in facts) and not any("(2023-05-1" in f for f in facts), facts
+
+
+@pytest.mark.parametrize(("said", "fact"), [
+    ("Last night was amazing! We celebrated my daughter's birthday with a concert.",
+     "Caroline celebrated their daughter's birthday with a concert (2023-05-06)."),
+    ("Last weekend was so fun! We went hiking with Melanie.", "Caroline went hiking with Melanie (2023-04-29)."),
+    ("Yesterday was wild. The warm summer breeze was perfect for my first sailing lesson.",  # "summer": no day of its own
+     "Caroline said: The warm summer breeze was perfect for Caroline's first sailing lesson (2023-05-06)."),
+    ("Yesterday was wild. Today I finally signed the lease.", "Today, Caroline finally signed the lease (2023-05-07)."),
+])
+def test_a_time_said_of_is_when_the_lines_next_sentences_happened(said, fact):
+    """"Last night was amazing! We celebrated ..." was dated the day it was said: "last night" is the
+    subject of the first sentence, and when the next happened, unless it says its own day."""
+    assert fact in said_by_caroline(said)

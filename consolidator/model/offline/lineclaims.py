@@ -31,8 +31,8 @@ from consolidator.model.offline.restate import correcting, meant, restate
 from consolidator.model.offline.rules import TASTES, Claim, Polarity
 from consolidator.model.offline.shown import caption_of, presented, with_shown
 from consolidator.model.offline.text_compact import compact
-from consolidator.model.offline.text import normalise, sentences
-from consolidator.model.offline.words import NAME_STOPWORDS, PHATIC
+from consolidator.model.offline.text import TIME_PHRASE, normalise, sentences
+from consolidator.model.offline.words import MONTHS, NAME_STOPWORDS, PHATIC, WEEKDAYS
 from consolidator.model.offline.worth import is_evaluation
 
 
@@ -119,10 +119,13 @@ def _claims(people: tuple[_Line, ...], lead: int, zone: str, known: frozenset[st
         fixed = meant(line.text, people[held[0]].text) if held and line.at - people[held[0]].at <= CARRY else None
         said = _outcomes_joined(sentences(fixed or line.text))  # "Sorry, I meant Thursday": the line before, right
         said = [] if fixed is None and correcting(line.text) else said  # a correction placed nowhere says nothing
-        last = len(said) - 1
+        last, then = len(said) - 1, None
         for k, (raw, origin) in enumerate(said):  # a rule's text keeps its words: its relative dates are written out
             compacted = compact(raw, hedges=False)  # no "Whoa," or "you know" in a fact (text_compact)
             sentence = restate(compacted)
+            if then and not _OWN_TIME.search(sentence) and not sentence.rstrip().endswith("?"):
+                sentence = f"{then}, {sentence}"  # "Last night was amazing! We celebrated ...": last night
+            then = verdict.group("t") if (verdict := _TIME_VERDICT.match(compacted)) else then
             # "this" points at the photo the sentence carries (shown.py): a line's photo follows its last sentence
             caption = ctx.shown = line.shown if k == last else None
             found = len(out)
@@ -154,6 +157,14 @@ def _claims(people: tuple[_Line, ...], lead: int, zone: str, known: frozenset[st
                  or _THIRD_PERSON.search(line.text))  # "Her youngest is 4": still about her
         prior[ctx.me] = (i, ctx.last, ctx.they) if about else (i, None, None)  # a line of no one ends the carry
     return tuple(out)
+
+
+# "Last night was amazing!", "Yesterday was crazy.": a time said of, when the line's next sentences happened
+_TIME_VERDICT = re.compile(rf"^(?P<t>{TIME_PHRASE}) (?:was|has been|had been)\b", re.I)
+# ...unless a sentence says its own ("Today I rested"; "the warm summer breeze" says none)
+_OWN_TIME = re.compile(rf"\b(?:(?:last|this|next|on|early|late|that) (?:{'|'.join(WEEKDAYS)}|week|weekend|month|year|"
+                       rf"night|morning|afternoon|evening|summer|winter|spring|fall|autumn)|yesterday|today|tonight|"
+                       rf"tomorrow|ago|{'|'.join(WEEKDAYS)}|(?-i:{'|'.join(m.capitalize() for m in MONTHS)})|\d{{4}})\b", re.I)
 
 
 # "Turns out, it was gastritis": what the speaker found out about what the sentence before said.
