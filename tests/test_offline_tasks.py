@@ -351,12 +351,28 @@ def test_a_him_or_her_of_an_errand_is_the_relative_named_before(said, title):
     (["My cat Luna had surgery, she is fine.", "Remind me to pick up her meds on Wednesday."],
      "Pick up Luna's meds"),  # a pet named; a verb and its particle
     (["I'm flying to Porto on Friday.", "Remind me to call him."], "Call him"),  # a place is no one
+    (["The shower is broken and the landlord, Tomas, has to fix it.", "Remind me to call him."], "Call Tomas"),
+    (["My colleague Rui Alves wants the report by the 18th.", "Remind me to send him the report."],
+     "Send Rui Alves the report"),  # a full name, as said (it was "Send Alves the report")
 ])
 def test_a_him_or_her_of_an_errand_is_the_person_named_before_whoever_they_are(said, title):
     """"Tell him", "track her doctor appointments", "pick up her meds" stayed as said when the one
     meant was named with no relation word, or was a relative or a pet named without a name; a
     capitalised word of no person's deed ("flying to Porto") is none of them."""
     assert title in [c.title for c in tasks_of(*said)]
+
+
+def test_an_offer_accepted_with_a_request_of_ones_own_is_that_request_alone():
+    """"Want me to remind you to chase him?" - "Yes, remind me to call him on Thursday": one task,
+    the call (it opened "Chase him" and "Call him")."""
+    lines = [Line(id="m0", at=LATE, role="user", speaker="Maya", text="My landlord Tomas has to fix the shower."),
+             Line(id="a0", at=LATE, role="assistant", text="Want me to remind you to chase him?"),
+             Line(id="m1", at=LATE, role="user", speaker="Maya", text="Yes, remind me to call him on Thursday.")]
+    changes = MODEL.update_tasks(TasksRequest(scope="s", messages=lines, open_tasks=[])).changes
+    assert [(c.title, c.due) for c in changes] == [("Call Tomas", date(2025, 3, 6))]
+    alone = [*lines[:2], lines[2].model_copy(update={"text": "Yes please, on Thursday."})]
+    changes = MODEL.update_tasks(TasksRequest(scope="s", messages=alone, open_tasks=[])).changes
+    assert [(c.title, c.due) for c in changes] == [("Chase Tomas", date(2025, 3, 6))]
 
 
 def test_the_agents_question_names_who_the_answers_him_means_and_nothing_else():

@@ -46,8 +46,9 @@ def _plural(noun: str) -> bool:
 
 # "My son Leo starts school ... remind me to buy his uniform": whose thing a his/her means
 _HIS = re.compile(r"(?P<v>[a-z]+(?: (?:up|off|out|back|in|on|over|down))?) (?P<p>his|her)(?= [a-z])", re.I)
-_KIN_NAMED = re.compile(rf"\b(?:[Mm]y|[Oo]ur|[A-Z][a-z]+'s) (?:new )?(?P<who>(?i:{KIN}))(?:(?: [a-z]+)?, (?:her|his|their) "
-                        rf"name(?:'s| is)|,)? (?P<name>[A-Z][a-z]+)\b")  # "Rosa's kid Bruno", "my neighbour, her name is Ines"
+_NAME = r"[A-Z][a-z]+(?: (?!(?:On|In|At|And|But|So|The|No|Yes|Ok|Okay|Hey|Hi|Thanks)\b)[A-Z][a-z]+)?"  # "Rui Alves"
+_KIN_NAMED = re.compile(rf"\b(?:[Mm]y|[Oo]ur|[Tt]he|[A-Z][a-z]+'s) (?:new )?(?P<who>(?i:{KIN}))(?:(?: [a-z]+)?, (?:her|his|"
+                        rf"their) name(?:'s| is)|,)? (?P<name>{_NAME})\b")  # "Rosa's kid Bruno", "the landlord, Tomas"
 
 
 # ...or one named doing what people do, or having it done to them ("Rui called about the boiler",
@@ -55,7 +56,7 @@ _KIN_NAMED = re.compile(rf"\b(?:[Mm]y|[Oo]ur|[A-Z][a-z]+'s) (?:new )?(?P<who>(?i
 _PEOPLE_VERBS = (r"remind|tell|told|call|called|ring|rang|email|emailed|text|texted|message|messaged|ask|asked|invite|"
                  r"invited|meet|met|thank|thanked|visit|visited|pay|paid|help|helped|congratulate")
 _PERSON = re.compile(rf"\b(?:(?:{_PEOPLE_VERBS}) |(?:email|message|note|letter|card|gift|present|text) (?:to|for) )"
-                     rf"(?P<o>[A-Z][a-z]+)\b(?!')|\b(?P<s>[A-Z][a-z]+) (?:called|texted|emailed|messaged|said|says|"
+                     rf"(?P<o>{_NAME})\b(?!')|\b(?P<s>{_NAME}) (?:called|texted|emailed|messaged|said|says|"
                      rf"told|asked|wants|wanted|needs|needed|promised|replied|wrote|invited|thinks|thought)\b")
 _KIN_OR_PET = re.compile(rf"\b(?:[Mm]y|[Oo]ur) (?P<who>(?i:{KIN}))\b(?! [A-Z])|\b(?:[Mm]y|[Oo]ur) (?:{SPECIES}) (?P<pet>[A-Z][a-z]+)")
 
@@ -73,7 +74,7 @@ def _people(earlier: str, gender: str | None) -> list[tuple[int, str]]:
 def people_named(text: str) -> str:
     """The phrases of `text` that name people ("remind Bruno"), without its things: what an
     agent's question the person answers gives their "him" or "her" to mean, and nothing else."""
-    return ". ".join(m.group(0) for m in [*_PERSON.finditer(text), *_KIN_NAMED.finditer(text)])
+    return "".join(f"{m.group(0)}. " for m in [*_PERSON.finditer(text), *_KIN_NAMED.finditer(text)])
 
 
 def resolved(action: str, earlier: str) -> str:
@@ -92,7 +93,7 @@ def resolved(action: str, earlier: str) -> str:
                       and t.group("h") not in _NO_THING and not _KIN.fullmatch(t.group("h"))]
         if found:  # a name as it is ("Joana"), a thing from its determiner on ("my passport")
             said = max(found)[1]
-            meant = said if " " not in said else said[:1].lower() + said[1:]
+            meant = said[:1].lower() + said[1:] if said.split()[0] in ("My", "Our", "The", "A", "An", "This") else said
             action = f"{it.group('v')} {meant}{action[it.end():]}"
     elif (whose := _HIS.match(action)) and (named := _people(earlier, PRONOUN_GENDER[whose.group("p").lower()])):
         action = f"{whose.group('v')} {max(named)[1]}'s{action[whose.end():]}"  # "buy his uniform": "buy Leo's uniform"

@@ -364,8 +364,7 @@ def task_changes(lines: list[Line], open_tasks: list[KnownTask], zone: str = "UT
         mine = [p.text for p in people[max(0, i - EARLIER_LINES):i] if p.speaker == line.speaker and line.at - p.at <= CARRY]
         earlier = normalise(" ".join(mine))  # what the speaker said just before: whom a "her" of the line may mean
         covered = i > 0 and book.opened_from(people[i - 1].id)  # "Want a reminder?" of a task just opened: that task
-        if (offered := accepted_offer(before.get(line.id), said[0] if said else "", earlier, covered)) is not None:
-            _sentence_changes(book, offered, line, today, peer, earlier)
+        offered = accepted_offer(before.get(line.id), said[0] if said else "", earlier, covered)
         fixed = meant(line.text, mine[-1]) if mine else None  # "Actually, make that Tuesday": the line before, right
         said = sentences(stated(fixed)) if fixed else said
         asked = before.get(line.id)  # "Want me to remind Bruno?" - "No, I'll tell him myself": Bruno
@@ -373,4 +372,6 @@ def task_changes(lines: list[Line], open_tasks: list[KnownTask], zone: str = "UT
         for k, sentence in enumerate(said):  # what was said before: the speaker's line before, and this one's
             _sentence_changes(book, sentence, line, today, peer, normalise(" ".join([earlier, asked, *said[:k]])),
                               bool(fixed))
+        if offered is not None and not book.opened_from(line.id):  # "Yes, remind me to call him": theirs, not both
+            _sentence_changes(book, offered, line, today, peer, earlier)
     return [c for c in book.changes if c is not None]
