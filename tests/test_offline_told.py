@@ -99,3 +99,13 @@ def test_a_he_of_the_next_line_means_the_person_the_line_before_named():
                                                 "He loves Japanese food.", "Nice.")
     assert not any(f.startswith("Leo loves") for f in _lines(
         "I want to surprise Leo with a trip to Kyoto.", "Did Rui like his gift?", "He loves Japanese food.", "Nice."))
+
+
+@pytest.mark.parametrize(("said", "facts"), [
+    ("I moved into a new flat yesterday.", ["Maya moved into a new flat (2025-03-02)."]),  # was home: "a new flat"
+    ("Yesterday was exhausting. I moved all my stuff into the new flat.",
+     ["Maya moved all their stuff into the new flat (2025-03-02)."]),  # was nothing
+    ("We moved into our new place in Porto.", ["Maya lives in Porto."]),  # a place said: the home
+])
+def test_a_move_into_a_dwelling_is_an_event_and_its_place_the_home(said, facts):
+    assert _lines(said, "Congrats!") == facts

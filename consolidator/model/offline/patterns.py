@@ -81,7 +81,7 @@ _RULES: list[tuple[str, str, str, object]] = [
             rf"{_ADV}(?:lives?|living) in (?P<v>.+)",
             rf"{_BE}{_ADV}(?:living|based|settled) in (?P<v>.+)",
             rf"{_HAVE}{_ADV}(?:moved|relocated)(?: back)?(?: from (?P<prev>[^,]+?))? (?:to|into) "
-            rf"(?:{_DWELLING} (?:in|on|near|outside) )?(?P<v>.+)",
+            rf"(?:{_DWELLING} (?:in|on|near|outside) )?(?!{_DWELLING}\b)(?P<v>.+)",  # "into a new flat": no place said
             rf"{_HAVE}{_ADV}(?:bought|rented|found|got|purchased|moved into) {_DWELLING} (?:in|on|near|outside) (?P<v>.+)",
             rf"{_HAVE}{_ADV}settled (?:down )?in (?P<v>.+)"),
     *_rules("origin", "{s} is from {v}.", clean_place, rf"{_BE}{_ADV}(?:originally )?from (?P<v>.+)"),
