@@ -1,9 +1,12 @@
-"""The offline contacts rules: the pastimes and places a person's own clauses name, and claims
-of sentences that open with an interjection reaching the person they are about."""
+"""The offline contacts rules: the pastimes and places a person's own clauses name, claims of
+sentences that open with an interjection reaching the person they are about, two people of one
+first name, and the details said in passing (where someone is from, a birthday)."""
 
 from __future__ import annotations
 
 from datetime import datetime, timezone
+
+import pytest
 
 from consolidator.model.offline.model import OfflineModel
 from consolidator.model.offline.text import destinations, third_person_predicate
@@ -165,3 +168,21 @@ def test_where_someone_is_from_said_in_passing_is_their_origin():
     facts = MODEL.extract_facts(FactExtractionRequest(scope="s", messages=lines, neighbours=[])).facts
     assert [f.text for f in facts] == ["Maya said: This necklace is a gift from Maya's grandma in Maya's home country, "
                                        "Sweden (2024-03-09)."]
+
+
+@pytest.mark.parametrize(("said", "who", "day"), [
+    ("My birthday is on March 3rd.", "Maya", "March 3"),
+    ("Rui's birthday is March 3, he'll be 40.", "Rui", "March 3"),
+    ("My son Leo turns 7 on February 2nd.", "Leo", "February 2"),
+    ("My daughter Lia was born on 3 May 2019.", "Lia", "May 3"),
+    ("My sister Ana is visiting. Her birthday is next week, on the 14th of December.", "Ana", "December 14"),
+])
+def test_a_birthday_said_is_on_the_card(said, who, day):
+    """A birthday was a fact's words only ("Rui's birthday is March 3 (2025-...)"); the card has its day."""
+    assert contacts(("Maya", said))[who].details["birthday"] == day
+
+
+@pytest.mark.parametrize("said", ["My birthday party is on March 3.", "His birthday is May 5.",
+                                  "Our anniversary is October 9."])
+def test_a_party_an_anniversary_or_no_one_is_no_birthday(said):
+    assert not any("birthday" in c.details for c in contacts(("Maya", said)).values())

@@ -92,7 +92,8 @@ def test_one_rarity_lookup() -> None:
 # extraction (facts, contacts, tasks) never imports the summariser, nor the summariser extraction.
 SUMMARISER = {"summarise", "summaryform", "summaryrules", "summaryselect"}
 EXTRACTION = {"clauses", "contacts", "extraction", "factshare", "lineclaims", "mentions", "names", "parse", "patterns", "replies",
-              "referents", "restate", "rules", "shown", "suggest", "tasks", "taskdue", "taskoffers", "worth", "reflect"}
+              "referents", "restate", "rules", "shown", "suggest", "tasks", "taskdue", "taskoffers", "worth", "reflect",
+              "details"}
 TEXT_TOOLS = {"text", "text_normal", "text_compact", "text_cut", "reldates", "lexicon", "words"}
 
 

@@ -47,7 +47,7 @@ DETAIL_KEYS = {
     "home": "home", "origin": "origin", "birthplace": "birthplace", "employer": "employer", "job": "job",
     "diet": "diet", "avoids": "avoids", "allergy": "allergy", "condition": "condition", "injury": "health",
     "pet": "pets", "relation": "relation", "training": "training", "learning": "learning",
-    "plan": "plans", "goal": "goals", "likes": "likes", "dislikes": "dislikes", "age": "age",
+    "plan": "plans", "goal": "goals", "likes": "likes", "dislikes": "dislikes", "age": "age", "birthday": "birthday",
     "partner": "partner", "pastime": "pastimes", "place": "places", "role": "roles",
     "phone": "phone", "email": "email", "address": "address", "pronouns": "pronouns",
 }

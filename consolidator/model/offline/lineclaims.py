@@ -22,7 +22,8 @@ from typing import Iterable
 
 from consolidator.domain import is_person_line
 from consolidator.model.offline.clauses import event_date, local_day
-from consolidator.model.offline.mentions import homeland, kin_named
+from consolidator.model.offline.details import details_in
+from consolidator.model.offline.mentions import kin_named
 from consolidator.model.offline.names import NameBook
 from consolidator.model.offline.parse import CLAUSE_BREAK, Context, parse_sentence
 from consolidator.model.offline.reldates import resolve_relative_dates
@@ -145,8 +146,8 @@ def _claims(people: tuple[_Line, ...], lead: int, zone: str, known: frozenset[st
             if k == 0 and _answers(asked[i], line) and (named := named_in_reply(asked[i], line, sentence, ctx.me)):
                 out.append(Claim(ctx.me, "event", named, f"{ctx.me} said: {named} ({ctx.day}).", kind="said",
                                  sentence=sentence, source_ids=(line.id,)))
-            if (home := homeland(sentence, ctx.me)) and not any(c.attribute == "origin" for c in out[found:]):
-                out.append(replace(home, sentence=sentence, source_ids=(line.id,)))  # "... in my home country, Sweden"
+            out += [replace(d, sentence=sentence, source_ids=(line.id,)) for d in details_in(sentence, ctx.me, ctx.last)
+                    if not any(c.attribute == d.attribute for c in out[found:])]  # "... in my home country, Sweden"
             # "Here's the finished bookshelf" + its photo, no claim of the sentence naming it: the photo is the fact
             if (shared := presented(sentence, caption)) and not any(caption in c.text for c in out[found:]):
                 out.append(Claim(ctx.me, "event", shared, f"{ctx.me} {shared} ({ctx.day}).", kind="event",

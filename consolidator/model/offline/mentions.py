@@ -84,22 +84,6 @@ def named_in(seg: str, me: str, last: str | None, pet: str | None, names: NameBo
     return [Claim(owner, f"favourite {thing}", value, f"{owner}'s favourite {thing} is {value}.")]
 
 
-# "my home country, Sweden", "Rui's hometown of Braga", "back home in Brazil": where someone is from,
-# however the sentence goes on (a place, capitalised, never a month or a weekday)
-_PLACE = r"(?!(?:January|February|March|April|May|June|July|August|September|October|November|December|" \
-         r"Monday|Tuesday|Wednesday|Thursday|Friday|Saturday|Sunday)\b)[A-Z][\w'-]*(?: [A-Z][\w'-]*)*"
-_HOMELAND = re.compile(rf"\b(?:(?P<my>[Mm]y)|(?P<own>[A-Z][a-z]+)'s) (?:home ?town|home country|home city|birthplace|"
-                       rf"native (?:country|land|town|city))(?:,| of| is| was) (?P<v>{_PLACE})|\b[Bb]ack home in (?P<b>{_PLACE})")
-
-
-def homeland(sentence: str, me: str) -> Claim | None:
-    """Where the sentence says someone is from ("my home country, Sweden": the speaker's origin)."""
-    if not (m := _HOMELAND.search(sentence)):
-        return None
-    who, place = m.group("own") or me, m.group("v") or m.group("b")
-    return Claim(who, "origin", place, f"{who} is from {place}.", kind="detail")  # the sentence's fact says it
-
-
 def _owner(m: re.Match, me: str, last: str | None, names: NameBook | None = None) -> str | None:
     """Whose a thing is, by the `_WHOSE` groups: "my" the speaker's, "his/her/their" the last person
     named's (no one where the batch says a "his" cannot mean them), "Rui's" Rui's."""

@@ -68,6 +68,7 @@ ATTRS: dict[str, AttrSpec] = {
     "dislikes": AttrSpec("preferences", 4, False),
     "favourite": AttrSpec("preferences", 4, True),
     "age": AttrSpec("personal", 5, True),
+    "birthday": AttrSpec("personal", 6, True),  # a day of the year (details.py)
     "phone": AttrSpec("contact", 6, True),  # how to reach someone (mentions.py)
     "email": AttrSpec("contact", 6, True),
     "address": AttrSpec("contact", 6, True),
