@@ -389,3 +389,19 @@ def test_a_plan_told_on_monday_is_what_tomorrow_holds_on_thursday(app, settings)
     gone = recall("maya", "What's coming up?", budget_tokens=80, config=settings, now=saturday)
     assert gone.items == [] and gone.text.endswith("- nothing found\n"), gone.text
     assert recall("maya", "Anything tomorrow?", budget_tokens=80, config=settings, now=saturday).items == []
+
+
+def test_a_birthday_on_a_card_is_of_the_period_it_falls_in_every_year(app, settings) -> None:
+    """"My sister Lea's birthday is on June 14th" said in May 2024: "anything next month?" asked
+    the next May (no word of it) finds her card, which the period held nothing of before; asked in
+    March it does not."""
+    log(app, "maya", ["Maya: My sister Lea's birthday is on June 14th.", "Assistant: Noted!"])
+    drain(app, T0 + timedelta(days=1))
+
+    def cards(now):
+        return [i for i in recall("maya", "Anything next month?", budget_tokens=200, config=settings, now=now).items
+                if i.kind == "contact"]
+
+    [card] = cards(T0 + timedelta(days=365))  # May 2025: June is next month
+    assert "birthday: June 14." in card.text
+    assert cards(T0 + timedelta(days=300)) == []  # March 2025: April holds no birthday

@@ -108,6 +108,26 @@ def noted_within(text: str, window: tuple[float, float]) -> bool:
             continue
         if window[0] <= noon < window[1]:
             return True
+    return birthday_within(text, window)
+
+
+_BIRTHDAY = re.compile(r"\bbirthday: (January|February|March|April|May|June|July|August|September|October|November|"
+                       r"December) (\d{1,2})\.")
+_MONTH_NUMBER = {m: i + 1 for i, m in enumerate(("January", "February", "March", "April", "May", "June", "July",
+                                                  "August", "September", "October", "November", "December"))}
+
+
+def birthday_within(text: str, window: tuple[float, float]) -> bool:
+    """Whether a card's birthday ("birthday: December 5.") falls in the window, in any year of it."""
+    for month, day in _BIRTHDAY.findall(text):
+        first = datetime.fromtimestamp(window[0], timezone.utc).year
+        for year in range(first, datetime.fromtimestamp(window[1], timezone.utc).year + 1):
+            try:
+                noon = datetime(year, _MONTH_NUMBER[month], int(day), 12, tzinfo=timezone.utc).timestamp()
+            except ValueError:
+                continue
+            if window[0] <= noon < window[1]:
+                return True
     return False
 
 
@@ -187,7 +207,8 @@ def prior(row: Row, qt: QueryTime, now_s: float, settings: RankSettings, names: 
         if due is not None:  # a task is of the period its due day is in, whenever it was opened
             inside = window[0] <= due < window[1]
         else:
-            inside = row.at < window[1] and end >= window[0] or row.kind == "fact" and noted_within(row.text, window)
+            inside = (row.at < window[1] and end >= window[0] or row.kind == "fact" and noted_within(row.text, window)
+                      or row.kind == "contact" and birthday_within(row.text, window))
         if inside:
             factor *= settings.period_boost
     if qt.asks_when and (row.kind in ("message", "fact") or (row.ladder, row.rung) in FINE_RUNGS):

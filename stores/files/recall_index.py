@@ -271,16 +271,30 @@ def between(conn: sqlite3.Connection, start: float, end: float, limit: int) -> l
 def noted_in(conn: sqlite3.Connection, noted: list[str], limit: int) -> list[tuple[int, str]]:
     """Row numbers and texts of the current facts whose text notes one of these days ("2025-12-05)"
     finds "(2025-12-05)", "2025-12-" any day of the month): a plan's day is in its text, not its time;
-    and of the open tasks due on one, their due day noted as a fact's is ("(2025-12-05)")."""
+    of the open tasks due on one, their due day noted as a fact's is ("(2025-12-05)"); and of the
+    contact cards whose birthday falls on one ("birthday: December 5.", "birthday: December ")."""
     if not noted:
         return []
     facts = " OR ".join("text LIKE ?" for _ in noted)
     dues = " OR ".join("label LIKE ?" for _ in noted)
     rows = conn.execute(f"SELECT n, CASE kind WHEN 'task' THEN '(' || label || ')' ELSE text END FROM item"
                         f" WHERE kind = 'fact' AND status = 'current' AND ({facts})"
-                        f" OR kind = 'task' AND status = 'open' AND ({dues}) ORDER BY at DESC LIMIT ?",
-                        (*(f"%({d}%" for d in noted), *(f"{d.rstrip(')')}%" for d in noted), limit)).fetchall()
+                        f" OR kind = 'task' AND status = 'open' AND ({dues})"
+                        f" OR kind = 'contact' AND ({facts}) ORDER BY at DESC LIMIT ?",
+                        (*(f"%({d}%" for d in noted), *(f"{d.rstrip(')')}%" for d in noted),
+                         *(f"%{_birthday_form(d)}%" for d in noted), limit)).fetchall()
     return [(int(n), str(text)) for n, text in rows]
+
+
+_MONTHS = ("January", "February", "March", "April", "May", "June", "July", "August", "September", "October",
+           "November", "December")
+
+
+def _birthday_form(noted: str) -> str:
+    """A noted day as a card writes a birthday: "2025-12-05)" -> "birthday: December 5.", a month
+    "2025-12-" -> "birthday: December "."""
+    _, month, day = noted.rstrip(")").split("-")
+    return f"birthday: {_MONTHS[int(month) - 1]} {f'{int(day)}.' if day else ''}"
 
 
 def open_tasks(conn: sqlite3.Connection, limit: int) -> list[int]:
