@@ -171,3 +171,12 @@ def test_a_time_said_of_is_when_the_lines_next_sentences_happened(said, fact):
     """"Last night was amazing! We celebrated ..." was dated the day it was said: "last night" is the
     subject of the first sentence, and when the next happened, unless it says its own day."""
     assert fact in said_by_caroline(said)
+
+
+@pytest.mark.parametrize(("said", "fact"), [
+    ("My daughter was born on March 3.", "Caroline's daughter was born on March 3 (2023-05-07)."),  # was (2023-03-03)
+    ("I was born in 1990 in May.", "Caroline was born in May (1990)."),  # was "(May 2023)" as well
+])
+def test_a_birth_without_its_year_gets_none_from_the_tense(said, fact):
+    """The tense picks the last May for "I went to Paris in May"; a birth's year it cannot tell."""
+    assert said_by_caroline(said) == [fact]

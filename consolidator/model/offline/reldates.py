@@ -138,6 +138,7 @@ def day_ahead(text: str, day: str | None) -> bool:
 # needs its "in" ("with April" is a name); a year needs it too ("since 2015" bounds a span).
 _MONTH = "|".join(MONTHS)
 _YEARLY = re.compile(r"\b(?:birthday|bday|b-day|anniversary|name day)\b", re.I)
+_BORN = re.compile(r"\bborn\b", re.I)
 _ORDINAL = r"(?P<d>\d{1,2})(?:st|nd|rd|th)?"
 _YEAR = r"(?:,? (?P<y>(?:19|20)\d\d))?"
 _ABSOLUTE = re.compile(
@@ -171,7 +172,7 @@ def absolute_dates(text: str, today: date | None) -> list[tuple[re.Match, str]]:
         lead = _words(text[:m.start()])[-1:]  # "booked the gallery for June 14", "moved to May 3": ahead,
         ahead = lead and lead[0] in (*_TOWARD, "for") and not (lead[0] == "to" and "from" in _words(text[:m.start()]))
         tense = None if year else "future" if ahead else _tense(text[:m.start()], text[m.end():])  # a span's end not
-        if not year and not tense:
+        if not year and (not tense or _BORN.search(text[:m.start()])):  # "born in May": of no year the tense tells
             continue
         if not day:
             y = int(year) if year else today.year + (
