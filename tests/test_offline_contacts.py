@@ -136,6 +136,8 @@ def test_a_relative_and_someone_else_of_one_first_name_are_two_people():
     cousin = KnownContact(name="Rui", details={"relation": "Maya's cousin"})
     assert "Rui Costa" in contacts(("Maya", "My landlord Rui Costa raised the rent."), known=[cousin])
     assert contacts(("Maya", "My cousin Rui Costa is visiting."), known=[cousin])["Rui"].aliases == ["Rui Costa"]
+    both = KnownContact(name="Rui", details={"relation": "Maya's cousin; Maya's boss"})  # one relation fits: him
+    assert contacts(("Maya", "My cousin Rui Costa came by."), known=[both])["Rui"].aliases == ["Rui Costa"]
 
 
 def test_a_short_name_is_the_full_name_whatever_else_they_are_called():
@@ -148,18 +150,20 @@ def test_a_short_name_is_the_full_name_whatever_else_they_are_called():
 
 
 def test_where_someone_is_from_said_in_passing_is_their_origin():
-    """"a gift from my grandma in my home country, Sweden", "back home in Brazil", "my hometown is
-    Braga" gave no origin (the sentence's fact kept it, the card did not); the fact stays as it was,
-    with no second fact of it. Where one was born is a birthplace, beside where one grew up; a
-    month or a year is no place of birth."""
+    """"a gift from my grandma in my home country, Sweden", "my hometown is Braga" gave no origin
+    (the sentence's fact kept it, the card did not); the fact stays as it was, with no second fact
+    of it. Where one was born is a birthplace, beside where one grew up; a month or a year is no
+    place of birth; "back home in London", where one lives now as often as where one is from, is
+    neither, nor of the speaker when said of someone else."""
     said = {"This necklace is a gift from my grandma in my home country, Sweden.": "Sweden",
-            "Back home in Brazil we ate this every Sunday.": "Brazil",
             "My hometown is Braga.": "Braga", "My home town, Braga, is lovely in spring.": "Braga"}
     for text, place in said.items():
         assert contacts(("Maya", text))["Maya"].details == {"origin": place}, text
     born = contacts(("Maya", "I was born in Angola but grew up in Lisbon."))["Maya"]  # both hold: no one replaces
     assert born.details == {"birthplace": "Angola", "origin": "Lisbon"}
     assert contacts(("Maya", "Rui's hometown is Faro."))["Rui"].details == {"origin": "Faro"}
+    for text in ("I'm finally back home in London after a week in Paris.", "My sister Ana is back home in Brazil."):
+        assert not any("origin" in c.details for c in contacts(("Maya", text)).values()), text
     for text in ("I was born in May.", "I was born in 1990."):
         maya = contacts(("Maya", text)).get("Maya")
         assert maya is None or "birthplace" not in maya.details, text
@@ -176,6 +180,9 @@ def test_where_someone_is_from_said_in_passing_is_their_origin():
     ("My son Leo turns 7 on February 2nd.", "Leo", "February 2"),
     ("My daughter Lia was born on 3 May 2019.", "Lia", "May 3"),
     ("My sister Ana is visiting. Her birthday is next week, on the 14th of December.", "Ana", "December 14"),
+    ("My sister Ana is visiting. She turns 30 on May 4th.", "Ana", "May 4"),
+    ("Leo turns 7 on February 2 and Ana turns 8 on March 3.", "Ana", "March 3"),  # each said
+    ("I was born on 12 June 1990.", "Maya", "June 12"),
 ])
 def test_a_birthday_said_is_on_the_card(said, who, day):
     """A birthday was a fact's words only ("Rui's birthday is March 3 (2025-...)"); the card has its day."""
@@ -183,6 +190,9 @@ def test_a_birthday_said_is_on_the_card(said, who, day):
 
 
 @pytest.mark.parametrize("said", ["My birthday party is on March 3.", "His birthday is May 5.",
-                                  "Our anniversary is October 9."])
-def test_a_party_an_anniversary_or_no_one_is_no_birthday(said):
+                                  "Our anniversary is October 9.", "She turns 7 on February 2nd.",
+                                  "It turned 5 on May 3rd.", "Everyone's birthday is on May 1st.",
+                                  "My birthday is on February 30th."])
+def test_a_party_an_anniversary_no_one_or_no_day_is_no_birthday(said):
+    """"She turns 7 ..." with no one named before, "It", "Everyone" were contacts with a birthday."""
     assert not any("birthday" in c.details for c in contacts(("Maya", said)).values())

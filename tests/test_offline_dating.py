@@ -166,6 +166,8 @@ def test_a_range_of_weekdays_is_a_routine_not_a_day(said, fact):
     ("Yesterday was wild. The warm summer breeze was perfect for my first sailing lesson.",  # "summer": no day of its own
      "Caroline said: The warm summer breeze was perfect for Caroline's first sailing lesson (2023-05-06)."),
     ("Yesterday was wild. Today I finally signed the lease.", "Today, Caroline finally signed the lease (2023-05-07)."),
+    ("Yesterday was hectic. The kids painted the fence.", "Caroline said: The kids painted the fence (2023-05-06)."),
+    ("This week has been crazy. My daughter Mia started school.", "Mia started school (2023-05-07)."),  # no "This week,"
 ])
 def test_a_time_said_of_is_when_the_lines_next_sentences_happened(said, fact):
     """"Last night was amazing! We celebrated ..." was dated the day it was said: "last night" is the

@@ -109,3 +109,12 @@ def test_a_he_of_the_next_line_means_the_person_the_line_before_named():
 ])
 def test_a_move_into_a_dwelling_is_an_event_and_its_place_the_home(said, facts):
     assert _lines(said, "Congrats!") == facts
+
+
+@pytest.mark.parametrize(("said", "fact"), [
+    ("I meant to call my sister Ana yesterday.", "Ana is Maya's sister."),
+    ("No, I mean my sister Ana is a nurse now.", "Ana is Maya's sister."),
+])
+def test_a_clause_that_opens_with_i_meant_is_read_as_any_other(said, fact):
+    """Only a bare correction ("I meant 4pm") is placed or dropped; these lost every claim."""
+    assert fact in _lines("Thanks for the reminder.", "Sure.", said, "Ok.")

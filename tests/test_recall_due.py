@@ -7,6 +7,7 @@ from datetime import datetime, timezone
 
 import pytest
 
+from consolidator.retrieval.rank import birthday_within
 from consolidator.retrieval.when import understand
 from stores.files.recall_index import IndexItem
 from tests.support.index_kit import day, index_memory, message, order
@@ -55,3 +56,15 @@ def test_an_open_task_counts_by_its_due_day(memory) -> None:
     write(_task(1, "Send the tax forms", "2024-06-01", None), _task(2, "Renew the car insurance", "2024-06-18", None),
           _task(3, "Return the library books", "2024-06-10", None))
     assert [t for t in order(ask("What do I need to do?", budget=200)) if t.startswith("#")] == ["#2", "#3", "#1"]
+
+
+@pytest.mark.parametrize(("card", "start", "end", "inside"), [
+    ("birthday: June 14.", (2025, 6, 1), (2025, 7, 1), True),
+    ("birthday: June 14.", (2025, 7, 1), (2025, 8, 1), False),
+    ("birthday: January 3.", (2025, 12, 15), (2026, 1, 15), True),  # a window across the new year
+    ("birthday: February 29.", (2025, 2, 1), (2025, 3, 1), True),  # on the 28th in a year without the 29th
+    ("birthday: February 29.", (2024, 3, 1), (2024, 4, 1), False),
+])
+def test_a_birthday_falls_in_a_period_in_any_year_of_it(card, start, end, inside) -> None:
+    window = tuple(datetime(*d, tzinfo=timezone.utc).timestamp() for d in (start, end))
+    assert birthday_within(f"Ana: {card} relation: Maya's sister.", window) is inside

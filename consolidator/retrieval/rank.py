@@ -118,12 +118,14 @@ _MONTH_NUMBER = {m: i + 1 for i, m in enumerate(("January", "February", "March",
 
 
 def birthday_within(text: str, window: tuple[float, float]) -> bool:
-    """Whether a card's birthday ("birthday: December 5.") falls in the window, in any year of it."""
+    """Whether a card's birthday ("birthday: December 5.") falls in the window, in any year of it
+    (February 29 on the 28th in a year without it)."""
     for month, day in _BIRTHDAY.findall(text):
         first = datetime.fromtimestamp(window[0], timezone.utc).year
         for year in range(first, datetime.fromtimestamp(window[1], timezone.utc).year + 1):
+            leap = (month, day) != ("February", "29") or year % 4 == 0 and (year % 100 != 0 or year % 400 == 0)
             try:
-                noon = datetime(year, _MONTH_NUMBER[month], int(day), 12, tzinfo=timezone.utc).timestamp()
+                noon = datetime(year, _MONTH_NUMBER[month], int(day) if leap else 28, 12, tzinfo=timezone.utc).timestamp()
             except ValueError:
                 continue
             if window[0] <= noon < window[1]:

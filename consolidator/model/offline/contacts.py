@@ -10,9 +10,10 @@ Capitalised words elsewhere are never taken for people, so sentence starts ("Sou
 "Endless patience..."), days, months and places ("in Paris") do not become contacts.
 
 Forms of one name merge: equal ignoring case, or one is the other's first name ("Ana" and "Ana
-Lopez"), unless the speaker calls them relations no one person is (words.other_people: "my cousin
-Rui", "my landlord Rui Costa"); a known contact's name and aliases win, else the longest form is
-the name. Details come
+Lopez"), unless the speaker calls the short and the full form relations no one person is
+(words.other_people: "my cousin Rui", "my landlord Rui Costa"; one name said twice stays one
+person, as a name is all that tells two apart); a known contact's name and aliases win, else the
+longest form is the name. Details come
 from the claims about the person, keyed as in DETAIL_KEYS; only new or changed values are sent.
 A detail ended or denied ("no longer training for the marathon") is sent as "" (cleared).
 Multi-valued details (allergies, likes, pets, the pastimes and places a person's own clauses
@@ -120,13 +121,13 @@ class _Registry:
         cousin Rui", "my landlord Rui Costa": two people)."""
         rel = _relation(form, sentence)
         known = self._known_for(form)
-        if known and rel and any(other_people(rel, r) for r in _relations_of(known)) and (
+        if known and rel and (had := _relations_of(known)) and all(other_people(rel, r) for r in had) and (
                 form.lower() not in (n.lower() for n in [known.name, *known.aliases])):
             known = None  # "my landlord Rui Costa" is not the known cousin Rui
         exact = [p for p in self.people if form.lower() in (f.lower() for f in p.forms)]
         person = next((p for p in exact or self.people if (p.known is known if known is not None else (
             p.known is None and any(same_subject(form, f) for f in p.forms))) and (
-            p in exact or not (rel and any(other_people(rel, r) for r in p.relations)))), None)
+            p in exact or not (rel and p.relations and all(other_people(rel, r) for r in p.relations)))), None)
         if person is None:
             person = _Person(form, known)
             self.people.append(person)

@@ -32,7 +32,7 @@ from consolidator.model.offline.restate import correcting, meant, restate
 from consolidator.model.offline.rules import TASTES, Claim, Polarity
 from consolidator.model.offline.shown import caption_of, presented, with_shown
 from consolidator.model.offline.text_compact import compact
-from consolidator.model.offline.text import TIME_PHRASE, normalise, sentences
+from consolidator.model.offline.text import normalise, sentences
 from consolidator.model.offline.words import MONTHS, NAME_STOPWORDS, PHATIC, WEEKDAYS
 from consolidator.model.offline.worth import is_evaluation
 
@@ -124,13 +124,16 @@ def _claims(people: tuple[_Line, ...], lead: int, zone: str, known: frozenset[st
         for k, (raw, origin) in enumerate(said):  # a rule's text keeps its words: its relative dates are written out
             compacted = compact(raw, hedges=False)  # no "Whoa," or "you know" in a fact (text_compact)
             sentence = restate(compacted)
-            if then and not _OWN_TIME.search(sentence) and not sentence.rstrip().endswith("?"):
-                sentence = f"{then}, {sentence}"  # "Last night was amazing! We celebrated ...": last night
+            when_said = then if then and not _OWN_TIME.search(sentence) and not sentence.rstrip().endswith("?") else None
+            sentence = f"{when_said}, {sentence}" if when_said else sentence  # "Last night was amazing! We ...": then
             then = verdict.group("t") if (verdict := _TIME_VERDICT.match(compacted)) else then
             # "this" points at the photo the sentence carries (shown.py): a line's photo follows its last sentence
             caption = ctx.shown = line.shown if k == last else None
             found = len(out)
             parsed = parse_sentence(sentence, ctx)
+            if when_said:  # a time no rule dated stays out of the words ("Yesterday, Maya said: ...")
+                opening = re.compile(rf"^{re.escape(when_said)},\s*", re.I)
+                parsed = [replace(c, text=_capital(opening.sub("", c.text))) for c in parsed]
             if all(c.kind == "said" for c in parsed) and k == 0 and _answers(asked[i], line) and (  # "About 5
                     implied := implied_statement(asked[i].text, sentence)):  # years now." (replies.py), not "X said: ..."
                 parsed = [replace(c, sentence=sentence) for c in parse_sentence(implied, ctx)] or parsed  # the reply's own
@@ -161,11 +164,17 @@ def _claims(people: tuple[_Line, ...], lead: int, zone: str, known: frozenset[st
 
 
 # "Last night was amazing!", "Yesterday was crazy.": a time said of, when the line's next sentences happened
-_TIME_VERDICT = re.compile(rf"^(?P<t>{TIME_PHRASE}) (?:was|has been|had been)\b", re.I)
+_TIME_VERDICT = re.compile(r"^(?P<t>yesterday(?: (?:morning|afternoon|evening|night))?|the day before yesterday|"
+                           r"last (?:night|week|weekend|month|year|[a-z]+day)|(?:a|one|two|three|a few|\d+) "
+                           r"(?:days?|weeks?) ago) (?:was|has been|had been)\b", re.I)  # a time before the line's
 # ...unless a sentence says its own ("Today I rested"; "the warm summer breeze" says none)
 _OWN_TIME = re.compile(rf"\b(?:(?:last|this|next|on|early|late|that) (?:{'|'.join(WEEKDAYS)}|week|weekend|month|year|"
                        rf"night|morning|afternoon|evening|summer|winter|spring|fall|autumn)|yesterday|today|tonight|"
                        rf"tomorrow|ago|{'|'.join(WEEKDAYS)}|(?-i:{'|'.join(m.capitalize() for m in MONTHS)})|\d{{4}})\b", re.I)
+
+
+def _capital(text: str) -> str:
+    return text[:1].upper() + text[1:]
 
 
 # "Turns out, it was gastritis": what the speaker found out about what the sentence before said.

@@ -54,7 +54,7 @@ _KIN_NAMED = re.compile(rf"\b(?:[Mm]y|[Oo]ur|[Tt]he|[A-Z][a-z]+'s) (?:new )?(?P<
 # ...or one named doing what people do, or having it done to them ("Rui called about the boiler",
 # "Want me to remind Bruno?", "an email to Ana"), or a relative or pet named by what they are
 _PEOPLE_VERBS = (r"remind|tell|told|call|called|ring|rang|email|emailed|text|texted|message|messaged|ask|asked|invite|"
-                 r"invited|meet|met|thank|thanked|visit|visited|pay|paid|help|helped|congratulate")
+                 r"invited|meet|met|thank|thanked|congratulate")  # not "visit", "pay", "help": Porto, a company
 _PERSON = re.compile(rf"\b(?:(?:{_PEOPLE_VERBS}) |(?:email|message|note|letter|card|gift|present|text) (?:to|for) )"
                      rf"(?P<o>{_NAME})\b(?!')|\b(?P<s>{_NAME}) (?:called|texted|emailed|messaged|said|says|"
                      rf"told|asked|wants|wanted|needs|needed|promised|replied|wrote|invited|thinks|thought)\b")

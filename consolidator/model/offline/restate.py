@@ -149,8 +149,14 @@ def _form(amount: str) -> str:
 
 
 def correcting(text: str) -> bool:
-    """Whether `text` is a correction of the line before ("Oops, I meant 4pm"), placed or not."""
-    return bool(_MEANT.match(text.strip()))
+    """Whether `text` is a bare correction of the line before, placed or not: a value said right
+    ("Oops, I meant 4pm", "I meant Friday", "make that 980, not 950"), not a clause that opens
+    with "I meant" ("I meant to call Ana", "No, I mean my sister Ana is a nurse")."""
+    if not (m := _MEANT.match(text.strip())):
+        return False
+    said = m.group("new").lower().split()
+    return m.group("old") is not None and len(said) <= 3 or all(
+        w in ("on", "at", "by", "the", "and", "or") or w in WEEKDAYS or w in MONTHS or _AMOUNT.fullmatch(w) for w in said)
 
 
 def meant(text: str, before: str) -> str | None:

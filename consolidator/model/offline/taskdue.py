@@ -54,10 +54,12 @@ _MOVES = (re.compile(rf"^(?P<p>.+?) (?:got|was|were|has been|have been|is being|
 
 
 def moved_to(sentence: str, at: datetime) -> tuple[str, date] | None:
-    """What `sentence` moves to another day, and that day (relative to `at`); None if it moves nothing."""
+    """What `sentence` moves to another day, and that day (relative to `at`); None if it moves
+    nothing, or to a place ("push the car to the garage tomorrow": the day is no "to")."""
     for pattern in _MOVES:
-        if (m := pattern.search(sentence)) and (due := due_date(m.group("when"), at)[0]) is not None:
-            return m.group("p"), due
+        if (m := pattern.search(sentence)) and (found := due_date(m.group("when"), at))[0] is not None and (
+                found[1].start() == 0):
+            return m.group("p"), found[0]
     return None
 
 

@@ -258,9 +258,13 @@ class _Book:
         self.new_index = {k - (k > i): v for k, v in self.new_index.items()}
         return True
 
-    def open(self, title: str, due: date | None, source_id: str, fixes: bool = False) -> None:
+    def open(self, title: str, due: date | None, source_id: str, fixes: bool = False, offer: bool = False) -> None:
         """Opens `title` unless it is known; the task, when `fixes` (the line before said right),
-        is due on `due` now."""
+        is due on `due` now; an `offer` accepted, unless the accepting line asked for it in its own
+        words ("Want me to remind you to chase him?" - "Yes, remind me to call him")."""
+        if offer and any(_matches(title, t) or _matches(t, title) for i, (_, t) in enumerate(self.tasks)
+                         if i in self.new_index and source_id in self.changes[self.new_index[i]].source_ids):
+            return
         if fixes and due is not None and (i := self.find(title)) is not None:
             return self._due(i, due, source_id)
         if not title or self.has(title):
@@ -299,11 +303,12 @@ def _has_action(action: str, title: str, due: date | None, promise: bool) -> boo
 
 
 def _sentence_changes(book: _Book, sentence: str, line: Line, today: datetime, peer: bool, before: str = "",
-                      fixes: bool = False) -> None:
+                      fixes: bool = False, offer: bool = False) -> None:
     """`today`: the line's local time; `peer`: the line speaks to another person, not the agent;
     `before`: what the speaker said before (their recent lines, this line's sentences before), whose
     thing or person an "it" or "her" of the errand may mean (referents.py); `fixes`: the sentence
-    corrects the speaker's line before (a task it opened is due when it says now)."""
+    corrects the speaker's line before (a task it opened is due when it says now); `offer`: the
+    agent's errand the line accepted (`_Book.open`)."""
     s = unapposed(normalise(_ASIDE.sub("", sentence)))  # "Rui, my boss, wants ...": "my boss Rui wants ..."
     question = s.rstrip().endswith("?")
     if (m := _CANCEL_REMINDER.search(s)) and book.close("cancelled", m.group("p"), line.id):
@@ -337,7 +342,7 @@ def _sentence_changes(book: _Book, sentence: str, line: Line, today: datetime, p
         title = f"{title_of(action)} {every}" if every and every.lower() not in action.lower() else title_of(action)
         if not _has_action(action, title, due, pattern in (_PROMISE, _ASKED_OF_ME)) and pattern not in (*_REMIND, _FORGET_THING):
             continue
-        book.open(title, due, line.id, fixes)
+        book.open(title, due, line.id, fixes, offer)
         return
 
 
@@ -372,6 +377,6 @@ def task_changes(lines: list[Line], open_tasks: list[KnownTask], zone: str = "UT
         for k, sentence in enumerate(said):  # what was said before: the speaker's line before, and this one's
             _sentence_changes(book, sentence, line, today, peer, normalise(" ".join([earlier, asked, *said[:k]])),
                               bool(fixed))
-        if offered is not None and not book.opened_from(line.id):  # "Yes, remind me to call him": theirs, not both
-            _sentence_changes(book, offered, line, today, peer, earlier)
+        if offered is not None:  # after the line's own: "Yes, remind me to call him" is theirs, not both
+            _sentence_changes(book, offered, line, today, peer, earlier, offer=True)
     return [c for c in book.changes if c is not None]

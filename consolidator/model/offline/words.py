@@ -126,18 +126,22 @@ def gender_of(word: str) -> str | None:
 # A relative's role, whatever the word ("my mom Rosa" is "my mother Rosa"): relatives of two roles,
 # or a relative and anyone else ("my cousin Rui", "my landlord Rui Costa"), are two people; the rest
 # may be one ("my boss Joana", "my colleague Joana").
-_FAMILY_ROLES = ("mother mom mum", "father dad", "son daughter child kid baby", "sister brother twin",
-                 "grandmother grandma", "grandfather grandpa", "grandson granddaughter", "cousin", "aunt", "uncle",
-                 "niece nephew", "mother-in-law father-in-law", "sister-in-law brother-in-law",
-                 "son-in-law daughter-in-law", "stepmother stepfather", "stepson stepdaughter",
-                 "stepbrother stepsister", "godmother godfather")
-_FAMILY = {word: role for role in _FAMILY_ROLES for word in role.split()}
+_FAMILY_ROLES = tuple(frozenset(role.split()) for role in (
+    "mother mom mum", "father dad", "son child kid baby", "daughter child kid baby", "sister twin", "brother twin",
+    "grandmother grandma", "grandfather grandpa", "grandson", "granddaughter", "cousin", "aunt", "uncle", "niece",
+    "nephew", "mother-in-law", "father-in-law", "sister-in-law", "brother-in-law", "son-in-law", "daughter-in-law",
+    "stepmother", "stepfather", "stepson", "stepdaughter", "stepbrother", "stepsister", "godmother", "godfather"))
+_FAMILY = frozenset().union(*_FAMILY_ROLES)
 
 
 def other_people(relation: str, other: str) -> bool:
-    """Whether one called `relation` and one called `other` (of the speaker's) are two people."""
-    a, b = (_FAMILY.get(r.lower().split()[-1]) if r.strip() else None for r in (relation, other))
-    return (a is not None or b is not None) and a != b
+    """Whether one called `relation` and one called `other` (of the speaker's) are two people: a
+    relative and anyone else, or relatives no one role holds ("my son" and "my daughter"; "my kid"
+    may be either)."""
+    a, b = (r.lower().split()[-1] if r.strip() else "" for r in (relation, other))
+    if a == b or (a not in _FAMILY and b not in _FAMILY):
+        return False
+    return not any(a in role and b in role for role in _FAMILY_ROLES)
 
 
 # A relation with the place among siblings that tells two apart ("my older brother", "my little sister").
