@@ -183,6 +183,8 @@ def test_where_someone_is_from_said_in_passing_is_their_origin():
     ("My sister Ana is visiting. She turns 30 on May 4th.", "Ana", "May 4"),
     ("Leo turns 7 on February 2 and Ana turns 8 on March 3.", "Ana", "March 3"),  # each said
     ("I was born on 12 June 1990.", "Maya", "June 12"),
+    ("Leo turns 7 on Feb 2, the big day.", "Leo", "February 2"),  # a month as people write it
+    ("My birthday is on the 5th of Sept.", "Maya", "September 5"),
 ])
 def test_a_birthday_said_is_on_the_card(said, who, day):
     """A birthday was a fact's words only ("Rui's birthday is March 3 (2025-...)"); the card has its day."""

@@ -15,12 +15,13 @@ from consolidator.model.offline.rules import Claim
 from consolidator.model.offline.words import MONTHS, NAME_STOPWORDS, PRONOUN_GENDER, STOPWORDS, WEEKDAYS
 
 _MONTH = "|".join(m.capitalize() for m in MONTHS)
+_MONTH_SAID = rf"(?:{_MONTH}|(?:Jan|Feb|Mar|Apr|Jun|Jul|Aug|Sept|Sep|Oct|Nov|Dec)\.?)"  # "Feb 2" is February 2
 _PLACE = rf"(?!(?:{_MONTH}|{'|'.join(d.capitalize() for d in WEEKDAYS)})\b)[A-Z][\w'-]*(?: (?!I\b)[A-Z][\w'-]*)*"
 _WHOSE = r"\b(?:(?P<my>[Mm]y)|(?P<own>[A-Z][a-z]+)'s|(?P<pron>[Hh]is|[Hh]er)) "
 _HOMELAND = re.compile(rf"{_WHOSE}(?:home ?town|home country|home city|birthplace|native (?:country|land|town|city))"
                        rf"(?:,| of| is| was) (?P<v>{_PLACE})")
-_DAY = (rf"(?:(?P<mon>{_MONTH}) (?P<day>\d{{1,2}})(?:st|nd|rd|th)?\b|(?:the )?(?P<day2>\d{{1,2}})(?:st|nd|rd|th)? "
-        rf"(?:of )?(?P<mon2>{_MONTH})\b)")
+_DAY = (rf"(?:(?P<mon>{_MONTH_SAID}) (?P<day>\d{{1,2}})(?:st|nd|rd|th)?\b|(?:the )?(?P<day2>\d{{1,2}})(?:st|nd|rd|th)? "
+        rf"(?:of )?(?P<mon2>{_MONTH_SAID})(?!\w))")
 _BIRTHDAYS = (re.compile(rf"{_WHOSE}birthday(?: is| was| falls)?(?: (?:next|this|coming) (?:week|month|weekend))?"
                          rf"(?:,? on)? {_DAY}"),  # "her birthday is next week, on the 14th of December"
               re.compile(rf"\b(?P<own>[A-Z][a-z]+) (?:turns|turned|will turn) \d+ on {_DAY}"),
@@ -35,8 +36,10 @@ def details_in(sentence: str, me: str, last: str | None = None) -> list[Claim]:
     if (m := _HOMELAND.search(sentence)) and (who := _whose(m, me, last)):
         out.append(Claim(who, "origin", m.group("v"), f"{who} is from {m.group('v')}.", kind="detail"))
     for m in (m for pattern in _BIRTHDAYS for m in pattern.finditer(sentence)):
-        month, day = m.group("mon") or m.group("mon2"), int(m.group("day") or m.group("day2"))
-        if (who := _whose(m, me, last)) and _a_day(month, day) and not any(c.attribute == "birthday" and c.subject == who for c in out):
+        said, day = (m.group("mon") or m.group("mon2")).rstrip(".").lower(), int(m.group("day") or m.group("day2"))
+        month = next(full.capitalize() for full in MONTHS if full.startswith(said[:3]))
+        if (who := _whose(m, me, last)) and _a_day(month, day) and not any(
+                c.attribute == "birthday" and c.subject == who for c in out):
             out.append(Claim(who, "birthday", f"{month} {day}", f"{who}'s birthday is {month} {day}.", kind="detail"))
     return out
 
