@@ -19,9 +19,11 @@ from __future__ import annotations
 
 import math
 import re
+from calendar import isleap
 from dataclasses import dataclass
 from datetime import date, datetime, timedelta, timezone
 
+from consolidator.domain import MONTHS
 from consolidator.retrieval.terms import only_asks
 from consolidator.retrieval.when import QueryTime
 from stores.files.recall_index import Row
@@ -111,24 +113,21 @@ def noted_within(text: str, window: tuple[float, float]) -> bool:
     return birthday_within(text, window)
 
 
-_BIRTHDAY = re.compile(r"\bbirthday: (January|February|March|April|May|June|July|August|September|October|November|"
-                       r"December) (\d{1,2})\.")
-_MONTH_NUMBER = {m: i + 1 for i, m in enumerate(("January", "February", "March", "April", "May", "June", "July",
-                                                  "August", "September", "October", "November", "December"))}
+_BIRTHDAY = re.compile(rf"\bbirthday: ({'|'.join(m.capitalize() for m in MONTHS)}) (\d{{1,2}})\.")
 
 
 def birthday_within(text: str, window: tuple[float, float]) -> bool:
     """Whether a card's birthday ("birthday: December 5.") falls in the window, in any year of it
     (February 29 on the 28th in a year without it)."""
+    first, last = (datetime.fromtimestamp(t, timezone.utc).year for t in window)
     for month, day in _BIRTHDAY.findall(text):
-        first = datetime.fromtimestamp(window[0], timezone.utc).year
-        for year in range(first, datetime.fromtimestamp(window[1], timezone.utc).year + 1):
-            leap = (month, day) != ("February", "29") or year % 4 == 0 and (year % 100 != 0 or year % 400 == 0)
+        number, day = MONTHS.index(month.lower()) + 1, int(day)
+        for year in range(first, last + 1):
             try:
-                noon = datetime(year, _MONTH_NUMBER[month], int(day) if leap else 28, 12, tzinfo=timezone.utc).timestamp()
+                on = date(year, number, 28 if (number, day) == (2, 29) and not isleap(year) else day)
             except ValueError:
                 continue
-            if window[0] <= noon < window[1]:
+            if window[0] <= datetime(on.year, on.month, on.day, 12, tzinfo=timezone.utc).timestamp() < window[1]:
                 return True
     return False
 

@@ -12,10 +12,11 @@ import re
 from datetime import date
 
 from consolidator.model.offline.rules import Claim
+from consolidator.model.offline.taskdue import MONTH_SHORT, month_number
 from consolidator.model.offline.words import MONTHS, NAME_STOPWORDS, PRONOUN_GENDER, STOPWORDS, WEEKDAYS
 
 _MONTH = "|".join(m.capitalize() for m in MONTHS)
-_MONTH_SAID = rf"(?:{_MONTH}|(?:Jan|Feb|Mar|Apr|Jun|Jul|Aug|Sept|Sep|Oct|Nov|Dec)\.?)"  # "Feb 2" is February 2
+_MONTH_SAID = rf"(?:{_MONTH}|(?:{'|'.join(m.capitalize() for m in MONTH_SHORT)})\.?)"  # "Feb 2" is February 2
 _PLACE = rf"(?!(?:{_MONTH}|{'|'.join(d.capitalize() for d in WEEKDAYS)})\b)[A-Z][\w'-]*(?: (?!I\b)[A-Z][\w'-]*)*"
 _WHOSE = r"\b(?:(?P<my>[Mm]y)|(?P<own>[A-Z][a-z]+)'s|(?P<pron>[Hh]is|[Hh]er)) "
 _HOMELAND = re.compile(rf"{_WHOSE}(?:home ?town|home country|home city|birthplace|native (?:country|land|town|city))"
@@ -36,8 +37,8 @@ def details_in(sentence: str, me: str, last: str | None = None) -> list[Claim]:
     if (m := _HOMELAND.search(sentence)) and (who := _whose(m, me, last)):
         out.append(Claim(who, "origin", m.group("v"), f"{who} is from {m.group('v')}.", kind="detail"))
     for m in (m for pattern in _BIRTHDAYS for m in pattern.finditer(sentence)):
-        said, day = (m.group("mon") or m.group("mon2")).rstrip(".").lower(), int(m.group("day") or m.group("day2"))
-        month = next(full.capitalize() for full in MONTHS if full.startswith(said[:3]))
+        month = MONTHS[month_number(m.group("mon") or m.group("mon2")) - 1].capitalize()
+        day = int(m.group("day") or m.group("day2"))
         if (who := _whose(m, me, last)) and _a_day(month, day) and not any(
                 c.attribute == "birthday" and c.subject == who for c in out):
             out.append(Claim(who, "birthday", f"{month} {day}", f"{who}'s birthday is {month} {day}.", kind="detail"))
@@ -47,7 +48,7 @@ def details_in(sentence: str, me: str, last: str | None = None) -> list[Claim]:
 def _a_day(month: str, day: int) -> bool:
     """Whether the month has that day in some year (February 29 does)."""
     try:
-        return bool(date(2000, MONTHS.index(month.lower()) + 1, day))
+        return bool(date(2000, month_number(month), day))
     except ValueError:
         return False
 

@@ -268,7 +268,7 @@ def named_in_reply(asked: _Line, reply: _Line, first: str, me: str) -> str | Non
     owner = f"{me}'s" if whose == "your" else whose
     plural = m.group("n").lower() == "names"
     said = f"{owner} {m.group('what')}{m.group('n').lower()} {'are' if plural else 'is'} {answer.group('names')}"
-    return said[:1].upper() + said[1:]
+    return _capital(said)
 
 
 def _acquired_on(claim: Claim, sentence: str, day: str) -> Claim:

@@ -18,7 +18,8 @@ from datetime import date, datetime, timedelta
 
 from consolidator.model.offline.words import MONTHS, WEEKDAYS
 
-MONTH_NAMES = "|".join([*MONTHS, *"jan feb mar apr jun jul aug sept sep oct nov dec".split()])  # a month as a request writes it
+MONTH_SHORT = tuple("jan feb mar apr jun jul aug sept sep oct nov dec".split())  # a month as people shorten it
+MONTH_NAMES = "|".join([*MONTHS, *MONTH_SHORT])  # a month as a request writes it
 _NUMBERS = {"a": 1, "an": 1, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "ten": 10}
 DUE = re.compile(
     r"\s*\b(?:(?:by|on|before|due|until|for|no later than)\s+)?(?:the\s+)?(?:"
@@ -69,7 +70,7 @@ def _resolve(m: re.Match[str], today: date) -> date | None:
         if g["iso"]:
             return date.fromisoformat(g["iso"])
         if g["mon"] or g["mon2"]:
-            mon = _month(g["mon"] or g["mon2"])
+            mon = month_number(g["mon"] or g["mon2"])
             day, year = int(g["day"] or g["day2"]), g["year"] or g["year2"]
             d = date(int(year) if year else today.year, mon, day)
             return d if year or d >= today else date(today.year + 1, mon, day)
@@ -90,7 +91,7 @@ def _resolve(m: re.Match[str], today: date) -> date | None:
     if g["end"] or g["next"] or g["mon3"]:  # "by the end of February": its last day
         year, mon = today.year, 12 if (g["end"] or "").lower() == "year" else today.month + bool(g["next"])
         if g["mon3"]:
-            mon = _month(g["mon3"])
+            mon = month_number(g["mon3"])
             year += mon < today.month
         first_after = date(year + mon // 12, mon % 12 + 1, 1)
         return first_after - timedelta(days=1)
@@ -105,6 +106,7 @@ def _resolve(m: re.Match[str], today: date) -> date | None:
     return None
 
 
-def _month(name: str) -> int:
+def month_number(name: str) -> int:
+    """1 for "January", "jan" or "Jan."; 12 for "December"."""
     low = name.lower()[:3]
     return [m[:3] for m in MONTHS].index(low) + 1
