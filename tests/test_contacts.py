@@ -32,7 +32,7 @@ class TestCreation:
         assert ana.name == "Ana Lopez"
         assert [a.lower() for a in ana.aliases] == ["ana"]
         assert current(memory, "maya", "Ana Lopez") == {
-            "relation": "The user's friend", "employer": "Google", "home": "Madrid"
+            "relation": "the user's friend", "employer": "Google", "home": "Madrid"
         }
         snapshot = memory.snapshot("maya", "contacts.json")
         assert snapshot["scope"] == "maya"

@@ -69,7 +69,7 @@ class TestContent:
         text = context_text(app)
         for section in SECTIONS:
             assert section in text
-        assert "- Ana Lopez: employer: Google. relation: The user's friend." in text  # details end with a stop
+        assert "- Ana Lopez: employer: Google. relation: the user's friend." in text  # details end with a stop
         assert "- Call the dentist (due 2025-03-07) [#1]\n- Buy milk [#2]" in text
         assert "0 messages not yet consolidated" in text and "no summaries yet" in text
 

@@ -6,8 +6,10 @@ from __future__ import annotations
 
 import pytest
 
+from consolidator.model.offline import OfflineModel
 from consolidator.model.offline.text import sentences
-from tests.support.offline_kit import told
+from consolidator.model.schemas import ContactsRequest, FactExtractionRequest
+from tests.support.offline_kit import told, told_lines
 
 
 def _told(text: str) -> tuple[list[str], list[str]]:
@@ -118,3 +120,28 @@ def test_a_move_into_a_dwelling_is_an_event_and_its_place_the_home(said, facts):
 def test_a_clause_that_opens_with_i_meant_is_read_as_any_other(said, fact):
     """Only a bare correction ("I meant 4pm") is placed or dropped; these lost every claim."""
     assert fact in _lines("Thanks for the reminder.", "Sure.", said, "Ok.")
+
+
+def test_an_unnamed_user_is_written_as_a_common_noun_inside_a_sentence():
+    """A user logged without a speaker name is "The user"; the relation read "The user's sister"
+    and the fact "Ana is The user's sister.", a capital in mid-sentence on every contact card."""
+    lines = [line.model_copy(update={"speaker": None}) for line in told_lines(
+        "My sister Ana lives in Porto.", "Noted.", "I went to the dentist with Ana yesterday.", "Ok.")]
+    model = OfflineModel()
+    facts = [f.text for f in model.extract_facts(FactExtractionRequest(scope="s", messages=lines, neighbours=[])).facts]
+    assert "Ana is the user's sister." in facts
+    assert any(f.startswith("The user went to the dentist with Ana") for f in facts)  # a sentence's start keeps it
+    ana, = model.update_contacts(ContactsRequest(scope="s", messages=lines, known=[])).contacts
+    assert ana.details["relation"] == "the user's sister"
+
+
+@pytest.mark.parametrize(("said", "fact"), [
+    ("My friend Rui is coming on Saturday.", "Rui is coming (2025-03-08)."),
+    ("My sister Ana is visiting next week.", "Ana is visiting (week of 2025-03-10)."),
+    ("Ana is visiting next week.", "Ana is visiting (week of 2025-03-10)."),
+])
+def test_a_plan_of_someone_named_is_kept_by_its_day(said, fact):
+    """The plan's day is its news: "is coming" adds no word to "Rui is Maya's friend", so the plan
+    was dropped; a week ahead counted as no plan's day at all ("Ana is visiting next week": nothing),
+    and "coming on Saturday" left "Rui is coming on (2025-03-08)" (the "on" was not the date's)."""
+    assert fact in _told(said)[0]

@@ -45,11 +45,16 @@ def photo(caption: str) -> str:
     return render_one(image(caption))
 
 
+def told_lines(*texts: str) -> list[Line]:
+    """Maya's lines to the agent and its replies, in turn (hers first), at LATE."""
+    return [Line(id=f"m{i}", at=LATE, role="assistant" if i % 2 else "user", speaker=None if i % 2 else "Maya",
+                 text=text) for i, text in enumerate(texts)]
+
+
 def told(*texts: str) -> tuple[list[str], list[str]]:
     """Maya's lines to the agent and its replies, in turn (hers first), at LATE: the facts' texts
     and the tasks' titles they give."""
-    lines = [Line(id=f"m{i}", at=LATE, role="assistant" if i % 2 else "user", speaker=None if i % 2 else "Maya",
-                  text=text) for i, text in enumerate(texts)]
+    lines = told_lines(*texts)
     facts = MODEL.extract_facts(FactExtractionRequest(scope="s", messages=lines, neighbours=[])).facts
     tasks = MODEL.update_tasks(TasksRequest(scope="s", messages=lines, open_tasks=[])).changes
     return [f.text for f in facts], [t.title for t in tasks]

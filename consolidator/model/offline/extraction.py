@@ -18,6 +18,7 @@ from datetime import date
 from functools import lru_cache
 
 from consolidator.domain import is_negated
+from consolidator.model.offline.clauses import local_day
 from consolidator.model.offline.factshare import within_share
 from consolidator.model.offline.lineclaims import claims_of_lines
 from consolidator.model.offline.restate import correction, stated
@@ -80,7 +81,8 @@ def keep_novel(doc: ExtractionDoc, settings: OfflineSettings) -> ExtractionDoc:
     """Claims that add enough to the neighbours and the batch's earlier claims (worth.novel); a
     correction is news however few its new words ("the budget is 150, not 120"), as an ending is."""
     speakers = {(m.speaker or "").strip() for m in doc.request.messages if m.speaker}
-    kept = {id(c) for c in novel(doc.claims, [f.text for f in doc.request.neighbours], speakers)}
+    said_on = {m.id: local_day(m.at, doc.request.timezone) for m in doc.request.messages}
+    kept = {id(c) for c in novel(doc.claims, [f.text for f in doc.request.neighbours], speakers, said_on)}
     doc.claims = [c for c in doc.claims if id(c) in kept or correction(c.text)]
     return doc
 

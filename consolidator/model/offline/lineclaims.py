@@ -74,7 +74,19 @@ def claims_of_lines(lines: list, zone: str = "UTC", known: Iterable[str] = (), c
     talk = [line for line in (*context, *lines) if line.role in ("user", "assistant")]
     answers = {b.id: a for a, b in zip(talk, talk[1:])}
     asked = tuple(view(answers[p.id]) if p.id in answers else None for p in (*before, *people))
-    return list(_claims(before + people, len(before), zone, names, asked))
+    return [_user_cased(c) for c in _claims(before + people, len(before), zone, names, asked)]
+
+
+# An unnamed speaker is "The user" (parse.Context.me); inside a sentence, or as a value ("Ana is
+# the user's sister", relation "the user's sister"), it is written as any common noun is.
+_USER_INSIDE = re.compile(r"(?<=.)(?<![.!?:] )\bThe user\b")
+
+
+def _user_cased(claim: Claim) -> Claim:
+    if "The user" not in claim.text + claim.value + claim.detail:
+        return claim
+    low = (lambda s: s.replace("The user", "the user"))
+    return replace(claim, text=_USER_INSIDE.sub("the user", claim.text), value=low(claim.value), detail=low(claim.detail))
 
 
 _ORPHAN_CLITIC = re.compile(r"(?:^|[\s,;(])'(?:s|re|ve|ll|d|m)\b")

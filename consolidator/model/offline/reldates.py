@@ -74,7 +74,7 @@ _CUE = re.compile(rf"yesterday|tomorrow|last|next|this|ago|\bin (?:{_COUNT}) |{_
 # A bare weekday ("on Thursday", "a check-up Monday"; not "Mondays", not after last/next/this):
 # the clause's tense says which (`_tense`).
 _BARE_DAY = re.compile(
-    rf"(?<![\w'’-])(?<!last )(?<!next )(?<!this )(?<!past )(?<!coming )(?<!every )(?:on )?(?P<day>{_DAYS})"
+    rf"(?<![\w'’-])(?<!last )(?<!next )(?<!this )(?<!past )(?<!this coming )(?<!every )(?:on )?(?P<day>{_DAYS})"
     rf"(?![\w'’-])(?! the \d){_NOT_RESOLVED_YET}", re.IGNORECASE)  # "Saturday the 15th" is the 15th's
 _TITLE_DOT = re.compile(rf"\b({TITLES})\.")
 _CLAUSE_END = re.compile(r"[.;:!?,]|\s(?:and|but|so|because|when|while|which|who|that)\s", re.IGNORECASE)
@@ -128,9 +128,21 @@ def relative_dates(text: str, today: date | None) -> list[tuple[re.Match, str]]:
 
 
 def day_ahead(text: str, day: str | None) -> bool:
-    """Whether `text` names a day after `day` (ISO; "on Friday", "tomorrow", "on March 14"): a plan's day."""
+    """Whether `text` names a time after `day` (ISO): a plan's day ("on Friday", "tomorrow", "on
+    March 14") or a week or month that starts after it ("next week", "next month")."""
     today = date.fromisoformat(day) if day else None
-    return any(len(r) == 10 and r > (day or "") for _, r in relative_dates(text, today) + absolute_dates(text, today))
+    return any(start_of(r) > (day or "") for _, r in relative_dates(text, today) + absolute_dates(text, today))
+
+
+def start_of(resolved: str) -> str:
+    """The first day (ISO) of a resolved date: "week of 2026-11-09" its Monday, "December 2026"
+    its 1st; a year alone gives "" (never ahead: "in 2015" bounds a span, "next year" is vague)."""
+    if resolved.startswith("week of "):
+        return resolved[8:]
+    month, _, year = resolved.partition(" ")
+    if year and month in MONTHS:
+        return f"{year}-{MONTHS.index(month) + 1:02d}-01"
+    return resolved if len(resolved) == 10 else ""
 
 
 # A calendar date written out ("on March 14", "March 14, 2026", "on the 3rd of May", "in June 2018",

@@ -49,10 +49,10 @@ from __future__ import annotations
 
 import re
 from functools import lru_cache
-from typing import Iterable
+from typing import Iterable, Mapping
 
 from consolidator.model.offline.clauses import VAGUE
-from consolidator.model.offline.reldates import DATE_NOTE
+from consolidator.model.offline.reldates import DATE_NOTE, start_of
 from consolidator.model.offline.text import TIME_ONLY, activities, life_events, specifics, stem
 from consolidator.model.offline.words import IRREGULAR_PAST, NUMBER_WORDS, PHATIC, STOPWORDS, zipf
 
@@ -237,10 +237,14 @@ def kind_of(predicate: str) -> str:
 ENDED = re.compile(r"\b(?:any ?more|no longer|any longer|cancell?ed|called off|(?:is|are|was|were) off)\b", re.I)
 
 
-def novel(claims: list, known_texts: Iterable[str], speakers: Iterable[str] = ()) -> list:
+def novel(claims: list, known_texts: Iterable[str], speakers: Iterable[str] = (),
+          said_on: Mapping[str, str] | None = None) -> list:
     """The claims, less the plain clauses ("event" claims) that add under their NEED to what the
     known texts and the batch's earlier claims say (see the module docstring). The speakers'
-    names count as known: every fact about them names them. An ending (ENDED) is always news."""
+    names count as known: every fact about them names them. An ending (ENDED) is always news, and
+    so is a plan's day: a claim that happens after the day its line was said (`said_on`, line id
+    to local day) is news by its date ("My friend Rui is coming on Saturday": Rui is known by then)."""
+    said_on = said_on or {}
     speakers = tuple(s for s in speakers if s)
     known: set[str] = set()
     texts = list(known_texts)
@@ -252,7 +256,8 @@ def novel(claims: list, known_texts: Iterable[str], speakers: Iterable[str] = ()
             words = len(DATE_NOTE.sub("", claim.text).split())
             need = NEED.get(claim.kind or "state", NEED["state"]) + PER_WORD * words
             added = new_worth(claim.text, known, speakers)
-            dated = added > 0 and bool(claim.happened) and not any(claim.happened in text for text in texts)
+            ahead = bool(claim.source_ids) and start_of(claim.happened) > said_on.get(claim.source_ids[0], "~")
+            dated = (added > 0 or ahead) and bool(claim.happened) and not any(claim.happened in text for text in texts)
             if added + NUMBER_WEIGHT * dated < need:
                 continue  # (an event's own date said for the first time is news: "We land in Tokyo on April 4")
         known |= stems_of(claim.text)
