@@ -405,3 +405,15 @@ def test_a_birthday_on_a_card_is_of_the_period_it_falls_in_every_year(app, setti
     [card] = cards(T0 + timedelta(days=365))  # May 2025: June is next month
     assert "birthday: June 14." in card.text
     assert cards(T0 + timedelta(days=300)) == []  # March 2025: April holds no birthday
+
+
+def test_a_card_is_of_no_period_by_when_the_daemon_wrote_it(app, settings) -> None:
+    """A card's time is when a batch last wrote it: "anything today?" asked the day the daemon ran
+    answered with every card (the cards were the whole answer where nothing happened that day)."""
+    log(app, "maya", ["Maya: My sister Lea lives in Porto.", "Assistant: Noted!"])
+    drained = T0 + timedelta(days=2)
+    drain(app, drained)
+    card = recall("maya", "Where does Lea live?", budget_tokens=200, config=settings, now=drained).items
+    assert any(i.kind == "contact" for i in card)  # the card is there to be found
+    today = recall("maya", "Anything today?", budget_tokens=200, config=settings, now=drained)
+    assert [i for i in today.items if i.kind == "contact"] == [], today.text

@@ -207,9 +207,10 @@ def prior(row: Row, qt: QueryTime, now_s: float, settings: RankSettings, names: 
         end = row.until if row.until is not None and row.kind == "summary" else row.at
         if due is not None:  # a task is of the period its due day is in, whenever it was opened
             inside = window[0] <= due < window[1]
+        elif row.kind == "contact":  # a card's time is when the daemon last wrote it, which says nothing
+            inside = birthday_within(row.text, window)  # of the person: only a birthday is of a period
         else:
-            inside = (row.at < window[1] and end >= window[0] or row.kind == "fact" and noted_within(row.text, window)
-                      or row.kind == "contact" and birthday_within(row.text, window))
+            inside = row.at < window[1] and end >= window[0] or row.kind == "fact" and noted_within(row.text, window)
         if inside:
             factor *= settings.period_boost
     if qt.asks_when and (row.kind in ("message", "fact") or (row.ladder, row.rung) in FINE_RUNGS):

@@ -262,8 +262,10 @@ def lexical_between(conn: sqlite3.Connection, match: str, limit: int, start: flo
 
 
 def between(conn: sqlite3.Connection, start: float, end: float, limit: int) -> list[int]:
-    """Row numbers of items whose time falls in [start, end): summaries first, then the newest."""
-    rows = conn.execute("SELECT n FROM item WHERE at >= ? AND at < ? ORDER BY kind = 'summary' DESC, at DESC"
+    """Row numbers of items whose time falls in [start, end): summaries first, then the newest. Not
+    the contact cards: a card's time is when it was last written, of no period (a birthday is)."""
+    rows = conn.execute("SELECT n FROM item WHERE at >= ? AND at < ? AND kind != 'contact'"
+                        " ORDER BY kind = 'summary' DESC, at DESC"
                         " LIMIT ?", (start, end, limit)).fetchall()
     return [int(n) for (n,) in rows]
 
