@@ -49,6 +49,18 @@ def test_a_weekday_with_its_day_of_the_month_is_not_the_next_such_weekday():
     assert all("(2023-05-13)" not in f for f in said_by_caroline("The final is on Saturday the 20th at 8pm in Lisbon."))
 
 
+@pytest.mark.parametrize(("said", "fact"), [
+    # the weekday was dated alone, the coming Saturday, and the date beside it left as words
+    ("The final is on Saturday, May 20 at 8pm.", "Caroline said: The final is on Saturday, May 20 (2023-05-20) at 8pm (2023-05-07)."),
+    # the weekday picks the month: June 9 is the next Friday the 9th ("pushed" read the last 9th, April's)
+    ("Ana pushed the party to Friday the 9th.", "Caroline said: Ana pushed the party to Friday the 9th (2023-06-09) (2023-05-07)."),
+    ("I flew to Rome on Friday, May 5.", "Caroline flew to Rome (2023-05-05)."),  # was "flew to Rome on Friday,"
+    ("I am flying to Rome on Friday 12 May.", "Caroline is flying to Rome (2023-05-12)."),  # the day before its month
+])
+def test_a_weekday_written_with_its_date_dates_the_clause_by_both(said, fact):
+    assert said_by_caroline(said) == [fact]
+
+
 @pytest.mark.parametrize(("said", "facts"), [
     ("My son had an accident last Tuesday, he fell off his bike and it was rough.",  # "fell": dated the day said
      ["Caroline's son had an accident (2023-05-02).", "Caroline's son fell off his bike (2023-05-02)."]),

@@ -207,6 +207,16 @@ def test_a_cancel_after_an_interjection_cancels_the_task_opened_in_the_same_batc
                     "Oh, cancel the plumber, my neighbour fixed the leak.") == []
 
 
+@pytest.mark.parametrize(("said", "title", "due"), [
+    ("Remind me to call Rui on Friday the 14th.", "Call Rui", "2025-03-14"),  # was the coming Friday, the 7th
+    ("Book a table for Saturday, March 22.", "Book a table", "2025-03-22"),  # was "Book a table for Saturday"
+    ("Remind me to pay the vet on Friday 4 April.", "Pay the vet", "2025-04-04"),
+])
+def test_a_weekday_written_with_its_date_is_due_that_date(said, title, due):
+    (change,) = tasks_of(said)
+    assert (change.title, change.due.isoformat()) == (title, due)
+
+
 def test_a_due_day_that_qualifies_a_noun_leaves_its_preposition_in_the_title():
     (change,) = tasks_of("Can you find me a good Thai place near Bonfim for Friday dinner?")
     assert change.title == "Find me a good Thai place near Bonfim for dinner" and change.due.weekday() == 4

@@ -47,7 +47,7 @@ from zoneinfo import ZoneInfo
 from consolidator.model.attachments import ATTACHMENT_FORM
 from consolidator.model.offline.text_cut import TITLE
 from consolidator.model.offline.reldates import DATE_NOTE, absolute_dates, relative_dates, resolve_absolute_dates
-from consolidator.model.offline.reldates import resolve_relative_dates
+from consolidator.model.offline.reldates import WEEKDAY_BEFORE, resolve_relative_dates
 from consolidator.model.offline.text import life_events, specifics, stem, third_person
 from consolidator.model.offline.words import FULL_LIST, IRREGULAR_PAST, MONTHS, RARE_ZIPF, STOPWORDS, WEEKDAYS, zipf
 
@@ -152,8 +152,7 @@ def local_time(at: datetime, zone: str = "UTC") -> datetime:
 
 
 def local_day(at: datetime, zone: str = "UTC") -> str:
-    """The ISO day `at` falls on in `zone`."""
-    return local_time(at, zone).date().isoformat()
+    return local_time(at, zone).date().isoformat()  # the ISO day `at` falls on in `zone`
 
 
 def strip_asides(text: str) -> str:
@@ -187,8 +186,9 @@ def event_date(when: str, said: str, day: str | None, about: str = "") -> Dated:
         if lead:
             return Dated("", said, lead[0][1], True)
         m, resolved = inner[0]
-        before = said[:m.start()].split()[-1:]
-        rest = _LOOSE_PUNCT.sub("", " ".join(f"{said[:m.start()]} {said[m.end():]}".split())).strip(" ,;:-")
+        start = weekday.start() if (weekday := WEEKDAY_BEFORE.search(said, 0, m.start())) else m.start()
+        before = said[:start].split()[-1:]  # "on Friday, May 5" goes with its date
+        rest = _LOOSE_PUNCT.sub("", " ".join(f"{said[:start]} {said[m.end():]}".split())).strip(" ,;:-")
         copula = (before or rest.split()[:1] or [""])[0].lower() in ("is", "was", "are", "were")  # or "Tomorrow is ..."
         if rest and not (before and before[0].lower() in _SPAN_WORDS) and (before or not copula):
             return Dated(when, rest, resolved, True)

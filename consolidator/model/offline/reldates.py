@@ -73,9 +73,14 @@ _EXPRESSION = re.compile(
 _CUE = re.compile(rf"yesterday|tomorrow|last|next|this|ago|\bin (?:{_COUNT}) |{_DAYS}", re.IGNORECASE)
 # A bare weekday ("on Thursday", "a check-up Monday"; not "Mondays", not after last/next/this):
 # the clause's tense says which (`_tense`).
+# A date that follows a weekday ("Friday the 4th", "Thursday, December 3", "Friday 4 December"; not "Friday 4pm")
+_DATE_AFTER = (rf"(?:(?:the )?\d{{1,2}}(?:st|nd|rd|th)\b|\d{{1,2}} (?:of )?(?:{'|'.join(MONTHS)})\b"
+               rf"|(?:{'|'.join(MONTHS)}) \d)")
+WEEKDAY_BEFORE = re.compile(rf"(?:\bon )?\b(?:{_DAYS}),? (?:on )?$", re.I)  # the weekday just before a date
 _BARE_DAY = re.compile(
     rf"(?<![\w'’-])(?<!last )(?<!next )(?<!this )(?<!past )(?<!this coming )(?<!every )(?:on )?(?P<day>{_DAYS})"
-    rf"(?![\w'’-])(?! the \d){_NOT_RESOLVED_YET}", re.IGNORECASE)  # "Saturday the 15th" is the 15th's
+    rf"(?![\w'’-])(?!,? {_DATE_AFTER}){_NOT_RESOLVED_YET}",  # "Saturday the 15th", "Friday 4 December",
+    re.IGNORECASE)  # "Thursday, December 3": the date's, which the weekday picks the month or year of
 _TITLE_DOT = re.compile(rf"\b({TITLES})\.")
 _CLAUSE_END = re.compile(r"[.;:!?,]|\s(?:and|but|so|because|when|while|which|who|that)\s", re.IGNORECASE)
 _TOKEN = re.compile(r"[a-z]+(?:['’][a-z]+)?")
@@ -154,7 +159,7 @@ _BORN = re.compile(r"\bborn\b", re.I)
 _ORDINAL = r"(?P<d>\d{1,2})(?:st|nd|rd|th)?"
 _YEAR = r"(?:,? (?P<y>(?:19|20)\d\d))?"
 _ABSOLUTE = re.compile(
-    rf"\b(?:(?:on |in )?(?:(?P<m>{_MONTH}) {_ORDINAL}\b|the {_ORDINAL.replace('<d>', '<d2>')} of (?P<m2>{_MONTH})){_YEAR}"
+    rf"\b(?:(?:on |in )?(?:(?P<m>{_MONTH}) {_ORDINAL}\b|(?:the )?{_ORDINAL.replace('<d>', '<d2>')} (?:of )?(?P<m2>{_MONTH})){_YEAR}"
     rf"|in (?P<m3>{_MONTH})(?: (?P<y3>(?:19|20)\d\d))?|in (?P<y4>(?:19|20)\d\d)"
     r"|(?:on )?the (?P<dom>\d{1,2})(?:st|nd|rd|th)(?! (?:of|floor|century|time|grade|place|row|birthday|anniversary)\b))"
     rf"\b(?![\w'-]){_NOT_RESOLVED_YET}")
@@ -171,19 +176,27 @@ def absolute_dates(text: str, today: date | None) -> list[tuple[re.Match, str]]:
         if m.group("y4"):
             found.append((m, m.group("y4")))
             continue
+        words = _words(text[:m.start()])
+        weekday = WEEKDAYS.index(words[-1]) if words and words[-1] in WEEKDAYS and not m.group("m3") else None
+        lead = words[-2:-1] if weekday is not None else words[-1:]  # "pushed it to Friday the 11th": "to"
+        ahead = lead and lead[0] in (*_TOWARD, "for") and not (lead[0] == "to" and "from" in words)
+        told = _tense(text[:m.start()], text[m.end():])
+        tense = "future" if ahead else told
         if m.group("dom"):  # "flying to Madeira on the 20th": that day of this month, or of the next or last one;
             month_said = next((r for _, r in reversed(found) if len(r) == 10), None)  # "March 14 ... back on the 18th"
             if month_said:
                 with suppress(ValueError):
                     found.append((m, date.fromisoformat(month_said).replace(day=int(m.group("dom"))).isoformat()))
-            elif dom := _day_of_month(int(m.group("dom")), today, _tense(text[:m.start()], text[m.end():])):
+            elif dom := (_on_weekday(today, weekday, tense, day=int(m.group("dom"))) if weekday is not None
+                         else _day_of_month(int(m.group("dom")), today, told)):
                 found.append((m, dom))
             continue
         month = MONTHS.index(m.group("m") or m.group("m2") or m.group("m3")) + 1
         day, year = int(m.group("d") or m.group("d2") or 0), m.group("y") or m.group("y3")
-        lead = _words(text[:m.start()])[-1:]  # "booked the gallery for June 14", "moved to May 3": ahead,
-        ahead = lead and lead[0] in (*_TOWARD, "for") and not (lead[0] == "to" and "from" in _words(text[:m.start()]))
-        tense = None if year else "future" if ahead else _tense(text[:m.start()], text[m.end():])  # a span's end not
+        if weekday is not None and day and not year and (dated := _on_weekday(today, weekday, tense, day, month)):
+            found.append((m, dated))  # "on Thursday, December 3": the year whose December 3 is a Thursday
+            continue
+        tense = None if year else tense  # a span's end not
         if not year and (not tense or _BORN.search(text[:m.start()])):  # "born in May": of no year the tense tells
             continue
         if not day:
@@ -199,6 +212,26 @@ def absolute_dates(text: str, today: date | None) -> list[tuple[re.Match, str]]:
             when = when.replace(year=when.year + (1 if tense == "future" else -1))
         found.append((m, when.isoformat()))
     return found
+
+
+def _on_weekday(today: date, weekday: int, tense: str | None, day: int, month: int | None = None) -> str | None:
+    """The date a weekday and a day of a month (and the month, if said) name together ("Friday the
+    11th", "Thursday, December 3"): of the dates within a year either side of `today` that fall on
+    that weekday, the first from today on if `tense` is "future", the last up to today if "past",
+    else the nearest; None if no such date is near (the weekday and the day disagree)."""
+    near = []
+    for k in range(-13, 14):
+        y, mo = divmod(today.month - 1 + k, 12)
+        if month is not None and mo + 1 != month:
+            continue
+        with suppress(ValueError):
+            if (when := date(today.year + y, mo + 1, day)).weekday() == weekday and abs((when - today).days) <= 366:
+                near.append(when)
+    if tense == "future":
+        near = [d for d in near if d >= today][:1]
+    elif tense == "past":
+        near = [d for d in near if d <= today][-1:]
+    return min(near, key=lambda d: abs((d - today).days)).isoformat() if near else None
 
 
 def _day_of_month(day: int, today: date, tense: str | None) -> str | None:

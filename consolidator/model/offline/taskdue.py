@@ -4,7 +4,8 @@ Relative to the day the message was said on, in the scope's time zone (`at` is
 UTC: "tomorrow" said at 00:30 on a Tuesday in Paris is Wednesday): 2025-03-10; March 10 / 10 March (this year,
 or next year when already past), with an optional year; today, tonight, tomorrow, the day after
 tomorrow; a weekday (the next one strictly after today; "this"/"next"/"coming" Friday all mean
-that one), a part of the day after either ("Wednesday evening") belonging to it; in N
+that one), a part of the day after either ("Wednesday evening") belonging to it; a weekday
+with its date ("Friday the 14th", "Saturday, March 22") that date, the weekday picking the month; in N
 days/weeks; this/next weekend (its Saturday); the end of this or next month, of a named month or of
 the year (its last day). Anything else ("end of the week", whose last day is a matter of habit,
 "after the holidays") leaves the task undated; how often ("remind me every Monday to ...") stays
@@ -22,12 +23,14 @@ MONTH_SHORT = tuple("jan feb mar apr jun jul aug sept sep oct nov dec".split()) 
 MONTH_NAMES = "|".join([*MONTHS, *MONTH_SHORT])  # a month as a request writes it
 _NUMBERS = {"a": 1, "an": 1, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "ten": 10}
 DUE = re.compile(
-    r"\s*\b(?:(?:by|on|before|due|until|for|no later than)\s+)?(?:the\s+)?(?:"
+    r"\s*\b(?:(?:by|on|before|due|until|for|no later than)\s+)?"
+    rf"(?:(?P<wdp>{'|'.join(WEEKDAYS)}),?\s+)?(?:the\s+)?(?:"  # "on Friday the 4th": the weekday picks the month
     r"(?P<iso>\d{4}-\d{2}-\d{2})"
     rf"|(?P<mon>{MONTH_NAMES})\.? (?P<day>\d{{1,2}})(?:st|nd|rd|th)?\b(?:,? (?P<year>\d{{4}}))?"
     rf"|(?P<day2>\d{{1,2}})(?:st|nd|rd|th)? (?:of )?(?P<mon2>{MONTH_NAMES})\b\.?(?:,? (?P<year2>\d{{4}}))?"
     r"|(?P<rel>day after tomorrow|today|tonight|tomorrow)(?: (?:morning|afternoon|evening|night))?"
     rf"|(?<!every )(?<!each )(?:(?:this|next|coming) )?(?P<wd>{'|'.join(WEEKDAYS)})(?: (?:morning|afternoon|evening|night))?"
+    rf"(?!,? (?:(?:the )?\d{{1,2}}(?:st|nd|rd|th)\b|\d{{1,2}} (?:of )?(?:{MONTH_NAMES})\b|(?:{MONTH_NAMES})\.? \d))"
     rf"|in (?P<n>\d+|{'|'.join(_NUMBERS)}) (?P<unit>days?|weeks?)|(?P<we>this|next|coming) weekend"
     r"|(?<=the )(?P<dom>\d{1,2})(?:st|nd|rd|th)(?! (?:of|day|time|floor|century|birthday|anniversary)\b)"
     rf"|end of (?:the |this )?(?:(?P<end>month|year)|(?P<next>next month)|(?P<mon3>{MONTH_NAMES}))"
@@ -95,6 +98,11 @@ def _resolve(m: re.Match[str], today: date) -> date | None:
             year += mon < today.month
         first_after = date(year + mon // 12, mon % 12 + 1, 1)
         return first_after - timedelta(days=1)
+    if g["dom"] and g["wdp"]:  # "on Friday the 4th": the next 4th that is a Friday
+        weekday = WEEKDAYS.index(g["wdp"].lower())
+        return next((d for k in range(13) if (d := _nth_of(today, k, int(g["dom"])))
+                     and d >= today and d.weekday() == weekday), None) or _nth_of(today, int(g["dom"]) < today.day,
+                                                                                 int(g["dom"]))
     if g["dom"]:  # "on the 27th": that day of this month, or of the next when it is past
         month = today.replace(day=1)
         if int(g["dom"]) < today.day:
@@ -104,6 +112,15 @@ def _resolve(m: re.Match[str], today: date) -> date | None:
         except ValueError:
             return None
     return None
+
+
+def _nth_of(today: date, months_on: int, day: int) -> date | None:
+    """That day of the month `months_on` after today's, or None where it has none (a 31st)."""
+    year, month = divmod(today.month - 1 + months_on, 12)
+    try:
+        return date(today.year + year, month + 1, day)
+    except ValueError:
+        return None
 
 
 def month_number(name: str) -> int:
