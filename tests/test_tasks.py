@@ -77,6 +77,13 @@ class TestClosing:
         assert task.status == "done" and task.closed_by == closing
         assert task.closed_at is not None and task.closed_at > task.opened_at
 
+    def test_a_task_opened_and_done_in_one_batch_is_kept_as_done(self, memory: Memory) -> None:
+        """Asked and done within one batch of 50 left no task at all, so nothing showed it was done."""
+        memory.say("maya", "user: Remind me to call Rita on Sunday.", "assistant: Will do.", "user: Called Rita just now.")
+        [task] = memory.tasks("maya")
+        assert (task.title, task.status) == ("Call Rita", "done")
+        assert task.opened_by and task.closed_by and task.opened_by != task.closed_by
+
     def test_cancelled_closes_the_task_as_cancelled(self, memory: Memory) -> None:
         """'Cancel the reminder to buy milk' cancels it; other tasks stay open."""
         memory.say("maya", "user: todo: buy milk", "user: I need to renew my passport.")

@@ -21,7 +21,8 @@ accepts it (taskoffers.py). Closes (done) on: "done: X", "X is done/finished/sen
 finished/sent/booked/paid/called/... X" (not in questions). Cancels on: "cancel the reminder to X",
 a sentence starting "cancel/scrap/forget (about) X", "never mind (about) X", "no need to X", "I no
 longer need to X", "don't bother with X". Done and cancel only touch a task they match: one of the
-request's open tasks, or one opened earlier in the same batch (then neither change is sent).
+request's open tasks, or one opened earlier in the same batch (then both changes are sent: the
+task is kept as done or cancelled, with when it was opened and closed).
 Reschedules on a task moved to another day ("move the plumber call to Wednesday", taskdue.py) and
 on a correction of the line that opened it ("Actually, make that Tuesday", restate.meant).
 
@@ -250,11 +251,9 @@ class _Book:
         if not scores or max(scores) == 0.0:
             return False
         i = scores.index(max(scores))
-        task_id, title = self.tasks.pop(i)
-        if i in self.new_index:  # opened and closed in one batch: nothing to send
-            self.changes[self.new_index.pop(i)] = None
-        else:
-            self.changes.append(TaskChange(op=op, title=title, task_id=task_id, source_ids=[source_id]))
+        task_id, title = self.tasks.pop(i)  # opened in this batch too: closed by its title (its history kept)
+        self.new_index.pop(i, None)
+        self.changes.append(TaskChange(op=op, title=title, task_id=task_id, source_ids=[source_id]))
         self.new_index = {k - (k > i): v for k, v in self.new_index.items()}
         return True
 
