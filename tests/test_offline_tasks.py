@@ -424,3 +424,33 @@ def test_what_an_errand_points_to_is_what_was_named_last(said, title):
 def test_an_it_is_no_person_nor_what_they_do():
     """'My niece loves anime' names no thing an "it" may be ("niece loves anime" is no noun phrase)."""
     assert not any("niece" in c.title for c in tasks_of("My niece loves anime.", "Add it to my shopping list."))
+
+
+def _asked(request: str, reply: str):
+    lines = [Line(id="u1", at=LATE, role="user", speaker="Maya", text=request),
+             Line(id="a1", at=LATE, role="assistant", text=reply)]
+    return [(c.op, c.title, c.source_ids)
+            for c in MODEL.update_tasks(TasksRequest(scope="s", messages=lines, open_tasks=[])).changes]
+
+
+@pytest.mark.parametrize(("request_", "reply", "title"), [
+    ("Please book a table at Taberna do Largo for Saturday.", "Done, I booked a table for four at Taberna do Largo.",
+     "Book a table at Taberna do Largo"),
+    ("Please email my landlord about the heater.", "I emailed your landlord about the heater.",
+     "Email my landlord about the heater"),
+    ("Can you book a taxi for tomorrow?", "All set!", "Book a taxi"),
+])
+def test_an_errand_the_agent_reports_done_at_once_is_done(request_, reply, title):
+    """The agent carried out what it was asked and said so; the errand stayed open for good (the
+    open list filled with finished work). Done cites the request and the report."""
+    assert _asked(request_, reply) == [("open", title, ["u1"]), ("done", title, ["u1", "a1"])]
+
+
+@pytest.mark.parametrize(("request_", "reply"), [
+    ("Can you call the dentist tomorrow?", "Sure, I'll call them tomorrow morning."),  # a promise
+    ("Please remind me to pay the rent on Friday.", "Done! I'll remind you on Friday."),  # a reminder set
+    ("I need to renew my passport.", "Done, noted."),  # the person's own errand
+    ("Please buy milk tomorrow.", "Done, I booked the plumber for tomorrow."),  # another errand
+])
+def test_an_errand_reported_as_promised_or_not_asked_of_the_agent_stays_open(request_, reply):
+    assert [op for op, _, _ in _asked(request_, reply)] == ["open"]

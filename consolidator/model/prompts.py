@@ -132,6 +132,9 @@ _TASKS = (
     "events: open one per new commitment, with its "
     "due date as an absolute date if one is stated; mark an open task done or cancelled, by its "
     "task_id, when the messages say so, or rescheduled, with its new due date, when they move it. "
+    "A task opened and finished within these messages is opened, then marked done by its title; "
+    "an errand the agent reports having carried out right after it was asked (\"Done, I booked "
+    "it\") is done, citing both lines; a reminder the agent sets is not the errand done. "
 )
 
 _SPECS: dict[Operation, _Spec[Any]] = {

@@ -56,3 +56,26 @@ _REMINDER_OFFER = re.compile(r"\b(?:want|would you like|do you want|need|shall I
                              r"shall I add|should I add)(?: me to set)? an? (?:reminder|alarm)\b(?P<rest>[^?]*)\?\s*$", re.I)
 _BARE_REMINDER = re.compile(r"remind me\b(?! (?:to|about|of|that)\b)", re.I)  # "Should I remind you (before the 15th)?"
 _WISH = re.compile(r"\bI (?:really |still )?(?:want|need|have|would like|plan|mean|am going) to (?P<a>[^,.;!?]+)", re.I)
+
+
+# The agent reports the errand it was just asked done ("Done, I booked a table for four ...", "I
+# emailed your landlord about the heater.", "All set!"); not a promise ("I'll book it") nor a
+# reminder set ("Done, I'll remind you on Sunday": the errand is still the person's).
+_CARRIED_OUT = re.compile(r"^\s*(?:(?:ok(?:ay)?|sure|great|perfect|alright|all right)[,!.]?\s+)?(?:(?P<done>done|all set|"
+                          r"all done|sorted)\b[,!.:\s-]*)?(?:I(?: have|'ve)? (?:(?:just|already|now|gone ahead and) )*"
+                          r"(?P<v>booked|sent|emailed|called|rang|texted|messaged|ordered|paid|scheduled|reserved|bought|"
+                          r"renewed|submitted|cancelled|canceled|moved|rescheduled|made|set up|signed up|forwarded|"
+                          r"wrote|replied to|contacted|posted|mailed|filed|returned) (?P<p>[^.!?]+))?", re.I)
+_NOT_DONE = re.compile(r"\b(?:remind|reminder|will|shall|going to|'ll|later|tomorrow|soon|once|when)\b", re.I)
+
+
+def carried_out(reply: Line | None) -> str | None:
+    """What the agent's `reply` says it did of the errand just asked ("booked a table for four at
+    Taberna do Largo", "" for a bare "Done!"), or None when it reports nothing done."""
+    if reply is None or reply.role != "assistant" or not reply.text.strip():
+        return None
+    first = sentences(normalise(reply.text))[0]
+    m = _CARRIED_OUT.match(first)
+    if m is None or not (m.group("done") or m.group("v")) or _NOT_DONE.search(first):
+        return None
+    return f"{m.group('v')} {m.group('p')}" if m.group("v") else ""

@@ -18,7 +18,8 @@ Requests to someone (can you, please, don't forget, add, an errand told, I want 
 task only when no other person is in the conversation: between two people they are advice or
 favours, not the speaker's errands. An errand the agent offers opens when the person's reply
 accepts it (taskoffers.py). Closes (done) on: "done: X", "X is done/finished/sent/booked", "I (have)
-finished/sent/booked/paid/called/... X" (not in questions). Cancels on: "cancel the reminder to X",
+finished/sent/booked/paid/called/... X" (not in questions), and on the agent's report, right after
+an errand asked of it, that it carried it out ("Done, I booked ...": taskoffers.py). Cancels on: "cancel the reminder to X",
 a sentence starting "cancel/scrap/forget (about) X", "never mind (about) X", "no need to X", "I no
 longer need to X", "don't bother with X". Done and cancel only touch a task they match: one of the
 request's open tasks, or one opened earlier in the same batch (then both changes are sent: the
@@ -46,7 +47,7 @@ from consolidator.model.offline.mentions import unapposed
 from consolidator.model.offline.referents import people_named, resolved
 from consolidator.model.offline.restate import meant, stated
 from consolidator.model.offline.taskdue import DUE, MONTH_NAMES, due_date, moved_to
-from consolidator.model.offline.taskoffers import accepted_offer
+from consolidator.model.offline.taskoffers import accepted_offer, carried_out
 from consolidator.model.offline.text import STOPWORDS, WEEKDAYS, content_stems, normalise, sentences, stem
 from consolidator.model.offline.words import KIN
 from consolidator.model.schemas import KnownTask, Line, TaskChange
@@ -98,6 +99,7 @@ _OWED = re.compile(rf"{_MY_PERSON}(?: [A-Z][a-z]+)? (?:wants|needs|expects|is ex
                    r"is waiting for|asked (?:me )?for) (?P<x>(?:the|my|our|a|an|some|his|her|their) [^,;.!?]+)")
 _ASKED_OF_ME = re.compile(rf"{_MY_PERSON}(?: [A-Z][a-z]+)? (?:wants|needs|expects|asked|told) me to (?P<a>.+)")
 _ASKABLE = frozenset([*_REMIND, _REQUEST])  # the open patterns that may come as a question
+_OF_AGENT = frozenset([_WANT_YOU, _REQUEST, _PLEASE, _IMPERATIVE])  # errands the agent itself may carry out
 # Requests to someone else: when that someone is another person rather than the agent, they are
 # advice or favours between people ("don't forget to take breaks"), not the speaker's errands.
 _TO_ADDRESSEE = frozenset([_FORGET, _WANT_YOU, _REQUEST, _PLEASE, _FORGET_THING, _ADD, _IMPERATIVE])
@@ -209,6 +211,7 @@ class _Book:
         self.tasks: list[tuple[str | None, str]] = [(t.id, t.title) for t in open_tasks]
         self.changes: list[TaskChange | None] = []
         self.new_index: dict[int, int] = {}  # index in tasks -> index in changes (opened here)
+        self.asked: dict[str, list[str]] = {}  # a line's id -> the titles it asked the agent to do
 
     def opened_from(self, line_id: str) -> bool:
         return any(c is not None and c.op == "open" and line_id in c.source_ids for c in self.changes)
@@ -246,14 +249,16 @@ class _Book:
             self.changes.append(TaskChange(op="rescheduled", title=title, task_id=task_id, due=due,
                                            source_ids=[source_id]))
 
-    def close(self, op: str, phrase: str, source_id: str) -> bool:
+    def close(self, op: str, phrase: str, source_id: str, asked_in: str | None = None) -> bool:
+        """Closes the task `phrase` names best; `asked_in`: the line that asked it, cited too."""
         scores = [_matches(phrase, t) for _, t in self.tasks]
         if not scores or max(scores) == 0.0:
             return False
         i = scores.index(max(scores))
         task_id, title = self.tasks.pop(i)  # opened in this batch too: closed by its title (its history kept)
         self.new_index.pop(i, None)
-        self.changes.append(TaskChange(op=op, title=title, task_id=task_id, source_ids=[source_id]))
+        self.changes.append(TaskChange(op=op, title=title, task_id=task_id,
+                                       source_ids=[asked_in, source_id] if asked_in else [source_id]))
         self.new_index = {k - (k > i): v for k, v in self.new_index.items()}
         return True
 
@@ -342,6 +347,8 @@ def _sentence_changes(book: _Book, sentence: str, line: Line, today: datetime, p
         if not _has_action(action, title, due, pattern in (_PROMISE, _ASKED_OF_ME)) and pattern not in (*_REMIND, _FORGET_THING):
             continue
         book.open(title, due, line.id, fixes, offer)
+        if pattern in _OF_AGENT and book.has(title):
+            book.asked.setdefault(line.id, []).append(title)
         return
 
 
@@ -358,6 +365,7 @@ def task_changes(lines: list[Line], open_tasks: list[KnownTask], zone: str = "UT
     lines = [*context, *lines]
     people = [line for line in lines if is_person_line(line)]
     before = {b.id: a for a, b in zip(lines, lines[1:])}
+    after = {a.id: b for a, b in zip(lines, lines[1:])}
     read_only = {line.id for line in context}
     for i, line in enumerate(people):
         if line.id in read_only:
@@ -378,4 +386,9 @@ def task_changes(lines: list[Line], open_tasks: list[KnownTask], zone: str = "UT
                               bool(fixed))
         if offered is not None:  # after the line's own: "Yes, remind me to call him" is theirs, not both
             _sentence_changes(book, offered, line, today, peer, earlier, offer=True)
+        reply = after.get(line.id)  # "Please book a table ..." - "Done, I booked a table for four ...": done
+        if (did := carried_out(reply)) is not None:
+            for title in book.asked.pop(line.id, []):
+                if not did or _matches(did, title):
+                    book.close("done", title, reply.id, asked_in=line.id)
     return [c for c in book.changes if c is not None]
