@@ -190,6 +190,8 @@ def test_a_reminder_offered_as_a_thing_is_a_reminder_and_never_a_second_task():
     ("Shall I book a table at the Thai place?", "Sure, but not tonight."),  # a condition, not a yes
     ("Want me to summarize this article?", "Yes."),  # the agent's own work, here and now
     ("The table is booked. Anything else?", "Yes please."),  # no offer
+    ("Sounds like a tough day. Anything I can take off your plate?", "Yes. My landlord never fixed the heater."),
+    ("Is there something I could help with?", "Yes please."),  # asks for an errand, offers none
 ])
 def test_no_task_without_an_errand_offered_and_accepted(offer, answer):
     assert _offered(offer, answer) == []

@@ -20,6 +20,7 @@ _OFFER = re.compile(r"\b(?:(?:would you like|do you want|want|shall|should) (?:m
                     r"I (?:could|can|might)) (?P<a>[^?]+)\?\s*$", re.I)
 _ACCEPT = re.compile(r"^\s*(?:yes|yeah|yep|yup|sure|ok|okay|please|please do|go ahead|do it|sounds good|"
                      r"that would be (?:great|nice|helpful|lovely))\b(?![,!.]? (?:but|not|no|thanks)\b)", re.I)
+_OPEN_ASK = re.compile(r"\b(?:anything|something|whatever|what|how)(?: else)?\s*$", re.I)
 _AGENT_TO_USER = [(re.compile(r"\byou\b", re.I), "me"), (re.compile(r"\byour\b", re.I), "my"),
                   (re.compile(r"\byourself\b", re.I), "myself")]
 
@@ -35,8 +36,8 @@ def accepted_offer(asked: Line | None, first: str, earlier: str = "", covered: b
         return None
     offer = sentences(normalise(asked.text))[-1] if asked.text.strip() else ""
     m, reminder = _OFFER.search(offer), _REMINDER_OFFER.search(offer)
-    if m is None and reminder is None:
-        return None
+    if m is None and reminder is None or m is not None and _OPEN_ASK.search(offer[:m.start()]):
+        return None  # "Anything I can take off your plate?" offers no errand: it asks for one
     action = m.group("a") if m else f"remind you{reminder.group('rest')}"  # "Want a reminder on Thursday?"
     for pattern, word in _AGENT_TO_USER:
         action = pattern.sub(word, action)
