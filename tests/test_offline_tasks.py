@@ -456,3 +456,13 @@ def test_an_errand_the_agent_reports_done_at_once_is_done(request_, reply, title
 ])
 def test_an_errand_reported_as_promised_or_not_asked_of_the_agent_stays_open(request_, reply):
     assert [op for op, _, _ in _asked(request_, reply)] == ["open"]
+
+
+@pytest.mark.parametrize(("said", "title"), [
+    ("My landlord Mr. Rui Almeida never fixed the heater. Please email him about it.",
+     "Email Mr. Rui Almeida about it"),  # was "Email Mr about it": the title read as the name
+    ("Please postpone the physio to Thursday.", "Postpone the physio"),  # was "Postpone the physio to"
+    ("Remind me to go to Friday's meeting.", "Go to Friday's meeting"),  # was "Go to's meeting"
+])
+def test_a_title_keeps_a_name_with_its_title_and_loses_its_due_day_whole(said, title):
+    assert [c.title for c in tasks_of(said)] == [title]

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import re
 
-from consolidator.model.offline.words import KIN, NAME_STOPWORDS, PRONOUN_GENDER, SPECIES, gender_of
+from consolidator.model.offline.words import KIN, NAME_STOPWORDS, PRONOUN_GENDER, SPECIES, TITLES, gender_of
 
 # "My passport expires in March, I need to renew it": what "it" means, the thing (or for her/him the
 # relative) a clause before spoke of
@@ -46,7 +46,8 @@ def _plural(noun: str) -> bool:
 
 # "My son Leo starts school ... remind me to buy his uniform": whose thing a his/her means
 _HIS = re.compile(r"(?P<v>[a-z]+(?: (?:up|off|out|back|in|on|over|down))?) (?P<p>his|her)(?= [a-z])", re.I)
-_NAME = r"[A-Z][a-z]+(?: (?!(?:On|In|At|And|But|So|The|No|Yes|Ok|Okay|Hey|Hi|Thanks)\b)[A-Z][a-z]+)?"  # "Rui Alves"
+_NAME = (rf"(?:(?:{TITLES})\.? )?[A-Z][a-z]+(?: (?!(?:On|In|At|And|But|So|The|No|Yes|Ok|Okay|Hey|Hi|Thanks)\b)"
+         r"[A-Z][a-z]+)?")  # "Rui Alves", "Mr. Almeida" (never "Mr" alone)
 _KIN_NAMED = re.compile(rf"\b(?:[Mm]y|[Oo]ur|[Tt]he|[A-Z][a-z]+'s) (?:new )?(?P<who>(?i:{KIN}))(?:(?: [a-z]+)?, (?:her|his|"
                         rf"their) name(?:'s| is)|,)? (?P<name>{_NAME})\b")  # "Rosa's kid Bruno", "the landlord, Tomas"
 

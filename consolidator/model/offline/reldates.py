@@ -79,6 +79,7 @@ _DATE_AFTER = (rf"(?:(?:the )?\d{{1,2}}(?:st|nd|rd|th)\b|\d{{1,2}} (?:of )?(?:{'
 WEEKDAY_BEFORE = re.compile(rf"(?:\bon )?\b(?:{_DAYS}),? (?:on )?$", re.I)  # the weekday just before a date
 _BARE_DAY = re.compile(
     rf"(?<![\w'’-])(?<!last )(?<!next )(?<!this )(?<!past )(?<!this coming )(?<!every )(?:on )?(?P<day>{_DAYS})"
+    rf"{_PART_OF_DAY}"  # "on Tuesday morning": one time
     rf"(?![\w'’-])(?!,? {_DATE_AFTER}){_NOT_RESOLVED_YET}",  # "Saturday the 15th", "Friday 4 December",
     re.IGNORECASE)  # "Thursday, December 3": the date's, which the weekday picks the month or year of
 _TITLE_DOT = re.compile(rf"\b({TITLES})\.")

@@ -23,7 +23,7 @@ MONTH_SHORT = tuple("jan feb mar apr jun jul aug sept sep oct nov dec".split()) 
 MONTH_NAMES = "|".join([*MONTHS, *MONTH_SHORT])  # a month as a request writes it
 _NUMBERS = {"a": 1, "an": 1, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "ten": 10}
 DUE = re.compile(
-    r"\s*\b(?:(?:by|on|before|due|until|for|no later than)\s+)?"
+    r"\s*\b(?:(?:by|on|before|due|until|for|to|no later than)\s+)?"  # "postpone it to Friday": the "to" too
     rf"(?:(?P<wdp>{'|'.join(WEEKDAYS)}),?\s+)?(?:the\s+)?(?:"  # "on Friday the 4th": the weekday picks the month
     r"(?P<iso>\d{4}-\d{2}-\d{2})"
     rf"|(?P<mon>{MONTH_NAMES})\.? (?P<day>\d{{1,2}})(?:st|nd|rd|th)?\b(?:,? (?P<year>\d{{4}}))?"
@@ -34,7 +34,7 @@ DUE = re.compile(
     rf"|in (?P<n>\d+|{'|'.join(_NUMBERS)}) (?P<unit>days?|weeks?)|(?P<we>this|next|coming) weekend"
     r"|(?<=the )(?P<dom>\d{1,2})(?:st|nd|rd|th)(?! (?:of|day|time|floor|century|birthday|anniversary)\b)"
     rf"|end of (?:the |this )?(?:(?P<end>month|year)|(?P<next>next month)|(?P<mon3>{MONTH_NAMES}))"
-    r")\b",
+    r")\b(?!['’]s\b)",  # "Friday's meeting" names the meeting, not a due day
     re.I,
 )
 
