@@ -145,3 +145,14 @@ def test_a_plan_of_someone_named_is_kept_by_its_day(said, fact):
     was dropped; a week ahead counted as no plan's day at all ("Ana is visiting next week": nothing),
     and "coming on Saturday" left "Rui is coming on (2025-03-08)" (the "on" was not the date's)."""
     assert fact in _told(said)[0]
+
+
+@pytest.mark.parametrize(("said", "fact"), [
+    ("I prefer aisle seats.", "Maya prefers aisle seats."),
+    ("I'd rather sit by the window.", "Maya would rather sit by the window."),
+    ("My friend Rui prefers email over phone calls.", "Rui prefers email over phone calls."),
+])
+def test_a_preference_told_is_a_fact(said, fact):
+    """What a person prefers is what an assistant most needs to keep; "I prefer aisle seats" gave
+    nothing (too few words of substance for a plain clause)."""
+    assert fact in _told(said)[0]

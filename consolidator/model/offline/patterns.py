@@ -145,7 +145,9 @@ _RULES: list[tuple[str, str, str, object]] = [
     *_rules("goal", "{s} hopes for {v}.", clean_general, rf"{_ADV}hopes? for (?P<v>.+)"),
     *_rules("goal", "{s} dreams of {v}.", clean_general, rf"{_ADV}dreams? of (?P<v>.+)"),
     *_rules("likes", "{s} {verb3} {v}.", clean_general,
-            rf"{_ADV}(?:absolutely |totally )?(?P<verb>loves?|likes?|enjoys?|adores?) (?P<v>.+)"),
+            rf"{_ADV}(?:absolutely |totally )?(?P<verb>loves?|likes?|enjoys?|adores?) (?P<v>.+)",
+            rf"{_ADV}(?P<verb>prefers?) (?P<v>[^,;]+)$"),  # "..., never after 4pm": a wish, kept whole as said
+    *_rules("likes", "{s} would rather {v}.", clean_general, rf"{_ADV}would rather (?P<v>(?!not\b)[^,;]+)$"),
     *_rules("dislikes", "{s} {verb3} {v}.", clean_general,
             rf"{_ADV}(?P<verb>hates?|dislikes?|detests?|cannot stand|can not stand) (?P<v>.+)"),
     *_rules("age", "{s} is {v} years old.", clean_general,  # the age now: "since she was 6" gives none
