@@ -22,6 +22,11 @@ MODEL = OfflineModel()
     ("My new manager is Rui Silva.", ["Rui Silva is Caroline's manager."]),  # a full name
     ("My doctor is Dr. Leo Costa.", ["Leo Costa is Caroline's doctor."]),  # a title
     ("My therapist, Dr. Costa, says I should rest more.", ["Costa is Caroline's therapist."]),
+    # each gave no relation: a place after the name, a future "will be", a name set off at the sentence's end
+    ("My dentist is Dr. Helena Sousa at Clinica Sorriso.", ["Helena Sousa is Caroline's dentist."]),
+    ("My new manager will be Jonas Weber.", ["Jonas Weber is Caroline's manager."]),
+    ("I had lunch with my accountant, Sofia Reis.",
+     ["Caroline had lunch with their accountant Sofia Reis (2023-05-07).", "Sofia Reis is Caroline's accountant."]),
 ])
 def test_a_relative_or_someone_known_by_role_is_named(said, facts):
     assert said_by_caroline(said) == facts

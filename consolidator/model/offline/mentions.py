@@ -40,8 +40,9 @@ _NAMED_IS = re.compile(rf"(?:[Mm]y|[Oo]ur) (?P<rel>(?i:{KIN}|{SPECIES}))(?:'s na
                        rf"(?P<n>[A-Z][a-z]+(?: [A-Z][a-z]+)?)")
 _IS_MY = re.compile(rf"(?P<n>[A-Z][a-z]+) is (?:my|our) (?P<rel>(?i:{SPECIES}))\b(?!')")  # "Pip is my dog"
 # "My boss is Joana.", "My therapist is Dr. Costa.": a name said alone after the relation.
-_REL_IS = re.compile(rf"(?:[Mm]y|[Oo]ur) (?:new |current )?(?P<rel>(?i:{KIN})) is (?:(?P<t>{TITLES})\.? )?"
-                     rf"(?P<n>[A-Z][a-z]+(?: [A-Z][a-z]+)?)(?: now)?[.!]?$")
+_REL_IS = re.compile(rf"(?:[Mm]y|[Oo]ur) (?:new |current )?(?P<rel>(?i:{KIN})) (?:is|will be) (?:(?P<t>{TITLES})\.? )?"
+                     rf"(?P<n>[A-Z][a-z]+(?: [A-Z][a-z]+)?)(?: now)?(?: (?:at|from|of) [A-Z][\w'&-]*(?: [A-Z][\w'&-]*)*)?"
+                     r"[.!]?$")  # "My dentist is Dr. Helena Sousa at Clinica Sorriso", "My new manager will be Jonas"
 _ITS_NAME = re.compile(r"(?:[Hh]er|[Hh]is|[Ii]ts|[Tt]heir) name(?:'s| is) (?P<n>[A-Z][a-z]+)\b")
 _A_SPECIES = re.compile(rf"(?:{SPECIES})$", re.I)
 _GOT_PET = re.compile(rf"\b(?:adopted|got|rescued|bought|brought home) (?:a|an) (?:[a-z]+ )?(?P<s>{SPECIES})\b", re.I)
@@ -136,7 +137,9 @@ def _reach(seg: str, me: str, last: str | None, names: NameBook | None = None) -
 
 
 # "my therapist, Dr. Costa, says ...", "Rui, my boss, wants ...": a name and a relation set off by commas
-_APPOSED = re.compile(rf"(?P<rel>\b(?:[Mm]y|[Oo]ur|[A-Z][a-z]+'s) (?i:{KIN})), (?P<n>(?:(?:{TITLES})\.? )?[A-Z][a-z]+(?: [A-Z][a-z]+)?),")
+# (or by the sentence's end: "lunch with my accountant, Sofia Reis."; "my sister, Ana and Rui" is a list)
+_APPOSED = re.compile(rf"(?P<rel>\b(?:[Mm]y|[Oo]ur|[A-Z][a-z]+'s) (?i:{KIN})), (?P<n>(?:(?:{TITLES})\.? )?[A-Z][a-z]+"
+                      r"(?: [A-Z][a-z]+)?)(?:,|(?=[.!?;]*\s*$))")
 _NAME_FIRST = re.compile(rf"^(?P<n>(?:(?:{TITLES})\.? )?[A-Z][a-z]+(?: [A-Z][a-z]+)?), (?P<rel>(?:[Mm]y|[Oo]ur) (?i:{KIN})),"
                          rf" (?=(?P<v>[a-z]+))")
 
@@ -191,7 +194,7 @@ def with_relations(claims: list[Claim], statement: str, me: str, you: str | None
     said_of: dict[str, str] = {}
     for c in claims:
         said_of[c.subject] = f"{said_of.get(c.subject, '')} {c.text}"
-    passing, named = named_relations(statement, me, you, said_of, last)
+    passing, named = named_relations(unapposed(statement), me, you, said_of, last)
     ended = [c.text for c in claims if c.polarity is Polarity.ENDED]  # "broke up with his girlfriend Ines": no more,
     passing = [ex_partner(c) if any(re.search(rf"\b{re.escape(c.subject)}\b", t) for t in ended) else c for c in passing]
     passing = [c for c in passing if c is not None]  # ... and his ex-girlfriend now
