@@ -96,6 +96,10 @@ def test_a_subject_pronoun_never_means_the_object_of_its_clause():
      ("Maya", "email", "maya.silva@example.org")),
     ("My new address is Rua das Flores 12, Porto.", "Maya's address is Rua das Flores 12, Porto.",
      ("Maya", "address", "Rua das Flores 12, Porto")),
+    # said as had: a fact only, never on the card
+    ("Rui has a new phone number: +49 151 2345 6789.", "Rui's phone number is +49 151 2345 6789.",
+     ("Rui", "phone", "+49 151 2345 6789")),
+    ("I got a new email, maya@example.org.", "Maya's email is maya@example.org.", ("Maya", "email", "maya@example.org")),
 ])
 def test_how_to_reach_someone_is_a_detail_of_theirs(said, fact, detail):
     lines = chat(("Maya", said))

@@ -112,6 +112,10 @@ _WHOSE = r"(?:(?P<my>[Mm]y)|(?P<pron>[Hh]is|[Hh]er|[Tt]heir)|(?P<own>[A-Z][a-z]+
 _REACH = re.compile(_WHOSE + r"(?:new |current |work |home )?"
                     r"(?P<k>(?:phone |mobile |cell )?number|phone|mobile|e-?mail(?: address)?|(?:home )?address) "
                     r"(?:is now|is|changed to|has changed to) (?P<v>.+)")
+# "She has a new phone number: +49 151 ...", "I got a new email, ana@example.org": the same, said as had
+_HAS_REACH = re.compile(r"(?:(?P<my>I)|(?P<pron>[Ss]he|[Hh]e|[Tt]hey)|(?P<own>[A-Z][a-z]+)) (?:has|have|got|has got) "
+                        r"an? (?:new |different |work |home )?(?P<k>(?:phone |mobile |cell )?number|phone|mobile|"
+                        r"e-?mail(?: address)?|(?:home )?address)\s*[:,-]?\s*(?:(?:which |it )?is |now )?(?P<v>.+)")
 # "the migraines are gone", "my insomnia is over": the speaker's condition ended
 GONE = re.compile(rf"(?:the|my) (?P<v>{CONDITIONS}) (?:(?:are|is|have|has) )?(?:gone|over|went away|cleared up)\b", re.I)
 # "My pronouns are she/her": how to speak of someone, a detail that replaces the one before
@@ -123,7 +127,7 @@ _REACHED_BY = {"phone": re.compile(r"\+?\d[\d ()-]{5,}\d"), "email": re.compile(
 def _reach(seg: str, me: str, last: str | None, names: NameBook | None = None) -> Claim | None:
     """How to reach someone, a clause says ("his number is ..." is `last`'s), if its value has the
     shape of one (digits for a phone, an @ for an email); else None."""
-    m = _REACH.match(seg)
+    m = _REACH.match(seg) or _HAS_REACH.match(seg)
     owner = _owner(m, me, last, names) if m else None
     if not owner:
         return None
