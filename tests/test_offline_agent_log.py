@@ -448,6 +448,9 @@ def test_a_day_ahead_is_as_specific_as_a_name(said, facts):
     ("Ana moved our dinner to Saturday.", "Our dinner was moved to Saturday by Ana."),
     ("They postponed the wedding until June.", "The wedding was moved until June."),  # a pronoun names no one
     ("The company moved the office to Porto.", "The company moved the office to Porto."),  # a place: no time moved
+    ("Move the dentist to Thursday December 10.", "My dentist was moved to Thursday December 10."),  # asked: theirs
+    ("We have to postpone the move to March.", "My move was moved to March."),
+    ("Can you push the call with Rui to Friday?", "My call with Rui was moved to Friday."),
 ])
 def test_a_thing_someone_moved_is_said_as_the_thing_moved(said, restated):
     assert restate(said) == restated

@@ -53,7 +53,8 @@ def test_a_weekday_with_its_day_of_the_month_is_not_the_next_such_weekday():
     # the weekday was dated alone, the coming Saturday, and the date beside it left as words
     ("The final is on Saturday, May 20 at 8pm.", "Caroline said: The final is on Saturday, May 20 (2023-05-20) at 8pm (2023-05-07)."),
     # the weekday picks the month: June 9 is the next Friday the 9th ("pushed" read the last 9th, April's)
-    ("Ana pushed the party to Friday the 9th.", "Caroline said: Ana pushed the party to Friday the 9th (2023-06-09) (2023-05-07)."),
+    ("Ana pushed the party to Friday the 9th.",
+     "Caroline said: The party was moved to Friday the 9th (2023-06-09) by Ana (2023-05-07)."),
     ("I flew to Rome on Friday, May 5.", "Caroline flew to Rome (2023-05-05)."),  # was "flew to Rome on Friday,"
     ("I am flying to Rome on Friday 12 May.", "Caroline is flying to Rome (2023-05-12)."),  # the day before its month
     ("I have a call with Jonas on Tuesday morning.", "Caroline has a call with Jonas (2023-05-09)."),  # no "Jonas morning"

@@ -8,7 +8,7 @@ import pytest
 
 from consolidator.model.offline import OfflineModel
 from consolidator.model.offline.text import sentences
-from consolidator.model.schemas import ContactsRequest, FactExtractionRequest
+from consolidator.model.schemas import ContactsRequest, FactExtractionRequest, KnownFact
 from tests.support.offline_kit import told, told_lines
 
 
@@ -156,3 +156,18 @@ def test_a_preference_told_is_a_fact(said, fact):
     """What a person prefers is what an assistant most needs to keep; "I prefer aisle seats" gave
     nothing (too few words of substance for a plain clause)."""
     assert fact in _told(said)[0]
+
+
+@pytest.mark.parametrize(("said", "known"), [
+    ("Move the dentist to Thursday December 10, same time.",
+     "Maya has a dentist appointment on Thursday December 3 (2025-12-03) at 15:30 (2025-03-01)."),
+    ("We have to postpone the move to June.", "Maya is moving to Porto (April 2025)."),
+    ("Push the call with Rui to Friday.", "Maya has a call with Rui Santos on Wednesday (2025-03-05) at 3pm (2025-03-01)."),
+])
+def test_a_plan_the_person_moves_supersedes_the_plan(said, known):
+    """A plan moved by the person, or asked moved ("Move the dentist to ...", "We have to postpone
+    the move to March") left the old day current: only "X was moved to ..." was read as a move."""
+    lines = told_lines(said, "Done.")
+    request = FactExtractionRequest(scope="s", messages=lines, neighbours=[KnownFact(id="f1", text=known, similarity=0.8)])
+    [fact] = OfflineModel().extract_facts(request).facts
+    assert (fact.op, fact.target_id) == ("UPDATE", "f1") and " was moved to " in fact.text, fact

@@ -162,6 +162,7 @@ _YEAR = r"(?:,? (?P<y>(?:19|20)\d\d))?"
 _ABSOLUTE = re.compile(
     rf"\b(?:(?:on |in )?(?:(?P<m>{_MONTH}) {_ORDINAL}\b|(?:the )?{_ORDINAL.replace('<d>', '<d2>')} (?:of )?(?P<m2>{_MONTH})){_YEAR}"
     rf"|in (?P<m3>{_MONTH})(?: (?P<y3>(?:19|20)\d\d))?|in (?P<y4>(?:19|20)\d\d)"
+    rf"|(?<=moved to )(?P<m5>{_MONTH})"  # "the move was moved to March": a month ahead
     r"|(?:on )?the (?P<dom>\d{1,2})(?:st|nd|rd|th)(?! (?:of|floor|century|time|grade|place|row|birthday|anniversary)\b))"
     rf"\b(?![\w'-]){_NOT_RESOLVED_YET}")
 
@@ -192,7 +193,8 @@ def absolute_dates(text: str, today: date | None) -> list[tuple[re.Match, str]]:
                          else _day_of_month(int(m.group("dom")), today, told)):
                 found.append((m, dom))
             continue
-        month = MONTHS.index(m.group("m") or m.group("m2") or m.group("m3")) + 1
+        month = MONTHS.index(m.group("m") or m.group("m2") or m.group("m3") or m.group("m5")) + 1
+        tense = "future" if m.group("m5") else tense
         day, year = int(m.group("d") or m.group("d2") or 0), m.group("y") or m.group("y3")
         if weekday is not None and day and not year and (dated := _on_weekday(today, weekday, tense, day, month)):
             found.append((m, dated))  # "on Thursday, December 3": the year whose December 3 is a Thursday

@@ -11,7 +11,8 @@ nothing said says nothing (`correcting`).
 `restate` says a sentence as what it means: a relative called by their home name as the
 speaker's ("Mom is visiting" -> "My mom is visiting"), a proposal and its yes as an engagement, a
 thing someone moved as the thing moved ("The dentist moved my appointment to Thursday" -> "My
-appointment was moved to Thursday by the dentist"), a changed phone number as the new number, a
+appointment was moved to Thursday by the dentist"; "Move the dentist to Thursday", moved or asked
+moved by the speaker, -> "My dentist was moved to Thursday"), a changed phone number as the new number, a
 hometown as where one is from ("My hometown is Braga" -> "I am from Braga").
 """
 
@@ -109,16 +110,25 @@ def _engaged(m: re.Match) -> str:
 
 # "The dentist moved my appointment to Thursday": the thing moved, said as "my dentist appointment
 # got moved to Friday" is (MOVED), and who moved it after.
-_MOVED_BY = re.compile(r"^(?P<who>I |(?:[Tt]he|[Mm]y|[Oo]ur|[A-Z][a-z]+) (?:[a-z]+ )?)(?:moved|rescheduled|postponed|pushed back) "
-                       r"(?P<x>(?:[Mm]y|[Oo]ur|[Tt]he) [a-z]+(?: [a-z]+)?) (?P<to>(?:to|until) .+)$")
+_THING_MOVED = r"(?P<x>(?:[Mm]y|[Oo]ur|[Tt]he) [a-z]+(?: [a-z]+)?(?: with [A-Z][a-z]+(?: [A-Z][a-z]+)?)?) (?P<to>(?:to|until|till) .+)$"
+_MOVED_BY = re.compile(r"^(?P<who>I |We |(?:[Tt]he|[Mm]y|[Oo]ur|[A-Z][a-z]+) (?:[a-z]+ )?)(?:moved|rescheduled|postponed|"
+                       r"pushed(?: back)?|shifted|bumped) " + _THING_MOVED)
+# "Move the dentist to Thursday", "We have to postpone the move to March", "Can you push the call with
+# Rui to Friday?": the speaker's own thing moved (the speaker moves it, or asks it moved)
+_MOVE_ASKED = re.compile(r"^(?P<who>)(?:(?:please|pls|ok|okay|so|oh|and|also|can you|could you|would you|let's|let us|"
+                         r"we (?:have|need|had|will have) to|I (?:have|need|had|want|will have) to|I would like to)[,]?\s+)*"
+                         r"(?:move|reschedule|postpone|push(?: back)?|shift|bump) " + _THING_MOVED, re.I)
 
 
 def _moved(m: re.Match) -> str | None:
-    """A thing someone moved in time as the thing moved (None: not moved in time)."""
-    x, who = m.group("x"), m.group("who").strip()
+    """A thing someone moved in time as the thing moved (None: not moved in time); the thing the
+    speaker moves or asks moved is theirs ("the dentist": "my dentist")."""
+    x, who = m.group("x"), m.group("who").strip() or "I"
     who = who[:1].lower() + who[1:] if who.split()[0] in ("The", "My", "Our") else who
+    mine = who.lower() in ("i", "we")
+    x = re.sub(r"^[Tt]he ", "my " if who == "I" else "our ", x) if mine else x
     by = "" if who.lower() in ("i", "we", "they", "he", "she", "you") else f" by {who}"  # a pronoun says no one new
-    moved = f"{x[:1].upper()}{x[1:]} was moved {m.group('to').rstrip(' .!')}{by}."
+    moved = f"{x[:1].upper()}{x[1:]} was moved {m.group('to').rstrip(' .!?')}{by}."
     return moved if MOVED.match(moved) else None  # moved in time: "moved the office to Porto" is no date moved
 
 
@@ -200,7 +210,8 @@ def _from(m: re.Match) -> str:
 
 # Each restatement: what a sentence opens with, and what it then means (None: as it is).
 _RESTATEMENTS: tuple[tuple[re.Pattern, Callable[[re.Match], str | None]], ...] = (
-    (_ACCEPTED, _engaged), (_MOVED_BY, _moved), (_NUMBER_CHANGED, _new_number), (_HOMETOWN_IS, _from))
+    (_ACCEPTED, _engaged), (_MOVED_BY, _moved), (_MOVE_ASKED, _moved), (_NUMBER_CHANGED, _new_number),
+    (_HOMETOWN_IS, _from))
 
 
 def restate(sentence: str) -> str:
