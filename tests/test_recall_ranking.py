@@ -54,6 +54,17 @@ def test_a_time_in_the_question_favours_the_items_it_names(memory, items, questi
     assert order(ask(question, **{rule: 1.0}))[0] == first_with_the_rule_off
 
 
+def test_what_happened_in_a_period_is_asked_of_the_period_alone(memory) -> None:
+    """"What happened last week?" searched "happened" everywhere: a turn of any week that says
+    "happened" came before the week's own items, which hold no word of the question."""
+    write, ask = memory
+    write(message("old", "Maya: Something funny happened at the market.", "2024-05-02T10:00:00"),
+          message("hike", "Maya: Went hiking in Sintra with Ana.", "2024-06-12T10:00:00"),
+          message("cake", "Maya: Baked a lemon cake for Rui.", "2024-06-14T10:00:00"))
+    for question in ("What happened last week?", "Any news from last week?"):
+        assert set(order(ask(question, budget=60))[:2]) == {"hike", "cake"}, question
+
+
 def test_a_named_period_with_its_year_favours_items_inside_it(memory) -> None:
     """"in May 2024" puts May's item first."""
     write, ask = memory
