@@ -58,6 +58,7 @@ def test_a_weekday_with_its_day_of_the_month_is_not_the_next_such_weekday():
     ("I flew to Rome on Friday, May 5.", "Caroline flew to Rome (2023-05-05)."),  # was "flew to Rome on Friday,"
     ("I am flying to Rome on Friday 12 May.", "Caroline is flying to Rome (2023-05-12)."),  # the day before its month
     ("I have a call with Jonas on Tuesday morning.", "Caroline has a call with Jonas (2023-05-09)."),  # no "Jonas morning"
+    ("I promised to visit Rui in June.", "Caroline promised to visit Rui (June 2023)."),  # what was promised is ahead
 ])
 def test_a_weekday_written_with_its_date_dates_the_clause_by_both(said, fact):
     assert said_by_caroline(said) == [fact]

@@ -282,6 +282,9 @@ def _weekday(m: re.Match, today: date) -> str | None:
     return _relative("next" if tense == "future" else "last", m.group("day").lower(), today) if tense else None
 
 
+_COMMITTED = frozenset("promised agreed decided offered planned arranged vowed swore".split())
+
+
 def _tense(before: str, after: str) -> str | None:
     """"future", "past" or None, from the words of the clause a weekday is in (a fronted "On
     Monday, I went ..." from the clause after it). Future: will, gonna, going to; a want, need,
@@ -298,6 +301,8 @@ def _tense(before: str, after: str) -> str | None:
         marks = _words(_CLAUSE_END.split(after.lstrip(" ,"), maxsplit=1)[0])
     if any(w in _FUTURE_WORDS or w == "'ll" or w in _SCHEDULED for w in marks) or "going to" in " ".join(marks):
         return "future"
+    if any(w in _COMMITTED and nxt == "to" for w, nxt in zip(marks, marks[1:])):
+        return "future"  # "I promised to visit him in January": what was promised is ahead
     for k, w in enumerate(marks):
         if w in _BE and (any(v.endswith("ing") and len(v) > 4 for v in marks[k + 1:k + 3]) or k == len(marks) - 1
                          or marks[k + 1:] == ["on"] or marks[k + 2:] in ([], ["on"]) and past_form(marks[k + 1])):
