@@ -441,6 +441,7 @@ def _asked(request: str, reply: str):
     ("Please email my landlord about the heater.", "I emailed your landlord about the heater.",
      "Email my landlord about the heater"),
     ("Can you book a taxi for tomorrow?", "All set!", "Book a taxi"),
+    ("Can you change the booking?", "Changed the Taberna do Largo booking to 20:30.", "Change the booking"),  # no "I"
 ])
 def test_an_errand_the_agent_reports_done_at_once_is_done(request_, reply, title):
     """The agent carried out what it was asked and said so; the errand stayed open for good (the

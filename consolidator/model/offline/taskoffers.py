@@ -63,9 +63,9 @@ _WISH = re.compile(r"\bI (?:really |still )?(?:want|need|have|would like|plan|me
 # emailed your landlord about the heater.", "All set!"); not a promise ("I'll book it") nor a
 # reminder set ("Done, I'll remind you on Sunday": the errand is still the person's).
 _CARRIED_OUT = re.compile(r"^\s*(?:(?:ok(?:ay)?|sure|great|perfect|alright|all right)[,!.]?\s+)?(?:(?P<done>done|all set|"
-                          r"all done|sorted)\b[,!.:\s-]*)?(?:I(?: have|'ve)? (?:(?:just|already|now|gone ahead and) )*"
+                          r"all done|sorted)\b[,!.:\s-]*)?(?:(?:I(?: have|'ve)? )?(?:(?:just|already|now|gone ahead and) )*"
                           r"(?P<v>booked|sent|emailed|called|rang|texted|messaged|ordered|paid|scheduled|reserved|bought|"
-                          r"renewed|submitted|cancelled|canceled|moved|rescheduled|made|set up|signed up|forwarded|"
+                          r"renewed|submitted|cancelled|canceled|moved|rescheduled|changed|made|set up|signed up|forwarded|"
                           r"wrote|replied to|contacted|posted|mailed|filed|returned) (?P<p>[^.!?]+))?", re.I)
 _NOT_DONE = re.compile(r"\b(?:remind|reminder|will|shall|going to|'ll|later|tomorrow|soon|once|when)\b", re.I)
 
