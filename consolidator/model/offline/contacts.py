@@ -304,7 +304,7 @@ def contact_updates(lines: list[Line], claims: list[Claim], known: list[KnownCon
             for role in _roles(sentence, speaker, speakers, line.id):
                 reg.see(role.subject, line.id, sentence).claims.append(role)
             # a claim's sentence is the compacted one ("Oh, I've been ..." -> "I've been ...", lineclaims.py)
-            for claim in by_sentence.get((line.id, compact(sentence, hedges=False)), []):
+            for claim in by_sentence.pop((line.id, compact(sentence, hedges=False)), []):  # once: a sentence said twice
                 reg.see(claim.subject, line.id, sentence).claims.extend([claim, *_pastimes_and_places(claim, people)])
     _breakups(reg)
     updates: list[ContactUpdate] = []

@@ -382,7 +382,8 @@ def task_changes(lines: list[Line], open_tasks: list[KnownTask], zone: str = "UT
         asked = before.get(line.id)  # "Want me to remind Bruno?" - "No, I'll tell him myself": Bruno
         asked = people_named(asked.text) if asked is not None and not is_person_line(asked) else ""
         for k, sentence in enumerate(said):  # what was said before: the speaker's line before, and this one's
-            _sentence_changes(book, sentence, line, today, peer, normalise(" ".join([earlier, asked, *said[:k]])),
+            _sentence_changes(book, sentence, line, today, peer,  # the line's few sentences before (a paste is long)
+                              normalise(" ".join([earlier, asked, *said[max(0, k - EARLIER_LINES):k]])),
                               bool(fixed))
         if offered is not None:  # after the line's own: "Yes, remind me to call him" is theirs, not both
             _sentence_changes(book, offered, line, today, peer, earlier, offer=True)
