@@ -231,6 +231,20 @@ def _values_sql(dialect, count: int) -> str:
     return f"{head} VALUES {', '.join([group] * count)}{rest[len(group):]}"
 
 
+def logged_content(connection: Connection, keys: Sequence[str]) -> dict[str, NewMessage]:
+    """The content of those of `keys` already logged (hot rows), as NewMessages: what an append
+    repeating a caller's id is compared with (an id reused for other content is a conflict)."""
+    found: dict[str, NewMessage] = {}
+    ordered = sorted(_existing_ids(connection, set(keys)))  # a new id (most of an import) costs no row read
+    for start in range(0, len(ordered), _EXISTING_CHUNK):
+        chunk = ordered[start : start + _EXISTING_CHUNK]
+        rows = connection.execute(select(Message.id, Message.scope, Message.at, Message.role, Message.text, Message.speaker,
+                                         Message.session, Message.attachments).where(Message.id.in_(chunk)))
+        for key, *content in rows:
+            found[key] = NewMessage(*content)
+    return found
+
+
 def _existing_ids(connection: Connection, keys: set[str]) -> set[str]:
     """Which of `keys` are logged already: a few queries of _EXISTING_CHUNK ids each (on
     PostgreSQL one binary array parameter per query instead of thousands of parameters)."""
@@ -320,12 +334,6 @@ def scopes(session: Session) -> list[str]:
 def scope_heads(session: Session) -> dict[str, int]:
     """scope -> newest seq (also its message count: seq is dense per scope)."""
     return {scope: _max_seq(session, scope) for scope in scopes(session)}
-
-
-def stored_message(engine: Engine, message_id: str) -> Message | None:
-    """The logged message with this stored id (to tell a retried append from a changed one)."""
-    with Session(engine, expire_on_commit=False) as session:
-        return session.get(Message, message_id)
 
 
 def newest_at(session: Session, scope: str) -> datetime | None:

@@ -13,6 +13,7 @@ from sqlalchemy import select
 from consolidator import MessageLog
 from consolidator.core.app import App
 from consolidator.messages.ingest import ImportRejected, InvalidMessage, LineError, import_stream, parse_lines, validate
+from consolidator.messages.log import IdConflict
 from stores.engine import reading
 from stores.schema.log import Message
 
@@ -145,12 +146,27 @@ class TestImport:
         assert stored(app) == before
 
     def test_duplicates_within_one_file(self, run_cli, app: App, tmp_path: Path) -> None:
-        """A line repeated in one file (or the same id twice) is added once."""
-        lines = good_lines(2) + good_lines(1) + [line(id="k1", text="a"), line(id="k1", text="different text")]
+        """A line repeated in one file (or the same id with the same message) is added once."""
+        lines = good_lines(2) + good_lines(1) + [line(id="k1", text="a"), line(id="k1", text="a")]
         result = run_cli("import", str(jsonl(tmp_path / "d.jsonl", lines)), "--json")
         assert result.exit_code == 0, result.stderr
         assert json.loads(result.stdout) == {"added": 3, "duplicates": 2, "invalid": []}
         assert [text for _, _, text in stored(app)] == ["message 0", "message 1", "a"]
+
+    def test_an_id_given_to_another_message_is_a_bad_line(self, run_cli, app: App, tmp_path: Path) -> None:
+        """The same id with other content was counted a duplicate and the second message lost
+        without a word; it is a bad line, in the file or against what is logged, and nothing of
+        the file is added (--skip-invalid: the rest is)."""
+        run_cli("import", str(jsonl(tmp_path / "a.jsonl", [line(id="k1", text="first")])))
+        lines = [line(id="k2", text="x"), line(id="k2", text="y"), line(id="k1", text="second")]
+        result = run_cli("import", str(jsonl(tmp_path / "b.jsonl", lines)))
+        assert result.exit_code == 2
+        assert "b.jsonl:2: field 'id': 'k2' is given before in scope 'maya' with a different text" in result.stderr
+        assert "b.jsonl:3: field 'id': 'k1' is already logged in scope 'maya' with a different text" in result.stderr
+        assert [text for _, _, text in stored(app)] == ["first"]
+        skipped = run_cli("import", "--skip-invalid", "--json", str(tmp_path / "b.jsonl"))
+        assert json.loads(skipped.stdout)["added"] == 1 and len(json.loads(skipped.stdout)["invalid"]) == 2
+        assert [text for _, _, text in stored(app)] == ["first", "x"]
 
     def test_from_stdin(self, run_cli, app: App) -> None:
         """`consolidator import -` reads JSON lines from stdin."""
@@ -276,10 +292,21 @@ class TestMessageLog:
         """Appending the same message twice returns the same id and stores it once."""
         first = log.append(scope="maya", role="assistant", text="ok", at="2025-03-02T09:14:00+01:00")
         second = log.append(scope="maya", role="assistant", text="ok", at=T0 - timedelta(hours=1))
-        keyed = [log.append(scope="maya", role="user", text=t, at=T0, id="k") for t in ("x", "y")]
+        keyed = [log.append(scope="maya", role="user", text="x", at=T0, id="k") for _ in range(2)]
         assert first == second
         assert keyed == ["maya:k", "maya:k"]
         assert len(stored(app)) == 2
+
+    def test_an_id_given_to_another_message_raises_and_changes_nothing(self, log: MessageLog, app: App) -> None:
+        """append() and extend() returned the first message's id for a second, different one,
+        which was lost; `log --id` and the MCP server refused it. All paths refuse it now."""
+        log.append(scope="maya", role="user", text="I moved to Paris.", at=T0, id="msg-0001")
+        with pytest.raises(IdConflict, match=r"'msg-0001' is already logged in scope 'maya' with a different text"):
+            log.append(scope="maya", role="user", text="I moved to Rome.", at=T0, id="msg-0001")
+        with pytest.raises(IdConflict, match=r"record 2: 'b' is given before"):
+            log.extend([{"scope": "maya", "role": "user", "text": t, "at": T0, "id": i}
+                        for t, i in (("one", "a"), ("two", "b"), ("three", "b"))])
+        assert [text for _, _, text in stored(app)] == ["I moved to Paris."]  # extend: all or nothing
 
     def test_same_caller_id_in_two_scopes_keeps_both(self, log: MessageLog, app: App) -> None:
         """Caller ids are scoped: the same key in another scope is another message, not a duplicate."""

@@ -20,13 +20,13 @@ import json
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Any, Callable, Iterable, Iterator, Mapping
+from typing import Any, Callable, Iterable, Iterator, Mapping, Sequence
 
 from consolidator.model import attachments as attached
 from stores.engine import Engine, transaction
 
 from stores.schema.log import MAX_ID_CHARS, MAX_SESSION_CHARS, MAX_SPEAKER_CHARS
-from stores.messages import ROLES, AppendResult, NewMessage, insert_new
+from stores.messages import ROLES, AppendResult, NewMessage, insert_new, logged_content
 from stores.scopes import InvalidScope, validate_scope
 
 FIELDS = ("id", "scope", "at", "role", "text", "session", "speaker", "attachments")
@@ -192,18 +192,69 @@ def validate(record: Mapping[str, Any], now: Callable[[], datetime] | None = Non
     )
 
 
+_COMPARED = ("text", "role", "speaker", "session", "attachments", "at")
+
+
+@dataclass(frozen=True)
+class Conflict:
+    """A caller's id given to a second, different message: the fields that differ, and whether
+    the first is logged already (else it came earlier in the same import)."""
+
+    message: NewMessage
+    changed: tuple[str, ...]
+    logged: bool
+
+    def __str__(self) -> str:
+        where = "already logged" if self.logged else "given before"
+        return f"{self.message.id!r} is {where} in scope {self.message.scope!r} with a different {', '.join(self.changed)}"
+
+
+def id_conflicts(connection: Any, messages: Sequence[NewMessage],
+                 timeless: frozenset[int] = frozenset()) -> dict[int, Conflict]:
+    """Index -> Conflict for each message whose caller `id` is already logged in its scope (or
+    given earlier in `messages`) with other content: an idempotency key names one message, so a
+    second content under it is refused, never dropped as a duplicate. The messages at the
+    `timeless` indexes were given no time (it is now): their `at` is not compared."""
+    keyed = [(i, m, m.key()) for i, m in enumerate(messages) if m.id]
+    if not keyed:
+        return {}
+    first: dict[str, NewMessage] = logged_content(connection, [k for _, _, k in keyed])
+    logged = set(first)
+    out: dict[int, Conflict] = {}
+    for i, message, key in keyed:
+        before = first.setdefault(key, message)
+        fields = [f for f in _COMPARED if f != "at" or i not in timeless]
+        changed = tuple(f for f in fields if _differs(f, getattr(before, f), getattr(message, f)))
+        if changed and before is not message:
+            out[i] = Conflict(message, changed, key in logged)
+    return out
+
+
+def _differs(name: str, a: Any, b: Any) -> bool:
+    return _instant(a) != _instant(b) if name == "at" else a != b
+
+
+def _instant(at: datetime) -> datetime:
+    return at.replace(tzinfo=timezone.utc) if at.tzinfo is None else at.astimezone(timezone.utc)  # stored: UTC
+
+
 def parse_lines(lines: Iterable[str | bytes], source: str) -> Iterator[NewMessage | LineError]:
     """Validate a JSON-lines stream, yielding a message or an error per non-blank line.
 
     Lines may be bytes (decoded here as UTF-8, so one undecodable line is reported as that
     line's error instead of aborting the file; a byte-order mark on line 1 is dropped).
     """
+    for _, item in _numbered(lines, source):
+        yield item
+
+
+def _numbered(lines: Iterable[str | bytes], source: str) -> Iterator[tuple[int, NewMessage | LineError]]:
     for number, line in enumerate(lines, start=1):
         if isinstance(line, bytes):
             try:
                 line = line.decode("utf-8-sig" if number == 1 else "utf-8")
             except UnicodeDecodeError as exc:
-                yield LineError(source, number, "<encoding>", f"not UTF-8 (byte {exc.start})")
+                yield number, LineError(source, number, "<encoding>", f"not UTF-8 (byte {exc.start})")
                 continue
         elif number == 1:
             line = line.removeprefix("\ufeff")
@@ -212,12 +263,12 @@ def parse_lines(lines: Iterable[str | bytes], source: str) -> Iterator[NewMessag
         try:
             record = json.loads(line)
         except json.JSONDecodeError as exc:
-            yield LineError(source, number, "<json>", f"invalid JSON: {exc.msg} at column {exc.colno}")
+            yield number, LineError(source, number, "<json>", f"invalid JSON: {exc.msg} (column {exc.colno})")
             continue
         try:
-            yield validate(record)
+            yield number, validate(record)
         except InvalidMessage as exc:
-            yield LineError(source, number, exc.field, exc.problem)
+            yield number, LineError(source, number, exc.field, exc.problem)
 
 
 @dataclass
@@ -240,14 +291,23 @@ def import_stream(
     `archive_root`, the archive directory, is where ids archived long ago are looked for."""
     report = ImportReport()
     valid: list[NewMessage] = []
-    for item in parse_lines(stream, source):
+    numbers: list[int] = []
+    for number, item in _numbered(stream, source):
         if isinstance(item, LineError):
             report.errors.append(item)
         else:
             valid.append(item)
+            numbers.append(number)
     if report.errors and not skip_invalid:
         raise ImportRejected(report.errors)
     with transaction(engine) as session:  # one call: every scope's counter locked once, in order
-        result: AppendResult = insert_new(session.connection(), valid, received_at, progress, archive_root=archive_root)
+        connection = session.connection()
+        if conflicts := id_conflicts(connection, valid):  # an id reused for another message: a bad line
+            report.errors = sorted([*report.errors, *(LineError(source, numbers[i], "id", str(conflict))
+                                                      for i, conflict in conflicts.items())], key=lambda e: e.line)
+            if not skip_invalid:
+                raise ImportRejected(report.errors)
+            valid = [m for i, m in enumerate(valid) if i not in conflicts]
+        result: AppendResult = insert_new(connection, valid, received_at, progress, archive_root=archive_root)
     report.added, report.duplicates = result.added, result.duplicates
     return report
