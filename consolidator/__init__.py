@@ -40,14 +40,16 @@ def recall(scope: str, query: str, *, budget_tokens: int = 1000, config: str | P
 
 
 def mark_used(scope: str, fact_ids: str | Iterable[str], config: str | Path | None = None, *,
-              at: datetime | None = None, app: "App | None" = None) -> int:
+              at: datetime | None = None, app: "App | None" = None, strict: bool = False) -> int:
     """Record that a planner used these facts (applied by the daemon); returns how many were queued.
 
-    One short insert per id into the use queue; see `consolidator.facts.api.mark_used`.
+    One short insert per fact of the scope into the use queue, each once per call; an id of no
+    fact of the scope is skipped (`strict`: ValueError naming it, nothing queued); see
+    `consolidator.facts.api.mark_used`.
     """
     from consolidator.facts.api import mark_used as queue_uses
 
-    return queue_uses(scope, fact_ids, config, at=at, app=app)
+    return queue_uses(scope, fact_ids, config, at=at, app=app, strict=strict)
 
 
 def __getattr__(name: str) -> Any:

@@ -88,9 +88,9 @@ def test_pin_and_mark_used_commands(app, run_cli):
     bad = run_cli("pin", "--scope", "maya", "f_missing")
     assert bad.exit_code == 2 and "f_missing" in bad.stderr
     out = run_cli("mark-used", "--scope", "maya", fid, fid)
-    assert out.exit_code == 0 and "queued 2 uses" in out.output
+    assert out.exit_code == 0 and "queued 1 use" in out.output  # one use per fact a call names
     with reading(app.engine) as session:
-        assert len(session.execute(select(FactUse)).all()) == 2
+        assert len(session.execute(select(FactUse)).all()) == 1
 
 
 def test_restore_command(app, run_cli):

@@ -168,12 +168,23 @@ class TestTrigger:
 
 
 class TestUses:
+    def test_mark_used_queues_only_the_scopes_facts(self, app, monkeypatch):
+        """Another scope's fact id, or one of no fact, was queued (a row the daemon then ignored);
+        now it is skipped, or with strict=True refused, naming it, with nothing queued."""
+        monkeypatch.setenv("CONSOLIDATOR_STATE_DIR", str(app.settings.state_dir))
+        mine, theirs = put(app, "Maya plays chess.", angle(0)), put(app, "Rui plays golf.", angle(0), scope="rui")
+        assert mark_used("maya", [mine, theirs, "f_nothing"]) == 1
+        with pytest.raises(ValueError, match=rf"unknown fact ids in scope 'maya': {theirs}, f_nothing"):
+            mark_used("maya", [mine, theirs, "f_nothing"], strict=True)
+        with reading(app.engine) as session:
+            assert [u.fact_id for u in session.execute(select(FactUse)).scalars()] == [mine]
+
     def test_mark_used_raises_strength_capped_and_last_used(self, app, monkeypatch):
         """Twelve uses through the public API: strength stops at the cap (10), last_used is the use time."""
         monkeypatch.setenv("CONSOLIDATOR_STATE_DIR", str(app.settings.state_dir))
         fid = put(app, "Maya plays chess.", angle(0), last_used=T0)
         used_at = NOW + timedelta(hours=3)
-        assert mark_used("maya", [fid] * 12, at=used_at) == 12
+        assert [mark_used("maya", [fid] * 2, at=used_at) for _ in range(12)] == [1] * 12  # once a call
         with reading(app.engine) as session:
             assert len(list(session.execute(select(FactUse)).scalars())) == 12
         assert fact(app, fid).strength == 1.0  # applied by the daemon, not by the caller

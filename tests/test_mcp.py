@@ -19,6 +19,7 @@ pytest.importorskip("mcp.server.mcpserver", reason="the mcp extra is not install
 
 from stores.engine import reading
 from stores.schema.log import Message
+from stores.schema.memory import FactUse
 from tests.support.mcp_kit import (TOKEN, error_text, http_client, http_serving, in_process, payload, raw_post,
                                    records, stdio_client)
 from tests.support.recall_kit import T0, drain
@@ -158,6 +159,18 @@ def test_log_drain_recall_and_read_context_in_process(app, settings) -> None:
     assert content.mime_type == "text/markdown" and content.meta["published"]
     assert used == {"scope": "maya", "queued": 1}
     assert report["messages"] == 5 and report["facts"]["current"] >= 1 and "path" not in report["context"]
+
+
+def test_mark_used_of_no_fact_of_the_scope_is_a_tool_error_with_nothing_written(app) -> None:
+    """mark_used queued any id, another scope's too ({"queued": 1}, a row written), though a bad
+    argument is to write nothing; the CLI refused the same ids."""
+    async def mark():
+        async with in_process(app, "maya") as client:
+            return error_text(await client.call_tool("mark_used", {"fact_ids": ["f_bogus", "f_bogus"]}))
+
+    assert "fact_ids: unknown fact id in scope 'maya': f_bogus; nothing was marked" in anyio.run(mark)
+    with reading(app.engine) as session:
+        assert session.execute(select(func.count()).select_from(FactUse)).scalar_one() == 0
 
 
 def test_resources_of_other_scopes_are_neither_listed_nor_read(app) -> None:

@@ -17,7 +17,7 @@ from consolidator.core.app import App, open_app
 from consolidator.core.config import load_settings
 from stores.engine import transaction
 from stores.schema.memory import Fact
-from stores.facts import enqueue_uses, restore, set_pinned
+from stores.facts import enqueue_uses, facts_by_id, restore, set_pinned
 from stores.scopes import validate_scope
 from stores.types import utc
 from stores.view_versions import bump
@@ -49,15 +49,26 @@ def _ids(fact_ids) -> list[str]:
 
 
 def mark_used(scope: str, fact_ids, config: str | Path | None = None, *, at: datetime | None = None,
-              app: App | None = None) -> int:
-    """Record that a planner used these facts (applied by the daemon); returns how many were queued."""
+              app: App | None = None, strict: bool = False) -> int:
+    """Record that a planner used these facts (applied by the daemon); returns how many were queued.
+
+    Only the scope's facts are queued, each once however often it is given: an id of no fact of
+    the scope (another scope's, or none) is skipped, or with `strict` raises ValueError naming
+    it, and then nothing is queued."""
     validate_scope(scope)
-    ids = _ids(fact_ids)
+    ids = list(dict.fromkeys(_ids(fact_ids)))
     when = utc(at) if at is not None else _now()
     if not ids:
         return 0
     with transaction(_open(config, app).engine) as session:
-        enqueue_uses(session, scope, ids, when)
+        known = facts_by_id(session, scope, set(ids))
+        unknown = [fid for fid in ids if fid not in known]
+        if unknown and strict:
+            raise ValueError(f"unknown {'fact id' if len(unknown) == 1 else 'fact ids'} in scope {scope!r}: "
+                             f"{', '.join(unknown[:10])}{' ...' if len(unknown) > 10 else ''}")
+        ids = [fid for fid in ids if fid in known]
+        if ids:
+            enqueue_uses(session, scope, ids, when)
     return len(ids)
 
 

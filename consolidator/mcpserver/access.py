@@ -182,7 +182,7 @@ class Tools:
         if len(fact_ids) > MAX_FACT_IDS:
             raise Refused(f"fact_ids: {len(fact_ids):,} ids, more than {MAX_FACT_IDS:,} a call may mark")
         try:
-            queued = queue_uses(name, fact_ids, app=self.app, at=utcnow())
+            queued = queue_uses(name, fact_ids, app=self.app, at=utcnow(), strict=True)
         except ValueError as exc:
             raise Refused(f"fact_ids: {exc}; nothing was marked") from None
         except (StorageError, OSError) as exc:
