@@ -157,3 +157,11 @@ def test_ten_kills_mid_archive_lose_and_double_nothing(app, state_dir, tmp_path)
         assert archived == (len(scopes) * (DAYS * 8 - 1),) * 2
         assert len(list((state / "archive").glob("*/summaries/*/*.parquet"))) >= len(scopes)
     print(f"kills: {killed} of 10 before the run ended, {midway} inside a file's write-record-delete protocol")
+
+
+def test_export_of_an_empty_span_is_refused(app, run_cli) -> None:
+    """--since after --until exported 0 messages with exit 0: a typo read as an empty history."""
+    run_cli("log", "--scope", "maya", "--role", "user", "--at", "2025-01-10T10:00:00+00:00", "Hello.")
+    result = run_cli("export", "--scope", "maya", "--since", "2025-01-12", "--until", "2025-01-10")
+    assert result.exit_code == 2 and "--since 2025-01-12 is after --until 2025-01-10" in result.stderr
+    assert result.stdout == ""

@@ -10,7 +10,7 @@ import consolidator
 from consolidator.core.app import App
 from consolidator.core.config import ConfigError, Settings, load_settings
 from consolidator import read_context
-from consolidator.snapshots.context import cost, cut_words, fit, publish_context
+from consolidator.snapshots.context import cost, cut_words, fit, publish_context, status_line
 from consolidator.domain import estimate_tokens
 from stores.engine import transaction
 from stores.messages import NewMessage, append_messages
@@ -83,6 +83,8 @@ class TestContent:
         assert "7 messages logged" in text and "7 messages not yet consolidated" in text
         assert "summaries cover messages through #4 (3 behind)" in text
         assert "- day (2025-03-03): A day." in text
+        assert status_line(1, START, 0, None).startswith("Status: 1 message logged,")  # not "1 messages"
+        assert "1 message not yet consolidated" in status_line(3, START, 2, None)
 
     def test_duplicate_rung_texts_are_shown_once(self, app: App) -> None:
         """The interaction rung that reuses the day's text is not repeated."""

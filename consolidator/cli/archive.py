@@ -69,6 +69,8 @@ def export_command(ctx, scope: str, fmt: str, since, until, out: Path | None) ->
     app = app_of(ctx)
     scope = existing_scope(ctx, scope)
     since, until = (since.date() if since else None), (until.date() if until else None)
+    if since and until and since > until:
+        raise UserError(f"--since {since} is after --until {until}: no day is in between")
     if fmt == "parquet":
         if out is None:
             raise UserError("--out: a file is required for --format parquet")

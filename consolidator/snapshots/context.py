@@ -290,8 +290,8 @@ def status_line(newest: int, newest_at: datetime | None, consolidated: int, wate
     if not newest:
         return "Status: no messages logged yet."
     behind = max(0, newest - consolidated)
-    parts = [f"Status: {newest} messages logged, newest at {newest_at.isoformat(timespec='minutes')}",
-             f"{behind} messages not yet consolidated"]
+    parts = [f"Status: {newest} message{'s' * (newest != 1)} logged, newest at {newest_at.isoformat(timespec='minutes')}",
+             f"{behind} message{'s' * (behind != 1)} not yet consolidated"]
     if watermark is None:
         parts.append("no summaries yet")
     else:
