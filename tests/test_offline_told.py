@@ -171,3 +171,11 @@ def test_a_plan_the_person_moves_supersedes_the_plan(said, known):
     request = FactExtractionRequest(scope="s", messages=lines, neighbours=[KnownFact(id="f1", text=known, similarity=0.8)])
     [fact] = OfflineModel().extract_facts(request).facts
     assert (fact.op, fact.target_id) == ("UPDATE", "f1") and " was moved to " in fact.text, fact
+
+
+def test_a_him_or_her_of_the_speakers_clause_is_the_person_just_spoken_of():
+    """"I promised to visit him in January" kept its "him": a fact that names no one."""
+    facts, _ = _told("My brother Rui lives in Porto. I promised to visit him in January.")
+    assert "Maya promised to visit Rui (January 2026)." in facts, facts
+    facts, _ = _told("My sister Ana is coming. I gave her mom a card.")  # a possessive "her" stays
+    assert not any("Ana mom" in f or "gave Ana" in f for f in facts), facts

@@ -155,7 +155,7 @@ def _claims(people: tuple[_Line, ...], lead: int, zone: str, known: frozenset[st
                 if _ORPHAN_CLITIC.search(c.text):
                     continue  # "tomorrow's gonna be a blast" less its date word: "'s gonna be ...", no statement
                 c = _acquired_on(c, sentence, ctx.day)
-                c = replace(c, text=with_shown(c.text, caption))
+                c = replace(c, text=with_shown(_object_named(c.text, c.subject, ctx), caption))
                 text = c.text if c.attribute == "event" else resolve_relative_dates(c.text, today, this_too=True)
                 out.append(replace(c, source_ids=(line.id,), text=text))
             if k == 0 and _answers(asked[i], line) and (named := named_in_reply(asked[i], line, sentence, ctx.me)):
@@ -183,6 +183,21 @@ _TIME_VERDICT = re.compile(r"^(?P<t>yesterday(?: (?:morning|afternoon|evening|ni
 _OWN_TIME = re.compile(rf"\b(?:(?:last|this|next|on|early|late|that) (?:{'|'.join(WEEKDAYS)}|week|weekend|month|year|"
                        rf"night|morning|afternoon|evening|summer|winter|spring|fall|autumn)|yesterday|today|tonight|"
                        rf"tomorrow|ago|{'|'.join(WEEKDAYS)}|(?-i:{'|'.join(m.capitalize() for m in MONTHS)})|\d{{4}})\b", re.I)
+
+
+# "I promised to visit him in January": a him or her the speaker's own clause ends on, or puts
+# before a preposition or a time (not "her mom": a possessive)
+_OBJECT = re.compile(r"(?<=[a-z] )(?P<p>him|her)(?=[.,;!?]|\s\(|$|\s(?:in|on|at|to|for|with|about|from|by|next|this|"
+                     r"last|tomorrow|today|tonight|again|soon|later|back|up|out|over|too|as well)\b)")
+
+
+def _object_named(text: str, subject: str, ctx: Context) -> str:
+    """The speaker's clause with its him or her as the person the line spoke of last, where the
+    batch lets the pronoun mean them: a fact of "him" tells a planner nothing of whom."""
+    if subject != ctx.me or not ctx.last or ctx.last == ctx.me or ctx.names is None or "'s " in ctx.last:
+        return text
+    m = _OBJECT.search(text)
+    return f"{text[:m.start()]}{ctx.last}{text[m.end():]}" if m and ctx.names.agrees(ctx.last, m.group("p")) else text
 
 
 def _capital(text: str) -> str:
