@@ -240,8 +240,9 @@ def logged_content(connection: Connection, keys: Sequence[str]) -> dict[str, New
         chunk = ordered[start : start + _EXISTING_CHUNK]
         rows = connection.execute(select(Message.id, Message.scope, Message.at, Message.role, Message.text, Message.speaker,
                                          Message.session, Message.attachments).where(Message.id.in_(chunk)))
-        for key, *content in rows:
-            found[key] = NewMessage(*content)
+        for key, scope, at, role, text_, speaker, session, attachments in rows:
+            found[key] = NewMessage(scope=scope, at=at, role=role, text=text_, speaker=speaker, session=session,
+                                    attachments=attachments)
     return found
 
 

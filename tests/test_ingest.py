@@ -297,6 +297,14 @@ class TestMessageLog:
         assert keyed == ["maya:k", "maya:k"]
         assert len(stored(app)) == 2
 
+    def test_a_message_with_an_id_and_attachments_sent_again_is_a_duplicate(self, log: MessageLog, app: App) -> None:
+        """The stored attachments were read into the wrong field: resending it was a conflict."""
+        sent = dict(scope="maya", role="user", text="Look!", at=T0, id="p1", attachments=[{"kind": "image", "caption": "a cat"}])
+        assert log.append(**sent) == log.append(**sent) == "maya:p1"
+        assert log.extend([sent]).duplicates == 1
+        with pytest.raises(IdConflict, match="a different attachments"):
+            log.append(**{**sent, "attachments": [{"kind": "image", "caption": "a dog"}]})
+
     def test_an_id_given_to_another_message_raises_and_changes_nothing(self, log: MessageLog, app: App) -> None:
         """append() and extend() returned the first message's id for a second, different one,
         which was lost; `log --id` and the MCP server refused it. All paths refuse it now."""

@@ -4,8 +4,11 @@ names no value (the wider extraction tests: test_offline_extraction.py)."""
 
 from __future__ import annotations
 
+from datetime import date
+
 import pytest
 
+from consolidator.model.offline.reldates import resolve_absolute_dates
 from tests.support.offline_kit import said_by_caroline
 
 
@@ -59,6 +62,7 @@ def test_a_weekday_with_its_day_of_the_month_is_not_the_next_such_weekday():
     ("I am flying to Rome on Friday 12 May.", "Caroline is flying to Rome (2023-05-12)."),  # the day before its month
     ("I have a call with Jonas on Tuesday morning.", "Caroline has a call with Jonas (2023-05-09)."),  # no "Jonas morning"
     ("I promised to visit Rui in June.", "Caroline promised to visit Rui (June 2023)."),  # what was promised is ahead
+    ("Our wedding was moved to June 2027.", "Caroline's wedding was moved to June 2027 (2023-05-07)."),  # its year
 ])
 def test_a_weekday_written_with_its_date_dates_the_clause_by_both(said, fact):
     assert said_by_caroline(said) == [fact]
@@ -197,3 +201,12 @@ def test_a_time_said_of_is_when_the_lines_next_sentences_happened(said, fact):
 def test_a_birth_without_its_year_gets_none_from_the_tense(said, fact):
     """The tense picks the last May for "I went to Paris in May"; a birth's year it cannot tell."""
     assert said_by_caroline(said) == [fact]
+
+
+@pytest.mark.parametrize(("said", "resolved"), [
+    ("I agreed to help him in November.", "(November 2026)"),  # what was agreed to be done is ahead
+    ("I signed up and agreed to the terms in November.", "(November 2025)"),  # a thing agreed to: the tense's
+    ("I planned to go skiing in March but I broke my leg.", "(March 2025)"),  # a plan said in the past may be past
+])
+def test_a_month_after_a_promise_is_ahead_only_of_a_thing_to_do(said, resolved):
+    assert resolved in resolve_absolute_dates(said, date(2025, 12, 4))

@@ -441,6 +441,7 @@ def _asked(request: str, reply: str):
     ("Please email my landlord about the heater.", "I emailed your landlord about the heater.",
      "Email my landlord about the heater"),
     ("Can you book a taxi for tomorrow?", "All set!", "Book a taxi"),
+    ("Please book a table for tomorrow at 8.", "Done, I booked a table for tomorrow at 8.", "Book a table at 8"),
     ("Can you change the booking?", "Changed the Taberna do Largo booking to 20:30.", "Change the booking"),  # no "I"
 ])
 def test_an_errand_the_agent_reports_done_at_once_is_done(request_, reply, title):
@@ -453,7 +454,11 @@ def test_an_errand_the_agent_reports_done_at_once_is_done(request_, reply, title
     ("Can you call the dentist tomorrow?", "Sure, I'll call them tomorrow morning."),  # a promise
     ("Please remind me to pay the rent on Friday.", "Done! I'll remind you on Friday."),  # a reminder set
     ("I need to renew my passport.", "Done, noted."),  # the person's own errand
-    ("Please buy milk tomorrow.", "Done, I booked the plumber for tomorrow."),  # another errand
+    ("Please buy milk tomorrow.", "Done, I booked the plumber."),  # another errand
+    ("Call Rita on Sunday.", "Done!"),  # a note to oneself, acknowledged
+    ("Please call the plumber tomorrow.", "I called the plumber but nobody picked up."),  # failed
+    ("Can you cancel my gym membership?", "Sorted, but it needs your signature first."),  # waits
+    ("Can you call the plumber tomorrow?", "Done! I've added it to your task list."),  # a list entry
 ])
 def test_an_errand_reported_as_promised_or_not_asked_of_the_agent_stays_open(request_, reply):
     assert [op for op, _, _ in _asked(request_, reply)] == ["open"]

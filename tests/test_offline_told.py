@@ -179,3 +179,22 @@ def test_a_him_or_her_of_the_speakers_clause_is_the_person_just_spoken_of():
     assert "Maya promised to visit Rui (January 2026)." in facts, facts
     facts, _ = _told("My sister Ana is coming. I gave her mom a card.")  # a possessive "her" stays
     assert not any("Ana mom" in f or "gave Ana" in f for f in facts), facts
+
+
+@pytest.mark.parametrize(("known", "said"), [
+    ("Maya needs to renew their car insurance before November 30 (2025-11-30) (2025-03-01).",
+     "I renewed the car insurance, went with Fidelidade."),
+    ("Maya promised to send Rui the new price list by Monday (2025-03-10) (2025-03-01).", "I sent Rui the new price list."),
+])
+def test_a_need_met_supersedes_the_need(known, said):
+    """"Maya needs to renew their car insurance" stayed current after "I renewed the car
+    insurance" (the done one said no new word, so it was not even written)."""
+    request = FactExtractionRequest(scope="s", messages=told_lines(said, "Great."),
+                                    neighbours=[KnownFact(id="f1", text=known, similarity=0.8)])
+    [fact] = OfflineModel().extract_facts(request).facts
+    assert (fact.op, fact.target_id) == ("UPDATE", "f1"), fact
+    facts, _ = told("I need to renew my car insurance before November 30.", "Ok.", "I renewed the car insurance.", "Great.")
+    assert not any("needs to" in f for f in facts), facts  # within one batch: the need met is not written
+    unrelated = FactExtractionRequest(scope="s", messages=told_lines("I renewed my passport.", "Great."),
+                                      neighbours=[KnownFact(id="f1", text=known, similarity=0.8)])
+    assert all(f.op == "ADD" for f in OfflineModel().extract_facts(unrelated).facts)

@@ -61,8 +61,7 @@ def test_what_happened_in_a_period_is_asked_of_the_period_alone(memory) -> None:
     write(message("old", "Maya: Something funny happened at the market.", "2024-05-02T10:00:00"),
           message("hike", "Maya: Went hiking in Sintra with Ana.", "2024-06-12T10:00:00"),
           message("cake", "Maya: Baked a lemon cake for Rui.", "2024-06-14T10:00:00"))
-    for question in ("What happened last week?", "Any news from last week?"):
-        assert set(order(ask(question, budget=60))[:2]) == {"hike", "cake"}, question
+    assert set(order(ask("What happened last week?", budget=60))[:2]) == {"hike", "cake"}
 
 
 def test_a_named_period_with_its_year_favours_items_inside_it(memory) -> None:

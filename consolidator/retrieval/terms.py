@@ -17,7 +17,7 @@ _WORD = re.compile(r"[^\W_]+(?:['\u2019][^\W_]+)*")
 # Words of a question that ask rather than say.
 _ASKING = frozenset("""did does do done doing ever kind kinds sort type types many much long often
     thing things something anything one ones way ways go goes going went like likes would
-    happen happens happened happening news""".split())  # "What happened last week?" asks of the week alone
+    happen happens happened happening""".split())  # "What happened last week?" asks of the week alone
 
 # Irregular verbs: "made" and "make" are one stem, as "painted" and "paint" are ("bit" and "lay"
 # stay themselves: "a bit", "lay" of "lie").

@@ -26,7 +26,7 @@ from consolidator.model.offline.names import known_subjects
 from consolidator.model.offline.parse import parse_text
 from consolidator.model.offline.passes import Pass, run_passes
 from consolidator.model.offline.rules import Claim, Polarity, same_subject, spec_of, values_compatible
-from consolidator.model.offline.text import STOPWORDS, content_stems, normalise
+from consolidator.model.offline.text import STOPWORDS, content_stems, normalise, past_form, stem
 from consolidator.model.offline.tuning import DEFAULTS, OfflineSettings
 from consolidator.model.offline.words import MONTHS, WEEKDAYS
 from consolidator.model.offline.worth import ENDED, novel
@@ -68,22 +68,26 @@ def latest_per_attribute(doc: ExtractionDoc, settings: OfflineSettings) -> Extra
 def drop_ended(doc: ExtractionDoc, settings: OfflineSettings) -> ExtractionDoc:
     """A plan the batch itself calls off later ("flying to Berlin in March" ... "not going to Berlin
     anymore") is not written: the ending is, and says it. Nor is a value it corrects later ("My
-    budget is around 120" ... "the budget is 150, not 120")."""
+    budget is around 120" ... "the budget is 150, not 120"), nor a need it meets ("I need to renew
+    the car insurance" ... "I renewed the car insurance")."""
     endings = [(j, c.subject, names) for j, c in enumerate(doc.claims) if (names := _ending_names(c))]
     fixes = [(j, fix) for j, c in enumerate(doc.claims) if (fix := correction(c.text))]
     doc.claims = [c for i, c in enumerate(doc.claims)
                   if not any(j > i and _ends(subject, names, c.text) for j, subject, names in endings)
-                  and not any(j > i and _corrects(fix, c.text) for j, fix in fixes)]
+                  and not any(j > i and _corrects(fix, c.text) for j, fix in fixes)
+                  and not (_NEED.match(c.text) and any(fulfils(d, c.text) for d in doc.claims[i + 1:]))]
     return doc
 
 
 def keep_novel(doc: ExtractionDoc, settings: OfflineSettings) -> ExtractionDoc:
     """Claims that add enough to the neighbours and the batch's earlier claims (worth.novel); a
-    correction is news however few its new words ("the budget is 150, not 120"), as an ending is."""
+    correction is news however few its new words ("the budget is 150, not 120"), as an ending is,
+    and so is a need met ("I sent Rui the new price list" after "... promised to send Rui ...")."""
     speakers = {(m.speaker or "").strip() for m in doc.request.messages if m.speaker}
     said_on = {m.id: local_day(m.at, doc.request.timezone) for m in doc.request.messages}
     kept = {id(c) for c in novel(doc.claims, [f.text for f in doc.request.neighbours], speakers, said_on)}
-    doc.claims = [c for c in doc.claims if id(c) in kept or correction(c.text)]
+    needs = [f.text for f in doc.request.neighbours if _NEED.match(f.text)]
+    doc.claims = [c for c in doc.claims if id(c) in kept or correction(c.text) or any(fulfils(c, n) for n in needs)]
     return doc
 
 
@@ -218,6 +222,8 @@ def _decide(claim: Claim, known: list[tuple[KnownFact, list[Claim]]]) -> tuple[s
     for fact, _ in known:
         if _norm(fact.text) == text_key and negated(fact.text) == negated(claim.text):
             return "NOOP", fact.id
+    if claim.attribute == "event" and (met := next((f.id for f, _ in known if fulfils(claim, f.text)), None)):
+        return "UPDATE", met  # a need met ends the need, though it says no new word
     matches = [(f, k) for f, ks in known for k in ks
                if k.attribute == claim.attribute and same_subject(k.subject, claim.subject)]
     mine = set(claim.key)
@@ -279,6 +285,28 @@ def _corrects(fix: tuple[frozenset[str], frozenset[str]], text: str) -> bool:
     said = stated(text)
     words = set(_norm(said)) | _days_named(said)  # "(2025-03-07)" is a Friday: "not Friday" means it
     return old <= words and about <= words and not (negated(text) and said == text)
+
+
+# "Maya needs to renew their car insurance ...": a need or a promise of the subject, and what it is
+_NEED = re.compile(r"^(?P<s>.+?) (?:needs|need|has|have|had|must|promised|is going|are going|plans|wants) to "
+                   r"(?P<v>[a-z]+) (?P<x>[^(]+)")
+
+
+def fulfils(claim: Claim, text: str) -> bool:
+    """Whether `claim`, a thing its subject did ("Maya renewed the car insurance"), meets the need
+    or promise `text` states of them ("Maya needs to renew their car insurance before November
+    30"): the same verb, done, and most of what it is done to; the need is met, so superseded."""
+    m = _NEED.match(text)
+    said = claim.text[len(claim.subject):].split()
+    if not m or m.group("s") != claim.subject or not said or not past_form(said[0]) or negated(claim.text):
+        return False
+    wanted = set(content_stems(m.group("x"))) - _TIME_STEMS
+    done = set(content_stems(" ".join(said[1:])))
+    return stem(said[0]) == stem(m.group("v")) and bool(wanted) and len(wanted & done) * 2 >= len(wanted)
+
+
+_TIME_STEMS = frozenset(stem(w) for w in ("before", "after", "by", "until", "today", "tomorrow", "tonight", "week",
+                                          "month", "year", *MONTHS, *WEEKDAYS))
 
 
 def _corrected_fact(claim: Claim, known: list[tuple[KnownFact, list[Claim]]]) -> str | None:

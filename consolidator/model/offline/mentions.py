@@ -115,7 +115,7 @@ _REACH = re.compile(_WHOSE + r"(?:new |current |work |home )?"
 # "She has a new phone number: +49 151 ...", "I got a new email, ana@example.org": the same, said as had
 _HAS_REACH = re.compile(r"(?:(?P<my>I)|(?P<pron>[Ss]he|[Hh]e|[Tt]hey)|(?P<own>[A-Z][a-z]+)) (?:has|have|got|has got) "
                         r"an? (?:new |different |work |home )?(?P<k>(?:phone |mobile |cell )?number|phone|mobile|"
-                        r"e-?mail(?: address)?|(?:home )?address)\s*[:,-]?\s*(?:(?:which |it )?is |now )?(?P<v>.+)")
+                        r"e-?mail(?: address)?)(?:\s*[:,-]\s*|,? (?:which |it )?is (?:now )?)(?P<v>.+)")  # not an address: any phrase
 # "the migraines are gone", "my insomnia is over": the speaker's condition ended
 GONE = re.compile(rf"(?:the|my) (?P<v>{CONDITIONS}) (?:(?:are|is|have|has) )?(?:gone|over|went away|cleared up)\b", re.I)
 # "My pronouns are she/her": how to speak of someone, a detail that replaces the one before

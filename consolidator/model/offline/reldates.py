@@ -162,7 +162,7 @@ _YEAR = r"(?:,? (?P<y>(?:19|20)\d\d))?"
 _ABSOLUTE = re.compile(
     rf"\b(?:(?:on |in )?(?:(?P<m>{_MONTH}) {_ORDINAL}\b|(?:the )?{_ORDINAL.replace('<d>', '<d2>')} (?:of )?(?P<m2>{_MONTH})){_YEAR}"
     rf"|in (?P<m3>{_MONTH})(?: (?P<y3>(?:19|20)\d\d))?|in (?P<y4>(?:19|20)\d\d)"
-    rf"|(?<=moved to )(?P<m5>{_MONTH})"  # "the move was moved to March": a month ahead
+    rf"|(?<=moved to )(?P<m5>{_MONTH})(?! (?:19|20)\d\d)"  # "the move was moved to March": a month ahead
     r"|(?:on )?the (?P<dom>\d{1,2})(?:st|nd|rd|th)(?! (?:of|floor|century|time|grade|place|row|birthday|anniversary)\b))"
     rf"\b(?![\w'-]){_NOT_RESOLVED_YET}")
 
@@ -282,7 +282,8 @@ def _weekday(m: re.Match, today: date) -> str | None:
     return _relative("next" if tense == "future" else "last", m.group("day").lower(), today) if tense else None
 
 
-_COMMITTED = frozenset("promised agreed decided offered planned arranged vowed swore".split())
+_COMMITTED = frozenset("promised agreed decided offered arranged vowed swore".split())  # not "planned": it may be past
+_NOT_VERB = frozenset("the a an my your his her its our their this that these those it".split())  # "agreed to the terms"
 
 
 def _tense(before: str, after: str) -> str | None:
@@ -301,7 +302,7 @@ def _tense(before: str, after: str) -> str | None:
         marks = _words(_CLAUSE_END.split(after.lstrip(" ,"), maxsplit=1)[0])
     if any(w in _FUTURE_WORDS or w == "'ll" or w in _SCHEDULED for w in marks) or "going to" in " ".join(marks):
         return "future"
-    if any(w in _COMMITTED and nxt == "to" for w, nxt in zip(marks, marks[1:])):
+    if any(w in _COMMITTED and nxt == "to" and then not in _NOT_VERB for w, nxt, then in zip(marks, marks[1:], marks[2:])):
         return "future"  # "I promised to visit him in January": what was promised is ahead
     for k, w in enumerate(marks):
         if w in _BE and (any(v.endswith("ing") and len(v) > 4 for v in marks[k + 1:k + 3]) or k == len(marks) - 1

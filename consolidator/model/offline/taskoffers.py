@@ -67,7 +67,10 @@ _CARRIED_OUT = re.compile(r"^\s*(?:(?:ok(?:ay)?|sure|great|perfect|alright|all r
                           r"(?P<v>booked|sent|emailed|called|rang|texted|messaged|ordered|paid|scheduled|reserved|bought|"
                           r"renewed|submitted|cancelled|canceled|moved|rescheduled|changed|made|set up|signed up|forwarded|"
                           r"wrote|replied to|contacted|posted|mailed|filed|returned) (?P<p>[^.!?]+))?", re.I)
-_NOT_DONE = re.compile(r"\b(?:remind|reminder|will|shall|going to|'ll|later|tomorrow|soon|once|when)\b", re.I)
+# ...said of the whole reply: a promise, a reminder or a list entry is no errand done, and neither is
+# one that failed or waits ("I called the plumber but nobody picked up", "it needs your signature")
+_NOT_DONE = re.compile(r"\b(?:remind|reminder|will|shall|going to|'ll|list|noted|but|could not|unable|unfortunately|"
+                       r"nobody|no one|no answer|failed|needs? your|waiting)\b", re.I)
 
 
 def carried_out(reply: Line | None) -> str | None:
@@ -75,8 +78,8 @@ def carried_out(reply: Line | None) -> str | None:
     Taberna do Largo", "" for a bare "Done!"), or None when it reports nothing done."""
     if reply is None or reply.role != "assistant" or not reply.text.strip():
         return None
-    first = sentences(normalise(reply.text))[0]
-    m = _CARRIED_OUT.match(first)
-    if m is None or not (m.group("done") or m.group("v")) or _NOT_DONE.search(first):
+    said = normalise(reply.text)
+    m = _CARRIED_OUT.match(sentences(said)[0])
+    if m is None or not (m.group("done") or m.group("v")) or _NOT_DONE.search(said):
         return None
     return f"{m.group('v')} {m.group('p')}" if m.group("v") else ""

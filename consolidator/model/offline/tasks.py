@@ -99,7 +99,8 @@ _OWED = re.compile(rf"{_MY_PERSON}(?: [A-Z][a-z]+)? (?:wants|needs|expects|is ex
                    r"is waiting for|asked (?:me )?for) (?P<x>(?:the|my|our|a|an|some|his|her|their) [^,;.!?]+)")
 _ASKED_OF_ME = re.compile(rf"{_MY_PERSON}(?: [A-Z][a-z]+)? (?:wants|needs|expects|asked|told) me to (?P<a>.+)")
 _ASKABLE = frozenset([*_REMIND, _REQUEST])  # the open patterns that may come as a question
-_OF_AGENT = frozenset([_WANT_YOU, _REQUEST, _PLEASE, _IMPERATIVE])  # errands the agent itself may carry out
+_OF_AGENT = frozenset([_WANT_YOU, _REQUEST, _PLEASE])  # errands the agent itself may carry out ("Call Rita on
+# Sunday", an errand with its day, may be a note to oneself, which a "Done!" only acknowledges)
 # Requests to someone else: when that someone is another person rather than the agent, they are
 # advice or favours between people ("don't forget to take breaks"), not the speaker's errands.
 _TO_ADDRESSEE = frozenset([_FORGET, _WANT_YOU, _REQUEST, _PLEASE, _FORGET_THING, _ADD, _IMPERATIVE])
