@@ -198,3 +198,16 @@ def test_a_need_met_supersedes_the_need(known, said):
     unrelated = FactExtractionRequest(scope="s", messages=told_lines("I renewed my passport.", "Great."),
                                       neighbours=[KnownFact(id="f1", text=known, similarity=0.8)])
     assert all(f.op == "ADD" for f in OfflineModel().extract_facts(unrelated).facts)
+
+
+def test_a_plan_called_off_after_all_by_what_it_is_supersedes_the_plan():
+    """"I'm not going to the board meeting after all" ended nothing: an ending had to name a name
+    ("Berlin"); its words of substance say which plan it ends, and "after all" is an ending."""
+    known = [KnownFact(id="f1", text="Maya is going to the board meeting on December 15 (2025-12-15) (2025-03-01).",
+                       similarity=0.8),
+             KnownFact(id="f2", text="Maya is going to the gym on Monday (2025-03-10) (2025-03-01).", similarity=0.7)]
+    lines = told_lines("I'm not going to the board meeting after all, Rui will present it.", "Ok.")
+    ops = [(f.op, f.target_id) for f in OfflineModel().extract_facts(
+        FactExtractionRequest(scope="s", messages=lines, neighbours=known)).facts]
+    assert ("UPDATE", "f1") in ops and ("UPDATE", "f2") not in ops, ops
+    assert _told("It was fun after all.")[0] == []  # no plan called off

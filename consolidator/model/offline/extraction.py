@@ -30,6 +30,7 @@ from consolidator.model.offline.text import STOPWORDS, content_stems, normalise,
 from consolidator.model.offline.tuning import DEFAULTS, OfflineSettings
 from consolidator.model.offline.words import MONTHS, WEEKDAYS
 from consolidator.model.offline.worth import ENDED, novel
+from consolidator.model.offline.reldates import DATE_NOTE
 from consolidator.model.schemas import FactCandidate, FactExtractionRequest, KnownFact
 
 __all__ = ["EXTRACTION_PASSES", "ExtractionDoc", "extract_facts", "negated"]
@@ -264,18 +265,29 @@ def _ended_event(claim: Claim, known: list[tuple[KnownFact, list[Claim]]]) -> st
 
 def _ending_names(claim: Claim) -> frozenset[str]:
     """The names an ending names besides its subject ("Maya is not going to Berlin anymore":
-    Berlin); none if the claim ends no plan. A taste ended ("doesn't like Berlin anymore") ends none."""
+    Berlin), or with none its words of substance ("not going to the board meeting after all":
+    board, meeting, as "~stems"); none if the claim ends no plan, or names nothing it ends ("I'm
+    not going anymore"). A taste ended ("doesn't like Berlin anymore") ends none."""
     if claim.attribute not in ("event", "habit") or not ENDED.search(claim.text):
         return frozenset()
-    return frozenset(w for w in _NAME_WORD.findall(claim.text) if w.lower() not in STOPWORDS) - set(claim.subject.split())
+    names = frozenset(w for w in _NAME_WORD.findall(claim.text) if w.lower() not in STOPWORDS) - set(claim.subject.split())
+    said = DATE_NOTE.sub("", claim.text[len(claim.subject):])
+    return names or frozenset(f"~{w}" for w in content_stems(said) if w not in _ENDING_WORDS)
+
+
+_ENDING_WORDS = frozenset(stem(w) for w in "go going come coming make it cannot can not after all anymore any more "
+                          "longer cancelled canceled called off".split())
 
 
 def _ends(subject: str, names: frozenset[str], text: str) -> bool:
     """Whether an ending of `subject` naming `names` ends what `text` says ("... is flying to Berlin
     ..."): a plan of the same subject (under way or ahead), not negated, naming every one of the
-    names; what happened ("Maya lived in Berlin") and a state ("works at Acme") are no plans."""
-    return (text.startswith(subject) and not negated(text) and bool(_PLAN.match(text[len(subject):].strip()))
-            and names <= set(_NAME_WORD.findall(text)))
+    names (or holding every one of its "~stems"); what happened ("Maya lived in Berlin") and a
+    state ("works at Acme") are no plans."""
+    if not (text.startswith(subject) and not negated(text) and _PLAN.match(text[len(subject):].strip())):
+        return False
+    stems = {n[1:] for n in names if n.startswith("~")}
+    return {n for n in names if not n.startswith("~")} <= set(_NAME_WORD.findall(text)) and stems <= set(content_stems(text))
 
 
 def _corrects(fix: tuple[frozenset[str], frozenset[str]], text: str) -> bool:

@@ -39,7 +39,7 @@ from consolidator.model.offline.reldates import day_ahead
 from consolidator.model.offline.rules import Claim, parse_predicate
 from consolidator.model.offline.shown import with_shown
 from consolidator.model.offline.suggest import suggestion
-from consolidator.model.offline.worth import MIN_WORTH, NAME_WEIGHT, is_evaluation, is_stance, kind_of, tidy, worth
+from consolidator.model.offline.worth import ENDED, MIN_WORTH, NAME_WEIGHT, is_evaluation, is_stance, kind_of, tidy, worth
 from consolidator.model.offline.text import (
     NAME_STOPWORDS, SPECIES, STOPWORDS, TIME_ONLY, TIME_PHRASE, TITLES, normalise, sentences, untagged,
 )
@@ -276,7 +276,7 @@ def _clause(subject: Subject, predicate: str, ctx: Context, when: str = "") -> C
     said = tidy(said) if said else None
     # "I made this!" and its photo: the fact will name what the photo shows (shown.py), so it counts
     shows = with_shown(f"{subject.name} {said}", ctx.shown)[len(subject.name) + 1:] if said else ""
-    ahead = bool(said) and day_ahead(said, ctx.day)  # a plan's day ("my flight is on Friday") is as specific as a name
+    ahead = bool(said) and (day_ahead(said, ctx.day) or bool(ENDED.search(said)))  # a plan's day, or its end, as a name
     if not said or substance(f"{thing} {shows}", names) + 2 * ahead < MIN_SUBSTANCE or (
             worth(f"{subject.name} {shows}", names[:2]) + NAME_WEIGHT * ahead < MIN_WORTH):
         return None

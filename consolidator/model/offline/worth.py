@@ -234,7 +234,9 @@ def kind_of(predicate: str) -> str:
 
 # What ends a plan or a state ("not going to Berlin anymore", "the trip got cancelled"): news
 # however little it adds in words, and what supersedes the fact it ends (extraction._decide).
-ENDED = re.compile(r"\b(?:any ?more|no longer|any longer|cancell?ed|called off|(?:is|are|was|were) off)\b", re.I)
+ENDED = re.compile(r"\b(?:any ?more|no longer|any longer|cancell?ed|called off|(?:is|are|was|were) off)\b"
+                   r"|\b(?:not|cannot) (?:be )?(?:come|coming|go|going|make it|making it|happen|happening|visit|visiting|"
+                   r"fly|flying|travel|travell?ing)\b[^.,;]*?\bafter all\b", re.I)  # "Lucia can't come after all"
 
 
 def novel(claims: list, known_texts: Iterable[str], speakers: Iterable[str] = (),
