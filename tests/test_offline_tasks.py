@@ -472,3 +472,16 @@ def test_an_errand_reported_as_promised_or_not_asked_of_the_agent_stays_open(req
 ])
 def test_a_title_keeps_a_name_with_its_title_and_loses_its_due_day_whole(said, title):
     assert [c.title for c in tasks_of(said)] == [title]
+
+
+def test_an_errand_asked_then_given_its_day_is_done_when_the_agent_says_so():
+    """"Can you move the dentist?" - "What day?" - "Move it to Thursday December 10th." - "Done."
+    left the errand open: "it" was read as the last thing named (a client visit), and the report
+    answered a line that had asked nothing."""
+    lines = [Line(id="u1", at=LATE, role="user", speaker="Maya", text="Can you move the dentist? I have a client visit."),
+             Line(id="a1", at=LATE, role="assistant", text="Sure. What day would work?"),
+             Line(id="u2", at=LATE, role="user", speaker="Maya", text="Move it to Thursday March 13th, same time."),
+             Line(id="a2", at=LATE, role="assistant", text="Done. Your dentist appointment is now on Thursday.")]
+    changes = MODEL.update_tasks(TasksRequest(scope="s", messages=lines, open_tasks=[])).changes
+    assert [(c.op, c.title, c.due) for c in changes] == [("open", "Move the dentist", date(2025, 3, 13)),
+                                                        ("done", "Move the dentist", None)]

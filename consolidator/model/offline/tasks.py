@@ -231,13 +231,16 @@ class _Book:
 
     def move(self, phrase: str, due: date, source_id: str) -> bool:
         """The task `phrase` names best ("it": the one this batch opened last) is due on `due` now;
-        False if it names none."""
+        False if it names none. An errand asked of the agent is then asked again by this line."""
         scores = [_matches(phrase, t) for _, t in self.tasks]
         if phrase.lower() in ("it", "that", "this") and self.new_index:
             scores = [float(i == max(self.new_index)) for i in range(len(self.tasks))]
         if not scores or max(scores) == 0.0:
             return False
-        self._due(scores.index(max(scores)), due, source_id)
+        i = scores.index(max(scores))
+        self._due(i, due, source_id)
+        if any(self.tasks[i][1] in titles for titles in self.asked.values()):
+            self.asked.setdefault(source_id, []).append(self.tasks[i][1])  # "Move it to Thursday" - "Done."
         return True
 
     def _due(self, i: int, due: date, source_id: str) -> None:
@@ -326,7 +329,8 @@ def _sentence_changes(book: _Book, sentence: str, line: Line, today: datetime, p
         if (m := pattern.search(s)) and book.close("cancelled", m.group("p"), line.id):
             return
     if (not question or _REQUEST.search(s)) and (moved := moved_to(s, today)) and book.move(
-            resolved(f"move {moved[0]}", before)[5:], moved[1], line.id):  # "move it": what was named before
+            moved[0] if moved[0].lower() in ("it", "that") and book.new_index  # "move it": the task just opened,
+            else resolved(f"move {moved[0]}", before)[5:], moved[1], line.id):  # else what was named before
         return  # "Move the plumber call to Wednesday", "Can you push the dentist to Friday?"
     if not question and (m := _OWED.search(s)) and (due := due_date(m.group("x"), today)[0]) is not None:
         book.open(title_of(f"{m.group('x')} for my {m.group('who').lower()}"), due, line.id)
