@@ -395,6 +395,6 @@ def task_changes(lines: list[Line], open_tasks: list[KnownTask], zone: str = "UT
         reply = after.get(line.id)  # "Please book a table ..." - "Done, I booked a table for four ...": done
         if (did := carried_out(reply)) is not None:
             for title in book.asked.pop(line.id, []):
-                if not did or _matches(did, title):
+                if (not did or _matches(did, title)) and book.has(title):  # still open: closed by no one else
                     book.close("done", title, reply.id, asked_in=line.id)
     return [c for c in book.changes if c is not None]
