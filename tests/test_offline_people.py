@@ -25,6 +25,7 @@ MODEL = OfflineModel()
     # each gave no relation: a place after the name, a future "will be", a name set off at the sentence's end
     ("My dentist is Dr. Helena Sousa at Clinica Sorriso.", ["Helena Sousa is Caroline's dentist."]),
     ("My new manager will be Jonas Weber.", ["Jonas Weber is Caroline's manager."]),
+    ("New landlady is Mrs. Pires.", ["Pires is Caroline's landlady."]),  # a note with its "my" dropped
     ("I had lunch with my accountant, Sofia Reis.",
      ["Caroline had lunch with their accountant Sofia Reis (2023-05-07).", "Sofia Reis is Caroline's accountant."]),
 ])

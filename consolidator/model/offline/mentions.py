@@ -40,7 +40,8 @@ _NAMED_IS = re.compile(rf"(?:[Mm]y|[Oo]ur) (?P<rel>(?i:{KIN}|{SPECIES}))(?:'s na
                        rf"(?P<n>[A-Z][a-z]+(?: [A-Z][a-z]+)?)")
 _IS_MY = re.compile(rf"(?P<n>[A-Z][a-z]+) is (?:my|our) (?P<rel>(?i:{SPECIES}))\b(?!')")  # "Pip is my dog"
 # "My boss is Joana.", "My therapist is Dr. Costa.": a name said alone after the relation.
-_REL_IS = re.compile(rf"(?:[Mm]y|[Oo]ur) (?:new |current )?(?P<rel>(?i:{KIN})) (?:is|will be) (?:(?P<t>{TITLES})\.? )?"
+_REL_IS = re.compile(rf"(?:(?:[Mm]y|[Oo]ur) (?:new |current )?|(?:[Nn]ew|[Cc]urrent) )(?P<rel>(?i:{KIN})) (?:is|will be) "
+                     rf"(?:(?P<t>{TITLES})\.? )?"
                      rf"(?P<n>[A-Z][a-z]+(?: [A-Z][a-z]+)?)(?: now)?(?: (?:at|from|of) [A-Z][\w'&-]*(?: [A-Z][\w'&-]*)*)?"
                      r"[.!]?$")  # "My dentist is Dr. Helena Sousa at Clinica Sorriso", "My new manager will be Jonas"
 _ITS_NAME = re.compile(r"(?:[Hh]er|[Hh]is|[Ii]ts|[Tt]heir) name(?:'s| is) (?P<n>[A-Z][a-z]+)\b")
