@@ -469,6 +469,8 @@ def test_an_errand_reported_as_promised_or_not_asked_of_the_agent_stays_open(req
      "Email Mr. Rui Almeida about it"),  # was "Email Mr about it": the title read as the name
     ("Please postpone the physio to Thursday.", "Postpone the physio"),  # was "Postpone the physio to"
     ("Remind me to go to Friday's meeting.", "Go to Friday's meeting"),  # was "Go to's meeting"
+    ("Ana says hi. Did Mr. Almeida send the invoice? Remind me to ask him.", "Ask Mr. Almeida"),  # was "Ask Ana"
+    ("Mr. Costa called. Mrs. Pires called too. Remind me to call him back.", "Call Mr. Costa back"),  # his title
 ])
 def test_a_title_keeps_a_name_with_its_title_and_loses_its_due_day_whole(said, title):
     assert [c.title for c in tasks_of(said)] == [title]

@@ -62,14 +62,20 @@ _PERSON = re.compile(rf"\b(?:(?:{_PEOPLE_VERBS}) |(?:email|message|note|letter|c
 _KIN_OR_PET = re.compile(rf"\b(?:[Mm]y|[Oo]ur) (?P<who>(?i:{KIN}))\b(?! [A-Z])|\b(?:[Mm]y|[Oo]ur) (?:{SPECIES}) (?P<pet>[A-Z][a-z]+)")
 
 
+_TITLED = re.compile(rf"\b(?:{TITLES}|Miss)\.? [A-Z][a-z]+(?: [A-Z][a-z]+)?")  # a title says a person,
+_TITLE_GENDER = {"mr": "m", "mrs": "f", "ms": "f", "miss": "f"}  # and whether a him or a her may mean them
+
+
 def _people(earlier: str, gender: str | None) -> list[tuple[int, str]]:
     """Who a him, her or his may mean in `earlier`, with where: relatives named ("Joana") or not
     ("my mother"), pets named, people named by what they do; none of another gender."""
     found = [(k.start(), k.group("name")) for k in _kin_named(earlier) if gender_of(k.group("who")) in (None, gender)]
     found += [(k.start(), k.group("pet") or f"my {k.group('who').lower()}") for k in _KIN_OR_PET.finditer(earlier)
               if k.group("pet") or gender_of(k.group("who")) in (None, gender)]
-    return found + [(m.start(), m.group("o") or m.group("s")) for m in _PERSON.finditer(earlier)
-                    if (m.group("o") or m.group("s")).lower() not in NAME_STOPWORDS]
+    found += [(m.start(), m.group(0)) for m in _TITLED.finditer(earlier)]  # "Did Mr. Almeida send ...?": a person
+    found += [(m.start(), m.group("o") or m.group("s")) for m in _PERSON.finditer(earlier)
+              if (m.group("o") or m.group("s")).lower() not in NAME_STOPWORDS]
+    return [(k, who) for k, who in found if _TITLE_GENDER.get(who.split()[0].rstrip(".").lower()) in (None, gender)]
 
 
 def people_named(text: str) -> str:
