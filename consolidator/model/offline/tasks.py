@@ -328,9 +328,9 @@ def _sentence_changes(book: _Book, sentence: str, line: Line, today: datetime, p
     for pattern in _CANCEL:
         if (m := pattern.search(s)) and book.close("cancelled", m.group("p"), line.id):
             return
-    if (not question or _REQUEST.search(s)) and (moved := moved_to(s, today)) and book.move(
-            moved[0] if moved[0].lower() in ("it", "that") and book.new_index  # "move it": the task just opened,
-            else resolved(f"move {moved[0]}", before)[5:], moved[1], line.id):  # else what was named before
+    if (not question or _REQUEST.search(s)) and (moved := moved_to(s, today)) and (
+            book.move(resolved(f"move {moved[0]}", before)[5:], moved[1], line.id)  # "move it": what was named
+            or moved[0].lower() in ("it", "that") and book.move("it", moved[1], line.id)):  # else the task just opened
         return  # "Move the plumber call to Wednesday", "Can you push the dentist to Friday?"
     if not question and (m := _OWED.search(s)) and (due := due_date(m.group("x"), today)[0]) is not None:
         book.open(title_of(f"{m.group('x')} for my {m.group('who').lower()}"), due, line.id)
