@@ -8,8 +8,8 @@ import pytest
 
 from consolidator.model.offline import OfflineModel
 from consolidator.model.offline.text import sentences
-from consolidator.model.schemas import ContactsRequest, FactExtractionRequest, KnownFact
-from tests.support.offline_kit import told, told_lines
+from consolidator.model.schemas import ContactsRequest, FactExtractionRequest
+from tests.support.offline_kit import told, told_against, told_lines
 
 
 def _told(text: str) -> tuple[list[str], list[str]]:
@@ -167,9 +167,7 @@ def test_a_preference_told_is_a_fact(said, fact):
 def test_a_plan_the_person_moves_supersedes_the_plan(said, known):
     """A plan moved by the person, or asked moved ("Move the dentist to ...", "We have to postpone
     the move to March") left the old day current: only "X was moved to ..." was read as a move."""
-    lines = told_lines(said, "Done.")
-    request = FactExtractionRequest(scope="s", messages=lines, neighbours=[KnownFact(id="f1", text=known, similarity=0.8)])
-    [fact] = OfflineModel().extract_facts(request).facts
+    [fact] = told_against([known], said, "Done.")
     assert (fact.op, fact.target_id) == ("UPDATE", "f1") and " was moved to " in fact.text, fact
 
 
@@ -189,25 +187,19 @@ def test_a_him_or_her_of_the_speakers_clause_is_the_person_just_spoken_of():
 def test_a_need_met_supersedes_the_need(known, said):
     """"Maya needs to renew their car insurance" stayed current after "I renewed the car
     insurance" (the done one said no new word, so it was not even written)."""
-    request = FactExtractionRequest(scope="s", messages=told_lines(said, "Great."),
-                                    neighbours=[KnownFact(id="f1", text=known, similarity=0.8)])
-    [fact] = OfflineModel().extract_facts(request).facts
+    [fact] = told_against([known], said, "Great.")
     assert (fact.op, fact.target_id) == ("UPDATE", "f1"), fact
     facts, _ = told("I need to renew my car insurance before November 30.", "Ok.", "I renewed the car insurance.", "Great.")
     assert not any("needs to" in f for f in facts), facts  # within one batch: the need met is not written
-    unrelated = FactExtractionRequest(scope="s", messages=told_lines("I renewed my passport.", "Great."),
-                                      neighbours=[KnownFact(id="f1", text=known, similarity=0.8)])
-    assert all(f.op == "ADD" for f in OfflineModel().extract_facts(unrelated).facts)
+    assert all(f.op == "ADD" for f in told_against([known], "I renewed my passport.", "Great."))
 
 
 def test_a_plan_called_off_after_all_by_what_it_is_supersedes_the_plan():
     """"I'm not going to the board meeting after all" ended nothing: an ending had to name a name
     ("Berlin"); its words of substance say which plan it ends, and "after all" is an ending."""
-    known = [KnownFact(id="f1", text="Maya is going to the board meeting on December 15 (2025-12-15) (2025-03-01).",
-                       similarity=0.8),
-             KnownFact(id="f2", text="Maya is going to the gym on Monday (2025-03-10) (2025-03-01).", similarity=0.7)]
-    lines = told_lines("I'm not going to the board meeting after all, Rui will present it.", "Ok.")
-    ops = [(f.op, f.target_id) for f in OfflineModel().extract_facts(
-        FactExtractionRequest(scope="s", messages=lines, neighbours=known)).facts]
+    known = ["Maya is going to the board meeting on December 15 (2025-12-15) (2025-03-01).",
+             "Maya is going to the gym on Monday (2025-03-10) (2025-03-01)."]
+    ops = [(f.op, f.target_id) for f in told_against(
+        known, "I'm not going to the board meeting after all, Rui will present it.", "Ok.")]
     assert ("UPDATE", "f1") in ops and ("UPDATE", "f2") not in ops, ops
     assert _told("It was fun after all.")[0] == []  # no plan called off

@@ -11,11 +11,11 @@ import click
 
 from consolidator.cli.tables import tables_command
 from consolidator.cli.common import UserError, app_of, existing_scope, plural, scope_argument, utcnow
-from consolidator.facts.api import mark_used, pin, restore_fact
+from consolidator.facts.api import UnknownFacts, mark_used, pin, restore_fact
 from consolidator.facts.publish import fact_item, ranked_facts
 from stores.engine import reading
 from stores.schema.memory import Fact
-from stores.facts import all_facts, facts_by_id, history
+from stores.facts import all_facts, history
 
 
 
@@ -129,14 +129,10 @@ def mark_used_command(ctx, scope, fact_ids) -> None:
     """
     app = app_of(ctx)
     scope = scope_argument(scope)
-    with reading(app.engine) as session:
-        known = facts_by_id(session, scope, set(fact_ids))
-    unknown = [fid for fid in dict.fromkeys(fact_ids) if fid not in known]
-    if unknown:
-        raise UserError(f"FACT_IDS: unknown {'fact id' if len(unknown) == 1 else 'fact ids'} in scope {scope!r}: "
-                        f"{', '.join(unknown[:10])}{' ...' if len(unknown) > 10 else ''}; nothing was queued")
     try:
-        count = mark_used(scope, list(fact_ids), app=app, at=utcnow())
+        count = mark_used(scope, list(fact_ids), app=app, at=utcnow(), strict=True)
+    except UnknownFacts as exc:
+        raise UserError(f"FACT_IDS: {exc}; nothing was queued") from None
     except ValueError as exc:
         raise UserError(str(exc)) from None
     click.echo(f"queued {plural(count, 'use')}")

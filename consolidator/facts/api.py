@@ -48,6 +48,10 @@ def _ids(fact_ids) -> list[str]:
     return ids
 
 
+class UnknownFacts(ValueError):
+    """Fact ids of no fact of the scope, given to mark_used with strict=True."""
+
+
 def mark_used(scope: str, fact_ids, config: str | Path | None = None, *, at: datetime | None = None,
               app: App | None = None, strict: bool = False) -> int:
     """Record that a planner used these facts (applied by the daemon); returns how many were queued.
@@ -64,7 +68,7 @@ def mark_used(scope: str, fact_ids, config: str | Path | None = None, *, at: dat
         known = facts_by_id(session, scope, set(ids))
         unknown = [fid for fid in ids if fid not in known]
         if unknown and strict:
-            raise ValueError(f"unknown {'fact id' if len(unknown) == 1 else 'fact ids'} in scope {scope!r}: "
+            raise UnknownFacts(f"unknown {'fact id' if len(unknown) == 1 else 'fact ids'} in scope {scope!r}: "
                              f"{', '.join(unknown[:10])}{' ...' if len(unknown) > 10 else ''}")
         ids = [fid for fid in ids if fid in known]
         if ids:

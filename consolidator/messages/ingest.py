@@ -28,6 +28,7 @@ from stores.engine import Engine, transaction
 from stores.schema.log import MAX_ID_CHARS, MAX_SESSION_CHARS, MAX_SPEAKER_CHARS
 from stores.messages import ROLES, AppendResult, NewMessage, insert_new, logged_content
 from stores.scopes import InvalidScope, validate_scope
+from stores.types import utc
 
 FIELDS = ("id", "scope", "at", "role", "text", "session", "speaker", "attachments")
 _FIELD_SET = frozenset(FIELDS)
@@ -223,19 +224,16 @@ def id_conflicts(connection: Any, messages: Sequence[NewMessage],
     out: dict[int, Conflict] = {}
     for i, message, key in keyed:
         before = first.setdefault(key, message)
+        if before is message:  # the id's first message: nothing to compare (most of an import)
+            continue
         fields = [f for f in _COMPARED if f != "at" or i not in timeless]
-        changed = tuple(f for f in fields if _differs(f, getattr(before, f), getattr(message, f)))
-        if changed and before is not message:
+        if changed := tuple(f for f in fields if _differs(f, getattr(before, f), getattr(message, f))):
             out[i] = Conflict(message, changed, key in logged)
     return out
 
 
 def _differs(name: str, a: Any, b: Any) -> bool:
-    return _instant(a) != _instant(b) if name == "at" else a != b
-
-
-def _instant(at: datetime) -> datetime:
-    return at.replace(tzinfo=timezone.utc) if at.tzinfo is None else at.astimezone(timezone.utc)  # stored: UTC
+    return utc(a) != utc(b) if name == "at" else a != b
 
 
 def parse_lines(lines: Iterable[str | bytes], source: str) -> Iterator[NewMessage | LineError]:

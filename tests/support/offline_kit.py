@@ -8,7 +8,7 @@ from datetime import datetime, timedelta, timezone
 
 from consolidator.model.offline import OfflineModel
 from consolidator.model.attachments import Attachment, render_one
-from consolidator.model.schemas import FactExtractionRequest, KnownFact, Line, TasksRequest
+from consolidator.model.schemas import FactCandidate, FactExtractionRequest, KnownFact, Line, TasksRequest
 
 UTC = timezone.utc
 MODEL = OfflineModel()
@@ -58,3 +58,10 @@ def told(*texts: str) -> tuple[list[str], list[str]]:
     facts = MODEL.extract_facts(FactExtractionRequest(scope="s", messages=lines, neighbours=[])).facts
     tasks = MODEL.update_tasks(TasksRequest(scope="s", messages=lines, open_tasks=[])).changes
     return [f.text for f in facts], [t.title for t in tasks]
+
+
+def told_against(known: list[str], *texts: str) -> list[FactCandidate]:
+    """The fact candidates of Maya's lines (`told_lines`) against stored facts `known` (ids f1, f2,
+    ..., each less similar than the one before): what each would add, update or leave."""
+    neighbours = [KnownFact(id=f"f{i + 1}", text=t, similarity=0.8 - 0.1 * i) for i, t in enumerate(known)]
+    return MODEL.extract_facts(FactExtractionRequest(scope="s", messages=told_lines(*texts), neighbours=neighbours)).facts

@@ -189,14 +189,14 @@ def absolute_dates(text: str, today: date | None) -> list[tuple[re.Match, str]]:
             if month_said:
                 with suppress(ValueError):
                     found.append((m, date.fromisoformat(month_said).replace(day=int(m.group("dom"))).isoformat()))
-            elif dom := (_on_weekday(today, weekday, tense, day=int(m.group("dom"))) if weekday is not None
+            elif dom := (on_weekday(today, weekday, tense, day=int(m.group("dom"))) if weekday is not None
                          else _day_of_month(int(m.group("dom")), today, told)):
                 found.append((m, dom))
             continue
         month = MONTHS.index(m.group("m") or m.group("m2") or m.group("m3") or m.group("m5")) + 1
         tense = "future" if m.group("m5") else tense
         day, year = int(m.group("d") or m.group("d2") or 0), m.group("y") or m.group("y3")
-        if weekday is not None and day and not year and (dated := _on_weekday(today, weekday, tense, day, month)):
+        if weekday is not None and day and not year and (dated := on_weekday(today, weekday, tense, day, month)):
             found.append((m, dated))  # "on Thursday, December 3": the year whose December 3 is a Thursday
             continue
         tense = None if year else tense  # a span's end not
@@ -217,7 +217,7 @@ def absolute_dates(text: str, today: date | None) -> list[tuple[re.Match, str]]:
     return found
 
 
-def _on_weekday(today: date, weekday: int, tense: str | None, day: int, month: int | None = None) -> str | None:
+def on_weekday(today: date, weekday: int, tense: str | None, day: int, month: int | None = None) -> str | None:
     """The date a weekday and a day of a month (and the month, if said) name together ("Friday the
     11th", "Thursday, December 3"): of the dates within a year either side of `today` that fall on
     that weekday, the first from today on if `tense` is "future", the last up to today if "past",

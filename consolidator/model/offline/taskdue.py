@@ -17,6 +17,7 @@ from __future__ import annotations
 import re
 from datetime import date, datetime, timedelta
 
+from consolidator.model.offline.reldates import on_weekday
 from consolidator.model.offline.words import MONTHS, WEEKDAYS
 
 MONTH_SHORT = tuple("jan feb mar apr jun jul aug sept sep oct nov dec".split())  # a month as people shorten it
@@ -99,10 +100,8 @@ def _resolve(m: re.Match[str], today: date) -> date | None:
         first_after = date(year + mon // 12, mon % 12 + 1, 1)
         return first_after - timedelta(days=1)
     if g["dom"] and g["wdp"]:  # "on Friday the 4th": the next 4th that is a Friday
-        weekday = WEEKDAYS.index(g["wdp"].lower())
-        return next((d for k in range(13) if (d := _nth_of(today, k, int(g["dom"])))
-                     and d >= today and d.weekday() == weekday), None) or _nth_of(today, int(g["dom"]) < today.day,
-                                                                                 int(g["dom"]))
+        dated = on_weekday(today, WEEKDAYS.index(g["wdp"].lower()), "future", int(g["dom"]))
+        return date.fromisoformat(dated) if dated else _nth_of(today, int(g["dom"]) < today.day, int(g["dom"]))
     if g["dom"]:  # "on the 27th": that day of this month, or of the next when it is past
         month = today.replace(day=1)
         if int(g["dom"]) < today.day:
